@@ -1,0 +1,201 @@
+//! The two commands: a certification run (default) and `serve`. Setup problems end the process
+//! with exit code 2 and one message; failed cases with 1.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+
+use crate::cases::{self, Case};
+use crate::cli::{Cli, Command, RunArgs, ServeArgs};
+use crate::client::{Client, ClientConfig, Outgoing, Redactor, TransportError};
+use crate::contract::Contract;
+use crate::execute::Executor;
+use crate::plan::{self, Recorder};
+use crate::profile::Profile;
+use crate::reference::{self, CATALOG, Fault, FaultSet};
+
+/// A problem that stops the run before any case: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub String);
+
+impl SetupError {
+    fn new(msg: impl Into<String>) -> Self {
+        SetupError(msg.into())
+    }
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Serve(args)) => serve(args),
+        None => run(cli.run),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, SetupError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| SetupError::new(format!("cannot start the async runtime: {e}")))
+}
+
+/// Parses fault names; an unknown one lists the catalog.
+pub fn parse_faults(names: &[String]) -> Result<FaultSet, SetupError> {
+    let mut faults = Vec::new();
+    for n in names {
+        match Fault::from_name(n) {
+            Some(f) => faults.push(f),
+            None => {
+                let known: Vec<&str> = CATALOG.iter().map(|f| f.name).collect();
+                return Err(SetupError::new(format!("unknown fault `{n}`; known faults: {}", known.join(", "))));
+            }
+        }
+    }
+    Ok(FaultSet::new(faults))
+}
+
+/// Loads the contract and the case files (built-in, or from a directory).
+pub fn load_catalog(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>), SetupError> {
+    let contract = Contract::embedded().map_err(|e| SetupError::new(format!("bad contract file: {e}")))?;
+    let loaded = match dir {
+        Some(d) => cases::load_dir(d, &contract),
+        None => cases::load_embedded(&contract),
+    }
+    .map_err(|e| SetupError::new(format!("bad case file: {e}")))?;
+    Ok((Arc::new(contract), loaded.into_iter().map(Arc::new).collect()))
+}
+
+/// A fresh run id: 8 characters `[a-z0-9]`, starting with `r`.
+pub fn new_run_id() -> String {
+    format!("r{:07x}", rand::random::<u32>() & 0x0fff_ffff)
+}
+
+/// Builds the client for a target, with every secret of the profile registered for redaction.
+pub fn client_for(base_url: &str, api_key: Option<String>, profile: &Profile, timeout: Duration, max_body: usize) -> Result<Arc<Client>, SetupError> {
+    let mut redactor = Redactor::default();
+    for s in profile.secret_values() {
+        redactor.secret(&s);
+    }
+    Client::new(ClientConfig { base_url: base_url.to_string(), api_key, timeout, max_body_bytes: max_body }, redactor).map_err(SetupError)
+}
+
+/// Whether the target answers at all (any HTTP status will do), within 5 seconds.
+pub async fn probe(client: &Client) -> Result<(), TransportError> {
+    let out = Outgoing { method: "GET".into(), path: "/".into(), query: vec![], headers: vec![], body: None, auth: crate::client::Auth::None };
+    let ex = tokio::time::timeout(Duration::from_secs(5), client.send(&out))
+        .await
+        .map_err(|_| TransportError::Timeout(Duration::from_secs(5)))?;
+    match ex.outcome {
+        Ok(_) | Err(TransportError::BodyTooLarge(_)) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(SetupError::new("--timeout must be a positive number of seconds"));
+    }
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let (contract, cases) = load_catalog(args.cases.as_deref())?;
+    let faults = parse_faults(&args.faults)?;
+    let listing = args.test.list;
+    let rt = runtime()?;
+    let mut _reference = None;
+    let (base_url, profile, api_key) = match &args.target {
+        Some(url) => {
+            if !args.faults.is_empty() {
+                return Err(SetupError::new("--fault applies to the embedded reference only; leave out --target"));
+            }
+            let parsed = reqwest::Url::parse(url).map_err(|e| SetupError::new(format!("bad --target URL `{url}`: {e}")))?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(SetupError::new(format!("bad --target URL `{url}`: use http:// or https://")));
+            }
+            let profile = match &args.profile {
+                Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
+                None => Profile::default(),
+            };
+            let key = args.api_key.clone().or_else(|| profile.api_key.clone());
+            if key.is_none() && !listing {
+                return Err(SetupError::new("no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile"));
+            }
+            (url.clone(), profile, key)
+        }
+        None => {
+            if args.profile.is_some() {
+                return Err(SetupError::new("--profile describes a --target; the embedded reference supplies its own"));
+            }
+            let running = rt
+                .block_on(reference::start(reference::Options { faults, ..Default::default() }))
+                .map_err(|e| SetupError::new(format!("cannot start the reference implementation: {e}")))?;
+            let base = format!("http://{}", running.addr);
+            let profile = running.profile.clone();
+            let key = profile.api_key.clone();
+            _reference = Some(running);
+            (base, profile, key)
+        }
+    };
+    let client = client_for(&base_url, api_key, &profile, timeout, args.max_body)?;
+    if !listing {
+        rt.block_on(probe(&client)).map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
+    }
+    let run_id = new_run_id();
+    let exec = Arc::new(Executor::new(contract, client.clone(), profile, run_id.clone()));
+    let recorder = Arc::new(Recorder::default());
+    let trials = plan::trials(&cases, exec, rt.handle().clone(), recorder);
+    if args.test.test_threads.is_none() {
+        // Trials wait on the network, not the CPU: more threads than cores keeps the pipe full.
+        args.test.test_threads = Some(8);
+    }
+    if !listing {
+        let what = if args.target.is_some() { base_url.clone() } else { format!("the embedded reference at {base_url}") };
+        println!("certifying {what} (run {run_id}, {} cases)", cases.len());
+    }
+    let start = Instant::now();
+    let conclusion = libtest_mimic::run(&args.test, trials);
+    if !listing {
+        let secs = start.elapsed().as_secs_f64();
+        let n = client.request_count();
+        println!("requests: {n} sent in {secs:.2} s ({:.0} requests/s)", n as f64 / secs.max(1e-9));
+    }
+    Ok(if conclusion.has_failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
+    if args.list_faults {
+        let width = CATALOG.iter().map(|f| f.name.len()).max().unwrap_or(0);
+        for f in CATALOG {
+            println!("{:width$}  {}", f.name, f.clause);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let faults = parse_faults(&args.faults)?;
+    let rt = runtime()?;
+    rt.block_on(async {
+        let running = reference::start(reference::Options { listen: args.listen, faults })
+            .await
+            .map_err(|e| SetupError::new(format!("cannot listen on {}: {e}", args.listen)))?;
+        if let Some(path) = &args.profile_out {
+            let text = serde_json::to_string_pretty(&running.profile).map_err(|e| SetupError::new(e.to_string()))?;
+            std::fs::write(path, text + "\n").map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))?;
+        }
+        println!("reference implementation listening on http://{}", running.addr);
+        if !args.faults.is_empty() {
+            println!("faults on: {}", args.faults.join(", "));
+        }
+        let _ = tokio::signal::ctrl_c().await;
+        running.stop().await;
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,310 @@
+//! Loads case files: YAML, the case-file schema, the model, then the rules a schema cannot say
+//! (clauses exist, routes exist, variables are defined before use). Every error names the file
+//! and line.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::model::{Api, Case, CaseDoc, CaseFileDoc, Expect, Request, Step};
+use super::template::{names_in_str, names_in_value};
+use super::{path_to_pointer, yaml};
+use crate::checks::matcher;
+use crate::contract::Contract;
+use crate::profile::KNOWN_FIXTURES;
+
+/// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`.
+pub const BUILTINS: &[&str] = &["run"];
+
+const CASE_FILE_SCHEMA: &str = include_str!("../../schemas/case-file.schema.json");
+
+static CASE_FILE_VALIDATOR: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| {
+    let schema: Value = serde_json::from_str(CASE_FILE_SCHEMA).map_err(|e| e.to_string())?;
+    jsonschema::validator_for(&schema).map_err(|e| e.to_string())
+});
+
+static READING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+$").expect("valid regex"));
+
+/// A case file that cannot be used: where, and what is wrong.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct LoadError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Loads the case files embedded at build time.
+pub fn load_embedded(contract: &Contract) -> Result<Vec<Case>, LoadError> {
+    let files: Vec<(String, String)> = super::CASE_FILES
+        .iter()
+        .map(|(name, text)| (name.to_string(), text.to_string()))
+        .collect();
+    load_sources(&files, contract)
+}
+
+/// Loads every `*.yaml` file under `dir`.
+pub fn load_dir(dir: &Path, contract: &Contract) -> Result<Vec<Case>, LoadError> {
+    let mut paths = Vec::new();
+    collect(dir, &mut paths).map_err(|e| LoadError {
+        file: dir.display().to_string(),
+        line: 0,
+        message: format!("cannot read the case directory: {e}"),
+    })?;
+    paths.sort();
+    if paths.is_empty() {
+        return Err(LoadError {
+            file: dir.display().to_string(),
+            line: 0,
+            message: "no case files (*.yaml) found".into(),
+        });
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).map_err(|e| LoadError {
+            file: p.display().to_string(),
+            line: 0,
+            message: format!("cannot read: {e}"),
+        })?;
+        files.push((p.display().to_string(), text));
+    }
+    load_sources(&files, contract)
+}
+
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Loads case files given as (name, text) pairs.
+pub fn load_sources(files: &[(String, String)], contract: &Contract) -> Result<Vec<Case>, LoadError> {
+    let validator = CASE_FILE_VALIDATOR.as_ref().map_err(|e| LoadError {
+        file: "schemas/case-file.schema.json".into(),
+        line: 0,
+        message: e.clone(),
+    })?;
+    let mut cases = Vec::new();
+    let mut names: HashMap<String, (String, usize)> = HashMap::new();
+    for (file, text) in files {
+        for case in load_file(file, text, validator, contract)? {
+            if let Some((f, l)) = names.get(&case.name) {
+                return Err(LoadError {
+                    file: case.file.clone(),
+                    line: case.line,
+                    message: format!("duplicate case `{}` (first at {f}:{l})", case.name),
+                });
+            }
+            names.insert(case.name.clone(), (case.file.clone(), case.line));
+            cases.push(case);
+        }
+    }
+    Ok(cases)
+}
+
+fn load_file(
+    file: &str,
+    text: &str,
+    validator: &jsonschema::Validator,
+    contract: &Contract,
+) -> Result<Vec<Case>, LoadError> {
+    let err = |line: usize, message: String| LoadError { file: file.to_string(), line, message };
+    let (value, lines) = yaml::parse(text).map_err(|e| err(e.line, e.message))?;
+    if let Some(e) = validator.iter_errors(&value).next() {
+        let pointer = e.instance_path().to_string();
+        let at = if pointer.is_empty() { String::new() } else { format!(" at {pointer}") };
+        return Err(err(lines.line_of(&pointer), format!("{e}{at}")));
+    }
+    let doc: CaseFileDoc = serde_path_to_error::deserialize(&value).map_err(|e| {
+        let pointer = path_to_pointer(e.path());
+        err(lines.line_of(&pointer), e.inner().to_string())
+    })?;
+    let mut out = Vec::new();
+    for (i, case) in doc.cases.into_iter().enumerate() {
+        let at = format!("/cases/{i}");
+        out.push(normalise(file, &at, case, doc.api, &doc.area, &lines, contract)?);
+    }
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn normalise(
+    file: &str,
+    at: &str,
+    doc: CaseDoc,
+    api: Api,
+    area: &str,
+    lines: &yaml::LineIndex,
+    contract: &Contract,
+) -> Result<Case, LoadError> {
+    let err = |pointer: &str, message: String| LoadError {
+        file: file.to_string(),
+        line: lines.line_of(pointer),
+        message: format!("case `{}`: {message}", doc.id),
+    };
+    let clauses = doc.clause.into_vec();
+    for c in &clauses {
+        if !contract.clauses.contains(c) {
+            return Err(err(&format!("{at}/clause"), format!("unknown clause `{c}` (see schemas/clauses.yaml)")));
+        }
+    }
+    for r in &doc.readings {
+        if !READING.is_match(r) {
+            return Err(err(&format!("{at}/readings"), format!("bad reading number `{r}`")));
+        }
+    }
+    let raw_steps: Vec<(String, Request, Option<Expect>, serde_json::Map<String, Value>)> = match doc.steps {
+        Some(steps) => steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (format!("{at}/steps/{i}"), s.request, s.expect, s.save))
+            .collect(),
+        None => match doc.request {
+            Some(r) => vec![(at.to_string(), r, doc.expect, doc.save)],
+            None => return Err(err(at, "needs `request` or `steps`".into())),
+        },
+    };
+    let mut defined: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
+    let mut fixtures = BTreeSet::new();
+    let mut steps = Vec::new();
+    for (step_at, request, expect, save) in raw_steps {
+        let req_at = format!("{step_at}/request");
+        let concrete = TEMPLATE_PLACEHOLDER.replace_all(&request.path, "x");
+        if contract.route(&request.method, &concrete).is_none() {
+            return Err(err(
+                &format!("{req_at}/path"),
+                format!("no route {} {} in schemas/openapi.yaml", request.method, request.path),
+            ));
+        }
+        let mut used = BTreeSet::new();
+        names_in_str(&request.path, &mut used);
+        for (k, v) in &request.query {
+            names_in_str(k, &mut used);
+            names_in_value(v, &mut used);
+        }
+        for v in request.headers.values() {
+            names_in_value(v, &mut used);
+        }
+        if let Some(b) = &request.body {
+            names_in_value(b, &mut used);
+        }
+        match request.auth.as_deref() {
+            None | Some("none") | Some("invalid") => {}
+            Some(fixture) => {
+                used.insert(fixture.to_string());
+            }
+        }
+        resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&req_at, m))?;
+        let mut save_list = Vec::new();
+        for (name, pointer) in &save {
+            let pointer = pointer.as_str().unwrap_or_default().to_string();
+            if KNOWN_FIXTURES.iter().any(|(f, _)| f == name) || BUILTINS.contains(&name.as_str()) {
+                return Err(err(&format!("{step_at}/save"), format!("`{name}` is a fixture or builtin name; save under another name")));
+            }
+            defined.insert(name.clone());
+            save_list.push((name.clone(), pointer));
+        }
+        let expect = expect.unwrap_or_default();
+        let exp_at = format!("{step_at}/expect");
+        check_expect(&expect, contract).map_err(|(p, m)| err(&format!("{exp_at}{p}"), m))?;
+        let mut used = BTreeSet::new();
+        names_in_value(&serde_json::to_value(ExpectNames(&expect)).unwrap_or(Value::Null), &mut used);
+        resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
+        steps.push(Step { request, expect, save: save_list, line: lines.line_of(&step_at) });
+    }
+    let read_only = steps.iter().all(|s| s.request.method == "GET");
+    Ok(Case {
+        name: format!("{}.{}.{}", api.as_str(), area, doc.id),
+        api,
+        area: area.to_string(),
+        clauses,
+        readings: doc.readings,
+        summary: doc.summary,
+        tags: doc.tags,
+        exclusive: doc.exclusive,
+        read_only,
+        steps,
+        fixtures,
+        file: file.to_string(),
+        line: lines.line_of(at),
+    })
+}
+
+static TEMPLATE_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\{\{[^}]*\}\}").expect("valid regex"));
+
+/// Sorts the names a step uses into defined ones and fixtures; anything else is an error.
+fn resolve_names(used: &BTreeSet<String>, defined: &BTreeSet<String>, fixtures: &mut BTreeSet<String>) -> Result<(), String> {
+    for name in used {
+        if defined.contains(name) {
+            continue;
+        }
+        if KNOWN_FIXTURES.iter().any(|(f, _)| f == name) {
+            fixtures.insert(name.clone());
+            continue;
+        }
+        return Err(format!(
+            "`{{{{{name}}}}}` is not a builtin ({}), not saved by an earlier step, and not a known fixture (see README, 'Profile')",
+            BUILTINS.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// The strings of an expectation that may hold templates, for name collection.
+struct ExpectNames<'a>(&'a Expect);
+
+impl serde::Serialize for ExpectNames<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let mut all: Vec<&Value> = e.json.values().chain(e.headers.values()).collect();
+        if let Some(err) = &e.error {
+            all.extend(err.message.iter());
+        }
+        let extra: Vec<Value> = e
+            .error
+            .iter()
+            .flat_map(|x| x.code.iter().chain(x.title.iter()).map(|s| Value::String(s.clone())))
+            .collect();
+        all.extend(extra.iter());
+        if let Some(p) = &e.page {
+            all.extend(p.includes.iter());
+            all.extend(p.excludes.iter());
+            all.extend(p.every.values());
+        }
+        all.serialize(s)
+    }
+}
+
+/// Checks what the case-file schema cannot: schema names and matchers. Errors carry a pointer
+/// relative to the expectation.
+fn check_expect(e: &Expect, contract: &Contract) -> Result<(), (String, String)> {
+    if let Some(name) = &e.schema {
+        if !contract.has_schema(name) {
+            return Err(("/schema".into(), format!("unknown schema `{name}` (components of schemas/openapi.yaml)")));
+        }
+    }
+    for (k, m) in &e.json {
+        matcher::validate(m).map_err(|x| (format!("/json/{}", k.replace('~', "~0").replace('/', "~1")), x.0))?;
+    }
+    for (k, m) in &e.headers {
+        matcher::validate(m).map_err(|x| (format!("/headers/{k}"), x.0))?;
+    }
+    if let Some(m) = e.error.as_ref().and_then(|x| x.message.as_ref()) {
+        matcher::validate(m).map_err(|x| ("/error/message".to_string(), x.0))?;
+    }
+    if let Some(p) = &e.page {
+        for m in p.every.values() {
+            matcher::validate(m).map_err(|x| ("/page/every".to_string(), x.0))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! The case model: what a case file says, after loading and normalisation.
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The API generation a case file addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// Paths prefixed `/v1`.
+    V1,
+    /// The header-versioned API (`Service-Api-Version`).
+    Latest,
+}
+
+impl Api {
+    /// The name used as the first part of trial names and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Api::V1 => "v1",
+            Api::Latest => "latest",
+        }
+    }
+}
+
+/// One or several values (`clause: "x"` or `clause: [x, y]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    pub fn into_vec(self) -> Vec<T> {
+        match self {
+            OneOrMany::One(v) => vec![v],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+/// A case file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFileDoc {
+    pub area: String,
+    pub api: Api,
+    pub cases: Vec<CaseDoc>,
+}
+
+/// A case as written: a single request with `expect`, or `steps`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseDoc {
+    pub id: String,
+    pub clause: OneOrMany<String>,
+    #[serde(default)]
+    pub readings: Vec<String>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub exclusive: bool,
+    #[serde(default)]
+    pub request: Option<Request>,
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    #[serde(default)]
+    pub save: Map<String, Value>,
+    #[serde(default)]
+    pub steps: Option<Vec<StepDoc>>,
+}
+
+/// One step of a multi-step case as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepDoc {
+    pub request: Request,
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    #[serde(default)]
+    pub save: Map<String, Value>,
+}
+
+/// A request: method, path template, query, headers, body, credentials and version header.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// Query parameters; an array value is sent as repeated keys.
+    #[serde(default)]
+    pub query: Map<String, Value>,
+    #[serde(default)]
+    pub headers: Map<String, Value>,
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// `none` (no Authorization header), `invalid` (a key the target cannot know), or the name of
+    /// a profile fixture that holds another key. Default: the run's API key.
+    #[serde(default)]
+    pub auth: Option<String>,
+    /// `none` (no `Service-Api-Version`) or a value to send. Default: `2026-03-30` on the
+    /// header-versioned API, no header on v1.
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// Expected status: an exact code, a class such as `4xx`, or a list of those.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum StatusExpect {
+    Code(u16),
+    Class(String),
+    Any(Vec<StatusExpect>),
+}
+
+impl StatusExpect {
+    /// Whether `status` satisfies the expectation.
+    pub fn allows(&self, status: u16) -> bool {
+        match self {
+            StatusExpect::Code(c) => *c == status,
+            StatusExpect::Class(class) => class
+                .chars()
+                .next()
+                .and_then(|c| c.to_digit(10))
+                .is_some_and(|d| u32::from(status / 100) == d),
+            StatusExpect::Any(list) => list.iter().any(|s| s.allows(status)),
+        }
+    }
+
+    /// Whether only error statuses (4xx, 5xx) are allowed.
+    pub fn expects_error(&self) -> bool {
+        match self {
+            StatusExpect::Code(c) => *c >= 400,
+            StatusExpect::Class(class) => class.starts_with('4') || class.starts_with('5'),
+            StatusExpect::Any(list) => list.iter().all(|s| s.expects_error()),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            StatusExpect::Code(c) => c.to_string(),
+            StatusExpect::Class(c) => c.clone(),
+            StatusExpect::Any(list) => list
+                .iter()
+                .map(StatusExpect::describe)
+                .collect::<Vec<_>>()
+                .join(" or "),
+        }
+    }
+}
+
+/// What a response must show. Each field is one check.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub status: Option<StatusExpect>,
+    /// A schema of `schemas/openapi.yaml` (components) that `/data` must match.
+    #[serde(default)]
+    pub schema: Option<String>,
+    #[serde(default)]
+    pub error: Option<ErrorExpect>,
+    /// JSON Pointer into the body -> matcher.
+    #[serde(default)]
+    pub json: Map<String, Value>,
+    /// Header name -> matcher on its value.
+    #[serde(default)]
+    pub headers: Map<String, Value>,
+    #[serde(default)]
+    pub page: Option<PageExpect>,
+}
+
+/// The error body's code, title and message.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorExpect {
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A matcher on `message`.
+    #[serde(default)]
+    pub message: Option<Value>,
+}
+
+/// Walk every page of a list answer and check the walk.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageExpect {
+    /// Ids the walk must yield.
+    #[serde(default)]
+    pub includes: Vec<Value>,
+    /// Ids the walk must not yield.
+    #[serde(default)]
+    pub excludes: Vec<Value>,
+    /// Exact number of items the walk yields.
+    #[serde(default)]
+    pub count: Option<usize>,
+    /// Pointer (relative to an item) -> matcher that every item must satisfy.
+    #[serde(default)]
+    pub every: Map<String, Value>,
+    /// Pointer of the id within an item (default `/id`).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Bound on the number of pages followed (default 100).
+    #[serde(default)]
+    pub max_pages: Option<usize>,
+}
+
+/// A loaded, normalised case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// `{api}.{area}.{id}`: the trial name.
+    pub name: String,
+    pub api: Api,
+    pub area: String,
+    pub clauses: Vec<String>,
+    pub readings: Vec<String>,
+    pub summary: Option<String>,
+    pub tags: Vec<String>,
+    /// Runs alone: touches workspace-wide state.
+    pub exclusive: bool,
+    /// Sends only GET requests.
+    pub read_only: bool,
+    pub steps: Vec<Step>,
+    /// Profile fixtures the case needs.
+    pub fixtures: BTreeSet<String>,
+    pub file: String,
+    pub line: usize,
+}
+
+/// One request of a case and what its answer must show.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub request: Request,
+    pub expect: Expect,
+    /// Variable name -> JSON Pointer into the response body.
+    pub save: Vec<(String, String)>,
+    pub line: usize,
+}

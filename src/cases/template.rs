@@ -1,0 +1,143 @@
+//! `{{name}}` templates: the run id, profile fixtures and values saved by earlier steps.
+//!
+//! A string that is exactly one template takes the variable's JSON value (an array stays an
+//! array); a template inside a longer string is replaced by the value's text.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+static TEMPLATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}").expect("valid regex"));
+
+/// Variables visible to a case: builtins, fixtures, saved values.
+#[derive(Debug, Clone, Default)]
+pub struct Vars(HashMap<String, Value>);
+
+/// A template named a variable that has no value.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("template variable `{0}` has no value")]
+pub struct MissingVar(pub String);
+
+impl Vars {
+    pub fn set(&mut self, name: impl Into<String>, value: Value) {
+        self.0.insert(name.into(), value);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+
+    /// Renders a string: a whole-string template yields the variable's value.
+    pub fn render_str(&self, text: &str) -> Result<Value, MissingVar> {
+        if let Some(caps) = TEMPLATE.captures(text) {
+            if caps.get(0).is_some_and(|m| m.start() == 0 && m.end() == text.len()) {
+                let name = &caps[1];
+                return self.0.get(name).cloned().ok_or_else(|| MissingVar(name.to_string()));
+            }
+        } else {
+            return Ok(Value::String(text.to_string()));
+        }
+        let mut missing = None;
+        let out = TEMPLATE.replace_all(text, |caps: &regex::Captures| match self.0.get(&caps[1]) {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => {
+                missing.get_or_insert_with(|| caps[1].to_string());
+                String::new()
+            }
+        });
+        match missing {
+            Some(name) => Err(MissingVar(name)),
+            None => Ok(Value::String(out.into_owned())),
+        }
+    }
+
+    /// Renders a string that must stay a string (paths, header values, query values).
+    pub fn render_text(&self, text: &str) -> Result<String, MissingVar> {
+        Ok(match self.render_str(text)? {
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+    }
+
+    /// Renders every string inside a JSON value, keys included.
+    pub fn render_value(&self, value: &Value) -> Result<Value, MissingVar> {
+        Ok(match value {
+            Value::String(s) => self.render_str(s)?,
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.render_value(v))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(map) => {
+                let mut out = serde_json::Map::new();
+                for (k, v) in map {
+                    out.insert(self.render_text(k)?, self.render_value(v)?);
+                }
+                Value::Object(out)
+            }
+            other => other.clone(),
+        })
+    }
+}
+
+/// Names of the variables a string refers to.
+pub fn names_in_str(text: &str, out: &mut BTreeSet<String>) {
+    for caps in TEMPLATE.captures_iter(text) {
+        out.insert(caps[1].to_string());
+    }
+}
+
+/// Names of the variables a JSON value refers to, keys included.
+pub fn names_in_value(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::String(s) => names_in_str(s, out),
+        Value::Array(items) => items.iter().for_each(|v| names_in_value(v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                names_in_str(k, out);
+                names_in_value(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vars() -> Vars {
+        let mut v = Vars::default();
+        v.set("run", json!("r1234567"));
+        v.set("ids", json!(["a", "b"]));
+        v
+    }
+
+    #[test]
+    fn whole_template_keeps_type() {
+        assert_eq!(vars().render_str("{{ids}}").unwrap(), json!(["a", "b"]));
+    }
+
+    #[test]
+    fn embedded_template_is_text() {
+        assert_eq!(vars().render_str("x-{{run}}-y").unwrap(), json!("x-r1234567-y"));
+    }
+
+    #[test]
+    fn missing_variable_is_named() {
+        assert_eq!(vars().render_str("{{nope}}/x").unwrap_err().0, "nope");
+    }
+
+    #[test]
+    fn collects_names() {
+        let mut names = BTreeSet::new();
+        names_in_value(&json!({"a": "{{x}}", "{{y}}": ["{{z}}-1"]}), &mut names);
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), vec!["x", "y", "z"]);
+    }
+}

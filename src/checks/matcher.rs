@@ -1,0 +1,252 @@
+//! Matchers: the values of `json`, `headers` and `every` expectations.
+//!
+//! A plain value matches by equality, objects by subset (extra fields are allowed everywhere,
+//! Versioning rule 2). An object with a single operator key is an operator: `length`, `absent`,
+//! `absentOrNull`, `present`, `nonEmpty`, `pattern`, `contains`, `excludes`, `type`, `oneOf`,
+//! `not`, `equals`, and `nullOr` (absent, null, or matching: READINGS 1.3 for fields that are
+//! not required).
+
+use regex::Regex;
+use serde_json::Value;
+
+/// Operator keys; an object whose only key is one of these is an operator.
+pub const OPERATORS: &[&str] = &[
+    "length",
+    "absent",
+    "absentOrNull",
+    "present",
+    "nonEmpty",
+    "pattern",
+    "contains",
+    "excludes",
+    "type",
+    "oneOf",
+    "not",
+    "equals",
+    "nullOr",
+];
+
+/// Why a value did not match: the expectation and what was there, at a pointer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub pointer: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// A malformed matcher (reported at load time with the case file's line).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct BadMatcher(pub String);
+
+/// Checks that the matcher is well formed, without evaluating it.
+pub fn validate(matcher: &Value) -> Result<(), BadMatcher> {
+    match operator(matcher) {
+        Some(("length", v)) if v.as_u64().is_none() => {
+            Err(BadMatcher("`length` takes a non-negative integer".into()))
+        }
+        Some(("absent" | "absentOrNull" | "present" | "nonEmpty", v)) if v != &Value::Bool(true) => {
+            Err(BadMatcher("`absent`, `absentOrNull`, `present` and `nonEmpty` take `true`".into()))
+        }
+        Some(("pattern", v)) => match v.as_str() {
+            Some(p) => Regex::new(p)
+                .map(|_| ())
+                .map_err(|e| BadMatcher(format!("bad `pattern`: {e}"))),
+            None => Err(BadMatcher("`pattern` takes a regular expression string".into())),
+        },
+        Some(("type", v)) => match v.as_str() {
+            Some("string" | "number" | "integer" | "boolean" | "array" | "object" | "null") => Ok(()),
+            _ => Err(BadMatcher(
+                "`type` takes string, number, integer, boolean, array, object or null".into(),
+            )),
+        },
+        Some(("oneOf", Value::Array(items))) => items.iter().try_for_each(validate),
+        Some(("oneOf", _)) => Err(BadMatcher("`oneOf` takes a list of matchers".into())),
+        Some(("not" | "contains" | "excludes" | "nullOr", v)) => validate(v),
+        Some(_) => Ok(()),
+        None => match matcher {
+            Value::Object(map) => map.values().try_for_each(validate),
+            Value::Array(items) => items.iter().try_for_each(validate),
+            _ => Ok(()),
+        },
+    }
+}
+
+fn operator(matcher: &Value) -> Option<(&str, &Value)> {
+    let map = matcher.as_object()?;
+    if map.len() != 1 {
+        return None;
+    }
+    let (k, v) = map.iter().next()?;
+    OPERATORS.contains(&k.as_str()).then_some((k.as_str(), v))
+}
+
+/// Matches `actual` (absent when `None`) against `expected`; `pointer` names the place.
+pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<(), Mismatch> {
+    let fail = |expected: String| Mismatch {
+        pointer: pointer.to_string(),
+        expected,
+        actual: show(actual),
+    };
+    if let Some((op, arg)) = operator(expected) {
+        let ok = match op {
+            "absent" => actual.is_none(),
+            "absentOrNull" => actual.is_none_or(Value::is_null),
+            "present" => actual.is_some_and(|v| !v.is_null()),
+            "nonEmpty" => match actual {
+                Some(Value::String(s)) => !s.trim().is_empty(),
+                Some(Value::Array(a)) => !a.is_empty(),
+                Some(Value::Object(o)) => !o.is_empty(),
+                _ => false,
+            },
+            "length" => {
+                let want = arg.as_u64().unwrap_or(u64::MAX);
+                match actual {
+                    Some(Value::Array(a)) => a.len() as u64 == want,
+                    Some(Value::String(s)) => s.chars().count() as u64 == want,
+                    _ => false,
+                }
+            }
+            "pattern" => match (arg.as_str().map(Regex::new), actual) {
+                (Some(Ok(re)), Some(Value::String(s))) => re.is_match(s),
+                _ => false,
+            },
+            "type" => actual.is_some_and(|v| type_name_matches(arg.as_str().unwrap_or(""), v)),
+            "contains" => match actual {
+                Some(Value::Array(items)) => items.iter().any(|i| check(arg, Some(i), pointer).is_ok()),
+                Some(Value::String(s)) => arg.as_str().is_some_and(|sub| s.contains(sub)),
+                _ => false,
+            },
+            "excludes" => match actual {
+                Some(Value::Array(items)) => !items.iter().any(|i| check(arg, Some(i), pointer).is_ok()),
+                Some(Value::String(s)) => arg.as_str().is_none_or(|sub| !s.contains(sub)),
+                None => true,
+                _ => false,
+            },
+            "oneOf" => arg
+                .as_array()
+                .is_some_and(|alts| alts.iter().any(|m| check(m, actual, pointer).is_ok())),
+            "not" => check(arg, actual, pointer).is_err(),
+            "equals" => actual == Some(arg),
+            "nullOr" => match actual {
+                None | Some(Value::Null) => true,
+                Some(_) => return check(arg, actual, pointer),
+            },
+            _ => false,
+        };
+        return if ok { Ok(()) } else { Err(fail(describe(expected))) };
+    }
+    match (expected, actual) {
+        (Value::Object(want), Some(Value::Object(have))) => {
+            for (k, v) in want {
+                let child = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
+                check(v, have.get(k), &child)?;
+            }
+            Ok(())
+        }
+        (Value::Array(want), Some(Value::Array(have))) => {
+            if want.len() != have.len() {
+                return Err(fail(format!("an array of {} items: {}", want.len(), compact(expected))));
+            }
+            for (i, (w, h)) in want.iter().zip(have).enumerate() {
+                check(w, Some(h), &format!("{pointer}/{i}"))?;
+            }
+            Ok(())
+        }
+        (Value::Number(w), Some(Value::Number(h))) if w.as_f64() == h.as_f64() => Ok(()),
+        (w, Some(h)) if w == h => Ok(()),
+        _ => Err(fail(compact(expected))),
+    }
+}
+
+fn type_name_matches(name: &str, v: &Value) -> bool {
+    match name {
+        "string" => v.is_string(),
+        "number" => v.is_number(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "boolean" => v.is_boolean(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        "null" => v.is_null(),
+        _ => false,
+    }
+}
+
+/// A matcher in words, for failure messages.
+pub fn describe(expected: &Value) -> String {
+    match operator(expected) {
+        Some(("absent", _)) => "absent".into(),
+        Some(("absentOrNull", _)) => "absent or null".into(),
+        Some(("present", _)) => "present and not null".into(),
+        Some(("nonEmpty", _)) => "a non-empty value".into(),
+        Some(("length", n)) => format!("length {n}"),
+        Some(("pattern", p)) => format!("a string matching {}", compact(p)),
+        Some(("type", t)) => format!("a value of type {}", t.as_str().unwrap_or("?")),
+        Some(("contains", m)) => format!("something containing {}", describe(m)),
+        Some(("excludes", m)) => format!("nothing containing {}", describe(m)),
+        Some(("oneOf", Value::Array(alts))) => {
+            alts.iter().map(describe).collect::<Vec<_>>().join(" or ")
+        }
+        Some(("not", m)) => format!("not {}", describe(m)),
+        Some(("equals", v)) => format!("exactly {}", compact(v)),
+        Some(("nullOr", m)) => format!("absent, null or {}", describe(m)),
+        _ => compact(expected),
+    }
+}
+
+/// What was found, in words.
+pub fn show(actual: Option<&Value>) -> String {
+    match actual {
+        None => "absent".into(),
+        Some(v @ Value::Array(a)) => format!("{} (length {})", compact(v), a.len()),
+        Some(v) => compact(v),
+    }
+}
+
+/// A JSON value on one line, cut at 200 characters.
+pub fn compact(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 200 {
+        let cut: String = text.chars().take(200).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn objects_match_as_subsets() {
+        assert!(check(&json!({"a": 1}), Some(&json!({"a": 1, "b": 2})), "").is_ok());
+        let m = check(&json!({"a": {"b": 1}}), Some(&json!({"a": {"b": 2}})), "/data").unwrap_err();
+        assert_eq!(m.pointer, "/data/a/b");
+    }
+
+    #[test]
+    fn operators() {
+        assert!(check(&json!({"length": 2}), Some(&json!([1, 2])), "").is_ok());
+        assert!(check(&json!({"length": 2}), Some(&json!([1])), "").is_err());
+        assert!(check(&json!({"absent": true}), None, "").is_ok());
+        assert!(check(&json!({"absent": true}), Some(&json!(null)), "").is_err());
+        assert!(check(&json!({"absentOrNull": true}), Some(&json!(null)), "").is_ok());
+        assert!(check(&json!({"contains": {"value": "a"}}), Some(&json!([{"value": "a", "id": "1"}])), "").is_ok());
+        assert!(check(&json!({"excludes": {"value": "a"}}), Some(&json!([{"value": "a"}])), "").is_err());
+        assert!(check(&json!({"pattern": "^[0-9]{7}$"}), Some(&json!("0800404")), "").is_ok());
+        assert!(check(&json!({"nonEmpty": true}), Some(&json!(" ")), "").is_err());
+        assert!(check(&json!({"oneOf": [1, 2]}), Some(&json!(2)), "").is_ok());
+        assert!(check(&json!({"not": {"type": "string"}}), Some(&json!(2)), "").is_ok());
+        assert!(check(&json!({"nullOr": "a"}), None, "").is_ok());
+        assert!(check(&json!({"nullOr": "a"}), Some(&json!("b")), "").is_err());
+    }
+
+    #[test]
+    fn validate_rejects_bad_operators() {
+        assert!(validate(&json!({"pattern": "("})).is_err());
+        assert!(validate(&json!({"type": "str"})).is_err());
+        assert!(validate(&json!({"a": {"length": "x"}})).is_err());
+    }
+}

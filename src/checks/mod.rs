@@ -1,0 +1,58 @@
+//! Checks: generic checks on every answer, the case's own expectations, the pagination walker,
+//! and the explanation of a failure.
+
+pub mod explain;
+pub mod expect;
+pub mod generic;
+pub mod matcher;
+pub mod pagination;
+
+use std::sync::Arc;
+
+use crate::client::Exchange;
+
+/// One failed check: the clause(s) it proves broken, what was expected, what came back.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Clause ids the failed check cites.
+    pub clauses: Vec<String>,
+    /// Short name of the check (`status`, `json /data/source`, `data envelope`).
+    pub check: String,
+    pub expected: String,
+    pub actual: String,
+    /// JSON Pointer where the body differs, if the check looked at one place.
+    pub pointer: Option<String>,
+}
+
+impl Finding {
+    pub fn new(clause: &str, check: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
+        Finding {
+            clauses: vec![clause.to_string()],
+            check: check.into(),
+            expected: expected.into(),
+            actual: actual.into(),
+            pointer: None,
+        }
+    }
+
+    pub fn at(mut self, pointer: impl Into<String>) -> Finding {
+        let p = pointer.into();
+        self.pointer = Some(if p.is_empty() { "/".to_string() } else { p });
+        self
+    }
+
+    pub fn with_clauses(mut self, clauses: &[String]) -> Finding {
+        self.clauses = clauses.to_vec();
+        self
+    }
+}
+
+/// A finding with the step and exchange it came from.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub finding: Finding,
+    /// 1-based step number.
+    pub step: usize,
+    pub steps: usize,
+    pub exchange: Option<Arc<Exchange>>,
+}

@@ -1,0 +1,72 @@
+//! Command-line arguments: `run` (the default) with libtest's arguments flattened in, and `serve`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Certify an implementation of the Workspace Communications API.
+///
+/// With no --target, the embedded reference implementation is started on a loopback port and
+/// certified. Trial names start with the API generation and the area (v1.contacts...), so a
+/// filter selects an area.
+#[derive(Debug, Parser)]
+#[command(name = "workspace-conformance", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands besides the default run.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the reference implementation standalone.
+    Serve(ServeArgs),
+}
+
+/// Arguments of a certification run.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Base URL of the implementation to certify (default: the embedded reference).
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// API key for the target (else WORKSPACE_API_KEY, else the profile's apiKey).
+    #[arg(long, env = "WORKSPACE_API_KEY", value_name = "KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+    /// Profile of the target's fixtures (JSON); see README, "Profile".
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Largest answer body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 * 1024 * 1024)]
+    pub max_body: usize,
+    /// Load case files from this directory instead of the built-in catalog.
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Switch on a fault of the embedded reference (only without --target); repeatable.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    #[command(flatten)]
+    pub test: libtest_mimic::Arguments,
+}
+
+/// Arguments of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback by default; port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Switch on a fault of the catalog; repeatable.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// Write the profile of the reference's fixtures and API keys to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub profile_out: Option<PathBuf>,
+    /// Print the fault catalog (name, then the clause it breaks) and exit.
+    #[arg(long)]
+    pub list_faults: bool,
+}

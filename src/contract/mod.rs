@@ -1,0 +1,139 @@
+//! The contract files: the route table (OpenAPI 3.1), its JSON Schemas, the clause catalog and
+//! the v1 error codes. Loaded and compiled once per run.
+
+mod clauses;
+mod codes;
+mod routes;
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+pub use clauses::{Clause, Clauses};
+pub use codes::{CodeRow, V1Codes};
+pub use routes::{ErrorBody, Param, ParamIn, ResponseSpec, Route, StatusKey};
+
+use crate::cases::yaml;
+
+/// The route table as shipped in `schemas/openapi.yaml`.
+pub const OPENAPI_YAML: &str = include_str!("../../schemas/openapi.yaml");
+/// The clause catalog as shipped in `schemas/clauses.yaml`.
+pub const CLAUSES_YAML: &str = include_str!("../../schemas/clauses.yaml");
+
+/// A contract file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ContractError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// One violation of a schema: where in the instance, and what.
+#[derive(Debug, Clone)]
+pub struct SchemaViolation {
+    pub pointer: String,
+    pub message: String,
+}
+
+/// The loaded contract: routes, compiled schemas, clauses and codes.
+pub struct Contract {
+    pub routes: Vec<Route>,
+    pub clauses: Clauses,
+    pub codes: V1Codes,
+    validators: HashMap<String, jsonschema::Validator>,
+}
+
+impl Contract {
+    /// Loads the contract files embedded in the binary.
+    pub fn embedded() -> Result<Contract, ContractError> {
+        Contract::from_sources(OPENAPI_YAML, CLAUSES_YAML)
+    }
+
+    /// Loads a contract from the text of the route table and of the clause catalog.
+    pub fn from_sources(openapi: &str, clauses: &str) -> Result<Contract, ContractError> {
+        let err = |file: &str, line: usize, message: String| ContractError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let clauses = Clauses::parse(clauses).map_err(|(line, m)| err("schemas/clauses.yaml", line, m))?;
+        let (doc, lines) =
+            yaml::parse(openapi).map_err(|e| err("schemas/openapi.yaml", e.line, e.message))?;
+        let codes = V1Codes::from_openapi(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let routes = routes::from_openapi(&doc, &clauses)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let components = doc.pointer("/components/schemas").cloned().unwrap_or(json!({}));
+        let Some(names) = components.as_object() else {
+            return Err(err("schemas/openapi.yaml", 1, "components/schemas must be a mapping".into()));
+        };
+        let mut validators = HashMap::new();
+        for name in names.keys() {
+            let root = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": format!("#/components/schemas/{name}"),
+                "components": { "schemas": components.clone() },
+            });
+            let validator = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&root)
+                .map_err(|e| {
+                    err(
+                        "schemas/openapi.yaml",
+                        lines.line_of(&format!("/components/schemas/{name}")),
+                        format!("schema `{name}` does not compile: {e}"),
+                    )
+                })?;
+            validators.insert(name.clone(), validator);
+        }
+        for route in &routes {
+            for resp in &route.responses {
+                if let Some(schema) = &resp.schema {
+                    if !validators.contains_key(schema) {
+                        return Err(err(
+                            "schemas/openapi.yaml",
+                            1,
+                            format!("{} {} refers to unknown schema `{schema}`", route.method, route.template),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(Contract { routes, clauses, codes, validators })
+    }
+
+    /// The route that serves `method` on `path` (no query string); literal segments win over
+    /// parameters.
+    pub fn route(&self, method: &str, path: &str) -> Option<&Route> {
+        self.routes
+            .iter()
+            .filter(|r| r.method.eq_ignore_ascii_case(method))
+            .filter_map(|r| r.match_path(path).map(|score| (score, r)))
+            .max_by_key(|(score, _)| *score)
+            .map(|(_, r)| r)
+    }
+
+    /// Whether `name` is a schema of the route table's components.
+    pub fn has_schema(&self, name: &str) -> bool {
+        self.validators.contains_key(name)
+    }
+
+    /// Validates `instance` against the named component schema.
+    pub fn validate(&self, name: &str, instance: &Value) -> Vec<SchemaViolation> {
+        let Some(validator) = self.validators.get(name) else {
+            return vec![SchemaViolation {
+                pointer: String::new(),
+                message: format!("unknown schema `{name}`"),
+            }];
+        };
+        validator
+            .iter_errors(instance)
+            .take(5)
+            .map(|e| SchemaViolation {
+                pointer: e.instance_path().to_string(),
+                message: e.to_string(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,262 @@
+//! The route table: method, path template, parameters and their constraints, and the declared
+//! responses of every endpoint, read from `schemas/openapi.yaml`.
+
+use serde_json::Value;
+
+use super::Clauses;
+use crate::cases::Api;
+
+/// Which error body a route answers with (Errors part of the spec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorBody {
+    /// The v1 error body with a seven-digit code.
+    V1,
+    /// The header-versioned webhook error body (no code, status or trace).
+    Webhook,
+    /// Other header-versioned endpoints: message, docs, title.
+    Latest,
+}
+
+/// A declared response status: exact (`404`) or a class (`4XX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusKey {
+    Exact(u16),
+    Class(u16),
+}
+
+impl StatusKey {
+    pub fn matches(self, status: u16) -> bool {
+        match self {
+            StatusKey::Exact(s) => s == status,
+            StatusKey::Class(c) => status / 100 == c,
+        }
+    }
+}
+
+/// A declared response: its status, the schema of its body, and the clause that states it.
+#[derive(Debug, Clone)]
+pub struct ResponseSpec {
+    pub status: StatusKey,
+    pub schema: Option<String>,
+    pub clause: Option<String>,
+}
+
+/// Where a parameter goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamIn {
+    Path,
+    Query,
+    Header,
+}
+
+/// A parameter with its JSON Schema constraints.
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub name: String,
+    pub location: ParamIn,
+    pub schema: Value,
+    pub clause: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Segment {
+    Literal(String),
+    Param,
+}
+
+/// One endpoint of the route table.
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub method: String,
+    pub template: String,
+    pub api: Api,
+    /// The v1 code table area (`Contacts`, ...), if any.
+    pub area: Option<String>,
+    pub error_body: ErrorBody,
+    /// Whether a success is a paginated list (`data`, `totalItems`, `nextPageToken`).
+    pub list: bool,
+    /// The clause of the endpoint.
+    pub clause: String,
+    pub responses: Vec<ResponseSpec>,
+    pub params: Vec<Param>,
+    segments: Vec<Segment>,
+}
+
+impl Route {
+    /// Scores a match of a concrete path (more literal segments score higher), or `None`.
+    pub fn match_path(&self, path: &str) -> Option<usize> {
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        if parts.len() != self.segments.len() {
+            return None;
+        }
+        let mut score = 0;
+        for (seg, part) in self.segments.iter().zip(&parts) {
+            match seg {
+                Segment::Literal(l) if l == part => score += 1,
+                Segment::Literal(_) => return None,
+                Segment::Param if part.is_empty() => return None,
+                Segment::Param => {}
+            }
+        }
+        Some(score)
+    }
+
+    /// The declared response for `status`: an exact key wins over a class.
+    pub fn response(&self, status: u16) -> Option<&ResponseSpec> {
+        self.responses
+            .iter()
+            .find(|r| r.status == StatusKey::Exact(status))
+            .or_else(|| self.responses.iter().find(|r| r.status.matches(status)))
+    }
+
+    /// The query parameter called `name`.
+    pub fn query_param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.location == ParamIn::Query && p.name == name)
+    }
+
+    /// Statuses declared, for messages (`200, 400, 4XX`).
+    pub fn declared(&self) -> String {
+        self.responses
+            .iter()
+            .map(|r| match r.status {
+                StatusKey::Exact(s) => s.to_string(),
+                StatusKey::Class(c) => format!("{c}XX"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+type Problem = (String, String);
+
+fn resolve<'a>(doc: &'a Value, v: &'a Value) -> Result<&'a Value, Problem> {
+    match v.get("$ref").and_then(Value::as_str) {
+        Some(r) => {
+            let target = r.strip_prefix('#').and_then(|p| doc.pointer(p));
+            target.ok_or_else(|| (String::new(), format!("unresolved $ref `{r}`")))
+        }
+        None => Ok(v),
+    }
+}
+
+fn schema_name(v: &Value) -> Option<String> {
+    v.get("$ref")?
+        .as_str()?
+        .strip_prefix("#/components/schemas/")
+        .map(str::to_string)
+}
+
+/// Reads every operation of `paths`. Errors carry the JSON Pointer of the problem.
+pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Problem> {
+    let mut routes = Vec::new();
+    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
+        return Err(("/paths".into(), "the route table has no paths".into()));
+    };
+    for (template, item) in paths {
+        let at = format!("/paths/{}", template.replace('~', "~0").replace('/', "~1"));
+        let api = match item.get("x-api").and_then(Value::as_str) {
+            Some("v1") => Api::V1,
+            Some("latest") => Api::Latest,
+            _ => return Err((at, "x-api must be `v1` or `latest`".into())),
+        };
+        let error_body = match item.get("x-error-body").and_then(Value::as_str) {
+            Some("v1") => ErrorBody::V1,
+            Some("webhook") => ErrorBody::Webhook,
+            Some("latest") => ErrorBody::Latest,
+            _ => return Err((at, "x-error-body must be `v1`, `webhook` or `latest`".into())),
+        };
+        let area = item.get("x-area").and_then(Value::as_str).map(str::to_string);
+        let segments = template
+            .trim_start_matches('/')
+            .split('/')
+            .map(|s| {
+                if s.starts_with('{') && s.ends_with('}') {
+                    Segment::Param
+                } else {
+                    Segment::Literal(s.to_string())
+                }
+            })
+            .collect::<Vec<_>>();
+        let shared_params = item.get("parameters").and_then(Value::as_array).cloned().unwrap_or_default();
+        for method in ["get", "post", "put", "patch", "delete"] {
+            let Some(op) = item.get(method) else { continue };
+            let op_at = format!("{at}/{method}");
+            let clause = op
+                .get("x-clause")
+                .and_then(Value::as_str)
+                .ok_or_else(|| (op_at.clone(), "every operation needs x-clause".to_string()))?;
+            check_clause(clauses, clause, &op_at)?;
+            let mut params = Vec::new();
+            let own = op.get("parameters").and_then(Value::as_array).cloned().unwrap_or_default();
+            for (i, p) in shared_params.iter().chain(own.iter()).enumerate() {
+                let p_at = format!("{op_at}/parameters/{i}");
+                let p = resolve(doc, p).map_err(|(_, m)| (p_at.clone(), m))?;
+                let name = p.get("name").and_then(Value::as_str).ok_or_else(|| (p_at.clone(), "parameter without name".to_string()))?;
+                let location = match p.get("in").and_then(Value::as_str) {
+                    Some("path") => ParamIn::Path,
+                    Some("query") => ParamIn::Query,
+                    Some("header") => ParamIn::Header,
+                    _ => return Err((p_at, "parameter `in` must be path, query or header".into())),
+                };
+                let clause = p.get("x-clause").and_then(Value::as_str).map(str::to_string);
+                if let Some(c) = &clause {
+                    check_clause(clauses, c, &p_at)?;
+                }
+                params.push(Param {
+                    name: name.to_string(),
+                    location,
+                    schema: p.get("schema").cloned().unwrap_or(Value::Bool(true)),
+                    clause,
+                });
+            }
+            let mut responses = Vec::new();
+            let Some(resps) = op.get("responses").and_then(Value::as_object) else {
+                return Err((op_at, "operation without responses".into()));
+            };
+            for (key, resp) in resps {
+                let r_at = format!("{op_at}/responses/{key}");
+                let status = parse_status_key(key).ok_or_else(|| (r_at.clone(), format!("bad status key `{key}`")))?;
+                let resp = resolve(doc, resp).map_err(|(_, m)| (r_at.clone(), m))?;
+                let schema = resp
+                    .pointer("/content/application~1json/schema")
+                    .map(|s| schema_name(s).ok_or_else(|| (r_at.clone(), "response schemas must be a $ref to components/schemas".to_string())))
+                    .transpose()?;
+                let clause = resp.get("x-clause").and_then(Value::as_str).map(str::to_string);
+                if let Some(c) = &clause {
+                    check_clause(clauses, c, &r_at)?;
+                }
+                responses.push(ResponseSpec { status, schema, clause });
+            }
+            routes.push(Route {
+                method: method.to_uppercase(),
+                template: template.clone(),
+                api,
+                area: area.clone(),
+                error_body,
+                list: op.get("x-list").and_then(Value::as_bool).unwrap_or(false),
+                clause: clause.to_string(),
+                responses,
+                params,
+                segments: segments.clone(),
+            });
+        }
+    }
+    Ok(routes)
+}
+
+fn check_clause(clauses: &Clauses, clause: &str, at: &str) -> Result<(), Problem> {
+    if clauses.contains(clause) {
+        Ok(())
+    } else {
+        Err((at.to_string(), format!("unknown clause `{clause}` (see schemas/clauses.yaml)")))
+    }
+}
+
+fn parse_status_key(key: &str) -> Option<StatusKey> {
+    if let Ok(code) = key.parse::<u16>() {
+        return (100..600).contains(&code).then_some(StatusKey::Exact(code));
+    }
+    let b = key.as_bytes();
+    (b.len() == 3 && b[0].is_ascii_digit() && b[1..].eq_ignore_ascii_case(b"XX"))
+        .then(|| StatusKey::Class(u16::from(b[0] - b'0')))
+}

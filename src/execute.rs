@@ -1,0 +1,223 @@
+//! Runs one case against the target: renders each step, sends it, runs the generic checks and
+//! the case's expectations, saves values for later steps, and gives the verdict.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::cases::template::{MissingVar, Vars};
+use crate::cases::{Case, Expect, Request, Step};
+use crate::checks::{Failure, Finding, expect, generic, pagination};
+use crate::client::{Auth, Client, Exchange, Outgoing};
+use crate::contract::Contract;
+use crate::profile::{KNOWN_FIXTURES, Profile};
+
+/// The version the suite certifies (Versioning 1).
+pub const API_VERSION: &str = "2026-03-30";
+
+/// The outcome of one case.
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    Passed,
+    /// Not run, with the reason (a fixture the profile lacks).
+    Ignored(String),
+    Failed(Vec<Failure>),
+}
+
+/// A verdict with everything the reports need.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub verdict: Verdict,
+    pub exchanges: Vec<Arc<Exchange>>,
+    pub duration: Duration,
+}
+
+/// Runs cases; shared by every trial of a run.
+pub struct Executor {
+    pub contract: Arc<Contract>,
+    pub client: Arc<Client>,
+    pub run_id: String,
+    profile: Profile,
+}
+
+impl Executor {
+    pub fn new(contract: Arc<Contract>, client: Arc<Client>, profile: Profile, run_id: String) -> Executor {
+        Executor { contract, client, run_id, profile }
+    }
+
+    /// Fixtures the case needs that the profile lacks, with what each must hold.
+    pub fn missing_fixtures(&self, case: &Case) -> Vec<String> {
+        case.fixtures
+            .iter()
+            .filter(|f| !self.profile.fixtures.contains_key(*f))
+            .map(|f| {
+                let what = KNOWN_FIXTURES.iter().find(|(n, _)| n == f).map(|(_, d)| *d).unwrap_or("");
+                format!("`{f}` ({what})")
+            })
+            .collect()
+    }
+
+    /// Runs every step of the case and gives the verdict.
+    pub async fn run(&self, case: &Case) -> CaseResult {
+        let start = Instant::now();
+        let missing = self.missing_fixtures(case);
+        if !missing.is_empty() {
+            return CaseResult {
+                verdict: Verdict::Ignored(format!("the profile has no fixture {}", missing.join(", "))),
+                exchanges: Vec::new(),
+                duration: start.elapsed(),
+            };
+        }
+        let mut vars = Vars::default();
+        vars.set("run", Value::String(self.run_id.clone()));
+        for (k, v) in &self.profile.fixtures {
+            vars.set(k.clone(), v.clone());
+        }
+        let mut exchanges = Vec::new();
+        let steps = case.steps.len();
+        for (i, step) in case.steps.iter().enumerate() {
+            let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure { finding, step: i + 1, steps, exchange };
+            let failures = match self.run_step(case, step, &mut vars, &mut exchanges).await {
+                Ok(found) => found.into_iter().map(|(f, ex)| fail(f, Some(ex))).collect::<Vec<_>>(),
+                Err(missing) => vec![fail(
+                    Finding::new("", "template", "every variable has a value", missing.to_string()).with_clauses(&case.clauses),
+                    exchanges.last().cloned(),
+                )],
+            };
+            if !failures.is_empty() {
+                // Later steps build on this one: stop here.
+                return CaseResult { verdict: Verdict::Failed(failures), exchanges, duration: start.elapsed() };
+            }
+        }
+        CaseResult { verdict: Verdict::Passed, exchanges, duration: start.elapsed() }
+    }
+
+    async fn run_step(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
+        let (outgoing, deviation) = self.render_request(&step.request, vars)?;
+        let ex = Arc::new(self.client.send(&outgoing).await);
+        exchanges.push(ex.clone());
+        let mut found: Vec<(Finding, Arc<Exchange>)> =
+            generic::check(&self.contract, &ex, deviation).into_iter().map(|f| (f, ex.clone())).collect();
+        let Ok(resp) = &ex.outcome else { return Ok(found) };
+        let body = resp.value();
+        let status_ok = step.expect.status.as_ref().map_or((200..300).contains(&resp.status), |s| s.allows(resp.status));
+        if status_ok {
+            for (name, pointer) in &step.save {
+                match body.and_then(|b| b.pointer(pointer)) {
+                    Some(v) => vars.set(name.clone(), v.clone()),
+                    None => found.push((
+                        Finding::new("", format!("save {name}"), format!("a value at {pointer} to save as `{name}`"), "absent")
+                            .at(pointer.clone())
+                            .with_clauses(&case.clauses),
+                        ex.clone(),
+                    )),
+                }
+            }
+        }
+        let expectation = render_expect(&step.expect, vars)?;
+        found.extend(expect::check(&self.contract, &expectation, resp, &case.clauses).into_iter().map(|f| (f, ex.clone())));
+        if let Some(page) = expectation.page.as_ref().filter(|_| status_ok) {
+            let route = self.contract.route(&outgoing.method, &outgoing.path);
+            let limit = pagination::page_limit(route, &outgoing.query);
+            let fetch = |token: String| {
+                let mut next = outgoing.clone();
+                next.query.retain(|(k, _)| k != "pageToken");
+                next.query.push(("pageToken".to_string(), token));
+                async move { Arc::new(self.client.send(&next).await) }
+            };
+            let walk = pagination::walk(ex.clone(), fetch, limit, page, &case.clauses).await;
+            for page_ex in walk.exchanges.iter().skip(1) {
+                exchanges.push(page_ex.clone());
+                found.extend(generic::check(&self.contract, page_ex, deviation).into_iter().map(|f| (f, page_ex.clone())));
+            }
+            found.extend(walk.findings);
+        }
+        Ok(found)
+    }
+
+    fn render_request(&self, req: &Request, vars: &Vars) -> Result<(Outgoing, generic::Deviation), MissingVar> {
+        let mut query = Vec::new();
+        for (k, v) in &req.query {
+            let key = vars.render_text(k)?;
+            match vars.render_value(v)? {
+                Value::Array(items) => {
+                    for item in items {
+                        query.push((key.clone(), text_of(&item)));
+                    }
+                }
+                other => query.push((key, text_of(&other))),
+            }
+        }
+        let mut headers = Vec::new();
+        for (k, v) in &req.headers {
+            headers.push((k.clone(), text_of(&vars.render_value(v)?)));
+        }
+        // The generation of a request is its path's: a latest case may create through /v1.
+        let latest = !req.path.starts_with("/v1/");
+        let mut deviation = generic::Deviation::default();
+        match req.version.as_deref() {
+            Some("none") => deviation.version = latest,
+            Some(v) => {
+                let v = vars.render_text(v)?;
+                deviation.version = v != API_VERSION;
+                headers.push(("Service-Api-Version".to_string(), v));
+            }
+            None if latest => headers.push(("Service-Api-Version".to_string(), API_VERSION.to_string())),
+            None => {}
+        }
+        let auth = match req.auth.as_deref() {
+            None => Auth::Primary,
+            Some("none") => Auth::None,
+            Some("invalid") => Auth::Key { key: format!("invalid-key-{}", self.run_id), label: format!("invalid-key-{}", self.run_id) },
+            Some(fixture) => Auth::Key {
+                key: vars.get(fixture).map(text_of).ok_or_else(|| MissingVar(fixture.to_string()))?,
+                label: format!("<{}>", fixture.to_ascii_uppercase()),
+            },
+        };
+        let body = req.body.as_ref().map(|b| vars.render_value(b)).transpose()?;
+        Ok((
+            Outgoing { method: req.method.clone(), path: vars.render_text(&req.path)?, query, headers, body, auth },
+            deviation,
+        ))
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn render_expect(e: &Expect, vars: &Vars) -> Result<Expect, MissingVar> {
+    let render_map = |m: &serde_json::Map<String, Value>| -> Result<serde_json::Map<String, Value>, MissingVar> {
+        m.iter().map(|(k, v)| Ok((vars.render_text(k)?, vars.render_value(v)?))).collect()
+    };
+    let mut out = e.clone();
+    out.json = render_map(&e.json)?;
+    out.headers = render_map(&e.headers)?;
+    if let Some(err) = &mut out.error {
+        if let Some(m) = &err.message {
+            err.message = Some(vars.render_value(m)?);
+        }
+        if let Some(c) = &err.code {
+            err.code = Some(vars.render_text(c)?);
+        }
+        if let Some(t) = &err.title {
+            err.title = Some(vars.render_text(t)?);
+        }
+    }
+    if let Some(p) = &mut out.page {
+        p.includes = p.includes.iter().map(|v| vars.render_value(v)).collect::<Result<_, _>>()?;
+        p.excludes = p.excludes.iter().map(|v| vars.render_value(v)).collect::<Result<_, _>>()?;
+        p.every = render_map(&p.every)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,16 @@
+//! workspace-conformance: the certification suite for the Workspace Communications API.
+//!
+//! The contract (`schemas/`) and the declarative cases (`cases/`) drive a runner that hits any
+//! target and checks every answer; `reference` is the embedded reference implementation.
+
+pub mod app;
+pub mod cases;
+pub mod checks;
+pub mod cli;
+pub mod client;
+pub mod contract;
+pub mod execute;
+pub mod plan;
+pub mod profile;
+pub mod reference;
+pub mod tls;

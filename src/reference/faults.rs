@@ -1,0 +1,112 @@
+//! The fault catalog: each fault is a named deviation of the reference from exactly one clause.
+//!
+//! The suite's own tests run every case against the reference once per fault and require a
+//! failing case that cites the fault's clause; a check no fault can trip is unproven.
+
+use std::collections::BTreeSet;
+
+/// One entry of the catalog.
+#[derive(Debug, Clone, Copy)]
+pub struct FaultInfo {
+    pub fault: Fault,
+    /// Name used with `serve --fault NAME`.
+    pub name: &'static str,
+    /// The clause id (see `schemas/clauses.yaml`) the fault breaks.
+    pub clause: &'static str,
+    /// What the reference does wrong when the fault is on.
+    pub description: &'static str,
+}
+
+macro_rules! catalog {
+    ($($variant:ident => $name:literal, $clause:literal, $description:literal;)*) => {
+        /// A deviation from the contract that the reference can be told to commit.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Fault { $($variant,)* }
+
+        /// Every fault, in catalog order.
+        pub const CATALOG: &[FaultInfo] = &[
+            $(FaultInfo { fault: Fault::$variant, name: $name, clause: $clause, description: $description },)*
+        ];
+    };
+}
+
+catalog! {
+    Contact404WrongCode => "contact-404-wrong-code", "Errors > v1 codes",
+        "PATCH of a missing contact answers 404 with code 0800400 instead of 0800404";
+    UnauthorizedWrongTitle => "unauthorized-wrong-title", "Authentication > 3",
+        "401 answers carry the title `Unauthenticated` instead of `Unauthorized`";
+    CreateContactNoEnvelope => "create-contact-no-envelope", "What the service does > data envelope",
+        "POST /v1/contacts returns the contact without the `data` wrapper";
+    LastPageTokenNotNull => "last-page-token-not-null", "Pagination and collection conventions > last page",
+        "the page holding the last contact carries a nextPageToken that leads to an empty page";
+    DuplicateAcrossPages => "duplicate-across-pages", "Pagination and collection conventions > pageToken",
+        "each following page of a contact list repeats the last item of the page before";
+    MaxResultsIgnored => "max-results-ignored", "Pagination and collection conventions > maxResults",
+        "contact lists ignore maxResults and always answer pages of 10";
+    PatchMergesEntries => "patch-merges-entries", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH keeps emails, phone numbers and custom fields omitted from the body";
+    ReservedSourceAccepted => "reserved-source-accepted", "v1 API: contacts > POST /v1/contacts",
+        "the reserved source words and prefixes are accepted on create";
+    ExternalId76Accepted => "external-id-76-accepted", "Resources > Contact > externalId",
+        "an externalId of 76 characters is accepted";
+    MissingAuthAccepted => "missing-auth-accepted", "Authentication > 1",
+        "requests without an Authorization header are served as the primary user";
+    HvErrorHasCode => "hv-error-has-code", "Errors > Header-versioned webhook error body",
+        "webhook error bodies carry `code`, `status` and `trace` like v1 bodies";
+    WebhookIdPatternUnchecked => "webhook-id-pattern-unchecked", "Header-versioned API > GET /webhooks/{webhookId}",
+        "a non-numeric webhookId answers 404 instead of 400";
+    CustomField500 => "custom-field-500", "Errors > Rules > 1",
+        "an invalid custom field item answers 500 Unknown instead of 400";
+    SourceNotPublicApi => "source-not-public-api", "Resources > Contact > source",
+        "contacts created through the API get source null instead of `public-api`";
+    DefaultPageSize20 => "default-page-size-20", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts without maxResults answers pages of 20";
+    MissingContactBlankMessage => "missing-contact-blank-message", "Errors > Rules > 2",
+        "a missing contact answers 404 with an empty message";
+    InFilterIgnored => "in-filter-ignored", "Pagination and collection conventions > in operator",
+        "GET /contacts ignores the externalId[in] and source[in] filters";
+    VersionHeaderIgnored => "version-header-ignored", "Versioning > 1",
+        "header-versioned endpoints serve requests without Service-Api-Version";
+    ListWithoutTotalItems => "list-without-total-items", "Pagination and collection conventions > list shape",
+        "list answers omit totalItems";
+    V1ErrorStatusMismatch => "v1-error-status-mismatch", "Errors > v1 error body",
+        "v1 error bodies carry `status` as a string";
+    ExternalIdsFilterIgnored => "external-ids-filter-ignored", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts ignores the externalIds filter";
+    WrongContentType => "wrong-content-type", "Endpoints > JSON bodies",
+        "contact answers are labelled text/plain instead of application/json";
+    Webhook404WrongTitle => "webhook-404-wrong-title", "Errors > Header-versioned webhook error body",
+        "a missing webhook answers 404 with the title `Webhook Not Found`";
+    ContactIdNotFoundAs500 => "missing-contact-500", "Errors > no server errors",
+        "GET /contacts/{contactId} of a missing contact answers 500";
+}
+
+impl Fault {
+    /// Looks a fault up by its catalog name.
+    pub fn from_name(name: &str) -> Option<Fault> {
+        CATALOG.iter().find(|f| f.name == name).map(|f| f.fault)
+    }
+
+    /// The catalog entry of this fault.
+    pub fn info(self) -> &'static FaultInfo {
+        CATALOG
+            .iter()
+            .find(|f| f.fault == self)
+            .expect("every fault is in the catalog")
+    }
+}
+
+/// The set of faults switched on in one reference instance.
+#[derive(Debug, Clone, Default)]
+pub struct FaultSet(BTreeSet<Fault>);
+
+impl FaultSet {
+    pub fn new(faults: impl IntoIterator<Item = Fault>) -> Self {
+        FaultSet(faults.into_iter().collect())
+    }
+
+    /// Whether the fault is on.
+    pub fn has(&self, fault: Fault) -> bool {
+        self.0.contains(&fault)
+    }
+}
