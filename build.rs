@@ -2,7 +2,9 @@
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -19,12 +21,22 @@ fn main() {
     let mut files = Vec::new();
     collect(&root.join("cases"), &mut files);
     files.sort();
-    let mut code = String::from("/// Case files embedded at build time: (path relative to the crate, contents).\npub static CASE_FILES: &[(&str, &str)] = &[\n");
+    let mut code = String::from(
+        "/// Case files embedded at build time: (path relative to the crate, contents).\npub static CASE_FILES: &[(&str, &str)] = &[\n",
+    );
     for f in &files {
-        let rel = f.strip_prefix(&root).expect("under the crate").to_string_lossy().replace('\\', "/");
-        code.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", f.to_string_lossy()));
+        let rel = f
+            .strip_prefix(&root)
+            .expect("under the crate")
+            .to_string_lossy()
+            .replace('\\', "/");
+        code.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            f.to_string_lossy()
+        ));
     }
     code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("embedded_cases.rs");
+    let out =
+        PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("embedded_cases.rs");
     std::fs::write(out, code).expect("write embedded case list");
 }

@@ -59,7 +59,10 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, SetupError> {
             Some(f) => faults.push(f),
             None => {
                 let known: Vec<&str> = CATALOG.iter().map(|f| f.name).collect();
-                return Err(SetupError::new(format!("unknown fault `{n}`; known faults: {}", known.join(", "))));
+                return Err(SetupError::new(format!(
+                    "unknown fault `{n}`; known faults: {}",
+                    known.join(", ")
+                )));
             }
         }
     }
@@ -68,13 +71,17 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, SetupError> {
 
 /// Loads the contract and the case files (built-in, or from a directory).
 pub fn load_catalog(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>), SetupError> {
-    let contract = Contract::embedded().map_err(|e| SetupError::new(format!("bad contract file: {e}")))?;
+    let contract =
+        Contract::embedded().map_err(|e| SetupError::new(format!("bad contract file: {e}")))?;
     let loaded = match dir {
         Some(d) => cases::load_dir(d, &contract),
         None => cases::load_embedded(&contract),
     }
     .map_err(|e| SetupError::new(format!("bad case file: {e}")))?;
-    Ok((Arc::new(contract), loaded.into_iter().map(Arc::new).collect()))
+    Ok((
+        Arc::new(contract),
+        loaded.into_iter().map(Arc::new).collect(),
+    ))
 }
 
 /// A fresh run id: 8 characters `[a-z0-9]`, starting with `r`.
@@ -83,17 +90,39 @@ pub fn new_run_id() -> String {
 }
 
 /// Builds the client for a target, with every secret of the profile registered for redaction.
-pub fn client_for(base_url: &str, api_key: Option<String>, profile: &Profile, timeout: Duration, max_body: usize) -> Result<Arc<Client>, SetupError> {
+pub fn client_for(
+    base_url: &str,
+    api_key: Option<String>,
+    profile: &Profile,
+    timeout: Duration,
+    max_body: usize,
+) -> Result<Arc<Client>, SetupError> {
     let mut redactor = Redactor::default();
     for s in profile.secret_values() {
         redactor.secret(&s);
     }
-    Client::new(ClientConfig { base_url: base_url.to_string(), api_key, timeout, max_body_bytes: max_body }, redactor).map_err(SetupError)
+    Client::new(
+        ClientConfig {
+            base_url: base_url.to_string(),
+            api_key,
+            timeout,
+            max_body_bytes: max_body,
+        },
+        redactor,
+    )
+    .map_err(SetupError)
 }
 
 /// Whether the target answers at all (any HTTP status will do), within 5 seconds.
 pub async fn probe(client: &Client) -> Result<(), TransportError> {
-    let out = Outgoing { method: "GET".into(), path: "/".into(), query: vec![], headers: vec![], body: None, auth: crate::client::Auth::None };
+    let out = Outgoing {
+        method: "GET".into(),
+        path: "/".into(),
+        query: vec![],
+        headers: vec![],
+        body: None,
+        auth: crate::client::Auth::None,
+    };
     let ex = tokio::time::timeout(Duration::from_secs(5), client.send(&out))
         .await
         .map_err(|_| TransportError::Timeout(Duration::from_secs(5)))?;
@@ -105,7 +134,9 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
 
 fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(SetupError::new("--timeout must be a positive number of seconds"));
+        return Err(SetupError::new(
+            "--timeout must be a positive number of seconds",
+        ));
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let (contract, cases) = load_catalog(args.cases.as_deref())?;
@@ -116,11 +147,16 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     let (base_url, profile, api_key) = match &args.target {
         Some(url) => {
             if !args.faults.is_empty() {
-                return Err(SetupError::new("--fault applies to the embedded reference only; leave out --target"));
+                return Err(SetupError::new(
+                    "--fault applies to the embedded reference only; leave out --target",
+                ));
             }
-            let parsed = reqwest::Url::parse(url).map_err(|e| SetupError::new(format!("bad --target URL `{url}`: {e}")))?;
+            let parsed = reqwest::Url::parse(url)
+                .map_err(|e| SetupError::new(format!("bad --target URL `{url}`: {e}")))?;
             if !matches!(parsed.scheme(), "http" | "https") {
-                return Err(SetupError::new(format!("bad --target URL `{url}`: use http:// or https://")));
+                return Err(SetupError::new(format!(
+                    "bad --target URL `{url}`: use http:// or https://"
+                )));
             }
             let profile = match &args.profile {
                 Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
@@ -128,17 +164,26 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             };
             let key = args.api_key.clone().or_else(|| profile.api_key.clone());
             if key.is_none() && !listing {
-                return Err(SetupError::new("no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile"));
+                return Err(SetupError::new(
+                    "no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile",
+                ));
             }
             (url.clone(), profile, key)
         }
         None => {
             if args.profile.is_some() {
-                return Err(SetupError::new("--profile describes a --target; the embedded reference supplies its own"));
+                return Err(SetupError::new(
+                    "--profile describes a --target; the embedded reference supplies its own",
+                ));
             }
             let running = rt
-                .block_on(reference::start(reference::Options { faults, ..Default::default() }))
-                .map_err(|e| SetupError::new(format!("cannot start the reference implementation: {e}")))?;
+                .block_on(reference::start(reference::Options {
+                    faults,
+                    ..Default::default()
+                }))
+                .map_err(|e| {
+                    SetupError::new(format!("cannot start the reference implementation: {e}"))
+                })?;
             let base = format!("http://{}", running.addr);
             let profile = running.profile.clone();
             let key = profile.api_key.clone();
@@ -148,10 +193,16 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     };
     let client = client_for(&base_url, api_key, &profile, timeout, args.max_body)?;
     if !listing {
-        rt.block_on(probe(&client)).map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
+        rt.block_on(probe(&client))
+            .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
     }
     let run_id = new_run_id();
-    let exec = Arc::new(Executor::new(contract, client.clone(), profile, run_id.clone()));
+    let exec = Arc::new(Executor::new(
+        contract,
+        client.clone(),
+        profile,
+        run_id.clone(),
+    ));
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(&cases, exec, rt.handle().clone(), recorder);
     if args.test.test_threads.is_none() {
@@ -159,7 +210,11 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         args.test.test_threads = Some(8);
     }
     if !listing {
-        let what = if args.target.is_some() { base_url.clone() } else { format!("the embedded reference at {base_url}") };
+        let what = if args.target.is_some() {
+            base_url.clone()
+        } else {
+            format!("the embedded reference at {base_url}")
+        };
         println!("certifying {what} (run {run_id}, {} cases)", cases.len());
     }
     let start = Instant::now();
@@ -167,9 +222,16 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     if !listing {
         let secs = start.elapsed().as_secs_f64();
         let n = client.request_count();
-        println!("requests: {n} sent in {secs:.2} s ({:.0} requests/s)", n as f64 / secs.max(1e-9));
+        println!(
+            "requests: {n} sent in {secs:.2} s ({:.0} requests/s)",
+            n as f64 / secs.max(1e-9)
+        );
     }
-    Ok(if conclusion.has_failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if conclusion.has_failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
@@ -183,14 +245,22 @@ fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
     let faults = parse_faults(&args.faults)?;
     let rt = runtime()?;
     rt.block_on(async {
-        let running = reference::start(reference::Options { listen: args.listen, faults })
-            .await
-            .map_err(|e| SetupError::new(format!("cannot listen on {}: {e}", args.listen)))?;
+        let running = reference::start(reference::Options {
+            listen: args.listen,
+            faults,
+        })
+        .await
+        .map_err(|e| SetupError::new(format!("cannot listen on {}: {e}", args.listen)))?;
         if let Some(path) = &args.profile_out {
-            let text = serde_json::to_string_pretty(&running.profile).map_err(|e| SetupError::new(e.to_string()))?;
-            std::fs::write(path, text + "\n").map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))?;
+            let text = serde_json::to_string_pretty(&running.profile)
+                .map_err(|e| SetupError::new(e.to_string()))?;
+            std::fs::write(path, text + "\n")
+                .map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))?;
         }
-        println!("reference implementation listening on http://{}", running.addr);
+        println!(
+            "reference implementation listening on http://{}",
+            running.addr
+        );
         if !args.faults.is_empty() {
             println!("faults on: {}", args.faults.join(", "));
         }
@@ -198,4 +268,32 @@ fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
         running.stop().await;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Certifies a fresh in-process reference with `faults` on: every case, no terminal output.
+/// The suite's own tests use it to prove that each fault is caught and the clean reference passes.
+pub async fn certify_reference(
+    contract: Arc<Contract>,
+    cases: &[Arc<Case>],
+    faults: FaultSet,
+) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
+    let running = reference::start(reference::Options {
+        faults,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| SetupError::new(format!("cannot start the reference implementation: {e}")))?;
+    let base = format!("http://{}", running.addr);
+    let profile = running.profile.clone();
+    let client = client_for(
+        &base,
+        profile.api_key.clone(),
+        &profile,
+        Duration::from_secs(10),
+        8 * 1024 * 1024,
+    )?;
+    let exec = Arc::new(Executor::new(contract, client, profile, new_run_id()));
+    let results = plan::run_all(cases, exec, 8).await;
+    running.stop().await;
+    Ok(results)
 }

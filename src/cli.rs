@@ -11,7 +11,11 @@ use clap::{Args, Parser, Subcommand};
 /// certified. Trial names start with the API generation and the area (v1.contacts...), so a
 /// filter selects an area.
 #[derive(Debug, Parser)]
-#[command(name = "workspace-conformance", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "workspace-conformance",
+    version,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -33,7 +37,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
     /// API key for the target (else WORKSPACE_API_KEY, else the profile's apiKey).
-    #[arg(long, env = "WORKSPACE_API_KEY", value_name = "KEY", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "WORKSPACE_API_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
     pub api_key: Option<String>,
     /// Profile of the target's fixtures (JSON); see README, "Profile".
     #[arg(long, value_name = "FILE")]

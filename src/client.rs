@@ -14,7 +14,18 @@ pub const API_KEY_PLACEHOLDER: &str = "<API_KEY>";
 pub const SECRET_PLACEHOLDER: &str = "<REDACTED>";
 
 /// Characters escaped inside one path segment.
-const SEGMENT: &AsciiSet = &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'<').add(b'>').add(b'?').add(b'`').add(b'{').add(b'}').add(b'/').add(b'%');
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'%');
 
 /// Replaces secrets (API keys, webhook secrets) in any text that leaves the suite.
 #[derive(Debug, Clone, Default)]
@@ -37,7 +48,7 @@ impl Redactor {
         // Very short values would redact ordinary text; keys are never that short.
         if value.len() >= 4 && !self.secrets.iter().any(|(s, _)| s == value) {
             self.secrets.push((value.to_string(), placeholder));
-            self.secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+            self.secrets.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
         }
     }
 
@@ -103,7 +114,10 @@ pub struct Response {
 impl Response {
     /// The first value of a header (names compare case-insensitively).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The parsed JSON body, if it is JSON.
@@ -187,7 +201,9 @@ impl Client {
             .collect();
         let mut url = format!("{}{}", self.base, path.join("/"));
         if !out.query.is_empty() {
-            let q = form_urlencoded::Serializer::new(String::new()).extend_pairs(&out.query).finish();
+            let q = form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(&out.query)
+                .finish();
             url.push('?');
             url.push_str(&q);
         }
@@ -215,14 +231,16 @@ impl Client {
 
     async fn send_once(&self, out: &Outgoing) -> Exchange {
         let url = self.url(out);
-        let method = reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
+        let method =
+            reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut shown_headers = Vec::new();
         let mut req = self.http.request(method, &url).timeout(self.timeout);
         match &out.auth {
             Auth::Primary => {
                 if let Some(k) = &self.api_key {
                     req = req.header("Authorization", k);
-                    shown_headers.push(("Authorization".to_string(), API_KEY_PLACEHOLDER.to_string()));
+                    shown_headers
+                        .push(("Authorization".to_string(), API_KEY_PLACEHOLDER.to_string()));
                 }
             }
             Auth::None => {}
@@ -237,7 +255,9 @@ impl Client {
         }
         let body_text = out.body.as_ref().map(Value::to_string);
         if let Some(b) = &body_text {
-            req = req.header("Content-Type", "application/json").body(b.clone());
+            req = req
+                .header("Content-Type", "application/json")
+                .body(b.clone());
             shown_headers.push(("Content-Type".to_string(), "application/json".to_string()));
         }
         self.requests.fetch_add(1, Ordering::Relaxed);
@@ -271,9 +291,17 @@ impl Client {
         let headers = resp
             .headers()
             .iter()
-            .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
-        if resp.content_length().is_some_and(|n| n as usize > self.max_body) {
+        if resp
+            .content_length()
+            .is_some_and(|n| n as usize > self.max_body)
+        {
             return Err(TransportError::BodyTooLarge(self.max_body));
         }
         let mut body = Vec::new();
@@ -283,14 +311,20 @@ impl Client {
             }
             body.extend_from_slice(&chunk);
         }
-        let json = if body.iter().all(u8::is_ascii_whitespace) {
-            None
-        } else {
-            Some(serde_json::from_slice::<Value>(&body).map_err(|e| {
-                format!("not JSON at line {} column {}: {e}", e.line(), e.column())
-            }))
-        };
-        Ok(Response { status, headers, body, json })
+        let json =
+            if body.iter().all(u8::is_ascii_whitespace) {
+                None
+            } else {
+                Some(serde_json::from_slice::<Value>(&body).map_err(|e| {
+                    format!("not JSON at line {} column {}: {e}", e.line(), e.column())
+                }))
+            };
+        Ok(Response {
+            status,
+            headers,
+            body,
+            json,
+        })
     }
 }
 
@@ -327,10 +361,16 @@ impl Exchange {
 
     /// The answer's body as text, cut to `limit` characters.
     pub fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {
-        let Ok(r) = &self.outcome else { return String::new() };
+        let Ok(r) = &self.outcome else {
+            return String::new();
+        };
         let text = String::from_utf8_lossy(&r.body);
         let cut: String = text.chars().take(limit).collect();
-        let more = if text.chars().count() > limit { format!("… ({} bytes in all)", r.body.len()) } else { String::new() };
+        let more = if text.chars().count() > limit {
+            format!("… ({} bytes in all)", r.body.len())
+        } else {
+            String::new()
+        };
         redactor.redact(&format!("{cut}{more}"))
     }
 }

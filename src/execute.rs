@@ -42,8 +42,18 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(contract: Arc<Contract>, client: Arc<Client>, profile: Profile, run_id: String) -> Executor {
-        Executor { contract, client, run_id, profile }
+    pub fn new(
+        contract: Arc<Contract>,
+        client: Arc<Client>,
+        profile: Profile,
+        run_id: String,
+    ) -> Executor {
+        Executor {
+            contract,
+            client,
+            run_id,
+            profile,
+        }
     }
 
     /// Fixtures the case needs that the profile lacks, with what each must hold.
@@ -52,8 +62,12 @@ impl Executor {
             .iter()
             .filter(|f| !self.profile.fixtures.contains_key(*f))
             .map(|f| {
-                let what = KNOWN_FIXTURES.iter().find(|(n, _)| n == f).map(|(_, d)| *d).unwrap_or("");
-                format!("`{f}` ({what})")
+                let what = KNOWN_FIXTURES
+                    .iter()
+                    .find(|(n, _)| n == f)
+                    .map(|(_, d)| *d)
+                    .unwrap_or("");
+                format!("`{f}`: {what}")
             })
             .collect()
     }
@@ -64,7 +78,10 @@ impl Executor {
         let missing = self.missing_fixtures(case);
         if !missing.is_empty() {
             return CaseResult {
-                verdict: Verdict::Ignored(format!("the profile has no fixture {}", missing.join(", "))),
+                verdict: Verdict::Ignored(format!(
+                    "the profile has no fixture {}",
+                    missing.join("; ")
+                )),
                 exchanges: Vec::new(),
                 duration: start.elapsed(),
             };
@@ -77,20 +94,42 @@ impl Executor {
         let mut exchanges = Vec::new();
         let steps = case.steps.len();
         for (i, step) in case.steps.iter().enumerate() {
-            let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure { finding, step: i + 1, steps, exchange };
+            let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure {
+                finding,
+                step: i + 1,
+                steps,
+                exchange,
+            };
             let failures = match self.run_step(case, step, &mut vars, &mut exchanges).await {
-                Ok(found) => found.into_iter().map(|(f, ex)| fail(f, Some(ex))).collect::<Vec<_>>(),
+                Ok(found) => found
+                    .into_iter()
+                    .map(|(f, ex)| fail(f, Some(ex)))
+                    .collect::<Vec<_>>(),
                 Err(missing) => vec![fail(
-                    Finding::new("", "template", "every variable has a value", missing.to_string()).with_clauses(&case.clauses),
+                    Finding::new(
+                        "",
+                        "template",
+                        "every variable has a value",
+                        missing.to_string(),
+                    )
+                    .with_clauses(&case.clauses),
                     exchanges.last().cloned(),
                 )],
             };
             if !failures.is_empty() {
                 // Later steps build on this one: stop here.
-                return CaseResult { verdict: Verdict::Failed(failures), exchanges, duration: start.elapsed() };
+                return CaseResult {
+                    verdict: Verdict::Failed(failures),
+                    exchanges,
+                    duration: start.elapsed(),
+                };
             }
         }
-        CaseResult { verdict: Verdict::Passed, exchanges, duration: start.elapsed() }
+        CaseResult {
+            verdict: Verdict::Passed,
+            exchanges,
+            duration: start.elapsed(),
+        }
     }
 
     async fn run_step(
@@ -104,25 +143,43 @@ impl Executor {
         let ex = Arc::new(self.client.send(&outgoing).await);
         exchanges.push(ex.clone());
         let mut found: Vec<(Finding, Arc<Exchange>)> =
-            generic::check(&self.contract, &ex, deviation).into_iter().map(|f| (f, ex.clone())).collect();
-        let Ok(resp) = &ex.outcome else { return Ok(found) };
+            generic::check(&self.contract, &ex, deviation)
+                .into_iter()
+                .map(|f| (f, ex.clone()))
+                .collect();
+        let Ok(resp) = &ex.outcome else {
+            return Ok(found);
+        };
         let body = resp.value();
-        let status_ok = step.expect.status.as_ref().map_or((200..300).contains(&resp.status), |s| s.allows(resp.status));
+        let status_ok = step
+            .expect
+            .status
+            .as_ref()
+            .map_or((200..300).contains(&resp.status), |s| s.allows(resp.status));
         if status_ok {
             for (name, pointer) in &step.save {
                 match body.and_then(|b| b.pointer(pointer)) {
                     Some(v) => vars.set(name.clone(), v.clone()),
                     None => found.push((
-                        Finding::new("", format!("save {name}"), format!("a value at {pointer} to save as `{name}`"), "absent")
-                            .at(pointer.clone())
-                            .with_clauses(&case.clauses),
+                        Finding::new(
+                            "",
+                            format!("save {name}"),
+                            format!("a value at {pointer} to save as `{name}`"),
+                            "absent",
+                        )
+                        .at(pointer.clone())
+                        .with_clauses(&case.clauses),
                         ex.clone(),
                     )),
                 }
             }
         }
         let expectation = render_expect(&step.expect, vars)?;
-        found.extend(expect::check(&self.contract, &expectation, resp, &case.clauses).into_iter().map(|f| (f, ex.clone())));
+        found.extend(
+            expect::check(&self.contract, &expectation, resp, &case.clauses)
+                .into_iter()
+                .map(|f| (f, ex.clone())),
+        );
         if let Some(page) = expectation.page.as_ref().filter(|_| status_ok) {
             let route = self.contract.route(&outgoing.method, &outgoing.path);
             let limit = pagination::page_limit(route, &outgoing.query);
@@ -135,14 +192,22 @@ impl Executor {
             let walk = pagination::walk(ex.clone(), fetch, limit, page, &case.clauses).await;
             for page_ex in walk.exchanges.iter().skip(1) {
                 exchanges.push(page_ex.clone());
-                found.extend(generic::check(&self.contract, page_ex, deviation).into_iter().map(|f| (f, page_ex.clone())));
+                found.extend(
+                    generic::check(&self.contract, page_ex, deviation)
+                        .into_iter()
+                        .map(|f| (f, page_ex.clone())),
+                );
             }
             found.extend(walk.findings);
         }
         Ok(found)
     }
 
-    fn render_request(&self, req: &Request, vars: &Vars) -> Result<(Outgoing, generic::Deviation), MissingVar> {
+    fn render_request(
+        &self,
+        req: &Request,
+        vars: &Vars,
+    ) -> Result<(Outgoing, generic::Deviation), MissingVar> {
         let mut query = Vec::new();
         for (k, v) in &req.query {
             let key = vars.render_text(k)?;
@@ -169,21 +234,40 @@ impl Executor {
                 deviation.version = v != API_VERSION;
                 headers.push(("Service-Api-Version".to_string(), v));
             }
-            None if latest => headers.push(("Service-Api-Version".to_string(), API_VERSION.to_string())),
+            None if latest => {
+                headers.push(("Service-Api-Version".to_string(), API_VERSION.to_string()))
+            }
             None => {}
         }
         let auth = match req.auth.as_deref() {
             None => Auth::Primary,
             Some("none") => Auth::None,
-            Some("invalid") => Auth::Key { key: format!("invalid-key-{}", self.run_id), label: format!("invalid-key-{}", self.run_id) },
+            Some("invalid") => Auth::Key {
+                key: format!("invalid-key-{}", self.run_id),
+                label: format!("invalid-key-{}", self.run_id),
+            },
             Some(fixture) => Auth::Key {
-                key: vars.get(fixture).map(text_of).ok_or_else(|| MissingVar(fixture.to_string()))?,
+                key: vars
+                    .get(fixture)
+                    .map(text_of)
+                    .ok_or_else(|| MissingVar(fixture.to_string()))?,
                 label: format!("<{}>", fixture.to_ascii_uppercase()),
             },
         };
-        let body = req.body.as_ref().map(|b| vars.render_value(b)).transpose()?;
+        let body = req
+            .body
+            .as_ref()
+            .map(|b| vars.render_value(b))
+            .transpose()?;
         Ok((
-            Outgoing { method: req.method.clone(), path: vars.render_text(&req.path)?, query, headers, body, auth },
+            Outgoing {
+                method: req.method.clone(),
+                path: vars.render_text(&req.path)?,
+                query,
+                headers,
+                body,
+                auth,
+            },
             deviation,
         ))
     }
@@ -197,9 +281,12 @@ fn text_of(v: &Value) -> String {
 }
 
 fn render_expect(e: &Expect, vars: &Vars) -> Result<Expect, MissingVar> {
-    let render_map = |m: &serde_json::Map<String, Value>| -> Result<serde_json::Map<String, Value>, MissingVar> {
-        m.iter().map(|(k, v)| Ok((vars.render_text(k)?, vars.render_value(v)?))).collect()
-    };
+    let render_map =
+        |m: &serde_json::Map<String, Value>| -> Result<serde_json::Map<String, Value>, MissingVar> {
+            m.iter()
+                .map(|(k, v)| Ok((vars.render_text(k)?, vars.render_value(v)?)))
+                .collect()
+        };
     let mut out = e.clone();
     out.json = render_map(&e.json)?;
     out.headers = render_map(&e.headers)?;
@@ -215,8 +302,16 @@ fn render_expect(e: &Expect, vars: &Vars) -> Result<Expect, MissingVar> {
         }
     }
     if let Some(p) = &mut out.page {
-        p.includes = p.includes.iter().map(|v| vars.render_value(v)).collect::<Result<_, _>>()?;
-        p.excludes = p.excludes.iter().map(|v| vars.render_value(v)).collect::<Result<_, _>>()?;
+        p.includes = p
+            .includes
+            .iter()
+            .map(|v| vars.render_value(v))
+            .collect::<Result<_, _>>()?;
+        p.excludes = p
+            .excludes
+            .iter()
+            .map(|v| vars.render_value(v))
+            .collect::<Result<_, _>>()?;
         p.every = render_map(&p.every)?;
     }
     Ok(out)

@@ -22,17 +22,31 @@ impl Recorder {
     }
 
     pub fn take(&self) -> Vec<(Arc<Case>, CaseResult)> {
-        self.0.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
     }
 }
 
 /// The libtest-mimic trials of a run. Each trial blocks on the shared runtime.
-pub fn trials(cases: &[Arc<Case>], exec: Arc<Executor>, rt: tokio::runtime::Handle, recorder: Arc<Recorder>) -> Vec<Trial> {
+pub fn trials(
+    cases: &[Arc<Case>],
+    exec: Arc<Executor>,
+    rt: tokio::runtime::Handle,
+    recorder: Arc<Recorder>,
+) -> Vec<Trial> {
     let gate = Arc::new(RwLock::new(()));
     cases
         .iter()
         .map(|case| {
-            let (case, exec, rt, recorder, gate) = (case.clone(), exec.clone(), rt.clone(), recorder.clone(), gate.clone());
+            let (case, exec, rt, recorder, gate) = (
+                case.clone(),
+                exec.clone(),
+                rt.clone(),
+                recorder.clone(),
+                gate.clone(),
+            );
             let name = case.name.clone();
             Trial::ignorable_test(name, move || {
                 // Exclusive cases hold the write side: nothing else runs beside them.
@@ -46,7 +60,11 @@ pub fn trials(cases: &[Arc<Case>], exec: Arc<Executor>, rt: tokio::runtime::Hand
                 let outcome = match &result.verdict {
                     Verdict::Passed => Ok(Completion::Completed),
                     Verdict::Ignored(reason) => Ok(Completion::ignored_with(reason)),
-                    Verdict::Failed(failures) => Err(Failed::from(explain::render(&case, failures, &exec.client.redactor))),
+                    Verdict::Failed(failures) => Err(Failed::from(explain::render(
+                        &case,
+                        failures,
+                        &exec.client.redactor,
+                    ))),
                 };
                 recorder.record(case, result);
                 outcome
@@ -56,7 +74,11 @@ pub fn trials(cases: &[Arc<Case>], exec: Arc<Executor>, rt: tokio::runtime::Hand
 }
 
 /// Runs every case without libtest: `concurrency` at a time, exclusive ones alone at the end.
-pub async fn run_all(cases: &[Arc<Case>], exec: Arc<Executor>, concurrency: usize) -> Vec<(Arc<Case>, CaseResult)> {
+pub async fn run_all(
+    cases: &[Arc<Case>],
+    exec: Arc<Executor>,
+    concurrency: usize,
+) -> Vec<(Arc<Case>, CaseResult)> {
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut set = tokio::task::JoinSet::new();
     for case in cases.iter().filter(|c| !c.exclusive).cloned() {

@@ -90,14 +90,38 @@ fn fixture_value_is_valid(value: &Value) -> bool {
 /// The fixtures case files may name, with what each must hold. A template naming anything else
 /// is a load error, so a typo never turns into a silently ignored case.
 pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
-    ("restricted_api_key", "a second valid API key, of a user who is not a user of `phone_number_id`"),
+    (
+        "restricted_api_key",
+        "a second valid API key, of a user who is not a user of `phone_number_id`",
+    ),
     ("user_id", "the id (US...) of the user of the API key"),
-    ("phone_number_id", "the id (PN...) of a phone number of the workspace"),
+    (
+        "phone_number_id",
+        "the id (PN...) of a phone number of the workspace",
+    ),
     ("phone_number", "the E.164 number of `phone_number_id`"),
-    ("webhook_id", "the numeric id of an existing webhook (read, never changed)"),
-    ("custom_field_key", "the key of a workspace custom field that takes a string value"),
-    ("custom_field_multi_key", "the key of a workspace multi-select custom field"),
-    ("brand_name", "the service's brand name, reserved in contact sources"),
-    ("automation_integration_name", "an automation integration name, reserved in contact sources"),
-    ("contacts_sync_integration_name", "a contacts-sync integration name, reserved in contact sources"),
+    (
+        "webhook_id",
+        "the numeric id of an existing webhook, only read",
+    ),
+    (
+        "custom_field_key",
+        "the key of a workspace custom field that takes a string value",
+    ),
+    (
+        "custom_field_multi_key",
+        "the key of a workspace multi-select custom field",
+    ),
+    (
+        "brand_name",
+        "the service's brand name, reserved in contact sources",
+    ),
+    (
+        "automation_integration_name",
+        "an automation integration name, reserved in contact sources",
+    ),
+    (
+        "contacts_sync_integration_name",
+        "a contacts-sync integration name, reserved in contact sources",
+    ),
 ];

@@ -26,7 +26,8 @@ static CASE_FILE_VALIDATOR: LazyLock<Result<jsonschema::Validator, String>> = La
     jsonschema::validator_for(&schema).map_err(|e| e.to_string())
 });
 
-static READING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+$").expect("valid regex"));
+static READING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+$").expect("valid regex"));
 
 /// A case file that cannot be used: where, and what is wrong.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -87,7 +88,10 @@ fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()>
 }
 
 /// Loads case files given as (name, text) pairs.
-pub fn load_sources(files: &[(String, String)], contract: &Contract) -> Result<Vec<Case>, LoadError> {
+pub fn load_sources(
+    files: &[(String, String)],
+    contract: &Contract,
+) -> Result<Vec<Case>, LoadError> {
     let validator = CASE_FILE_VALIDATOR.as_ref().map_err(|e| LoadError {
         file: "schemas/case-file.schema.json".into(),
         line: 0,
@@ -117,11 +121,19 @@ fn load_file(
     validator: &jsonschema::Validator,
     contract: &Contract,
 ) -> Result<Vec<Case>, LoadError> {
-    let err = |line: usize, message: String| LoadError { file: file.to_string(), line, message };
+    let err = |line: usize, message: String| LoadError {
+        file: file.to_string(),
+        line,
+        message,
+    };
     let (value, lines) = yaml::parse(text).map_err(|e| err(e.line, e.message))?;
     if let Some(e) = validator.iter_errors(&value).next() {
         let pointer = e.instance_path().to_string();
-        let at = if pointer.is_empty() { String::new() } else { format!(" at {pointer}") };
+        let at = if pointer.is_empty() {
+            String::new()
+        } else {
+            format!(" at {pointer}")
+        };
         return Err(err(lines.line_of(&pointer), format!("{e}{at}")));
     }
     let doc: CaseFileDoc = serde_path_to_error::deserialize(&value).map_err(|e| {
@@ -131,7 +143,9 @@ fn load_file(
     let mut out = Vec::new();
     for (i, case) in doc.cases.into_iter().enumerate() {
         let at = format!("/cases/{i}");
-        out.push(normalise(file, &at, case, doc.api, &doc.area, &lines, contract)?);
+        out.push(normalise(
+            file, &at, case, doc.api, &doc.area, &lines, contract,
+        )?);
     }
     Ok(out)
 }
@@ -154,15 +168,21 @@ fn normalise(
     let clauses = doc.clause.into_vec();
     for c in &clauses {
         if !contract.clauses.contains(c) {
-            return Err(err(&format!("{at}/clause"), format!("unknown clause `{c}` (see schemas/clauses.yaml)")));
+            return Err(err(
+                &format!("{at}/clause"),
+                format!("unknown clause `{c}` (see schemas/clauses.yaml)"),
+            ));
         }
     }
     for r in &doc.readings {
         if !READING.is_match(r) {
-            return Err(err(&format!("{at}/readings"), format!("bad reading number `{r}`")));
+            return Err(err(
+                &format!("{at}/readings"),
+                format!("bad reading number `{r}`"),
+            ));
         }
     }
-    let raw_steps: Vec<(String, Request, Option<Expect>, serde_json::Map<String, Value>)> = match doc.steps {
+    let raw_steps: Vec<RawStep> = match doc.steps {
         Some(steps) => steps
             .into_iter()
             .enumerate()
@@ -182,7 +202,10 @@ fn normalise(
         if contract.route(&request.method, &concrete).is_none() {
             return Err(err(
                 &format!("{req_at}/path"),
-                format!("no route {} {} in schemas/openapi.yaml", request.method, request.path),
+                format!(
+                    "no route {} {} in schemas/openapi.yaml",
+                    request.method, request.path
+                ),
             ));
         }
         let mut used = BTreeSet::new();
@@ -208,7 +231,10 @@ fn normalise(
         for (name, pointer) in &save {
             let pointer = pointer.as_str().unwrap_or_default().to_string();
             if KNOWN_FIXTURES.iter().any(|(f, _)| f == name) || BUILTINS.contains(&name.as_str()) {
-                return Err(err(&format!("{step_at}/save"), format!("`{name}` is a fixture or builtin name; save under another name")));
+                return Err(err(
+                    &format!("{step_at}/save"),
+                    format!("`{name}` is a fixture or builtin name; save under another name"),
+                ));
             }
             defined.insert(name.clone());
             save_list.push((name.clone(), pointer));
@@ -217,9 +243,17 @@ fn normalise(
         let exp_at = format!("{step_at}/expect");
         check_expect(&expect, contract).map_err(|(p, m)| err(&format!("{exp_at}{p}"), m))?;
         let mut used = BTreeSet::new();
-        names_in_value(&serde_json::to_value(ExpectNames(&expect)).unwrap_or(Value::Null), &mut used);
+        names_in_value(
+            &serde_json::to_value(ExpectNames(&expect)).unwrap_or(Value::Null),
+            &mut used,
+        );
         resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
-        steps.push(Step { request, expect, save: save_list, line: lines.line_of(&step_at) });
+        steps.push(Step {
+            request,
+            expect,
+            save: save_list,
+            line: lines.line_of(&step_at),
+        });
     }
     let read_only = steps.iter().all(|s| s.request.method == "GET");
     Ok(Case {
@@ -239,10 +273,23 @@ fn normalise(
     })
 }
 
-static TEMPLATE_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\{\{[^}]*\}\}").expect("valid regex"));
+/// A step as written, with the JSON Pointer of its place in the file.
+type RawStep = (
+    String,
+    Request,
+    Option<Expect>,
+    serde_json::Map<String, Value>,
+);
+
+static TEMPLATE_PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{[^}]*\}\}").expect("valid regex"));
 
 /// Sorts the names a step uses into defined ones and fixtures; anything else is an error.
-fn resolve_names(used: &BTreeSet<String>, defined: &BTreeSet<String>, fixtures: &mut BTreeSet<String>) -> Result<(), String> {
+fn resolve_names(
+    used: &BTreeSet<String>,
+    defined: &BTreeSet<String>,
+    fixtures: &mut BTreeSet<String>,
+) -> Result<(), String> {
     for name in used {
         if defined.contains(name) {
             continue;
@@ -272,7 +319,12 @@ impl serde::Serialize for ExpectNames<'_> {
         let extra: Vec<Value> = e
             .error
             .iter()
-            .flat_map(|x| x.code.iter().chain(x.title.iter()).map(|s| Value::String(s.clone())))
+            .flat_map(|x| {
+                x.code
+                    .iter()
+                    .chain(x.title.iter())
+                    .map(|s| Value::String(s.clone()))
+            })
             .collect();
         all.extend(extra.iter());
         if let Some(p) = &e.page {
@@ -289,11 +341,19 @@ impl serde::Serialize for ExpectNames<'_> {
 fn check_expect(e: &Expect, contract: &Contract) -> Result<(), (String, String)> {
     if let Some(name) = &e.schema {
         if !contract.has_schema(name) {
-            return Err(("/schema".into(), format!("unknown schema `{name}` (components of schemas/openapi.yaml)")));
+            return Err((
+                "/schema".into(),
+                format!("unknown schema `{name}` (components of schemas/openapi.yaml)"),
+            ));
         }
     }
     for (k, m) in &e.json {
-        matcher::validate(m).map_err(|x| (format!("/json/{}", k.replace('~', "~0").replace('/', "~1")), x.0))?;
+        matcher::validate(m).map_err(|x| {
+            (
+                format!("/json/{}", k.replace('~', "~0").replace('/', "~1")),
+                x.0,
+            )
+        })?;
     }
     for (k, m) in &e.headers {
         matcher::validate(m).map_err(|x| (format!("/headers/{k}"), x.0))?;

@@ -17,7 +17,9 @@ pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     for seg in path.iter() {
         match seg {
             Segment::Seq { index } => out.push_str(&format!("/{index}")),
-            Segment::Map { key } => out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+            Segment::Map { key } => {
+                out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")))
+            }
             Segment::Enum { .. } | Segment::Unknown => {}
         }
     }

@@ -33,9 +33,16 @@ impl Vars {
     /// Renders a string: a whole-string template yields the variable's value.
     pub fn render_str(&self, text: &str) -> Result<Value, MissingVar> {
         if let Some(caps) = TEMPLATE.captures(text) {
-            if caps.get(0).is_some_and(|m| m.start() == 0 && m.end() == text.len()) {
+            if caps
+                .get(0)
+                .is_some_and(|m| m.start() == 0 && m.end() == text.len())
+            {
                 let name = &caps[1];
-                return self.0.get(name).cloned().ok_or_else(|| MissingVar(name.to_string()));
+                return self
+                    .0
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| MissingVar(name.to_string()));
             }
         } else {
             return Ok(Value::String(text.to_string()));
@@ -126,7 +133,10 @@ mod tests {
 
     #[test]
     fn embedded_template_is_text() {
-        assert_eq!(vars().render_str("x-{{run}}-y").unwrap(), json!("x-r1234567-y"));
+        assert_eq!(
+            vars().render_str("x-{{run}}-y").unwrap(),
+            json!("x-r1234567-y")
+        );
     }
 
     #[test]

@@ -63,7 +63,11 @@ fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-fn convert(node: &MarkedYamlOwned, pointer: String, index: &mut LineIndex) -> Result<Value, YamlError> {
+fn convert(
+    node: &MarkedYamlOwned,
+    pointer: String,
+    index: &mut LineIndex,
+) -> Result<Value, YamlError> {
     let line = node.span.start.line();
     index.0.insert(pointer.clone(), line);
     let value = match &node.data {

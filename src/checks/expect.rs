@@ -10,7 +10,12 @@ use crate::client::Response;
 use crate::contract::Contract;
 
 /// Checks `resp` against the expectation; findings cite `clauses` (the case's).
-pub fn check(contract: &Contract, expect: &Expect, resp: &Response, clauses: &[String]) -> Vec<Finding> {
+pub fn check(
+    contract: &Contract,
+    expect: &Expect,
+    resp: &Response,
+    clauses: &[String],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut add = |f: Finding| out.push(f.with_clauses(clauses));
     let default_status = StatusExpect::Class("2xx".into());
@@ -29,17 +34,32 @@ pub fn check(contract: &Contract, expect: &Expect, resp: &Response, clauses: &[S
     let body = resp.value();
     if let Some(name) = &expect.schema {
         match body.and_then(|b| b.get("data")) {
-            None => add(Finding::new("", format!("schema {name}"), "a `data` property", "absent").at("/data")),
+            None => add(
+                Finding::new("", format!("schema {name}"), "a `data` property", "absent")
+                    .at("/data"),
+            ),
             Some(Value::Array(items)) => {
                 for (i, item) in items.iter().enumerate() {
                     for v in contract.validate(name, item) {
-                        add(Finding::new("", format!("schema {name}"), "a value the schema allows", v.message).at(format!("/data/{i}{}", v.pointer)));
+                        add(Finding::new(
+                            "",
+                            format!("schema {name}"),
+                            "a value the schema allows",
+                            v.message,
+                        )
+                        .at(format!("/data/{i}{}", v.pointer)));
                     }
                 }
             }
             Some(data) => {
                 for v in contract.validate(name, data) {
-                    add(Finding::new("", format!("schema {name}"), "a value the schema allows", v.message).at(format!("/data{}", v.pointer)));
+                    add(Finding::new(
+                        "",
+                        format!("schema {name}"),
+                        "a value the schema allows",
+                        v.message,
+                    )
+                    .at(format!("/data{}", v.pointer)));
                 }
             }
         }
@@ -72,7 +92,12 @@ pub fn check(contract: &Contract, expect: &Expect, resp: &Response, clauses: &[S
     for (name, m) in &expect.headers {
         let actual = resp.header(name).map(|v| Value::String(v.to_string()));
         if let Err(mm) = matcher::check(m, actual.as_ref(), "") {
-            add(Finding::new("", format!("header {name}"), mm.expected, mm.actual));
+            add(Finding::new(
+                "",
+                format!("header {name}"),
+                mm.expected,
+                mm.actual,
+            ));
         }
     }
     out

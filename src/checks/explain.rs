@@ -18,7 +18,11 @@ pub fn render(case: &Case, failures: &[Failure], redactor: &Redactor) -> String 
     let mut shown: Vec<*const Exchange> = Vec::new();
     for (i, f) in failures.iter().enumerate() {
         let fi = &f.finding;
-        let clauses = if fi.clauses.is_empty() || fi.clauses.iter().all(String::is_empty) { case.clauses.clone() } else { fi.clauses.clone() };
+        let clauses = if fi.clauses.is_empty() || fi.clauses.iter().all(String::is_empty) {
+            case.clauses.clone()
+        } else {
+            fi.clauses.clone()
+        };
         let _ = writeln!(out, "\n  [{}] {}", i + 1, fi.check);
         let _ = writeln!(out, "  clause:    {}", clauses.join("; "));
         let _ = writeln!(out, "  expected:  {}", redactor.redact(&fi.expected));
@@ -27,13 +31,26 @@ pub fn render(case: &Case, failures: &[Failure], redactor: &Redactor) -> String 
             let _ = writeln!(out, "  at:        {p}");
         }
         if f.steps > 1 {
-            let line = case.steps.get(f.step.saturating_sub(1)).map(|s| s.line).unwrap_or(case.line);
-            let _ = writeln!(out, "  step:      {} of {} ({}:{line})", f.step, f.steps, case.file);
+            let line = case
+                .steps
+                .get(f.step.saturating_sub(1))
+                .map(|s| s.line)
+                .unwrap_or(case.line);
+            let _ = writeln!(
+                out,
+                "  step:      {} of {} ({}:{line})",
+                f.step, f.steps, case.file
+            );
         }
         if let Some(ex) = &f.exchange {
             let ptr = Arc::as_ptr(ex);
             if shown.contains(&ptr) {
-                let _ = writeln!(out, "  exchange:  as above ({} {})", ex.method, redactor.redact(&ex.url));
+                let _ = writeln!(
+                    out,
+                    "  exchange:  as above ({} {})",
+                    ex.method,
+                    redactor.redact(&ex.url)
+                );
             } else {
                 shown.push(ptr);
                 write_exchange(&mut out, ex, redactor);
@@ -44,11 +61,22 @@ pub fn render(case: &Case, failures: &[Failure], redactor: &Redactor) -> String 
 }
 
 fn write_exchange(out: &mut String, ex: &Exchange, redactor: &Redactor) {
-    let _ = writeln!(out, "  request:   {} {}", ex.method, redactor.redact(&ex.url));
+    let _ = writeln!(
+        out,
+        "  request:   {} {}",
+        ex.method,
+        redactor.redact(&ex.url)
+    );
     match &ex.outcome {
         Ok(r) => {
             let ct = r.header("content-type").unwrap_or("no Content-Type");
-            let _ = writeln!(out, "  response:  {} ({ct}), {} bytes in {:.1} ms", r.status, r.body.len(), ex.elapsed.as_secs_f64() * 1000.0);
+            let _ = writeln!(
+                out,
+                "  response:  {} ({ct}), {} bytes in {:.1} ms",
+                r.status,
+                r.body.len(),
+                ex.elapsed.as_secs_f64() * 1000.0
+            );
             for name in ["retry-after", "location", "www-authenticate"] {
                 if let Some(v) = r.header(name) {
                     let _ = writeln!(out, "             {name}: {}", redactor.redact(v));
@@ -59,7 +87,11 @@ fn write_exchange(out: &mut String, ex: &Exchange, redactor: &Redactor) {
             }
         }
         Err(e) => {
-            let _ = writeln!(out, "  response:  none after {:.1} s: {e}", ex.elapsed.as_secs_f64());
+            let _ = writeln!(
+                out,
+                "  response:  none after {:.1} s: {e}",
+                ex.elapsed.as_secs_f64()
+            );
         }
     }
     let _ = writeln!(out, "  reproduce: {}", ex.curl(redactor));

@@ -31,13 +31,23 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
     let resp = match &ex.outcome {
         Ok(r) => r,
         Err(e) => {
-            out.push(Finding::new("Endpoints > answers", "answer", "a complete HTTP answer", e.to_string()));
+            out.push(Finding::new(
+                "Endpoints > answers",
+                "answer",
+                "a complete HTTP answer",
+                e.to_string(),
+            ));
             return out;
         }
     };
     let route = contract.route(&ex.method, &ex.path);
     if resp.status >= 500 {
-        out.push(Finding::new("Errors > no server errors", "no server error", "a status below 500", resp.status.to_string()));
+        out.push(Finding::new(
+            "Errors > no server errors",
+            "no server error",
+            "a status below 500",
+            resp.status.to_string(),
+        ));
     }
     if let Some(route) = route {
         let widened = deviation.version && (400..500).contains(&resp.status);
@@ -56,18 +66,31 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
                 JSON_BODIES,
                 "content type",
                 "application/json",
-                resp.header("content-type").unwrap_or("no Content-Type").to_string(),
+                resp.header("content-type")
+                    .unwrap_or("no Content-Type")
+                    .to_string(),
             ));
         }
         if let Err(e) = json {
-            out.push(Finding::new(JSON_BODIES, "JSON body", "a JSON body", e.clone()));
+            out.push(Finding::new(
+                JSON_BODIES,
+                "JSON body",
+                "a JSON body",
+                e.clone(),
+            ));
             return out;
         }
     }
     if (200..300).contains(&resp.status) {
         success(contract, route, resp, &mut out);
     } else if resp.status >= 400 {
-        let kind = route.map(|r| r.error_body).unwrap_or(if ex.path.starts_with("/v1/") { ErrorBody::V1 } else { ErrorBody::Latest });
+        let kind = route
+            .map(|r| r.error_body)
+            .unwrap_or(if ex.path.starts_with("/v1/") {
+                ErrorBody::V1
+            } else {
+                ErrorBody::Latest
+            });
         error_body(contract, route, kind, resp, &mut out);
     }
     out
@@ -75,8 +98,14 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
 
 fn is_json_content_type(ct: Option<&str>) -> bool {
     let Some(ct) = ct else { return false };
-    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mut Vec<Finding>) {
@@ -84,26 +113,61 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
     let Some(body) = resp.value() else {
         // READINGS 2.2: a success whose body the spec does not show may be empty.
         if declared.is_some_and(|d| d.schema.is_some()) {
-            out.push(Finding::new(ENVELOPE, "data envelope", "a JSON body with `data`", "an empty body"));
+            out.push(Finding::new(
+                ENVELOPE,
+                "data envelope",
+                "a JSON body with `data`",
+                "an empty body",
+            ));
         }
         return;
     };
     let Some(data) = body.get("data") else {
-        out.push(Finding::new(ENVELOPE, "data envelope", "a top-level `data` property", compact(body)).at(""));
+        out.push(
+            Finding::new(
+                ENVELOPE,
+                "data envelope",
+                "a top-level `data` property",
+                compact(body),
+            )
+            .at(""),
+        );
         return;
     };
     if route.is_some_and(|r| r.list) {
         if !data.is_array() {
-            out.push(Finding::new(LIST_SHAPE, "list shape", "`data` is an array", compact(data)).at("/data"));
+            out.push(
+                Finding::new(
+                    LIST_SHAPE,
+                    "list shape",
+                    "`data` is an array",
+                    compact(data),
+                )
+                .at("/data"),
+            );
         }
         match body.get("totalItems") {
             Some(v) if v.is_i64() || v.is_u64() => {}
-            other => out.push(Finding::new(LIST_SHAPE, "list shape", "`totalItems` is an integer", super::matcher::show(other)).at("/totalItems")),
+            other => out.push(
+                Finding::new(
+                    LIST_SHAPE,
+                    "list shape",
+                    "`totalItems` is an integer",
+                    super::matcher::show(other),
+                )
+                .at("/totalItems"),
+            ),
         }
         match body.get("nextPageToken") {
             Some(Value::String(_)) | Some(Value::Null) => {}
             other => out.push(
-                Finding::new(LIST_SHAPE, "list shape", "`nextPageToken` is a string or null", super::matcher::show(other)).at("/nextPageToken"),
+                Finding::new(
+                    LIST_SHAPE,
+                    "list shape",
+                    "`nextPageToken` is a string or null",
+                    super::matcher::show(other),
+                )
+                .at("/nextPageToken"),
             ),
         }
     }
@@ -111,8 +175,20 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
         if let Some(schema) = &spec.schema {
             let clause = spec.clause.as_deref().unwrap_or(&route.clause);
             // Envelope problems are reported above with their own clause; the schema speaks for `data`.
-            for v in contract.validate(schema, body).into_iter().filter(|v| v.pointer.starts_with("/data")) {
-                out.push(Finding::new(clause, format!("schema {schema}"), "a value the schema allows", v.message).at(v.pointer));
+            for v in contract
+                .validate(schema, body)
+                .into_iter()
+                .filter(|v| v.pointer.starts_with("/data"))
+            {
+                out.push(
+                    Finding::new(
+                        clause,
+                        format!("schema {schema}"),
+                        "a value the schema allows",
+                        v.message,
+                    )
+                    .at(v.pointer),
+                );
             }
         }
     }
@@ -130,47 +206,103 @@ fn webhook_title(status: u16) -> Option<&'static str> {
     })
 }
 
-fn error_body(contract: &Contract, route: Option<&Route>, kind: ErrorBody, resp: &Response, out: &mut Vec<Finding>) {
+fn error_body(
+    contract: &Contract,
+    route: Option<&Route>,
+    kind: ErrorBody,
+    resp: &Response,
+    out: &mut Vec<Finding>,
+) {
     let (schema, clause) = match kind {
         ErrorBody::V1 => ("V1Error", V1_BODY),
         ErrorBody::Webhook => ("WebhookError", WEBHOOK_BODY),
         ErrorBody::Latest => ("LatestError", LATEST_BODY),
     };
     let Some(body) = resp.value() else {
-        out.push(Finding::new(clause, "error body", "a JSON error body", "an empty body"));
+        out.push(Finding::new(
+            clause,
+            "error body",
+            "a JSON error body",
+            "an empty body",
+        ));
         return;
     };
     for v in contract.validate(schema, body) {
-        out.push(Finding::new(clause, "error body", format!("a body the {schema} schema allows"), v.message).at(v.pointer));
+        out.push(
+            Finding::new(
+                clause,
+                "error body",
+                format!("a body the {schema} schema allows"),
+                v.message,
+            )
+            .at(v.pointer),
+        );
     }
     let title = body.get("title").and_then(Value::as_str);
     // Authentication rule 3 names the 401 title for every generation.
     if resp.status == 401 && title != Some("Unauthorized") {
-        out.push(Finding::new("Authentication > 3", "error title", "Unauthorized", super::matcher::show(body.get("title"))).at("/title"));
+        out.push(
+            Finding::new(
+                "Authentication > 3",
+                "error title",
+                "Unauthorized",
+                super::matcher::show(body.get("title")),
+            )
+            .at("/title"),
+        );
     }
     match kind {
         ErrorBody::V1 => {
             if let Some(s) = body.get("status").filter(|s| s.is_number()) {
                 if s.as_u64() != Some(u64::from(resp.status)) {
-                    out.push(Finding::new(V1_BODY, "error status", resp.status.to_string(), compact(s)).at("/status"));
+                    out.push(
+                        Finding::new(V1_BODY, "error status", resp.status.to_string(), compact(s))
+                            .at("/status"),
+                    );
                 }
             }
             // READINGS 3.4: only a generic row binds every condition of its status.
-            let row = route.and_then(|r| r.area.as_deref()).and_then(|a| contract.codes.row(a, resp.status));
+            let row = route
+                .and_then(|r| r.area.as_deref())
+                .and_then(|a| contract.codes.row(a, resp.status));
             if let Some(row) = row.filter(|r| r.is_generic()) {
                 let code = body.get("code").and_then(Value::as_str);
                 if code != Some(row.code.as_str()) {
-                    out.push(Finding::new(V1_CODES, "error code", &row.code, super::matcher::show(body.get("code"))).at("/code"));
+                    out.push(
+                        Finding::new(
+                            V1_CODES,
+                            "error code",
+                            &row.code,
+                            super::matcher::show(body.get("code")),
+                        )
+                        .at("/code"),
+                    );
                 }
                 if resp.status != 401 && title != Some(row.title.as_str()) {
-                    out.push(Finding::new(V1_CODES, "error title", &row.title, super::matcher::show(body.get("title"))).at("/title"));
+                    out.push(
+                        Finding::new(
+                            V1_CODES,
+                            "error title",
+                            &row.title,
+                            super::matcher::show(body.get("title")),
+                        )
+                        .at("/title"),
+                    );
                 }
             }
         }
         ErrorBody::Webhook => {
             if let Some(want) = webhook_title(resp.status).filter(|_| resp.status != 401) {
                 if title != Some(want) {
-                    out.push(Finding::new(WEBHOOK_BODY, "error title", want, super::matcher::show(body.get("title"))).at("/title"));
+                    out.push(
+                        Finding::new(
+                            WEBHOOK_BODY,
+                            "error title",
+                            want,
+                            super::matcher::show(body.get("title")),
+                        )
+                        .at("/title"),
+                    );
                 }
             }
         }

@@ -45,17 +45,25 @@ pub fn validate(matcher: &Value) -> Result<(), BadMatcher> {
         Some(("length", v)) if v.as_u64().is_none() => {
             Err(BadMatcher("`length` takes a non-negative integer".into()))
         }
-        Some(("absent" | "absentOrNull" | "present" | "nonEmpty", v)) if v != &Value::Bool(true) => {
-            Err(BadMatcher("`absent`, `absentOrNull`, `present` and `nonEmpty` take `true`".into()))
+        Some(("absent" | "absentOrNull" | "present" | "nonEmpty", v))
+            if v != &Value::Bool(true) =>
+        {
+            Err(BadMatcher(
+                "`absent`, `absentOrNull`, `present` and `nonEmpty` take `true`".into(),
+            ))
         }
         Some(("pattern", v)) => match v.as_str() {
             Some(p) => Regex::new(p)
                 .map(|_| ())
                 .map_err(|e| BadMatcher(format!("bad `pattern`: {e}"))),
-            None => Err(BadMatcher("`pattern` takes a regular expression string".into())),
+            None => Err(BadMatcher(
+                "`pattern` takes a regular expression string".into(),
+            )),
         },
         Some(("type", v)) => match v.as_str() {
-            Some("string" | "number" | "integer" | "boolean" | "array" | "object" | "null") => Ok(()),
+            Some("string" | "number" | "integer" | "boolean" | "array" | "object" | "null") => {
+                Ok(())
+            }
             _ => Err(BadMatcher(
                 "`type` takes string, number, integer, boolean, array, object or null".into(),
             )),
@@ -113,12 +121,16 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
             },
             "type" => actual.is_some_and(|v| type_name_matches(arg.as_str().unwrap_or(""), v)),
             "contains" => match actual {
-                Some(Value::Array(items)) => items.iter().any(|i| check(arg, Some(i), pointer).is_ok()),
+                Some(Value::Array(items)) => {
+                    items.iter().any(|i| check(arg, Some(i), pointer).is_ok())
+                }
                 Some(Value::String(s)) => arg.as_str().is_some_and(|sub| s.contains(sub)),
                 _ => false,
             },
             "excludes" => match actual {
-                Some(Value::Array(items)) => !items.iter().any(|i| check(arg, Some(i), pointer).is_ok()),
+                Some(Value::Array(items)) => {
+                    !items.iter().any(|i| check(arg, Some(i), pointer).is_ok())
+                }
                 Some(Value::String(s)) => arg.as_str().is_none_or(|sub| !s.contains(sub)),
                 None => true,
                 _ => false,
@@ -134,7 +146,11 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
             },
             _ => false,
         };
-        return if ok { Ok(()) } else { Err(fail(describe(expected))) };
+        return if ok {
+            Ok(())
+        } else {
+            Err(fail(describe(expected)))
+        };
     }
     match (expected, actual) {
         (Value::Object(want), Some(Value::Object(have))) => {
@@ -146,7 +162,11 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
         }
         (Value::Array(want), Some(Value::Array(have))) => {
             if want.len() != have.len() {
-                return Err(fail(format!("an array of {} items: {}", want.len(), compact(expected))));
+                return Err(fail(format!(
+                    "an array of {} items: {}",
+                    want.len(),
+                    compact(expected)
+                )));
             }
             for (i, (w, h)) in want.iter().zip(have).enumerate() {
                 check(w, Some(h), &format!("{pointer}/{i}"))?;
@@ -222,7 +242,12 @@ mod tests {
     #[test]
     fn objects_match_as_subsets() {
         assert!(check(&json!({"a": 1}), Some(&json!({"a": 1, "b": 2})), "").is_ok());
-        let m = check(&json!({"a": {"b": 1}}), Some(&json!({"a": {"b": 2}})), "/data").unwrap_err();
+        let m = check(
+            &json!({"a": {"b": 1}}),
+            Some(&json!({"a": {"b": 2}})),
+            "/data",
+        )
+        .unwrap_err();
         assert_eq!(m.pointer, "/data/a/b");
     }
 
@@ -233,9 +258,30 @@ mod tests {
         assert!(check(&json!({"absent": true}), None, "").is_ok());
         assert!(check(&json!({"absent": true}), Some(&json!(null)), "").is_err());
         assert!(check(&json!({"absentOrNull": true}), Some(&json!(null)), "").is_ok());
-        assert!(check(&json!({"contains": {"value": "a"}}), Some(&json!([{"value": "a", "id": "1"}])), "").is_ok());
-        assert!(check(&json!({"excludes": {"value": "a"}}), Some(&json!([{"value": "a"}])), "").is_err());
-        assert!(check(&json!({"pattern": "^[0-9]{7}$"}), Some(&json!("0800404")), "").is_ok());
+        assert!(
+            check(
+                &json!({"contains": {"value": "a"}}),
+                Some(&json!([{"value": "a", "id": "1"}])),
+                ""
+            )
+            .is_ok()
+        );
+        assert!(
+            check(
+                &json!({"excludes": {"value": "a"}}),
+                Some(&json!([{"value": "a"}])),
+                ""
+            )
+            .is_err()
+        );
+        assert!(
+            check(
+                &json!({"pattern": "^[0-9]{7}$"}),
+                Some(&json!("0800404")),
+                ""
+            )
+            .is_ok()
+        );
         assert!(check(&json!({"nonEmpty": true}), Some(&json!(" ")), "").is_err());
         assert!(check(&json!({"oneOf": [1, 2]}), Some(&json!(2)), "").is_ok());
         assert!(check(&json!({"not": {"type": "string"}}), Some(&json!(2)), "").is_ok());

@@ -1,8 +1,8 @@
 //! Checks: generic checks on every answer, the case's own expectations, the pagination walker,
 //! and the explanation of a failure.
 
-pub mod explain;
 pub mod expect;
+pub mod explain;
 pub mod generic;
 pub mod matcher;
 pub mod pagination;
@@ -25,7 +25,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(clause: &str, check: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
+    pub fn new(
+        clause: &str,
+        check: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Finding {
         Finding {
             clauses: vec![clause.to_string()],
             check: check.into(),

@@ -27,7 +27,10 @@ impl Clauses {
         let mut seen = std::collections::HashSet::new();
         for (i, c) in list.iter().enumerate() {
             if !seen.insert(c.id.as_str()) {
-                return Err((lines.line_of(&format!("/{i}")), format!("duplicate clause `{}`", c.id)));
+                return Err((
+                    lines.line_of(&format!("/{i}")),
+                    format!("duplicate clause `{}`", c.id),
+                ));
             }
         }
         Ok(Clauses(list))

@@ -13,7 +13,14 @@ pub struct CodeRow {
 
 /// Titles that name no particular condition: any condition of that status may take the row
 /// (READINGS 3.4).
-const GENERIC_TITLES: &[&str] = &["Unauthorized", "Forbidden", "Not Found", "Bad Request", "Conflict", "Unknown"];
+const GENERIC_TITLES: &[&str] = &[
+    "Unauthorized",
+    "Forbidden",
+    "Not Found",
+    "Bad Request",
+    "Conflict",
+    "Unknown",
+];
 
 impl CodeRow {
     /// Whether the row is generic, so every condition of its status takes it.
@@ -37,13 +44,21 @@ impl V1Codes {
             let mut by_status = HashMap::new();
             for (status, row) in rows.as_object().into_iter().flatten() {
                 let pointer = format!("/x-v1-error-codes/{area}/{status}");
-                let status: u16 = status.parse().map_err(|_| (pointer.clone(), "status must be a number".to_string()))?;
+                let status: u16 = status
+                    .parse()
+                    .map_err(|_| (pointer.clone(), "status must be a number".to_string()))?;
                 let code = row.get("code").and_then(Value::as_str);
                 let title = row.get("title").and_then(Value::as_str);
                 let (Some(code), Some(title)) = (code, title) else {
                     return Err((pointer, "each row needs `code` and `title`".into()));
                 };
-                by_status.insert(status, CodeRow { code: code.into(), title: title.into() });
+                by_status.insert(
+                    status,
+                    CodeRow {
+                        code: code.into(),
+                        title: title.into(),
+                    },
+                );
             }
             out.insert(area.clone(), by_status);
         }

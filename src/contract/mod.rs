@@ -57,16 +57,24 @@ impl Contract {
             line,
             message,
         };
-        let clauses = Clauses::parse(clauses).map_err(|(line, m)| err("schemas/clauses.yaml", line, m))?;
+        let clauses =
+            Clauses::parse(clauses).map_err(|(line, m)| err("schemas/clauses.yaml", line, m))?;
         let (doc, lines) =
             yaml::parse(openapi).map_err(|e| err("schemas/openapi.yaml", e.line, e.message))?;
         let codes = V1Codes::from_openapi(&doc)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
         let routes = routes::from_openapi(&doc, &clauses)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
-        let components = doc.pointer("/components/schemas").cloned().unwrap_or(json!({}));
+        let components = doc
+            .pointer("/components/schemas")
+            .cloned()
+            .unwrap_or(json!({}));
         let Some(names) = components.as_object() else {
-            return Err(err("schemas/openapi.yaml", 1, "components/schemas must be a mapping".into()));
+            return Err(err(
+                "schemas/openapi.yaml",
+                1,
+                "components/schemas must be a mapping".into(),
+            ));
         };
         let mut validators = HashMap::new();
         for name in names.keys() {
@@ -94,13 +102,21 @@ impl Contract {
                         return Err(err(
                             "schemas/openapi.yaml",
                             1,
-                            format!("{} {} refers to unknown schema `{schema}`", route.method, route.template),
+                            format!(
+                                "{} {} refers to unknown schema `{schema}`",
+                                route.method, route.template
+                            ),
                         ));
                     }
                 }
             }
         }
-        Ok(Contract { routes, clauses, codes, validators })
+        Ok(Contract {
+            routes,
+            clauses,
+            codes,
+            validators,
+        })
     }
 
     /// The route that serves `method` on `path` (no query string); literal segments win over

@@ -111,7 +111,9 @@ impl Route {
 
     /// The query parameter called `name`.
     pub fn query_param(&self, name: &str) -> Option<&Param> {
-        self.params.iter().find(|p| p.location == ParamIn::Query && p.name == name)
+        self.params
+            .iter()
+            .find(|p| p.location == ParamIn::Query && p.name == name)
     }
 
     /// Statuses declared, for messages (`200, 400, 4XX`).
@@ -163,9 +165,17 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
             Some("v1") => ErrorBody::V1,
             Some("webhook") => ErrorBody::Webhook,
             Some("latest") => ErrorBody::Latest,
-            _ => return Err((at, "x-error-body must be `v1`, `webhook` or `latest`".into())),
+            _ => {
+                return Err((
+                    at,
+                    "x-error-body must be `v1`, `webhook` or `latest`".into(),
+                ));
+            }
         };
-        let area = item.get("x-area").and_then(Value::as_str).map(str::to_string);
+        let area = item
+            .get("x-area")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let segments = template
             .trim_start_matches('/')
             .split('/')
@@ -177,7 +187,11 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                 }
             })
             .collect::<Vec<_>>();
-        let shared_params = item.get("parameters").and_then(Value::as_array).cloned().unwrap_or_default();
+        let shared_params = item
+            .get("parameters")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for method in ["get", "post", "put", "patch", "delete"] {
             let Some(op) = item.get(method) else { continue };
             let op_at = format!("{at}/{method}");
@@ -187,18 +201,28 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                 .ok_or_else(|| (op_at.clone(), "every operation needs x-clause".to_string()))?;
             check_clause(clauses, clause, &op_at)?;
             let mut params = Vec::new();
-            let own = op.get("parameters").and_then(Value::as_array).cloned().unwrap_or_default();
+            let own = op
+                .get("parameters")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             for (i, p) in shared_params.iter().chain(own.iter()).enumerate() {
                 let p_at = format!("{op_at}/parameters/{i}");
                 let p = resolve(doc, p).map_err(|(_, m)| (p_at.clone(), m))?;
-                let name = p.get("name").and_then(Value::as_str).ok_or_else(|| (p_at.clone(), "parameter without name".to_string()))?;
+                let name = p
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| (p_at.clone(), "parameter without name".to_string()))?;
                 let location = match p.get("in").and_then(Value::as_str) {
                     Some("path") => ParamIn::Path,
                     Some("query") => ParamIn::Query,
                     Some("header") => ParamIn::Header,
                     _ => return Err((p_at, "parameter `in` must be path, query or header".into())),
                 };
-                let clause = p.get("x-clause").and_then(Value::as_str).map(str::to_string);
+                let clause = p
+                    .get("x-clause")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 if let Some(c) = &clause {
                     check_clause(clauses, c, &p_at)?;
                 }
@@ -215,17 +239,32 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
             };
             for (key, resp) in resps {
                 let r_at = format!("{op_at}/responses/{key}");
-                let status = parse_status_key(key).ok_or_else(|| (r_at.clone(), format!("bad status key `{key}`")))?;
+                let status = parse_status_key(key)
+                    .ok_or_else(|| (r_at.clone(), format!("bad status key `{key}`")))?;
                 let resp = resolve(doc, resp).map_err(|(_, m)| (r_at.clone(), m))?;
                 let schema = resp
                     .pointer("/content/application~1json/schema")
-                    .map(|s| schema_name(s).ok_or_else(|| (r_at.clone(), "response schemas must be a $ref to components/schemas".to_string())))
+                    .map(|s| {
+                        schema_name(s).ok_or_else(|| {
+                            (
+                                r_at.clone(),
+                                "response schemas must be a $ref to components/schemas".to_string(),
+                            )
+                        })
+                    })
                     .transpose()?;
-                let clause = resp.get("x-clause").and_then(Value::as_str).map(str::to_string);
+                let clause = resp
+                    .get("x-clause")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 if let Some(c) = &clause {
                     check_clause(clauses, c, &r_at)?;
                 }
-                responses.push(ResponseSpec { status, schema, clause });
+                responses.push(ResponseSpec {
+                    status,
+                    schema,
+                    clause,
+                });
             }
             routes.push(Route {
                 method: method.to_uppercase(),
@@ -248,7 +287,10 @@ fn check_clause(clauses: &Clauses, clause: &str, at: &str) -> Result<(), Problem
     if clauses.contains(clause) {
         Ok(())
     } else {
-        Err((at.to_string(), format!("unknown clause `{clause}` (see schemas/clauses.yaml)")))
+        Err((
+            at.to_string(),
+            format!("unknown clause `{clause}` (see schemas/clauses.yaml)"),
+        ))
     }
 }
 

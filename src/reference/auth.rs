@@ -1,0 +1,74 @@
+//! Credentials and version selection, checked before any route runs.
+//!
+//! Authentication wraps the whole router (unknown paths included), so no handler can forget it;
+//! the version check wraps only the header-versioned routes and runs after authentication.
+
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::app::App;
+use super::errors::ApiError;
+use super::faults::Fault;
+
+/// The only version of the header-versioned API.
+pub(crate) const API_VERSION: &str = "2026-03-30";
+const VERSION_HEADER: &str = "service-api-version";
+
+/// The authenticated user of a request, put in its extensions by [`require_key`].
+#[derive(Debug, Clone)]
+pub(crate) struct Caller {
+    pub user_id: &'static str,
+}
+
+/// Accepts a request whose `Authorization` header is exactly a known key (no scheme).
+pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: Next) -> Response {
+    let faults = &app.switches().faults;
+    let sent = req.headers().get(header::AUTHORIZATION);
+    let key = match sent {
+        None if faults.has(Fault::MissingAuthAccepted) => app.keys().first(),
+        None => None,
+        Some(value) => app
+            .keys()
+            .iter()
+            .find(|k| value.as_bytes() == k.key.as_bytes()),
+    };
+    let Some(key) = key else {
+        let message = if sent.is_some() {
+            "the API key in the Authorization header is not valid"
+        } else {
+            "the Authorization header with an API key is required"
+        };
+        let mut error = ApiError::for_path(req.uri().path(), StatusCode::UNAUTHORIZED, message);
+        if faults.has(Fault::UnauthorizedWrongTitle) {
+            error = error.with_title("Unauthenticated");
+        }
+        return error.render(app.switches());
+    };
+    req.extensions_mut().insert(Caller {
+        user_id: key.user_id,
+    });
+    next.run(req).await
+}
+
+/// Requires `Service-Api-Version: 2026-03-30` on header-versioned routes.
+pub(crate) async fn require_version(State(app): State<App>, req: Request, next: Next) -> Response {
+    if !app.switches().faults.has(Fault::VersionHeaderIgnored) {
+        let sent = req.headers().get(VERSION_HEADER);
+        if sent.map(|v| v.as_bytes()) != Some(API_VERSION.as_bytes()) {
+            let message = match sent {
+                None => format!(
+                    "header Service-Api-Version is required; the supported version is {API_VERSION}"
+                ),
+                Some(v) => format!(
+                    "header Service-Api-Version '{}' is not supported; the supported version is {API_VERSION}",
+                    String::from_utf8_lossy(v.as_bytes())
+                ),
+            };
+            return ApiError::for_path(req.uri().path(), StatusCode::BAD_REQUEST, message)
+                .render(app.switches());
+        }
+    }
+    next.run(req).await
+}

@@ -1,0 +1,198 @@
+//! Error answers of both API generations, rendered with the instance's switches.
+//!
+//! v1 bodies carry `message`, `code`, `status`, `docs`, `title`, `trace`; header-versioned bodies
+//! carry `message`, `docs`, `title` and optionally `errors`, never `code`, `status` or `trace`.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+
+use super::faults::Fault;
+use super::reply;
+use super::switches::Switches;
+
+/// The API generation a path belongs to; it decides the shape of every error body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Generation {
+    V1,
+    HeaderVersioned,
+}
+
+impl Generation {
+    pub fn of_path(path: &str) -> Self {
+        if path == "/v1" || path.starts_with("/v1/") {
+            Generation::V1
+        } else {
+            Generation::HeaderVersioned
+        }
+    }
+}
+
+/// An error answer waiting for the switches that decide its final form.
+#[derive(Debug, Clone)]
+pub(crate) struct ApiError {
+    generation: Generation,
+    status: StatusCode,
+    /// Seven digits; only v1 bodies show it.
+    code: String,
+    title: String,
+    message: String,
+    /// Items of the optional `errors` array.
+    errors: Vec<Value>,
+}
+
+/// The v1 area of a path: the first two digits of its codes (the spec's "v1 codes" table).
+fn v1_area(path: &str) -> &'static str {
+    if path == "/v1/contacts" || path.starts_with("/v1/contacts/") {
+        "08"
+    } else {
+        "00"
+    }
+}
+
+fn v1_title(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        500 => "Unknown",
+        _ => hv_title(status),
+    }
+}
+
+fn hv_title(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        409 => "Conflict",
+        413 => "Payload Too Large",
+        500 => "Unknown Error",
+        _ => status.canonical_reason().unwrap_or("Error"),
+    }
+}
+
+impl ApiError {
+    /// The error a request to `path` gets for `status` when no rule names another code or title.
+    pub fn for_path(path: &str, status: StatusCode, message: impl Into<String>) -> Self {
+        let generation = Generation::of_path(path);
+        let (code, title) = match generation {
+            Generation::V1 => {
+                // The spec's 500 rows carry sub-code 1 (`0801500`); the generic rows carry 0.
+                let sub = if status == StatusCode::INTERNAL_SERVER_ERROR && v1_area(path) != "00" {
+                    "1"
+                } else {
+                    "0"
+                };
+                (
+                    format!("{}0{sub}{:03}", v1_area(path), status.as_u16()),
+                    v1_title(status),
+                )
+            }
+            Generation::HeaderVersioned => {
+                (format!("0000{:03}", status.as_u16()), hv_title(status))
+            }
+        };
+        ApiError {
+            generation,
+            status,
+            code,
+            title: title.to_string(),
+            message: message.into(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Overrides the code, for conditions a rule of the spec names (e.g. `0801400`).
+    pub fn with_code(mut self, code: &str) -> Self {
+        self.code = code.to_string();
+        self
+    }
+
+    pub fn with_title(mut self, title: &str) -> Self {
+        self.title = title.to_string();
+        self
+    }
+
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
+    /// Adds an item to the `errors` array: which part of the request broke which schema.
+    pub fn with_item(mut self, path: &str, message: &str, value: Value, schema: Value) -> Self {
+        self.errors.push(json!({
+            "path": path,
+            "message": message,
+            "value": value,
+            "schema": schema,
+        }));
+        self
+    }
+
+    pub fn render(self, switches: &Switches) -> Response {
+        let faults = &switches.faults;
+        let mut body = Map::new();
+        body.insert("message".into(), json!(self.message));
+        match self.generation {
+            Generation::V1 => {
+                let docs = format!("https://docs.workspace.example/errors/{}", self.code);
+                body.insert("code".into(), json!(self.code));
+                let status = if faults.has(Fault::V1ErrorStatusMismatch) {
+                    json!(self.status.as_u16().to_string())
+                } else {
+                    json!(self.status.as_u16())
+                };
+                body.insert("status".into(), status);
+                body.insert("docs".into(), json!(docs));
+                body.insert("title".into(), json!(self.title));
+                body.insert("trace".into(), json!(trace_id()));
+            }
+            Generation::HeaderVersioned => {
+                let docs = format!(
+                    "https://docs.workspace.example/api/errors#{}",
+                    self.status.as_u16()
+                );
+                body.insert("docs".into(), json!(docs));
+                body.insert("title".into(), json!(self.title));
+                if faults.has(Fault::HvErrorHasCode) {
+                    body.insert(
+                        "code".into(),
+                        json!(format!("0000{:03}", self.status.as_u16())),
+                    );
+                    body.insert("status".into(), json!(self.status.as_u16()));
+                    body.insert("trace".into(), json!(trace_id()));
+                }
+            }
+        }
+        if !self.errors.is_empty() {
+            body.insert("errors".into(), Value::Array(self.errors));
+        }
+        reply::json(self.status, &Value::Object(body))
+    }
+}
+
+/// A fresh id per error, so a report can be matched with the server's side of it.
+fn trace_id() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_follow_the_area_and_status() {
+        let e = ApiError::for_path("/v1/contacts/x", StatusCode::NOT_FOUND, "m");
+        assert_eq!(
+            (e.code.as_str(), e.title.as_str()),
+            ("0800404", "Not Found")
+        );
+        let e = ApiError::for_path("/v1/contacts", StatusCode::INTERNAL_SERVER_ERROR, "m");
+        assert_eq!((e.code.as_str(), e.title.as_str()), ("0801500", "Unknown"));
+        let e = ApiError::for_path("/v1/nothing", StatusCode::NOT_FOUND, "m");
+        assert_eq!(e.code, "0000404");
+        let e = ApiError::for_path("/contacts", StatusCode::INTERNAL_SERVER_ERROR, "m");
+        assert_eq!(e.generation, Generation::HeaderVersioned);
+        assert_eq!(e.title, "Unknown Error");
+    }
+}

@@ -1,0 +1,234 @@
+//! The seeded workspace: API keys, users, custom field definitions, contacts and webhooks.
+//!
+//! Everything here is fixed (ids, keys, 2026 timestamps) so that a profile written by one run
+//! is valid for the next, and a failure can be replayed against a fresh instance.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+use super::auth::API_VERSION;
+use super::contact_input::{ContactInput, CustomFieldInput, EntryInput, ReservedNames};
+use super::model::{CustomFieldDef, Webhook};
+use super::store::Store;
+use crate::profile::Profile;
+
+const PRIMARY_KEY: &str = "wsk_live_7fQ2mZ9xKc4LrT8vWb1NhY6dPa3E";
+const RESTRICTED_KEY: &str = "wsk_live_3JpX8sVn2QeR5tLm9KaZ4wHcGu7B";
+const PRIMARY_USER: &str = "USa1B2c3D4e5";
+const RESTRICTED_USER: &str = "USf6G7h8J9k0";
+const ORG_ID: &str = "ORw0rk5p4c3e";
+const PHONE_NUMBER_ID: &str = "PNq7R2s9T4u1";
+const PHONE_NUMBER: &str = "+14155550123";
+const TEXT_FIELD_KEY: &str = "notes";
+const MULTI_FIELD_KEY: &str = "interests";
+const WEBHOOK_ID: &str = "1001";
+const BRAND: &str = "workspace";
+const AUTOMATION_INTEGRATION: &str = "autoflow";
+const CONTACTS_SYNC_INTEGRATION: &str = "contactsync";
+
+/// An accepted API key and the user it acts as.
+#[derive(Debug, Clone)]
+pub(crate) struct ApiKey {
+    pub key: &'static str,
+    pub user_id: &'static str,
+}
+
+/// The primary key first: a request without credentials is served as it when a fault says so.
+pub(crate) fn api_keys() -> Vec<ApiKey> {
+    vec![
+        ApiKey {
+            key: PRIMARY_KEY,
+            user_id: PRIMARY_USER,
+        },
+        ApiKey {
+            key: RESTRICTED_KEY,
+            user_id: RESTRICTED_USER,
+        },
+    ]
+}
+
+pub(crate) fn reserved_names() -> ReservedNames {
+    ReservedNames {
+        brand: BRAND.to_string(),
+        automation_integration: AUTOMATION_INTEGRATION.to_string(),
+        contacts_sync_integration: CONTACTS_SYNC_INTEGRATION.to_string(),
+    }
+}
+
+/// The profile the runner needs to certify this instance.
+pub(crate) fn profile() -> Profile {
+    let fixtures: BTreeMap<String, Value> = [
+        ("restricted_api_key", RESTRICTED_KEY),
+        ("user_id", PRIMARY_USER),
+        ("phone_number_id", PHONE_NUMBER_ID),
+        ("phone_number", PHONE_NUMBER),
+        ("webhook_id", WEBHOOK_ID),
+        ("custom_field_key", TEXT_FIELD_KEY),
+        ("custom_field_multi_key", MULTI_FIELD_KEY),
+        ("brand_name", BRAND),
+        ("automation_integration_name", AUTOMATION_INTEGRATION),
+        ("contacts_sync_integration_name", CONTACTS_SYNC_INTEGRATION),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_string(), json!(value)))
+    .collect();
+    Profile {
+        api_key: Some(PRIMARY_KEY.to_string()),
+        fixtures,
+    }
+}
+
+/// A fresh store holding the seeded workspace.
+pub(crate) fn seeded_store() -> Store {
+    let mut store = Store::default();
+    for (key, name, kind) in [
+        (TEXT_FIELD_KEY, "Notes", "string"),
+        (MULTI_FIELD_KEY, "Interests", "multi-select"),
+        ("tier", "Tier", "string"),
+    ] {
+        store.add_custom_field_def(CustomFieldDef {
+            key: key.to_string(),
+            name: name.to_string(),
+            kind: kind.to_string(),
+        });
+    }
+    seed_contacts(&mut store);
+    seed_webhooks(&mut store);
+    store
+}
+
+const FIRST_NAMES: [&str; 5] = ["Ada", "Grace", "Alan", "Edsger", "Barbara"];
+const LAST_NAMES: [&str; 5] = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov"];
+const COMPANIES: [&str; 3] = ["Analytical Engines", "Compilers Inc", "Enigma Ltd"];
+
+/// 25 contacts, more than two default pages, with a mix of sources and of filled fields.
+fn seed_contacts(store: &mut Store) {
+    let start = datetime!(2026-01-05 09:00 UTC);
+    for i in 1..=25usize {
+        let at: OffsetDateTime = start + Duration::minutes(37 * i as i64);
+        let source = match i {
+            _ if i % 5 == 0 => Some("hubspot".to_string()),
+            _ if i % 3 == 0 => None,
+            _ => Some("public-api".to_string()),
+        };
+        let mut custom_fields = Vec::new();
+        if i % 3 == 1 {
+            custom_fields.push(CustomFieldInput {
+                id: None,
+                key: TEXT_FIELD_KEY.to_string(),
+                value: json!(format!("Seeded note {i}")),
+            });
+        }
+        if i % 6 == 1 {
+            custom_fields.push(CustomFieldInput {
+                id: None,
+                key: MULTI_FIELD_KEY.to_string(),
+                value: json!(["sales", "support"]),
+            });
+        }
+        let first = FIRST_NAMES[i % FIRST_NAMES.len()];
+        let emails = if i % 2 == 1 {
+            vec![EntryInput {
+                id: None,
+                name: Some("work".to_string()),
+                value: format!("{}.{i:03}@example.test", first.to_lowercase()),
+            }]
+        } else {
+            Vec::new()
+        };
+        let phone_numbers = if i % 4 == 1 {
+            vec![EntryInput {
+                id: None,
+                name: Some("mobile".to_string()),
+                value: format!("+1415555{i:04}"),
+            }]
+        } else {
+            Vec::new()
+        };
+        let input = ContactInput {
+            external_id: Some(format!("seed-{i:03}")),
+            source_url: source
+                .as_deref()
+                .filter(|s| *s == "hubspot")
+                .map(|_| format!("https://crm.example.test/contacts/{i}")),
+            company: (i % 2 == 0).then(|| COMPANIES[i % COMPANIES.len()].to_string()),
+            first_name: Some(first.to_string()),
+            last_name: Some(LAST_NAMES[(i / 5) % LAST_NAMES.len()].to_string()),
+            role: (i % 4 == 2).then(|| "Engineer".to_string()),
+            emails,
+            phone_numbers,
+            custom_fields,
+            ..ContactInput::default()
+        };
+        store.create_contact(input, source, Some(PRIMARY_USER.to_string()), at);
+    }
+}
+
+fn seed_webhooks(store: &mut Store) {
+    let at = datetime!(2026-01-10 12:00 UTC);
+    store.add_webhook(Webhook {
+        id: WEBHOOK_ID.to_string(),
+        org_id: ORG_ID.to_string(),
+        label: Some("Message events".to_string()),
+        status: "enabled".to_string(),
+        url: "https://hooks.workspace.example/messages".to_string(),
+        created_at: at,
+        updated_at: at,
+        api_version: API_VERSION.to_string(),
+        events: vec!["message.received".into(), "message.delivered".into()],
+        resource_ids: vec![PHONE_NUMBER_ID.to_string()],
+    });
+    let at = datetime!(2026-01-12 08:30 UTC);
+    store.add_webhook(Webhook {
+        id: "1002".to_string(),
+        org_id: ORG_ID.to_string(),
+        label: None,
+        status: "enabled".to_string(),
+        url: "https://hooks.workspace.example/calls".to_string(),
+        created_at: at,
+        updated_at: at + Duration::days(3),
+        api_version: API_VERSION.to_string(),
+        events: vec![
+            "call.completed".into(),
+            "call.ringing".into(),
+            "call.recording.completed".into(),
+        ],
+        resource_ids: vec!["*".to_string()],
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_deterministic_and_match_the_profile() {
+        let a = seeded_store();
+        let b = seeded_store();
+        assert_eq!(a.contacts(), b.contacts());
+        assert_eq!(a.contacts().len(), 25);
+        assert!(a.contacts().iter().all(|c| {
+            c.id.len() == 24
+                && c.id
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        }));
+        let profile = profile();
+        let fixture = |name: &str| profile.fixtures.get(name).and_then(Value::as_str);
+        assert!(
+            a.webhook(fixture("webhook_id").unwrap_or_default())
+                .is_some()
+        );
+        for name in ["custom_field_key", "custom_field_multi_key"] {
+            let key = fixture(name).unwrap_or_default();
+            assert!(a.custom_field_defs().iter().any(|d| d.key == key), "{name}");
+        }
+        let keys = api_keys();
+        assert_eq!(profile.api_key.as_deref(), Some(keys[0].key));
+        assert_eq!(fixture("restricted_api_key"), Some(keys[1].key));
+        assert_eq!(fixture("user_id"), Some(keys[0].user_id));
+    }
+}

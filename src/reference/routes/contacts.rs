@@ -1,0 +1,385 @@
+//! Contacts of both generations: v1 create, update, get and list; header-versioned get and list.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, patch};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use super::allow_only;
+use crate::reference::app::App;
+use crate::reference::auth::Caller;
+use crate::reference::contact_input::{
+    ContactInput, CustomFieldInput, EntryInput, InputError, Rules, parse_contact,
+};
+use crate::reference::errors::ApiError;
+use crate::reference::faults::{Fault, FaultSet};
+use crate::reference::fixtures;
+use crate::reference::input::{self, Query};
+use crate::reference::model::Contact;
+use crate::reference::pagination::{self, Page};
+use crate::reference::reply;
+
+/// Paths that pick the generation and the v1 area of an error body.
+const V1_PATH: &str = "/v1/contacts";
+const HV_PATH: &str = "/contacts";
+
+const EXTERNAL_ID_MAX: usize = 75;
+const SOURCE_MAX_CREATE: usize = 72;
+const SOURCE_MAX_UPDATE: usize = 75;
+const FILTER_VALUE_MAX: usize = 75;
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new()
+        .route(
+            V1_PATH,
+            allow_only(get(list_v1).post(create_v1), "GET, POST"),
+        )
+        .route(
+            "/v1/contacts/{id}",
+            // The v1 API has no GET of one contact: only PATCH is served here.
+            allow_only(patch(patch_v1), "PATCH"),
+        )
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV_PATH, allow_only(get(list_hv), "GET"))
+        .route("/contacts/{contactId}", allow_only(get(get_hv), "GET"))
+}
+
+/// Whether a path belongs to the contact endpoints of either generation.
+pub(super) fn is_contact_path(path: &str) -> bool {
+    [V1_PATH, HV_PATH].iter().any(|p| {
+        path == *p
+            || path
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(|e| e.render(app.switches()))
+}
+
+async fn create_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    answer(&app, body.and_then(|body| create(&app, &caller, &body)))
+}
+
+async fn patch_v1(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    let result = input::path_param(id, V1_PATH).and_then(|id| update(&app, &id, body));
+    answer(&app, result)
+}
+
+async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let faults = &app.switches().faults;
+    let result = input::path_param(id, HV_PATH).and_then(|id| {
+        let store = app.store();
+        let Some(contact) = store.contact(&id) else {
+            if faults.has(Fault::ContactIdNotFoundAs500) {
+                return Err(ApiError::for_path(
+                    HV_PATH,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "an unexpected error occurred while loading the contact",
+                ));
+            }
+            return Err(missing_contact(faults, HV_PATH, &id));
+        };
+        Ok(reply::data(
+            StatusCode::OK,
+            contact.to_json(store.custom_field_defs()),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn list_v1(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    answer(&app, list_v1_page(&app, &Query::parse(raw.as_deref())))
+}
+
+async fn list_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    answer(&app, list_hv_page(&app, &Query::parse(raw.as_deref())))
+}
+
+fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let reserved = fixtures::reserved_names();
+    let rules = Rules {
+        create: true,
+        source_max: SOURCE_MAX_CREATE,
+        external_id_max: external_id_max(faults),
+        reserved: if faults.has(Fault::ReservedSourceAccepted) {
+            None
+        } else {
+            Some(&reserved)
+        },
+    };
+    let mut store = app.store();
+    let input = parse_contact(body, &rules, store.custom_field_defs())
+        .map_err(|e| input_error(faults, e))?;
+    let source = match &input.source {
+        Some(source) => Some(source.clone()),
+        None if faults.has(Fault::SourceNotPublicApi) => None,
+        None => Some("public-api".to_string()),
+    };
+    let created_by = input
+        .created_by_user_id
+        .clone()
+        .unwrap_or_else(|| caller.user_id.to_string());
+    let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
+    let json = contact.to_json(store.custom_field_defs());
+    Ok(if faults.has(Fault::CreateContactNoEnvelope) {
+        reply::json(StatusCode::CREATED, &json)
+    } else {
+        reply::data(StatusCode::CREATED, json)
+    })
+}
+
+/// The contact is looked up before the body is judged: an unknown id is a 404 whatever was sent.
+fn update(
+    app: &App,
+    id: &str,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut store = app.store();
+    let Some(existing) = store.contact(id).cloned() else {
+        let mut error = missing_contact(faults, V1_PATH, id);
+        if faults.has(Fault::Contact404WrongCode) {
+            error = error.with_code("0800400");
+        }
+        return Err(error);
+    };
+    let reserved = fixtures::reserved_names();
+    let rules = Rules {
+        create: false,
+        source_max: SOURCE_MAX_UPDATE,
+        external_id_max: external_id_max(faults),
+        reserved: Some(&reserved),
+    };
+    let mut input = parse_contact(&body?, &rules, store.custom_field_defs())
+        .map_err(|e| input_error(faults, e))?;
+    if faults.has(Fault::PatchMergesEntries) {
+        keep_omitted_entries(&mut input, &existing);
+    }
+    let updated = store
+        .replace_contact(id, input, OffsetDateTime::now_utc())
+        .ok_or_else(|| missing_contact(faults, V1_PATH, id))?;
+    Ok(reply::data(
+        StatusCode::OK,
+        updated.to_json(store.custom_field_defs()),
+    ))
+}
+
+fn external_id_max(faults: &FaultSet) -> usize {
+    if faults.has(Fault::ExternalId76Accepted) {
+        EXTERNAL_ID_MAX + 1
+    } else {
+        EXTERNAL_ID_MAX
+    }
+}
+
+fn input_error(faults: &FaultSet, error: InputError) -> ApiError {
+    match error {
+        InputError::Invalid(message) => {
+            ApiError::for_path(V1_PATH, StatusCode::BAD_REQUEST, message)
+        }
+        InputError::CustomField(message) if faults.has(Fault::CustomField500) => {
+            ApiError::for_path(V1_PATH, StatusCode::INTERNAL_SERVER_ERROR, message)
+        }
+        InputError::CustomField(message) => {
+            ApiError::for_path(V1_PATH, StatusCode::BAD_REQUEST, message)
+                .with_code("0801400")
+                .with_title("Invalid Custom Field Item")
+        }
+    }
+}
+
+fn missing_contact(faults: &FaultSet, path: &str, id: &str) -> ApiError {
+    let error = ApiError::for_path(
+        path,
+        StatusCode::NOT_FOUND,
+        format!("Contact '{id}' was not found"),
+    );
+    if faults.has(Fault::MissingContactBlankMessage) {
+        error.with_message("")
+    } else {
+        error
+    }
+}
+
+/// What the merge fault does instead of replacing: entries the body left out stay.
+fn keep_omitted_entries(input: &mut ContactInput, existing: &Contact) {
+    for (sent, current) in [
+        (&mut input.emails, &existing.emails),
+        (&mut input.phone_numbers, &existing.phone_numbers),
+    ] {
+        for entry in current {
+            if !sent
+                .iter()
+                .any(|s| s.id.as_deref() == Some(entry.id.as_str()))
+            {
+                sent.push(EntryInput {
+                    id: Some(entry.id.clone()),
+                    name: entry.name.clone(),
+                    value: entry.value.clone(),
+                });
+            }
+        }
+    }
+    for item in &existing.custom_fields {
+        let sent = input
+            .custom_fields
+            .iter()
+            .any(|s| s.id.as_deref() == Some(item.id.as_str()) || s.key == item.key);
+        if !sent {
+            input.custom_fields.push(CustomFieldInput {
+                id: Some(item.id.clone()),
+                key: item.key.clone(),
+                value: item.value.clone(),
+            });
+        }
+    }
+}
+
+/// Filters on different fields combine with AND; each constraint is a set the field must be in.
+#[derive(Debug, Default)]
+struct Filter {
+    external_id_in: Vec<Vec<String>>,
+    source_in: Vec<Vec<String>>,
+}
+
+impl Filter {
+    fn matches(&self, contact: &Contact) -> bool {
+        let within = |value: &Option<String>, sets: &Vec<Vec<String>>| {
+            sets.iter()
+                .all(|set| value.as_ref().is_some_and(|v| set.contains(v)))
+        };
+        within(&contact.external_id, &self.external_id_in)
+            && within(&contact.source, &self.source_in)
+    }
+}
+
+/// Each filter value follows the field's length rule (1-75), so a typo'd empty value is refused
+/// rather than silently matching nothing.
+fn filter_values(path: &str, name: &str, values: Vec<&str>) -> Result<Vec<String>, ApiError> {
+    if let Some(bad) = values
+        .iter()
+        .find(|v| !(1..=FILTER_VALUE_MAX).contains(&v.chars().count()))
+    {
+        return Err(ApiError::for_path(
+            path,
+            StatusCode::BAD_REQUEST,
+            format!(
+                "query parameter {name}: each value must be 1 to {FILTER_VALUE_MAX} characters, got {}",
+                bad.chars().count()
+            ),
+        ));
+    }
+    Ok(values.into_iter().map(str::to_string).collect())
+}
+
+fn bad_query(path: &str) -> impl Fn(String) -> ApiError + '_ {
+    move |message| ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
+}
+
+fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let external_ids = filter_values(V1_PATH, "externalIds", query.all("externalIds"))?;
+    let sources = filter_values(V1_PATH, "sources", query.all("sources"))?;
+    let default_size = if faults.has(Fault::DefaultPageSize20) {
+        20
+    } else {
+        10
+    };
+    let size = pagination::max_results(query.first("maxResults"), default_size, 50)
+        .map_err(bad_query(V1_PATH))?;
+    let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
+    let mut filter = Filter::default();
+    if !external_ids.is_empty() && !faults.has(Fault::ExternalIdsFilterIgnored) {
+        filter.external_id_in.push(external_ids);
+    }
+    if !sources.is_empty() {
+        filter.source_in.push(sources);
+    }
+    Ok(list_answer(app, &filter, size, offset))
+}
+
+fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut filter = Filter::default();
+    for (name, sets) in [
+        ("externalId", &mut filter.external_id_in),
+        ("source", &mut filter.source_in),
+    ] {
+        for value in query.all(name) {
+            sets.push(filter_values(HV_PATH, name, vec![value])?);
+        }
+        let in_name = format!("{name}[in]");
+        for list in query.all(&in_name) {
+            let set = filter_values(HV_PATH, &in_name, list.split(',').collect())?;
+            if !faults.has(Fault::InFilterIgnored) {
+                sets.push(set);
+            }
+        }
+    }
+    let size =
+        pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad_query(HV_PATH))?;
+    let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
+    Ok(list_answer(app, &filter, size, offset))
+}
+
+fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Response {
+    let faults = &app.switches().faults;
+    let store = app.store();
+    let matching: Vec<&Contact> = store
+        .contacts()
+        .iter()
+        .filter(|c| filter.matches(c))
+        .collect();
+    let page = pagination::paginate(&matching, size, offset, faults);
+    let page = Page {
+        items: page
+            .items
+            .iter()
+            .map(|c| c.to_json(store.custom_field_defs()))
+            .collect(),
+        total: page.total,
+        next_token: page.next_token,
+    };
+    reply::json(StatusCode::OK, &pagination::list_body(page, faults))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contact_paths_are_recognised_by_segment() {
+        for path in [
+            "/v1/contacts",
+            "/v1/contacts/abc",
+            "/contacts",
+            "/contacts/x",
+        ] {
+            assert!(is_contact_path(path), "{path}");
+        }
+        for path in ["/v1/contactsx", "/contactsx", "/webhooks/1", "/v1/contact"] {
+            assert!(!is_contact_path(path), "{path}");
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The router: every route, the answers to unknown paths and methods, and the layers around them.
+
+mod contacts;
+mod webhooks;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::MethodRouter;
+
+use super::app::App;
+use super::auth;
+use super::errors::ApiError;
+use super::faults::Fault;
+
+/// The whole API of one instance.
+pub(crate) fn router(app: App) -> Router {
+    let header_versioned = Router::new()
+        .merge(contacts::header_versioned_routes())
+        .merge(webhooks::routes())
+        .route_layer(middleware::from_fn_with_state(
+            app.clone(),
+            auth::require_version,
+        ));
+    let mut router = Router::new()
+        .merge(contacts::v1_routes())
+        .merge(header_versioned)
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            auth::require_key,
+        ));
+    if app.switches().faults.has(Fault::WrongContentType) {
+        // Outermost, so that the 401s of contact paths are mislabelled too.
+        router = router.layer(middleware::from_fn(label_contact_answers_as_text));
+    }
+    router.with_state(app)
+}
+
+async fn not_found(State(app): State<App>, method: Method, uri: Uri) -> Response {
+    ApiError::for_path(
+        uri.path(),
+        StatusCode::NOT_FOUND,
+        format!("no endpoint {method} {}", uri.path()),
+    )
+    .render(app.switches())
+}
+
+/// Gives a known path's wrong methods a 405 with an error body of its generation and `Allow`
+/// (axum's own 405 has an empty body).
+fn allow_only(methods: MethodRouter<App>, allow: &'static str) -> MethodRouter<App> {
+    methods.fallback(
+        move |State(app): State<App>, method: Method, uri: Uri| async move {
+            let mut response = ApiError::for_path(
+                uri.path(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!(
+                    "method {method} is not allowed on {}; allowed: {allow}",
+                    uri.path()
+                ),
+            )
+            .render(app.switches());
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static(allow));
+            response
+        },
+    )
+}
+
+async fn label_contact_answers_as_text(req: Request, next: Next) -> Response {
+    let contact_path = contacts::is_contact_path(req.uri().path());
+    let mut response = next.run(req).await;
+    if contact_path {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+    }
+    response
+}

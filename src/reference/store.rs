@@ -1,0 +1,281 @@
+//! The in-memory workspace: contacts in creation order, custom field definitions and webhooks.
+//!
+//! The store applies validated input only; what a client may send is decided in `contact_input`.
+
+use time::{Duration, OffsetDateTime};
+
+use super::contact_input::{ContactInput, CustomFieldInput, EntryInput};
+use super::model::{Contact, CustomFieldDef, CustomFieldItem, Entry, Webhook};
+
+/// Everything one instance holds; handlers reach it through `App::store`.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    contacts: Vec<Contact>,
+    custom_field_defs: Vec<CustomFieldDef>,
+    webhooks: Vec<Webhook>,
+    /// Source of every generated id, so ids never repeat within an instance and seeds are stable.
+    next_seq: u64,
+}
+
+impl Store {
+    fn next_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// 24 lowercase hex digits shaped like a document id: creation second, then a sequence.
+    fn new_contact_id(&mut self, at: OffsetDateTime) -> String {
+        let seq = self.next_seq();
+        format!("{:08x}{:016x}", at.unix_timestamp() as u32, seq)
+    }
+
+    fn new_sub_id(&mut self, prefix: &str) -> String {
+        let seq = self.next_seq();
+        format!("{prefix}_{seq:010x}")
+    }
+
+    pub fn add_custom_field_def(&mut self, def: CustomFieldDef) {
+        self.custom_field_defs.push(def);
+    }
+
+    pub fn add_webhook(&mut self, webhook: Webhook) {
+        self.webhooks.push(webhook);
+    }
+
+    pub fn custom_field_defs(&self) -> &[CustomFieldDef] {
+        &self.custom_field_defs
+    }
+
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    pub fn contact(&self, id: &str) -> Option<&Contact> {
+        self.contacts.iter().find(|c| c.id == id)
+    }
+
+    pub fn webhook(&self, id: &str) -> Option<&Webhook> {
+        self.webhooks.iter().find(|w| w.id == id)
+    }
+
+    /// Creates a contact from validated input; `source` and `created_by_user_id` are the final
+    /// values (the caller applies the defaults the contract gives for them).
+    pub fn create_contact(
+        &mut self,
+        input: ContactInput,
+        source: Option<String>,
+        created_by_user_id: Option<String>,
+        now: OffsetDateTime,
+    ) -> Contact {
+        let id = self.new_contact_id(now);
+        let emails = self.entries(input.emails, &[], "em");
+        let phone_numbers = self.entries(input.phone_numbers, &[], "ph");
+        let custom_fields = self.custom_items(input.custom_fields, &[]);
+        let contact = Contact {
+            id,
+            external_id: input.external_id,
+            source,
+            source_url: input.source_url,
+            company: input.company,
+            first_name: input.first_name,
+            last_name: input.last_name,
+            role: input.role,
+            emails,
+            phone_numbers,
+            custom_fields,
+            created_at: now,
+            updated_at: now,
+            created_by_user_id,
+        };
+        self.contacts.push(contact.clone());
+        contact
+    }
+
+    /// Applies a PATCH: emails, phone numbers and custom fields become exactly those of `input`
+    /// (the contract's replace rule); other fields keep their value unless `input` gives one.
+    pub fn replace_contact(
+        &mut self,
+        id: &str,
+        input: ContactInput,
+        now: OffsetDateTime,
+    ) -> Option<Contact> {
+        let index = self.contacts.iter().position(|c| c.id == id)?;
+        let current = self.contacts[index].clone();
+        let emails = self.entries(input.emails, &current.emails, "em");
+        let phone_numbers = self.entries(input.phone_numbers, &current.phone_numbers, "ph");
+        let custom_fields = self.custom_items(input.custom_fields, &current.custom_fields);
+        let updated = Contact {
+            id: current.id,
+            external_id: input.external_id.or(current.external_id),
+            source: input.source.or(current.source),
+            source_url: input.source_url.or(current.source_url),
+            company: input.company.or(current.company),
+            first_name: input.first_name.or(current.first_name),
+            last_name: input.last_name.or(current.last_name),
+            role: input.role.or(current.role),
+            emails,
+            phone_numbers,
+            custom_fields,
+            created_at: current.created_at,
+            updated_at: later_than(current.updated_at, now),
+            created_by_user_id: current.created_by_user_id,
+        };
+        self.contacts[index] = updated.clone();
+        Some(updated)
+    }
+
+    /// An entry keeps its id only when it names one the contact already has; any other id a
+    /// client sends is not trusted, so ids stay unique.
+    fn entries(&mut self, sent: Vec<EntryInput>, existing: &[Entry], prefix: &str) -> Vec<Entry> {
+        let mut out: Vec<Entry> = Vec::with_capacity(sent.len());
+        for entry in sent {
+            let id = match entry.id {
+                Some(id)
+                    if existing.iter().any(|e| e.id == id) && !out.iter().any(|e| e.id == id) =>
+                {
+                    id
+                }
+                _ => self.new_sub_id(prefix),
+            };
+            out.push(Entry {
+                id,
+                name: entry.name,
+                value: entry.value,
+            });
+        }
+        out
+    }
+
+    fn custom_items(
+        &mut self,
+        sent: Vec<CustomFieldInput>,
+        existing: &[CustomFieldItem],
+    ) -> Vec<CustomFieldItem> {
+        let mut out: Vec<CustomFieldItem> = Vec::with_capacity(sent.len());
+        for item in sent {
+            let id = match item.id {
+                Some(id)
+                    if existing.iter().any(|e| e.id == id) && !out.iter().any(|e| e.id == id) =>
+                {
+                    id
+                }
+                _ => self.new_sub_id("cf"),
+            };
+            out.push(CustomFieldItem {
+                id,
+                key: item.key,
+                value: item.value,
+            });
+        }
+        out
+    }
+}
+
+/// An update must move `updatedAt` forward even when the clock lags the seeds or two updates
+/// fall within the same millisecond (answers show milliseconds only).
+fn later_than(previous: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
+    let millis = now.millisecond();
+    let now = now.replace_millisecond(millis).unwrap_or(now);
+    let floor = previous + Duration::milliseconds(1);
+    if now >= floor { now } else { floor }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use time::macros::datetime;
+
+    fn entry(id: Option<&str>, value: &str) -> EntryInput {
+        EntryInput {
+            id: id.map(str::to_string),
+            name: Some("work".into()),
+            value: value.into(),
+        }
+    }
+
+    fn seeded() -> (Store, Contact) {
+        let mut store = Store::default();
+        let input = ContactInput {
+            first_name: Some("Ada".into()),
+            company: Some("Engines".into()),
+            external_id: Some("ext-1".into()),
+            emails: vec![entry(None, "a@x.test"), entry(None, "b@x.test")],
+            phone_numbers: vec![entry(None, "+15550000001")],
+            custom_fields: vec![CustomFieldInput {
+                id: None,
+                key: "notes".into(),
+                value: json!("hello"),
+            }],
+            ..ContactInput::default()
+        };
+        let contact = store.create_contact(
+            input,
+            Some("public-api".into()),
+            None,
+            datetime!(2026-02-01 10:00 UTC),
+        );
+        (store, contact)
+    }
+
+    #[test]
+    fn patch_replaces_entries_and_keeps_other_fields() {
+        let (mut store, contact) = seeded();
+        let kept = contact.emails[0].id.clone();
+        let input = ContactInput {
+            emails: vec![entry(Some(&kept), "a2@x.test"), entry(None, "c@x.test")],
+            ..ContactInput::default()
+        };
+        let later = datetime!(2026-02-02 10:00 UTC);
+        let updated = store.replace_contact(&contact.id, input, later);
+        let Some(updated) = updated else {
+            panic!("contact exists")
+        };
+        assert_eq!(updated.emails.len(), 2);
+        assert_eq!(updated.emails[0].id, kept);
+        assert_eq!(updated.emails[0].value, "a2@x.test");
+        assert_ne!(updated.emails[1].id, contact.emails[1].id);
+        assert!(updated.phone_numbers.is_empty());
+        assert!(updated.custom_fields.is_empty());
+        assert_eq!(updated.first_name.as_deref(), Some("Ada"));
+        assert_eq!(updated.company.as_deref(), Some("Engines"));
+        assert_eq!(updated.external_id.as_deref(), Some("ext-1"));
+        assert_eq!(updated.source.as_deref(), Some("public-api"));
+        assert_eq!(updated.updated_at, later);
+        assert_eq!(store.contact(&contact.id), Some(&updated));
+    }
+
+    #[test]
+    fn unknown_or_repeated_entry_ids_get_fresh_ids() {
+        let (mut store, contact) = seeded();
+        let kept = contact.emails[0].id.clone();
+        let input = ContactInput {
+            emails: vec![
+                entry(Some("forged"), "x@x.test"),
+                entry(Some(&kept), "a@x.test"),
+                entry(Some(&kept), "again@x.test"),
+            ],
+            ..ContactInput::default()
+        };
+        let updated = store.replace_contact(&contact.id, input, datetime!(2026-02-02 10:00 UTC));
+        let Some(updated) = updated else {
+            panic!("contact exists")
+        };
+        assert_ne!(updated.emails[0].id, "forged");
+        assert_eq!(updated.emails[1].id, kept);
+        assert_ne!(updated.emails[2].id, kept);
+    }
+
+    #[test]
+    fn patch_of_missing_contact_changes_nothing() {
+        let (mut store, _) = seeded();
+        let before = store.contacts().to_vec();
+        let result = store.replace_contact(
+            "nope",
+            ContactInput::default(),
+            datetime!(2026-02-02 10:00 UTC),
+        );
+        assert!(result.is_none());
+        assert_eq!(store.contacts(), before.as_slice());
+    }
+}

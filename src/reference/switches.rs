@@ -1,0 +1,22 @@
+//! The switches of one reference instance: the faults it commits and, later, the variants it takes.
+//!
+//! Every handler reads its deviations from here, so a fault or a variant is one `if` at the place
+//! it changes, and a new kind of switch is a new field rather than a new parameter everywhere.
+
+use super::Options;
+use super::faults::FaultSet;
+
+/// The deviations and open choices switched on in one instance.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Switches {
+    /// Deliberate breaches of the contract, one clause each.
+    pub faults: FaultSet,
+}
+
+impl Switches {
+    pub fn from_options(opts: &Options) -> Self {
+        Switches {
+            faults: opts.faults.clone(),
+        }
+    }
+}
