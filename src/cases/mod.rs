@@ -6,7 +6,9 @@ pub mod template;
 pub mod yaml;
 
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
-pub use model::{Api, Case, ErrorExpect, Expect, PageExpect, Request, StatusExpect, Step};
+pub use model::{
+    Api, Case, Direction, ErrorExpect, Expect, OrderExpect, PageExpect, Request, StatusExpect, Step,
+};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));
 

@@ -210,6 +210,25 @@ pub struct PageExpect {
     /// Bound on the number of pages followed (default 100).
     #[serde(default)]
     pub max_pages: Option<usize>,
+    /// The order the whole walk must keep.
+    #[serde(default)]
+    pub order: Option<OrderExpect>,
+}
+
+/// A stated order: the key (a JSON Pointer into an item) and its direction (READINGS 4.5).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderExpect {
+    pub by: String,
+    pub direction: Direction,
+}
+
+/// Ascending ("chronological", "oldest first") or descending ("newest first").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Asc,
+    Desc,
 }
 
 /// A loaded, normalised case.

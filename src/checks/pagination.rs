@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Finding;
 use super::matcher::{self, compact};
-use crate::cases::PageExpect;
+use crate::cases::{Direction, OrderExpect, PageExpect};
 use crate::client::Exchange;
 use crate::contract::Route;
 
@@ -206,6 +206,11 @@ where
             ));
         }
     }
+    if let Some(order) = &spec.order {
+        if let Some(f) = order_violation(&walk.items, order) {
+            walk.findings.push((f.with_clauses(clauses), last.clone()));
+        }
+    }
     if let Some(count) = spec.count {
         if walk.items.len() != count {
             walk.findings.push((
@@ -221,4 +226,94 @@ where
         }
     }
     walk
+}
+
+/// A sort key: a date-time, a number, or text; items without one are not compared.
+#[derive(Debug, PartialEq, PartialOrd)]
+enum Key {
+    Time(time::OffsetDateTime),
+    Number(f64),
+    Text(String),
+}
+
+fn sort_key(v: &Value) -> Option<Key> {
+    match v {
+        Value::String(s) => Some(
+            time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
+                .map(Key::Time)
+                .unwrap_or_else(|_| Key::Text(s.clone())),
+        ),
+        Value::Number(n) => n.as_f64().map(Key::Number),
+        _ => None,
+    }
+}
+
+/// The first pair of items out of the stated order, if any. Equal keys may come in any order.
+fn order_violation(items: &[Value], order: &OrderExpect) -> Option<Finding> {
+    let keyed: Vec<(usize, Key)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| item.pointer(&order.by).and_then(sort_key).map(|k| (i, k)))
+        .collect();
+    for pair in keyed.windows(2) {
+        let ((i, a), (j, b)) = (&pair[0], &pair[1]);
+        let wrong = match order.direction {
+            Direction::Asc => b < a,
+            Direction::Desc => b > a,
+        };
+        if wrong {
+            let word = if order.direction == Direction::Asc {
+                "ascending"
+            } else {
+                "descending"
+            };
+            return Some(Finding::new(
+                "",
+                "order",
+                format!("items in {word} order of {}", order.by),
+                format!(
+                    "item {j} ({}) after item {i} ({}) of the walk",
+                    compact(items[*j].pointer(&order.by).unwrap_or(&Value::Null)),
+                    compact(items[*i].pointer(&order.by).unwrap_or(&Value::Null))
+                ),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn order(direction: Direction) -> OrderExpect {
+        OrderExpect {
+            by: "/createdAt".into(),
+            direction,
+        }
+    }
+
+    #[test]
+    fn order_compares_instants_not_text() {
+        // The same instant written two ways, then a later one: ascending.
+        let items = vec![
+            json!({"createdAt": "2026-01-01T10:00:00Z"}),
+            json!({"createdAt": "2026-01-01T10:00:00.000+00:00"}),
+            json!({"createdAt": "2026-01-01T10:00:00.5Z"}),
+        ];
+        assert!(order_violation(&items, &order(Direction::Asc)).is_none());
+        assert!(order_violation(&items, &order(Direction::Desc)).is_some());
+    }
+
+    #[test]
+    fn items_without_the_key_are_skipped() {
+        let items = vec![
+            json!({"createdAt": "2026-01-02T00:00:00Z"}),
+            json!({}),
+            json!({"createdAt": "2026-01-01T00:00:00Z"}),
+        ];
+        assert!(order_violation(&items, &order(Direction::Desc)).is_none());
+        assert!(order_violation(&items, &order(Direction::Asc)).is_some());
+    }
 }
