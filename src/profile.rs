@@ -124,4 +124,9 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "contacts_sync_integration_name",
         "a contacts-sync integration name, reserved in contact sources",
     ),
+    // --- messages and conversations (issue 4): add this area's fixtures below ---
+
+    // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
+
+    // --- tasks (issue 6): add this area's fixtures below ---
 ];

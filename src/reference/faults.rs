@@ -79,6 +79,15 @@ catalog! {
         "a missing webhook answers 404 with the title `Webhook Not Found`";
     ContactIdNotFoundAs500 => "missing-contact-500", "Errors > no server errors",
         "GET /contacts/{contactId} of a missing contact answers 500";
+
+    // --- messages and conversations (issue 4): add this area's faults below ---
+
+
+    // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's faults below ---
+
+
+    // --- tasks (issue 6): add this area's faults below ---
+
 }
 
 impl Fault {

@@ -71,6 +71,11 @@ pub(crate) fn profile() -> Profile {
         ("brand_name", BRAND),
         ("automation_integration_name", AUTOMATION_INTEGRATION),
         ("contacts_sync_integration_name", CONTACTS_SYNC_INTEGRATION),
+        // --- messages and conversations (issue 4): add this area's fixtures below ---
+
+        // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
+
+        // --- tasks (issue 6): add this area's fixtures below ---
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))

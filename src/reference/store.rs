@@ -13,6 +13,11 @@ pub(crate) struct Store {
     contacts: Vec<Contact>,
     custom_field_defs: Vec<CustomFieldDef>,
     webhooks: Vec<Webhook>,
+    // --- messages and conversations (issue 4): add this area's data below (one field holding its own store type) ---
+
+    // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's data below (one field holding its own store type) ---
+
+    // --- tasks (issue 6): add this area's data below (one field holding its own store type) ---
     /// Source of every generated id, so ids never repeat within an instance and seeds are stable.
     next_seq: u64,
 }

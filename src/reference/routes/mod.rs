@@ -2,6 +2,11 @@
 
 mod contacts;
 mod webhooks;
+// --- messages and conversations (issue 4): add this area's route module below ---
+
+// --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's route module below ---
+
+// --- tasks (issue 6): add this area's route module below ---
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -20,12 +25,24 @@ pub(crate) fn router(app: App) -> Router {
     let header_versioned = Router::new()
         .merge(contacts::header_versioned_routes())
         .merge(webhooks::routes())
+        // --- messages and conversations (issue 4): merge this area's header-versioned routes below ---
+        //
+        // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's header-versioned routes below ---
+        //
+        // --- tasks (issue 6): merge this area's header-versioned routes below ---
+        //
         .route_layer(middleware::from_fn_with_state(
             app.clone(),
             auth::require_version,
         ));
     let mut router = Router::new()
         .merge(contacts::v1_routes())
+        // --- messages and conversations (issue 4): merge this area's v1 routes below ---
+        //
+        // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's v1 routes below ---
+        //
+        // --- tasks (issue 6): merge this area's v1 routes below ---
+        //
         .merge(header_versioned)
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(
