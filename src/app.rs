@@ -78,10 +78,10 @@ pub fn load_catalog(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>
         None => cases::load_embedded(&contract),
     }
     .map_err(|e| SetupError::new(format!("bad case file: {e}")))?;
-    Ok((
-        Arc::new(contract),
-        loaded.into_iter().map(Arc::new).collect(),
-    ))
+    let properties = crate::properties::cases(&contract)
+        .map_err(|e| SetupError::new(format!("bad x-example in schemas/openapi.yaml: {e}")))?;
+    let all = loaded.into_iter().chain(properties).map(Arc::new).collect();
+    Ok((Arc::new(contract), all))
 }
 
 /// A fresh run id: 8 characters `[a-z0-9]`, starting with `r`.
@@ -139,7 +139,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         ));
     }
     let timeout = Duration::from_secs_f64(args.timeout);
-    let (contract, cases) = load_catalog(args.cases.as_deref())?;
+    let (contract, cases) = load_catalog(args.case_dir.as_deref())?;
     let faults = parse_faults(&args.faults)?;
     let listing = args.test.list;
     let rt = runtime()?;
@@ -196,13 +196,12 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         rt.block_on(probe(&client))
             .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
     }
-    let run_id = new_run_id();
-    let exec = Arc::new(Executor::new(
-        contract,
-        client.clone(),
-        profile,
-        run_id.clone(),
-    ));
+    let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let exec = Arc::new(
+        Executor::new(contract, client.clone(), profile, run_id.clone())
+            .with_properties(seed, args.property_cases),
+    );
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(&cases, exec, rt.handle().clone(), recorder);
     if args.test.test_threads.is_none() {
@@ -215,7 +214,10 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         } else {
             format!("the embedded reference at {base_url}")
         };
-        println!("certifying {what} (run {run_id}, {} cases)", cases.len());
+        println!(
+            "certifying {what} (run {run_id}, seed {seed}, {} trials)",
+            cases.len()
+        );
     }
     let start = Instant::now();
     let conclusion = libtest_mimic::run(&args.test, trials);
@@ -276,6 +278,18 @@ pub async fn certify_reference(
     contract: Arc<Contract>,
     cases: &[Arc<Case>],
     faults: FaultSet,
+    seed: u64,
+) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
+    certify_reference_as(contract, cases, faults, seed, &new_run_id()).await
+}
+
+/// As [`certify_reference`], with a given run id (an exact replay of a seed).
+pub async fn certify_reference_as(
+    contract: Arc<Contract>,
+    cases: &[Arc<Case>],
+    faults: FaultSet,
+    seed: u64,
+    run_id: &str,
 ) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
     let running = reference::start(reference::Options {
         faults,
@@ -292,7 +306,9 @@ pub async fn certify_reference(
         Duration::from_secs(10),
         8 * 1024 * 1024,
     )?;
-    let exec = Arc::new(Executor::new(contract, client, profile, new_run_id()));
+    let exec = Arc::new(
+        Executor::new(contract, client, profile, run_id.to_string()).with_properties(seed, 4),
+    );
     let results = plan::run_all(cases, exec, 8).await;
     running.stop().await;
     Ok(results)

@@ -55,7 +55,17 @@ pub struct RunArgs {
     pub max_body: usize,
     /// Load case files from this directory instead of the built-in catalog.
     #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
+    pub case_dir: Option<PathBuf>,
+    /// Seed of the generated inputs of properties; printed by every run, replays it exactly.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Run id (8 characters a-z0-9) tagging what the run creates; with --seed it replays a
+    /// property's inputs exactly. Default: a fresh one.
+    #[arg(long, value_name = "ID", value_parser = parse_run_id)]
+    pub run_id: Option<String>,
+    /// Random inputs per property and direction (valid, invalid), besides the boundary values.
+    #[arg(long = "cases", value_name = "N", default_value_t = 4)]
+    pub property_cases: u32,
     /// Switch on a fault of the embedded reference (only without --target); repeatable.
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,
@@ -78,4 +88,16 @@ pub struct ServeArgs {
     /// Print the fault catalog (name, then the clause it breaks) and exit.
     #[arg(long)]
     pub list_faults: bool,
+}
+
+fn parse_run_id(text: &str) -> Result<String, String> {
+    if text.len() == 8
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        Ok(text.to_string())
+    } else {
+        Err("a run id is 8 characters from a-z and 0-9".into())
+    }
 }

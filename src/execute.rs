@@ -38,6 +38,10 @@ pub struct Executor {
     pub contract: Arc<Contract>,
     pub client: Arc<Client>,
     pub run_id: String,
+    /// Seed of the generated inputs of properties.
+    pub seed: u64,
+    /// Random inputs per property and direction.
+    pub property_cases: u32,
     profile: Profile,
 }
 
@@ -52,8 +56,38 @@ impl Executor {
             contract,
             client,
             run_id,
+            seed: 0,
+            property_cases: 4,
             profile,
         }
+    }
+
+    /// Sets the seed and the number of random inputs of properties.
+    pub fn with_properties(mut self, seed: u64, cases: u32) -> Executor {
+        self.seed = seed;
+        self.property_cases = cases;
+        self
+    }
+
+    /// The variables every case starts with: the run id and the profile's fixtures.
+    pub(crate) fn vars(&self) -> Vars {
+        let mut vars = Vars::default();
+        vars.set("run", Value::String(self.run_id.clone()));
+        for (k, v) in &self.profile.fixtures {
+            vars.set(k.clone(), v.clone());
+        }
+        vars
+    }
+
+    /// Sends one request and runs the generic checks on its answer.
+    pub(crate) async fn exchange(
+        &self,
+        out: &Outgoing,
+        deviation: generic::Deviation,
+    ) -> (Arc<Exchange>, Vec<Finding>) {
+        let ex = Arc::new(self.client.send(out).await);
+        let found = generic::check(&self.contract, &ex, deviation);
+        (ex, found)
     }
 
     /// Fixtures the case needs that the profile lacks, with what each must hold.
@@ -72,7 +106,7 @@ impl Executor {
             .collect()
     }
 
-    /// Runs every step of the case and gives the verdict.
+    /// Runs every step of the case (or its property) and gives the verdict.
     pub async fn run(&self, case: &Case) -> CaseResult {
         let start = Instant::now();
         let missing = self.missing_fixtures(case);
@@ -86,11 +120,20 @@ impl Executor {
                 duration: start.elapsed(),
             };
         }
-        let mut vars = Vars::default();
-        vars.set("run", Value::String(self.run_id.clone()));
-        for (k, v) in &self.profile.fixtures {
-            vars.set(k.clone(), v.clone());
+        if let Some(property) = &case.property {
+            let (failures, exchanges) = crate::properties::run(self, case, property).await;
+            let verdict = if failures.is_empty() {
+                Verdict::Passed
+            } else {
+                Verdict::Failed(failures)
+            };
+            return CaseResult {
+                verdict,
+                exchanges,
+                duration: start.elapsed(),
+            };
         }
+        let mut vars = self.vars();
         let mut exchanges = Vec::new();
         let steps = case.steps.len();
         for (i, step) in case.steps.iter().enumerate() {
@@ -132,7 +175,7 @@ impl Executor {
         }
     }
 
-    async fn run_step(
+    pub(crate) async fn run_step(
         &self,
         case: &Case,
         step: &Step,
@@ -203,7 +246,7 @@ impl Executor {
         Ok(found)
     }
 
-    fn render_request(
+    pub(crate) fn render_request(
         &self,
         req: &Request,
         vars: &Vars,

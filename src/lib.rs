@@ -12,5 +12,6 @@ pub mod contract;
 pub mod execute;
 pub mod plan;
 pub mod profile;
+pub mod properties;
 pub mod reference;
 pub mod tls;

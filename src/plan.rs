@@ -80,12 +80,18 @@ pub async fn run_all(
     concurrency: usize,
 ) -> Vec<(Arc<Case>, CaseResult)> {
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+    let handle = tokio::runtime::Handle::current();
     let mut set = tokio::task::JoinSet::new();
     for case in cases.iter().filter(|c| !c.exclusive).cloned() {
-        let (exec, permits) = (exec.clone(), permits.clone());
-        set.spawn(async move {
-            let _permit = permits.acquire_owned().await;
-            let result = exec.run(&case).await;
+        // A property holds proptest's value tree (not `Send`) across requests, so each case runs
+        // on a blocking thread of its own that drives its future; the permit bounds how many.
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            break;
+        };
+        let (exec, handle) = (exec.clone(), handle.clone());
+        set.spawn_blocking(move || {
+            let result = handle.block_on(exec.run(&case));
+            drop(permit);
             (case, result)
         });
     }

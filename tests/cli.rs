@@ -249,20 +249,20 @@ fn broken_case_file_exits_2_naming_file_and_line() {
     let dir = temp_dir("bad-case");
     let file = dir.join("broken.yaml");
     std::fs::write(&file, "area: contacts\napi: v1\ncases:\n  - id: x\n    clause: \"Authentication > 1\"\n    request: { method: FETCH, path: /v1/contacts }\n").expect("write");
-    let o = run(&["--cases", dir.to_str().expect("utf-8")]);
+    let o = run(&["--case-dir", dir.to_str().expect("utf-8")]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("{}:6:", file.display())), "{err}");
 
     std::fs::write(&file, "area: contacts\napi: v1\ncases:\n  - id: x\n    clause: \"No such clause\"\n    request: { method: GET, path: /v1/contacts }\n").expect("write");
-    let (_, err) = text(&run(&["--cases", dir.to_str().expect("utf-8")]));
+    let (_, err) = text(&run(&["--case-dir", dir.to_str().expect("utf-8")]));
     assert!(
         err.contains(":5:") && err.contains("unknown clause"),
         "{err}"
     );
 
     std::fs::write(&file, "area: contacts\napi: v1\ncases:\n  - id: x\n    clause: \"Authentication > 1\"\n    request: { method: GET, path: \"/v1/contacts/{{typo}}\" }\n").expect("write");
-    let (_, err) = text(&run(&["--cases", dir.to_str().expect("utf-8")]));
+    let (_, err) = text(&run(&["--case-dir", dir.to_str().expect("utf-8")]));
     assert!(err.contains(":6:") && err.contains("typo"), "{err}");
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use workspace_conformance::app::{certify_reference, load_catalog};
 use workspace_conformance::cases::Case;
 use workspace_conformance::execute::{CaseResult, Verdict};
-use workspace_conformance::reference::{CATALOG, FaultSet};
+use workspace_conformance::reference::{BOUNDARY_FAULTS, CATALOG, FaultSet};
 
 type Results = Vec<(Arc<Case>, CaseResult)>;
 
@@ -18,10 +18,13 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
-/// Clauses cited by the failed checks of a result.
-fn failed_clauses(results: &Results) -> BTreeSet<String> {
+/// Clauses cited by the failed checks of a result (of property trials only, if `properties`).
+fn failed_clauses_of(results: &Results, properties: bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for (case, r) in results {
+    for (case, r) in results
+        .iter()
+        .filter(|(c, _)| !properties || c.property.is_some())
+    {
         if let Verdict::Failed(failures) = &r.verdict {
             for f in failures {
                 let cited = &f.finding.clauses;
@@ -34,6 +37,10 @@ fn failed_clauses(results: &Results) -> BTreeSet<String> {
         }
     }
     out
+}
+
+fn failed_clauses(results: &Results) -> BTreeSet<String> {
+    failed_clauses_of(results, false)
 }
 
 fn failed_names(results: &Results) -> Vec<String> {
@@ -49,7 +56,7 @@ fn clean_reference_passes_every_case() {
     let (contract, cases) = load_catalog(None).expect("catalog loads");
     assert!(cases.len() >= 40, "only {} cases", cases.len());
     let results = runtime()
-        .block_on(certify_reference(contract, &cases, FaultSet::default()))
+        .block_on(certify_reference(contract, &cases, FaultSet::default(), 1))
         .expect("run");
     assert_eq!(results.len(), cases.len());
     let failed = failed_names(&results);
@@ -78,6 +85,11 @@ fn every_fault_is_caught_by_a_case_citing_its_clause() {
         "the catalog has {} faults",
         CATALOG.len()
     );
+    assert!(
+        BOUNDARY_FAULTS.len() >= 8,
+        "only {} boundary faults",
+        BOUNDARY_FAULTS.len()
+    );
     let rt = runtime();
     let mut uncaught = Vec::new();
     for fault in CATALOG {
@@ -92,9 +104,19 @@ fn every_fault_is_caught_by_a_case_citing_its_clause() {
                 contract.clone(),
                 &cases,
                 FaultSet::new([fault.fault]),
+                1,
             ))
             .expect("run");
         let clauses = failed_clauses(&results);
+        let by_property = failed_clauses_of(&results, true);
+        if BOUNDARY_FAULTS.contains(&fault.fault) && !by_property.contains(fault.clause) {
+            uncaught.push(format!(
+                "boundary fault {} ({}) is not caught by a property: failed {:?}",
+                fault.name,
+                fault.clause,
+                failed_names(&results)
+            ));
+        }
         if !clauses.contains(fault.clause) {
             uncaught.push(format!(
                 "{} ({}): failed cases {:?} cite {:?}",

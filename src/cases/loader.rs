@@ -270,6 +270,7 @@ fn normalise(
         fixtures,
         file: file.to_string(),
         line: lines.line_of(at),
+        property: None,
     })
 }
 

@@ -251,6 +251,8 @@ pub struct Case {
     pub fixtures: BTreeSet<String>,
     pub file: String,
     pub line: usize,
+    /// A generated property (boundary inputs, round trip) instead of declarative steps.
+    pub property: Option<std::sync::Arc<crate::properties::Property>>,
 }
 
 /// One request of a case and what its answer must show.

@@ -11,7 +11,11 @@ use crate::client::{Exchange, Redactor};
 /// Renders the failures of one case as the text libtest prints under the case.
 pub fn render(case: &Case, failures: &[Failure], redactor: &Redactor) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({}:{})", case.name, case.file, case.line);
+    if case.line > 0 {
+        let _ = writeln!(out, "{} ({}:{})", case.name, case.file, case.line);
+    } else {
+        let _ = writeln!(out, "{} ({})", case.name, case.file);
+    }
     if let Some(s) = &case.summary {
         let _ = writeln!(out, "  {s}");
     }

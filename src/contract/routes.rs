@@ -79,6 +79,12 @@ pub struct Route {
     pub clause: String,
     pub responses: Vec<ResponseSpec>,
     pub params: Vec<Param>,
+    /// `operationId`, used to name generated trials.
+    pub operation_id: Option<String>,
+    /// The JSON request body schema with every `$ref` inlined.
+    pub request_schema: Option<Value>,
+    /// `x-example`: a valid request that boundary properties vary one field at a time.
+    pub example: Option<Value>,
     segments: Vec<Segment>,
 }
 
@@ -226,10 +232,15 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                 if let Some(c) = &clause {
                     check_clause(clauses, c, &p_at)?;
                 }
+                let schema = p
+                    .get("schema")
+                    .map(|s| inline_refs(doc, s, 0))
+                    .transpose()
+                    .map_err(|m| (p_at.clone(), m))?;
                 params.push(Param {
                     name: name.to_string(),
                     location,
-                    schema: p.get("schema").cloned().unwrap_or(Value::Bool(true)),
+                    schema: schema.unwrap_or(Value::Bool(true)),
                     clause,
                 });
             }
@@ -276,11 +287,52 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                 clause: clause.to_string(),
                 responses,
                 params,
+                operation_id: op
+                    .get("operationId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                request_schema: op
+                    .pointer("/requestBody/content/application~1json/schema")
+                    .map(|s| inline_refs(doc, s, 0))
+                    .transpose()
+                    .map_err(|m| (op_at.clone(), m))?,
+                example: op.get("x-example").cloned(),
                 segments: segments.clone(),
             });
         }
     }
     Ok(routes)
+}
+
+/// A copy of `schema` with every local `$ref` replaced by its target (the route table's schemas
+/// hold no cycles; depth is bounded all the same).
+fn inline_refs(doc: &Value, schema: &Value, depth: usize) -> Result<Value, String> {
+    if depth > 32 {
+        return Err("schema references nest too deep".into());
+    }
+    Ok(match schema {
+        Value::Object(map) => {
+            if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                let target = r
+                    .strip_prefix('#')
+                    .and_then(|p| doc.pointer(p))
+                    .ok_or_else(|| format!("unresolved $ref `{r}`"))?;
+                return inline_refs(doc, target, depth + 1);
+            }
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                out.insert(k.clone(), inline_refs(doc, v, depth + 1)?);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| inline_refs(doc, v, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
+    })
 }
 
 fn check_clause(clauses: &Clauses, clause: &str, at: &str) -> Result<(), Problem> {

@@ -61,8 +61,12 @@ pub(crate) struct ReservedNames {
 pub(crate) struct Rules<'a> {
     /// Create takes `createdByUserId`; update ignores it.
     pub create: bool,
-    pub source_max: usize,
-    pub external_id_max: usize,
+    /// Allowed lengths, in characters (the spec's limits, unless a boundary fault moves one).
+    pub source: (usize, usize),
+    pub external_id: (usize, usize),
+    pub source_url: (usize, usize),
+    /// `e164-leading-zero-accepted`: phone entries also take `+0...`.
+    pub phone_leading_zero: bool,
     /// `None` accepts every source name.
     pub reserved: Option<&'a ReservedNames>,
 }
@@ -102,9 +106,21 @@ pub(crate) fn parse_contact(
     defs: &[CustomFieldDef],
 ) -> Result<ContactInput, InputError> {
     let mut input = ContactInput {
-        external_id: bounded_string(body, "externalId", "externalId", 1, rules.external_id_max)?,
-        source: bounded_string(body, "source", "source", 1, rules.source_max)?,
-        source_url: bounded_string(body, "sourceUrl", "sourceUrl", 1, 200)?,
+        external_id: bounded_string(
+            body,
+            "externalId",
+            "externalId",
+            rules.external_id.0,
+            rules.external_id.1,
+        )?,
+        source: bounded_string(body, "source", "source", rules.source.0, rules.source.1)?,
+        source_url: bounded_string(
+            body,
+            "sourceUrl",
+            "sourceUrl",
+            rules.source_url.0,
+            rules.source_url.1,
+        )?,
         ..ContactInput::default()
     };
     if let (Some(source), Some(reserved)) = (&input.source, rules.reserved) {
@@ -132,7 +148,7 @@ pub(crate) fn parse_contact(
     }
     match present(body, "defaultFields") {
         None => {}
-        Some(Value::Object(fields)) => parse_default_fields(fields, &mut input)?,
+        Some(Value::Object(fields)) => parse_default_fields(fields, &mut input, rules)?,
         Some(_) => {
             return Err(InputError::Invalid(
                 "defaultFields must be an object".to_string(),
@@ -179,6 +195,7 @@ fn bounded_string(
 fn parse_default_fields(
     fields: &Map<String, Value>,
     input: &mut ContactInput,
+    rules: &Rules<'_>,
 ) -> Result<(), InputError> {
     let text =
         |key: &str| bounded_string(fields, key, &format!("defaultFields.{key}"), 0, usize::MAX);
@@ -186,8 +203,8 @@ fn parse_default_fields(
     input.first_name = text("firstName")?;
     input.last_name = text("lastName")?;
     input.role = text("role")?;
-    input.emails = parse_entries(fields, "emails", false)?;
-    input.phone_numbers = parse_entries(fields, "phoneNumbers", true)?;
+    input.emails = parse_entries(fields, "emails", false, rules)?;
+    input.phone_numbers = parse_entries(fields, "phoneNumbers", true, rules)?;
     Ok(())
 }
 
@@ -195,6 +212,7 @@ fn parse_entries(
     fields: &Map<String, Value>,
     key: &str,
     phone: bool,
+    rules: &Rules<'_>,
 ) -> Result<Vec<EntryInput>, InputError> {
     let items = match present(fields, key) {
         None => return Ok(Vec::new()),
@@ -222,7 +240,10 @@ fn parse_entries(
                 )));
             }
         };
-        if phone && !is_e164(&value) {
+        let leading_zero_ok = rules.phone_leading_zero
+            && value.starts_with("+0")
+            && is_e164(&value.replacen("+0", "+1", 1));
+        if phone && !is_e164(&value) && !leading_zero_ok {
             return Err(InputError::Invalid(format!(
                 "{path}.value '{value}' must be an E.164 phone number matching ^\\+[1-9]\\d{{1,14}}$"
             )));
@@ -330,8 +351,10 @@ mod tests {
     fn create_rules(reserved: &ReservedNames) -> Rules<'_> {
         Rules {
             create: true,
-            source_max: 72,
-            external_id_max: 75,
+            source: (1, 72),
+            external_id: (1, 75),
+            source_url: (1, 200),
+            phone_leading_zero: false,
             reserved: Some(reserved),
         }
     }

@@ -80,6 +80,26 @@ catalog! {
     ContactIdNotFoundAs500 => "missing-contact-500", "Errors > no server errors",
         "GET /contacts/{contactId} of a missing contact answers 500";
 
+    // Boundary faults: each moves one stated limit by one; a property must catch each.
+    ExternalIdMax74 => "external-id-max-74", "Resources > Contact > externalId",
+        "an externalId of 75 characters is rejected (limit moved down to 74)";
+    ExternalIdMin0 => "external-id-min-0", "Resources > Contact > externalId",
+        "an empty externalId is accepted (minimum moved down to 0)";
+    SourceCreateMax73 => "source-create-max-73", "Resources > Contact > source",
+        "a source of 73 characters is accepted on create (limit moved up from 72)";
+    SourceUpdateMax74 => "source-update-max-74", "Resources > Contact > source",
+        "a source of 75 characters is rejected on update (limit moved down to 74)";
+    SourceUrlMax201 => "source-url-max-201", "Resources > Contact > sourceUrl",
+        "a sourceUrl of 201 characters is accepted (limit moved up from 200)";
+    ContactsMaxResultsMax51 => "contacts-max-results-max-51", "Limits > maxResults contacts",
+        "GET /v1/contacts accepts maxResults 51 (limit moved up from 50)";
+    ContactsMaxResultsMin2 => "contacts-max-results-min-2", "Limits > maxResults contacts",
+        "GET /v1/contacts rejects maxResults 1 (minimum moved up to 2)";
+    E164LeadingZeroAccepted => "e164-leading-zero-accepted", "Conventions > phone numbers",
+        "contact phone numbers accept an E.164 number whose first digit is 0";
+    ExternalIdsFilterMax76 => "external-ids-filter-max-76", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts accepts an externalIds value of 76 characters (limit moved up from 75)";
+
     // --- messages and conversations (issue 4): add this area's faults below ---
 
 
@@ -89,6 +109,20 @@ catalog! {
     // --- tasks (issue 6): add this area's faults below ---
 
 }
+
+/// Faults that move a stated limit by one: the self-test requires a property to catch each.
+pub const BOUNDARY_FAULTS: &[Fault] = &[
+    Fault::ExternalId76Accepted,
+    Fault::ExternalIdMax74,
+    Fault::ExternalIdMin0,
+    Fault::SourceCreateMax73,
+    Fault::SourceUpdateMax74,
+    Fault::SourceUrlMax201,
+    Fault::ContactsMaxResultsMax51,
+    Fault::ContactsMaxResultsMin2,
+    Fault::E164LeadingZeroAccepted,
+    Fault::ExternalIdsFilterMax76,
+];
 
 impl Fault {
     /// Looks a fault up by its catalog name.

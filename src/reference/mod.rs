@@ -25,7 +25,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use faults::{CATALOG, Fault, FaultInfo, FaultSet};
+pub use faults::{BOUNDARY_FAULTS, CATALOG, Fault, FaultInfo, FaultSet};
 
 use crate::profile::Profile;
 use app::App;

@@ -33,13 +33,24 @@ pub(crate) fn max_results(
     default: usize,
     max: usize,
 ) -> Result<usize, String> {
+    max_results_in(value, default, 1..=max)
+}
+
+/// Reads `maxResults` within `range` (a boundary fault may move the stated one).
+pub(crate) fn max_results_in(
+    value: Option<&str>,
+    default: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> Result<usize, String> {
     let Some(value) = value else {
         return Ok(default);
     };
     match value.parse::<usize>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(n) if range.contains(&n) => Ok(n),
         _ => Err(format!(
-            "query parameter maxResults must be an integer from 1 to {max}, got '{value}'"
+            "query parameter maxResults must be an integer from {} to {}, got '{value}'",
+            range.start(),
+            range.end()
         )),
     }
 }

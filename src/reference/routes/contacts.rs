@@ -32,6 +32,7 @@ const EXTERNAL_ID_MAX: usize = 75;
 const SOURCE_MAX_CREATE: usize = 72;
 const SOURCE_MAX_UPDATE: usize = 75;
 const FILTER_VALUE_MAX: usize = 75;
+const SOURCE_URL_MAX: usize = 200;
 
 pub(super) fn v1_routes() -> Router<App> {
     Router::new()
@@ -119,14 +120,12 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     let faults = &app.switches().faults;
     let reserved = fixtures::reserved_names();
     let rules = Rules {
-        create: true,
-        source_max: SOURCE_MAX_CREATE,
-        external_id_max: external_id_max(faults),
         reserved: if faults.has(Fault::ReservedSourceAccepted) {
             None
         } else {
             Some(&reserved)
         },
+        ..limits(faults, true)
     };
     let mut store = app.store();
     let input = parse_contact(body, &rules, store.custom_field_defs())
@@ -166,10 +165,8 @@ fn update(
     };
     let reserved = fixtures::reserved_names();
     let rules = Rules {
-        create: false,
-        source_max: SOURCE_MAX_UPDATE,
-        external_id_max: external_id_max(faults),
         reserved: Some(&reserved),
+        ..limits(faults, false)
     };
     let mut input = parse_contact(&body?, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
@@ -185,11 +182,33 @@ fn update(
     ))
 }
 
-fn external_id_max(faults: &FaultSet) -> usize {
-    if faults.has(Fault::ExternalId76Accepted) {
-        EXTERNAL_ID_MAX + 1
+/// The length limits of a create or an update body, as the spec states them unless a boundary
+/// fault moves one by one.
+fn limits(faults: &FaultSet, create: bool) -> Rules<'static> {
+    let moved = |fault: Fault, by: isize, limit: usize| {
+        if faults.has(fault) {
+            limit.saturating_add_signed(by)
+        } else {
+            limit
+        }
+    };
+    let external_id_max = moved(
+        Fault::ExternalIdMax74,
+        -1,
+        moved(Fault::ExternalId76Accepted, 1, EXTERNAL_ID_MAX),
+    );
+    let source_max = if create {
+        moved(Fault::SourceCreateMax73, 1, SOURCE_MAX_CREATE)
     } else {
-        EXTERNAL_ID_MAX
+        moved(Fault::SourceUpdateMax74, -1, SOURCE_MAX_UPDATE)
+    };
+    Rules {
+        create,
+        source: (1, source_max),
+        external_id: (moved(Fault::ExternalIdMin0, -1, 1), external_id_max),
+        source_url: (1, moved(Fault::SourceUrlMax201, 1, SOURCE_URL_MAX)),
+        phone_leading_zero: faults.has(Fault::E164LeadingZeroAccepted),
+        reserved: None,
     }
 }
 
@@ -276,16 +295,21 @@ impl Filter {
 
 /// Each filter value follows the field's length rule (1-75), so a typo'd empty value is refused
 /// rather than silently matching nothing.
-fn filter_values(path: &str, name: &str, values: Vec<&str>) -> Result<Vec<String>, ApiError> {
+fn filter_values(
+    path: &str,
+    name: &str,
+    values: Vec<&str>,
+    max: usize,
+) -> Result<Vec<String>, ApiError> {
     if let Some(bad) = values
         .iter()
-        .find(|v| !(1..=FILTER_VALUE_MAX).contains(&v.chars().count()))
+        .find(|v| !(1..=max).contains(&v.chars().count()))
     {
         return Err(ApiError::for_path(
             path,
             StatusCode::BAD_REQUEST,
             format!(
-                "query parameter {name}: each value must be 1 to {FILTER_VALUE_MAX} characters, got {}",
+                "query parameter {name}: each value must be 1 to {max} characters, got {}",
                 bad.chars().count()
             ),
         ));
@@ -299,14 +323,34 @@ fn bad_query(path: &str) -> impl Fn(String) -> ApiError + '_ {
 
 fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
-    let external_ids = filter_values(V1_PATH, "externalIds", query.all("externalIds"))?;
-    let sources = filter_values(V1_PATH, "sources", query.all("sources"))?;
+    let external_ids_max = if faults.has(Fault::ExternalIdsFilterMax76) {
+        FILTER_VALUE_MAX + 1
+    } else {
+        FILTER_VALUE_MAX
+    };
+    let external_ids = filter_values(
+        V1_PATH,
+        "externalIds",
+        query.all("externalIds"),
+        external_ids_max,
+    )?;
+    let sources = filter_values(V1_PATH, "sources", query.all("sources"), FILTER_VALUE_MAX)?;
     let default_size = if faults.has(Fault::DefaultPageSize20) {
         20
     } else {
         10
     };
-    let size = pagination::max_results(query.first("maxResults"), default_size, 50)
+    let min = if faults.has(Fault::ContactsMaxResultsMin2) {
+        2
+    } else {
+        1
+    };
+    let max = if faults.has(Fault::ContactsMaxResultsMax51) {
+        51
+    } else {
+        50
+    };
+    let size = pagination::max_results_in(query.first("maxResults"), default_size, min..=max)
         .map_err(bad_query(V1_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
     let mut filter = Filter::default();
@@ -327,11 +371,16 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
         ("source", &mut filter.source_in),
     ] {
         for value in query.all(name) {
-            sets.push(filter_values(HV_PATH, name, vec![value])?);
+            sets.push(filter_values(HV_PATH, name, vec![value], FILTER_VALUE_MAX)?);
         }
         let in_name = format!("{name}[in]");
         for list in query.all(&in_name) {
-            let set = filter_values(HV_PATH, &in_name, list.split(',').collect())?;
+            let set = filter_values(
+                HV_PATH,
+                &in_name,
+                list.split(',').collect(),
+                FILTER_VALUE_MAX,
+            )?;
             if !faults.has(Fault::InFilterIgnored) {
                 sets.push(set);
             }

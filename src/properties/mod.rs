@@ -1,0 +1,364 @@
+//! Boundary properties generated from the route table, and round-trip properties.
+//!
+//! Every operation with an `x-example` (a valid request) gets one property per constrained place
+//! its example fills: the query and path parameters of the route and the request body fields. A
+//! property sends the boundary values (valid on and just inside each bound, invalid just outside)
+//! and random values on either side drawn from a seeded proptest strategy; a failing random input
+//! is shrunk to a minimal one. Valid inputs must be accepted, invalid ones rejected with 400 where
+//! the endpoint declares 400, else any 4xx (READINGS 2.4), with the error body of the generation.
+//! A constraint added to the route table gets its property without new code.
+
+pub mod constraint;
+pub mod generate;
+mod roundtrip;
+mod runner;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::cases::template::{names_in_str, names_in_value};
+use crate::cases::{Api, BUILTINS, Case, Expect, Request, Step};
+use crate::contract::{Contract, ParamIn, Route, StatusKey};
+use crate::profile::KNOWN_FIXTURES;
+pub use constraint::Constraint;
+pub use runner::run;
+
+/// Where a property puts its generated value.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Query(String),
+    /// The path parameter at this segment index of the route template.
+    Path(usize),
+    /// A JSON Pointer into the body.
+    Body(String),
+}
+
+/// A cleanup request for what an accepted input created: `path` holds `{{id}}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cleanup {
+    pub method: String,
+    pub path: String,
+    /// Pointer of the created resource's id in the answer.
+    pub id: String,
+}
+
+/// A valid request of an operation (`x-example`), with the steps that prepare it.
+#[derive(Debug, Clone)]
+pub struct Example {
+    pub setup: Vec<Step>,
+    pub request: Request,
+    pub cleanup: Option<Cleanup>,
+    /// Body pointers whose string gets a fresh suffix for every input, so that inputs never
+    /// collide on a value the target may keep unique.
+    pub unique: Vec<String>,
+}
+
+/// One boundary property: a constraint at one place of one operation's request.
+#[derive(Debug, Clone)]
+pub struct Limit {
+    pub example: Example,
+    pub target: Target,
+    /// The value is one item of an array parameter (`externalIds` items of 1-75 characters).
+    pub wrap_in_array: bool,
+    pub constraint: Constraint,
+    /// The schema of the probed value (`format`, `x-reserved-names`).
+    pub schema: Value,
+    pub field: String,
+    /// What a valid input must get.
+    pub accept: crate::cases::StatusExpect,
+    /// What an invalid input must get.
+    pub reject: crate::cases::StatusExpect,
+}
+
+/// A generated trial.
+#[derive(Debug, Clone)]
+pub enum Property {
+    Limit(Box<Limit>),
+    /// Random valid contacts read back equal through create, get, list and PATCH.
+    ContactRoundTrip,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExampleDoc {
+    #[serde(default)]
+    setup: Vec<SetupDoc>,
+    request: RequestDoc,
+    #[serde(default)]
+    cleanup: Option<Cleanup>,
+    #[serde(default)]
+    unique: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetupDoc {
+    request: Request,
+    #[serde(default)]
+    expect: Option<Expect>,
+    #[serde(default)]
+    save: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestDoc {
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    query: Map<String, Value>,
+    #[serde(default)]
+    headers: Map<String, Value>,
+    #[serde(default)]
+    body: Option<Value>,
+}
+
+fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
+    let doc: ExampleDoc =
+        serde_json::from_value(doc.clone()).map_err(|e| format!("bad x-example: {e}"))?;
+    let setup = doc
+        .setup
+        .into_iter()
+        .map(|s| Step {
+            request: s.request,
+            expect: s.expect.unwrap_or_default(),
+            save: s
+                .save
+                .into_iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
+                .collect(),
+            line: 0,
+        })
+        .collect();
+    let path = match doc.request.path {
+        Some(p) => p,
+        None if !route.template.contains('{') => route.template.clone(),
+        None => return Err("x-example needs `request.path` to fill the path parameters".into()),
+    };
+    Ok(Example {
+        setup,
+        request: Request {
+            method: route.method.clone(),
+            path,
+            query: doc.request.query,
+            headers: doc.request.headers,
+            body: doc.request.body,
+            auth: None,
+            version: None,
+        },
+        cleanup: doc.cleanup,
+        unique: doc.unique,
+    })
+}
+
+fn success_status(route: &Route) -> crate::cases::StatusExpect {
+    use crate::cases::StatusExpect;
+    let exact: Vec<u16> = route
+        .responses
+        .iter()
+        .filter_map(|r| match r.status {
+            StatusKey::Exact(s) if (200..300).contains(&s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let accepted = match exact.as_slice() {
+        [one] => StatusExpect::Code(*one),
+        _ => StatusExpect::Class("2xx".into()),
+    };
+    // A 409 Conflict says a valid value is taken, not that it is invalid.
+    if route
+        .responses
+        .iter()
+        .any(|r| r.status == StatusKey::Exact(409))
+    {
+        StatusExpect::Any(vec![accepted, StatusExpect::Code(409)])
+    } else {
+        accepted
+    }
+}
+
+fn reject_status(route: &Route) -> crate::cases::StatusExpect {
+    use crate::cases::StatusExpect;
+    if route
+        .responses
+        .iter()
+        .any(|r| r.status == StatusKey::Exact(400))
+    {
+        StatusExpect::Code(400)
+    } else {
+        StatusExpect::Class("4xx".into())
+    }
+}
+
+fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
+    let mut used = BTreeSet::new();
+    let mut saved: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
+    let mut requests: Vec<&Request> = example.setup.iter().map(|s| &s.request).collect();
+    requests.push(&example.request);
+    for r in requests {
+        names_in_str(&r.path, &mut used);
+        for (k, v) in &r.query {
+            names_in_str(k, &mut used);
+            names_in_value(v, &mut used);
+        }
+        if let Some(b) = &r.body {
+            names_in_value(b, &mut used);
+        }
+    }
+    for s in &example.setup {
+        saved.extend(s.save.iter().map(|(k, _)| k.clone()));
+    }
+    let mut out = BTreeSet::new();
+    for name in used.difference(&saved) {
+        if KNOWN_FIXTURES.iter().any(|(f, _)| f == name) {
+            out.insert(name.clone());
+        } else {
+            return Err(format!(
+                "x-example names `{{{{{name}}}}}`, which is neither saved by its setup nor a known fixture"
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn field_name(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .filter(|s| !s.is_empty() && s.parse::<usize>().is_err())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The property trials of the contract. Errors name the operation whose `x-example` is wrong.
+pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    for route in &contract.routes {
+        let Some(doc) = &route.example else { continue };
+        let op = route
+            .operation_id
+            .clone()
+            .unwrap_or_else(|| format!("{} {}", route.method, route.template));
+        let example = parse_example(route, doc).map_err(|e| format!("{op}: {e}"))?;
+        let fixtures = fixtures_of(&example).map_err(|e| format!("{op}: {e}"))?;
+        let mut limits: Vec<(String, Option<String>, Limit)> = Vec::new();
+        let base =
+            |target: Target, wrap: bool, constraint: Constraint, schema: Value, field: String| {
+                Limit {
+                    example: example.clone(),
+                    target,
+                    wrap_in_array: wrap,
+                    constraint,
+                    schema,
+                    field,
+                    accept: success_status(route),
+                    reject: reject_status(route),
+                }
+            };
+        let segments: Vec<&str> = route.template.trim_start_matches('/').split('/').collect();
+        for p in &route.params {
+            let target = match p.location {
+                ParamIn::Query => Target::Query(p.name.clone()),
+                ParamIn::Path => match segments
+                    .iter()
+                    .position(|s| *s == format!("{{{}}}", p.name))
+                {
+                    Some(i) => Target::Path(i),
+                    None => continue,
+                },
+                ParamIn::Header => continue,
+            };
+            let example_value = example.request.query.get(&p.name);
+            for c in constraint::of_schema(&p.schema, example_value) {
+                limits.push((
+                    p.name.clone(),
+                    p.clause.clone(),
+                    base(target.clone(), false, c, p.schema.clone(), p.name.clone()),
+                ));
+            }
+            if p.schema.get("type").and_then(Value::as_str) == Some("array") {
+                if let Some(items) = p.schema.get("items") {
+                    for c in constraint::of_schema(items, None) {
+                        limits.push((
+                            format!("{}.item", p.name),
+                            p.clause.clone(),
+                            base(target.clone(), true, c, items.clone(), p.name.clone()),
+                        ));
+                    }
+                }
+            }
+        }
+        if let (Some(schema), Some(body)) = (&route.request_schema, &example.request.body) {
+            for (pointer, c, leaf) in constraint::of_body(schema, body) {
+                let clause = leaf
+                    .get("x-clause")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let field = field_name(&pointer);
+                limits.push((
+                    field.clone(),
+                    clause,
+                    base(Target::Body(pointer), false, c, leaf, field),
+                ));
+            }
+        }
+        for (field, clause, limit) in limits {
+            let clauses = vec![clause.unwrap_or_else(|| route.clause.clone())];
+            out.push(Case {
+                name: format!(
+                    "{}.properties.{op}.{field}.{}",
+                    route.api.as_str(),
+                    limit.constraint.kind()
+                ),
+                api: route.api,
+                area: "properties".into(),
+                clauses,
+                readings: vec!["2.4".into()],
+                summary: Some(format!(
+                    "{} of {op} is {}",
+                    limit.field,
+                    limit.constraint.describe()
+                )),
+                tags: vec!["property".into()],
+                exclusive: false,
+                read_only: route.method == "GET"
+                    && example.setup.iter().all(|s| s.request.method == "GET"),
+                steps: Vec::new(),
+                fixtures: fixtures.clone(),
+                file: format!("schemas/openapi.yaml (x-example of {op})"),
+                line: 0,
+                property: Some(Arc::new(Property::Limit(Box::new(limit)))),
+            });
+        }
+    }
+    if contract.route("POST", "/v1/contacts").is_some()
+        && contract.route("GET", "/contacts/x").is_some()
+    {
+        out.push(Case {
+            name: "latest.properties.contacts.round-trip".into(),
+            api: Api::Latest,
+            area: "properties".into(),
+            clauses: vec![
+                "Resources > Contact".into(),
+                "v1 API: contacts > PATCH /v1/contacts/{id}".into(),
+                "Header-versioned API > GET /contacts/{contactId}".into(),
+            ],
+            readings: vec!["1.3".into(), "2.6".into()],
+            summary: Some(
+                "Random valid contacts read back equal through create, get, list and PATCH.".into(),
+            ),
+            tags: vec!["property".into()],
+            exclusive: false,
+            read_only: false,
+            steps: Vec::new(),
+            fixtures: ["custom_field_key".to_string()].into_iter().collect(),
+            file: "src/properties/roundtrip.rs".into(),
+            line: 0,
+            property: Some(Arc::new(Property::ContactRoundTrip)),
+        });
+    }
+    Ok(out)
+}
