@@ -15,7 +15,7 @@ use crate::contract::Contract;
 use crate::execute::Executor;
 use crate::plan::{self, Recorder};
 use crate::profile::Profile;
-use crate::reference::{self, CATALOG, Fault, FaultSet};
+use crate::reference::{self, CATALOG, Fault, FaultSet, VARIANTS, Variant, VariantSet};
 
 /// A problem that stops the run before any case: exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +67,27 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, SetupError> {
         }
     }
     Ok(FaultSet::new(faults))
+}
+
+/// Parses variant names; `all` switches on every one; an unknown one lists the catalog.
+pub fn parse_variants(names: &[String]) -> Result<VariantSet, SetupError> {
+    if names.iter().any(|n| n == "all") {
+        return Ok(VariantSet::all());
+    }
+    let mut out = Vec::new();
+    for n in names {
+        match Variant::from_name(n) {
+            Some(v) => out.push(v),
+            None => {
+                let known: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+                return Err(SetupError::new(format!(
+                    "unknown variant `{n}`; known variants: all, {}",
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(VariantSet::new(out))
 }
 
 /// Loads the contract and the case files (built-in, or from a directory).
@@ -141,14 +162,15 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     let timeout = Duration::from_secs_f64(args.timeout);
     let (contract, cases) = load_catalog(args.case_dir.as_deref())?;
     let faults = parse_faults(&args.faults)?;
+    let variants = parse_variants(&args.variants)?;
     let listing = args.test.list;
     let rt = runtime()?;
     let mut _reference = None;
     let (base_url, profile, api_key) = match &args.target {
         Some(url) => {
-            if !args.faults.is_empty() {
+            if !args.faults.is_empty() || !args.variants.is_empty() {
                 return Err(SetupError::new(
-                    "--fault applies to the embedded reference only; leave out --target",
+                    "--fault and --variant apply to the embedded reference only; leave out --target",
                 ));
             }
             let parsed = reqwest::Url::parse(url)
@@ -179,6 +201,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             let running = rt
                 .block_on(reference::start(reference::Options {
                     faults,
+                    variants,
                     ..Default::default()
                 }))
                 .map_err(|e| {
@@ -244,12 +267,24 @@ fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if args.list_variants {
+        let width = VARIANTS.iter().map(|v| v.name.len()).max().unwrap_or(0);
+        for v in VARIANTS {
+            println!(
+                "{:width$}  READINGS {}  {}",
+                v.name, v.reading, v.description
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let variants = parse_variants(&args.variants)?;
     let faults = parse_faults(&args.faults)?;
     let rt = runtime()?;
     rt.block_on(async {
         let running = reference::start(reference::Options {
             listen: args.listen,
             faults,
+            variants,
         })
         .await
         .map_err(|e| SetupError::new(format!("cannot listen on {}: {e}", args.listen)))?;
@@ -266,6 +301,9 @@ fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
         if !args.faults.is_empty() {
             println!("faults on: {}", args.faults.join(", "));
         }
+        if !args.variants.is_empty() {
+            println!("variants on: {}", args.variants.join(", "));
+        }
         let _ = tokio::signal::ctrl_c().await;
         running.stop().await;
         Ok(ExitCode::SUCCESS)
@@ -280,19 +318,29 @@ pub async fn certify_reference(
     faults: FaultSet,
     seed: u64,
 ) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
-    certify_reference_as(contract, cases, faults, seed, &new_run_id()).await
+    certify_reference_as(
+        contract,
+        cases,
+        faults,
+        VariantSet::default(),
+        seed,
+        &new_run_id(),
+    )
+    .await
 }
 
-/// As [`certify_reference`], with a given run id (an exact replay of a seed).
+/// As [`certify_reference`], with variants and a given run id (an exact replay of a seed).
 pub async fn certify_reference_as(
     contract: Arc<Contract>,
     cases: &[Arc<Case>],
     faults: FaultSet,
+    variants: VariantSet,
     seed: u64,
     run_id: &str,
 ) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
     let running = reference::start(reference::Options {
         faults,
+        variants,
         ..Default::default()
     })
     .await

@@ -69,6 +69,9 @@ pub struct RunArgs {
     /// Switch on a fault of the embedded reference (only without --target); repeatable.
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,
+    /// Switch on a variant of the embedded reference (only without --target); repeatable, `all`.
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
     #[command(flatten)]
     pub test: libtest_mimic::Arguments,
 }
@@ -82,6 +85,12 @@ pub struct ServeArgs {
     /// Switch on a fault of the catalog; repeatable.
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,
+    /// Switch on a variant (a conforming open choice); repeatable; `all` for every one.
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+    /// Print the variant catalog (name, then the READINGS section it exercises) and exit.
+    #[arg(long)]
+    pub list_variants: bool,
     /// Write the profile of the reference's fixtures and API keys to FILE.
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use workspace_conformance::app::{certify_reference_as, load_catalog};
 use workspace_conformance::execute::Verdict;
-use workspace_conformance::reference::{Fault, FaultSet};
+use workspace_conformance::reference::{Fault, FaultSet, VariantSet};
 
 /// Per property trial: its verdict and the inputs it sent (query and body, run id masked).
 fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
@@ -25,6 +25,7 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
             contract,
             &properties,
             FaultSet::new([Fault::ExternalId76Accepted, Fault::PatchMergesEntries]),
+            VariantSet::default(),
             seed,
             "rreplay0",
         ))

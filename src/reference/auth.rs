@@ -11,6 +11,7 @@ use axum::response::Response;
 use super::app::App;
 use super::errors::ApiError;
 use super::faults::Fault;
+use super::variants::Variant;
 
 /// The only version of the header-versioned API.
 pub(crate) const API_VERSION: &str = "2026-03-30";
@@ -66,8 +67,12 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
                     String::from_utf8_lossy(v.as_bytes())
                 ),
             };
-            return ApiError::for_path(req.uri().path(), StatusCode::BAD_REQUEST, message)
-                .render(app.switches());
+            let status = if app.switches().variant(Variant::VersionError406) {
+                StatusCode::NOT_ACCEPTABLE
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return ApiError::for_path(req.uri().path(), status, message).render(app.switches());
         }
     }
     next.run(req).await

@@ -5,6 +5,7 @@
 //! The runner never imports this module except to start it as the default target.
 
 pub mod faults;
+pub mod variants;
 
 mod app;
 mod auth;
@@ -26,6 +27,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use faults::{BOUNDARY_FAULTS, CATALOG, Fault, FaultInfo, FaultSet};
+pub use variants::{VARIANTS, Variant, VariantInfo, VariantSet};
 
 use crate::profile::Profile;
 use app::App;
@@ -41,6 +43,8 @@ pub struct Options {
     pub listen: SocketAddr,
     /// Faults switched on.
     pub faults: FaultSet,
+    /// Variants switched on.
+    pub variants: VariantSet,
 }
 
 impl Default for Options {
@@ -48,6 +52,7 @@ impl Default for Options {
         Options {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             faults: FaultSet::default(),
+            variants: VariantSet::default(),
         }
     }
 }

@@ -5,18 +5,27 @@
 
 use super::Options;
 use super::faults::FaultSet;
+use super::variants::{Variant, VariantSet};
 
 /// The deviations and open choices switched on in one instance.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Switches {
     /// Deliberate breaches of the contract, one clause each.
     pub faults: FaultSet,
+    /// Conforming alternatives where the contract is open.
+    pub variants: VariantSet,
 }
 
 impl Switches {
     pub fn from_options(opts: &Options) -> Self {
         Switches {
             faults: opts.faults.clone(),
+            variants: opts.variants.clone(),
         }
+    }
+
+    /// Whether a variant is on.
+    pub fn variant(&self, v: Variant) -> bool {
+        self.variants.has(v)
     }
 }

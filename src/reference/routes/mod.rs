@@ -48,6 +48,11 @@ pub(crate) fn router(app: App) -> Router {
         .layer(middleware::from_fn_with_state(
             app.clone(),
             auth::require_key,
+        ))
+        // Outside authentication, so 401 answers take the variants' shapes too.
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            super::variants::rewrite,
         ));
     if app.switches().faults.has(Fault::WrongContentType) {
         // Outermost, so that the 401s of contact paths are mislabelled too.
