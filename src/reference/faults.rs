@@ -92,7 +92,7 @@ catalog! {
     TaskReopenNoEffect => "task-reopen-no-effect", "States and transitions > Task > reopen",
         "reopen answers 200 but leaves the task completed";
     TaskDeletedStillReadable => "task-deleted-still-readable", "States and transitions > Task > delete",
-        "GET of a deleted task answers 200 with the task (isDeleted true) instead of 404";
+        "GET of a deleted task answers 200 with the task shown as live (isDeleted false) instead of 404";
     TaskDueDateNotCleared => "task-due-date-not-cleared", "States and transitions > Task > due date",
         "remove-due-date answers 200 but keeps the due date";
     TaskUnlinkNoEffect => "task-unlink-no-effect", "States and transitions > Task > link conversation",

@@ -259,8 +259,15 @@ async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>
         let faults = &app.switches().faults;
         let store = app.store();
         match store.tasks().get(&id) {
-            Some(task) if !task.is_deleted || faults.has(Fault::TaskDeletedStillReadable) => {
+            Some(task) if !task.is_deleted => {
                 Ok(reply::data(StatusCode::OK, task_json(task, faults)))
+            }
+            Some(task) if faults.has(Fault::TaskDeletedStillReadable) => {
+                let live = Task {
+                    is_deleted: false,
+                    ..task.clone()
+                };
+                Ok(reply::data(StatusCode::OK, task_json(&live, faults)))
             }
             _ => Err(not_found(&id)),
         }
