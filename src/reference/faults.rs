@@ -107,6 +107,12 @@ catalog! {
         "reopen of a completed task is accepted when the open-task limit is reached";
     TaskLimitWrongCode => "task-limit-wrong-code", "Errors > v1 codes",
         "the open-task limit answers 402 with code 0201402 instead of 0600402";
+    TaskAssignWithoutUserAccepted => "task-assign-without-user-accepted", "States and transitions > Task > assign and unassign",
+        "assign without a userId answers 200 and changes nothing";
+    TaskInvalidDueDateAccepted => "task-invalid-due-date-accepted", "States and transitions > Task > due date",
+        "change-due-date ignores a dueDate that is not a date-time and answers 200";
+    TaskPutIgnoresDescription => "task-put-ignores-description", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT changes the title but keeps the old description";
 
 }
 

@@ -281,6 +281,7 @@ async fn update(
     body: Body,
 ) -> Response {
     let body = input::json_object(body, V1_PATH).await;
+    let faults = &app.switches().faults;
     let result = task_id(id).and_then(|id| {
         change(&app, &id, |task| {
             let body = body?;
@@ -292,7 +293,7 @@ async fn update(
             if let Some(title) = title {
                 task.title = title;
             }
-            if body.contains_key("description") {
+            if body.contains_key("description") && !faults.has(Fault::TaskPutIgnoresDescription) {
                 task.description = description;
             }
             Ok(Changed::Yes)
@@ -397,7 +398,11 @@ fn run_transition(
             })
         }
         "assign" => change(app, id, |task| {
-            let user = required_id(&body?, "userId", "US")?;
+            let body = body?;
+            if faults.has(Fault::TaskAssignWithoutUserAccepted) && !body.contains_key("userId") {
+                return Ok(Changed::No);
+            }
+            let user = required_id(&body, "userId", "US")?;
             task.assignees.retain(|u| *u != user);
             task.assignees.push(user);
             task.assigned_by = Some(caller.user_id.to_string());
@@ -422,8 +427,12 @@ fn run_transition(
             Ok(reply::data(StatusCode::OK, data))
         }
         "change-due-date" => change(app, id, |task| {
-            let due = date_field(&body?, "dueDate")?
-                .ok_or_else(|| bad_request("body field dueDate is required"))?;
+            let body = body?;
+            let due = match date_field(&body, "dueDate") {
+                Err(_) if faults.has(Fault::TaskInvalidDueDateAccepted) => return Ok(Changed::No),
+                parsed => parsed?,
+            }
+            .ok_or_else(|| bad_request("body field dueDate is required"))?;
             task.due_date = Some(due);
             Ok(Changed::Yes)
         }),
