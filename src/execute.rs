@@ -107,7 +107,7 @@ impl Executor {
                 exchange,
             };
             match self.run_step(case, step, &mut vars, &mut exchanges).await {
-                Ok(found) => failures.extend(found.into_iter().map(|(f, ex)| fail(f, Some(ex)))),
+                Ok(found) => failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex))),
                 // A cleanup step after a failure may lack what the failed step would have saved.
                 Err(_) if after_failure => {}
                 Err(missing) => failures.push(fail(
@@ -140,7 +140,7 @@ impl Executor {
         step: &Step,
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
-    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, MissingVar> {
         if let Some(each) = &step.for_each {
             let items = match vars.get(&each.list) {
                 Some(Value::Array(items)) => items.clone(),
@@ -152,15 +152,31 @@ impl Executor {
                 vars.set(each.item.clone(), item);
                 found.extend(self.run_once(case, step, vars, exchanges).await?);
             }
-            return Ok(found);
+            return Ok(with_exchange(found));
         }
         let Some(repeat) = &step.repeat else {
-            return self.run_once(case, step, vars, exchanges).await;
+            return Ok(with_exchange(
+                self.run_once(case, step, vars, exchanges).await?,
+            ));
         };
-        let max = match vars.render_value(&repeat.max)? {
-            Value::Number(n) => n.as_u64().unwrap_or(0),
-            Value::String(s) => s.trim().parse::<u64>().unwrap_or(0),
-            _ => 0,
+        let rendered = vars.render_value(&repeat.max)?;
+        let max = match &rendered {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        let Some(max) = max else {
+            // A profile value that is no count: say so, before sending anything.
+            return Ok(vec![(
+                Finding::new(
+                    "",
+                    "repeat",
+                    "`max` renders to a non-negative integer",
+                    rendered.to_string(),
+                )
+                .with_clauses(&case.clauses),
+                None,
+            )]);
         };
         for name in repeat.collect.keys() {
             if !matches!(vars.get(name), Some(Value::Array(_))) {
@@ -217,12 +233,12 @@ impl Executor {
                         ex,
                     ));
                 }
-                return Ok(found);
+                return Ok(with_exchange(found));
             }
             exchanges.push(ex.clone());
             let generic = generic::check(&self.contract, &ex, deviation);
             if !generic.is_empty() {
-                return Ok(generic.into_iter().map(|f| (f, ex.clone())).collect());
+                return Ok(generic.into_iter().map(|f| (f, Some(ex.clone()))).collect());
             }
             accepted += 1;
         }
@@ -384,6 +400,10 @@ impl Executor {
             deviation,
         ))
     }
+}
+
+fn with_exchange(found: Vec<(Finding, Arc<Exchange>)>) -> Vec<(Finding, Option<Arc<Exchange>>)> {
+    found.into_iter().map(|(f, ex)| (f, Some(ex))).collect()
 }
 
 fn text_of(v: &Value) -> String {

@@ -112,3 +112,25 @@ cases:
     let err = load(shadow).expect_err("shadowing collect");
     assert!(err.contains("user_id"), "{err}");
 }
+
+#[test]
+fn repeat_with_a_max_that_is_no_count_fails_before_sending() {
+    let text = r#"
+area: steps
+api: v1
+cases:
+  - id: bad-max
+    clause: "Errors > Rules > 6"
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: "{{run}} x", phoneNumberId: "{{phone_number_id}}" } }
+        repeat: { until: 402, max: "{{run}}" }
+        expect: { status: 402 }
+"#;
+    let results = run(text, FaultSet::default());
+    let (_, result) = &results[0];
+    let Verdict::Failed(failures) = &result.verdict else {
+        panic!("expected a failure, got {:?}", result.verdict)
+    };
+    assert_eq!(failures[0].finding.check, "repeat");
+    assert_eq!(count(result, "POST"), 0);
+}
