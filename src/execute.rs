@@ -136,19 +136,24 @@ impl Executor {
         let mut vars = self.vars();
         let mut exchanges = Vec::new();
         let steps = case.steps.len();
+        let mut failures: Vec<Failure> = Vec::new();
         for (i, step) in case.steps.iter().enumerate() {
+            // After a failure only cleanup steps run: later steps build on the failed one.
+            let after_failure = !failures.is_empty();
+            if after_failure && !step.always {
+                continue;
+            }
             let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure {
                 finding,
                 step: i + 1,
                 steps,
                 exchange,
             };
-            let failures = match self.run_step(case, step, &mut vars, &mut exchanges).await {
-                Ok(found) => found
-                    .into_iter()
-                    .map(|(f, ex)| fail(f, Some(ex)))
-                    .collect::<Vec<_>>(),
-                Err(missing) => vec![fail(
+            match self.run_step(case, step, &mut vars, &mut exchanges).await {
+                Ok(found) => failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex))),
+                // A cleanup step after a failure may lack what the failed step would have saved.
+                Err(_) if after_failure => {}
+                Err(missing) => failures.push(fail(
                     Finding::new(
                         "",
                         "template",
@@ -157,25 +162,133 @@ impl Executor {
                     )
                     .with_clauses(&case.clauses),
                     exchanges.last().cloned(),
-                )],
-            };
-            if !failures.is_empty() {
-                // Later steps build on this one: stop here.
-                return CaseResult {
-                    verdict: Verdict::Failed(failures),
-                    exchanges,
-                    duration: start.elapsed(),
-                };
+                )),
             }
         }
         CaseResult {
-            verdict: Verdict::Passed,
+            verdict: if failures.is_empty() {
+                Verdict::Passed
+            } else {
+                Verdict::Failed(failures)
+            },
             exchanges,
             duration: start.elapsed(),
         }
     }
 
+    /// Runs a step: once, once per item of its `for_each` list, or repeated until its `until`.
     pub(crate) async fn run_step(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, MissingVar> {
+        if let Some(each) = &step.for_each {
+            let items = match vars.get(&each.list) {
+                Some(Value::Array(items)) => items.clone(),
+                Some(other) => vec![other.clone()],
+                None => return Err(MissingVar(each.list.clone())),
+            };
+            let mut found = Vec::new();
+            for item in items {
+                vars.set(each.item.clone(), item);
+                found.extend(self.run_once(case, step, vars, exchanges).await?);
+            }
+            return Ok(with_exchange(found));
+        }
+        let Some(repeat) = &step.repeat else {
+            return Ok(with_exchange(
+                self.run_once(case, step, vars, exchanges).await?,
+            ));
+        };
+        let rendered = vars.render_value(&repeat.max)?;
+        let max = match &rendered {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        let Some(max) = max else {
+            // A profile value that is no count: say so, before sending anything.
+            return Ok(vec![(
+                Finding::new(
+                    "",
+                    "repeat",
+                    "`max` renders to a non-negative integer",
+                    rendered.to_string(),
+                )
+                .with_clauses(&case.clauses),
+                None,
+            )]);
+        };
+        for name in repeat.collect.keys() {
+            if !matches!(vars.get(name), Some(Value::Array(_))) {
+                vars.set(name.clone(), Value::Array(Vec::new()));
+            }
+        }
+        let mut accepted = 0u64;
+        loop {
+            let (outgoing, deviation) = self.render_request(&step.request, vars)?;
+            let ex = Arc::new(self.client.send(&outgoing).await);
+            let status = ex.outcome.as_ref().ok().map(|r| r.status);
+            let again = status.is_some_and(|s| (200..300).contains(&s) && !repeat.until.allows(s));
+            if again {
+                for (name, pointer) in &repeat.collect {
+                    let pointer = pointer.as_str().unwrap_or_default();
+                    let value = ex
+                        .outcome
+                        .as_ref()
+                        .ok()
+                        .and_then(|r| r.value())
+                        .and_then(|b| b.pointer(pointer))
+                        .cloned();
+                    if let (Some(v), Some(Value::Array(list))) = (value, vars.get(name)) {
+                        let mut list = list.clone();
+                        list.push(v);
+                        vars.set(name.clone(), Value::Array(list));
+                    }
+                }
+            }
+            if !again || accepted >= max {
+                let mut found = self
+                    .judge(
+                        case,
+                        step,
+                        vars,
+                        exchanges,
+                        ex.clone(),
+                        &outgoing,
+                        deviation,
+                    )
+                    .await?;
+                if again {
+                    found.push((
+                        Finding::new(
+                            "",
+                            "repeat",
+                            format!(
+                                "status {} after at most {max} answers 2xx",
+                                repeat.until.describe()
+                            ),
+                            format!("{} answers 2xx", accepted + 1),
+                        )
+                        .with_clauses(&case.clauses),
+                        ex,
+                    ));
+                }
+                return Ok(with_exchange(found));
+            }
+            exchanges.push(ex.clone());
+            let generic = generic::check(&self.contract, &ex, deviation);
+            if !generic.is_empty() {
+                return Ok(generic.into_iter().map(|f| (f, Some(ex.clone()))).collect());
+            }
+            accepted += 1;
+        }
+    }
+
+    /// Renders, sends and judges one request of a step.
+    async fn run_once(
         &self,
         case: &Case,
         step: &Step,
@@ -184,6 +297,22 @@ impl Executor {
     ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
         let (outgoing, deviation) = self.render_request(&step.request, vars)?;
         let ex = Arc::new(self.client.send(&outgoing).await);
+        self.judge(case, step, vars, exchanges, ex, &outgoing, deviation)
+            .await
+    }
+
+    /// Generic checks, saves and the step's expectations on one answer.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+        ex: Arc<Exchange>,
+        outgoing: &Outgoing,
+        deviation: generic::Deviation,
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
         exchanges.push(ex.clone());
         let mut found: Vec<(Finding, Arc<Exchange>)> =
             generic::check(&self.contract, &ex, deviation)
@@ -314,6 +443,10 @@ impl Executor {
             deviation,
         ))
     }
+}
+
+fn with_exchange(found: Vec<(Finding, Arc<Exchange>)>) -> Vec<(Finding, Option<Arc<Exchange>>)> {
+    found.into_iter().map(|(f, ex)| (f, Some(ex))).collect()
 }
 
 fn text_of(v: &Value) -> String {

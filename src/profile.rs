@@ -129,4 +129,12 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
 
     // --- tasks (issue 6): add this area's fixtures below ---
+    (
+        "open_task_limit",
+        "the workspace's open-task limit (a number): how many open tasks it keeps before a create answers 402",
+    ),
+    (
+        "task_conversation_id",
+        "the id (CN...) of a conversation that tasks may be linked to; the conversation itself is not changed",
+    ),
 ];

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::model::{Api, Case, CaseDoc, CaseFileDoc, Expect, Request, Step};
+use super::model::{Api, Case, CaseDoc, CaseFileDoc, Expect, ForEach, Repeat, Request, Step};
 use super::template::{names_in_str, names_in_value};
 use super::{path_to_pointer, yaml};
 use crate::checks::matcher;
@@ -186,18 +186,49 @@ fn normalise(
         Some(steps) => steps
             .into_iter()
             .enumerate()
-            .map(|(i, s)| (format!("{at}/steps/{i}"), s.request, s.expect, s.save))
+            .map(|(i, s)| {
+                (
+                    format!("{at}/steps/{i}"),
+                    s.request,
+                    s.expect,
+                    s.save,
+                    StepExtras {
+                        repeat: s.repeat,
+                        for_each: s.for_each,
+                        always: s.always,
+                    },
+                )
+            })
             .collect(),
         None => match doc.request {
-            Some(r) => vec![(at.to_string(), r, doc.expect, doc.save)],
+            Some(r) => vec![(
+                at.to_string(),
+                r,
+                doc.expect,
+                doc.save,
+                StepExtras::default(),
+            )],
             None => return Err(err(at, "needs `request` or `steps`".into())),
         },
     };
     let mut defined: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
     let mut fixtures = BTreeSet::new();
     let mut steps = Vec::new();
-    for (step_at, request, expect, save) in raw_steps {
+    for (step_at, request, expect, save, extras) in raw_steps {
         let req_at = format!("{step_at}/request");
+        if let Some(each) = &extras.for_each {
+            let list = BTreeSet::from([each.list.clone()]);
+            resolve_names(&list, &defined, &mut fixtures)
+                .map_err(|m| err(&format!("{step_at}/for_each"), m))?;
+            check_new_name(&each.item).map_err(|m| err(&format!("{step_at}/for_each"), m))?;
+            defined.insert(each.item.clone());
+        }
+        if let Some(repeat) = &extras.repeat {
+            let mut used = BTreeSet::new();
+            names_in_value(&repeat.max, &mut used);
+            resolve_names(&used, &defined, &mut fixtures)
+                .map_err(|m| err(&format!("{step_at}/repeat"), m))?;
+        }
         let concrete = TEMPLATE_PLACEHOLDER.replace_all(&request.path, "x");
         if contract.route(&request.method, &concrete).is_none() {
             return Err(err(
@@ -230,14 +261,15 @@ fn normalise(
         let mut save_list = Vec::new();
         for (name, pointer) in &save {
             let pointer = pointer.as_str().unwrap_or_default().to_string();
-            if KNOWN_FIXTURES.iter().any(|(f, _)| f == name) || BUILTINS.contains(&name.as_str()) {
-                return Err(err(
-                    &format!("{step_at}/save"),
-                    format!("`{name}` is a fixture or builtin name; save under another name"),
-                ));
-            }
+            check_new_name(name).map_err(|m| err(&format!("{step_at}/save"), m))?;
             defined.insert(name.clone());
             save_list.push((name.clone(), pointer));
+        }
+        if let Some(repeat) = &extras.repeat {
+            for name in repeat.collect.keys() {
+                check_new_name(name).map_err(|m| err(&format!("{step_at}/repeat"), m))?;
+                defined.insert(name.clone());
+            }
         }
         let expect = expect.unwrap_or_default();
         let exp_at = format!("{step_at}/expect");
@@ -252,6 +284,9 @@ fn normalise(
             request,
             expect,
             save: save_list,
+            repeat: extras.repeat,
+            for_each: extras.for_each,
+            always: extras.always,
             line: lines.line_of(&step_at),
         });
     }
@@ -280,7 +315,26 @@ type RawStep = (
     Request,
     Option<Expect>,
     serde_json::Map<String, Value>,
+    StepExtras,
 );
+
+/// The repetition and cleanup options of a step (only multi-step cases have them).
+#[derive(Default)]
+struct StepExtras {
+    repeat: Option<Repeat>,
+    for_each: Option<ForEach>,
+    always: bool,
+}
+
+/// A name a case defines (save, collect, for_each) must not shadow a fixture or builtin.
+fn check_new_name(name: &str) -> Result<(), String> {
+    if KNOWN_FIXTURES.iter().any(|(f, _)| *f == name) || BUILTINS.contains(&name) {
+        return Err(format!(
+            "`{name}` is a fixture or builtin name; save under another name"
+        ));
+    }
+    Ok(())
+}
 
 static TEMPLATE_PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{[^}]*\}\}").expect("valid regex"));

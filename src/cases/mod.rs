@@ -7,7 +7,8 @@ pub mod yaml;
 
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
 pub use model::{
-    Api, Case, Direction, ErrorExpect, Expect, OrderExpect, PageExpect, Request, StatusExpect, Step,
+    Api, Case, Direction, ErrorExpect, Expect, ForEach, OrderExpect, PageExpect, Repeat, Request,
+    StatusExpect, Step,
 };
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

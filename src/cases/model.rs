@@ -84,6 +84,37 @@ pub struct StepDoc {
     pub expect: Option<Expect>,
     #[serde(default)]
     pub save: Map<String, Value>,
+    #[serde(default)]
+    pub repeat: Option<Repeat>,
+    #[serde(default)]
+    pub for_each: Option<ForEach>,
+    #[serde(default)]
+    pub always: bool,
+}
+
+/// Resend a step's request while it answers 2xx, until it answers `until` (a workspace-wide
+/// limit reached after an unknown number of creates). The `until` answer is judged by `expect`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repeat {
+    pub until: StatusExpect,
+    /// The most 2xx answers accepted before `until`: an integer or one `{{template}}`.
+    pub max: Value,
+    /// Variable name -> JSON Pointer: the value of every 2xx answer is appended to the list.
+    #[serde(default)]
+    pub collect: Map<String, Value>,
+}
+
+/// Send a step once per item of a list variable (deleting what a `repeat` collected).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForEach {
+    /// The list variable.
+    #[serde(rename = "in")]
+    pub list: String,
+    /// The name each item is bound to.
+    #[serde(rename = "as")]
+    pub item: String,
 }
 
 /// A request: method, path template, query, headers, body, credentials and version header.
@@ -262,5 +293,9 @@ pub struct Step {
     pub expect: Expect,
     /// Variable name -> JSON Pointer into the response body.
     pub save: Vec<(String, String)>,
+    pub repeat: Option<Repeat>,
+    pub for_each: Option<ForEach>,
+    /// Runs even after an earlier step failed (cleanup).
+    pub always: bool,
     pub line: usize,
 }

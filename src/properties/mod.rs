@@ -131,6 +131,9 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
                 .into_iter()
                 .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
                 .collect(),
+            repeat: None,
+            for_each: None,
+            always: false,
             line: 0,
         })
         .collect();

@@ -209,7 +209,7 @@ async fn run_limit(
                         finding,
                         step: i + 1,
                         steps,
-                        exchange: Some(ex),
+                        exchange: ex,
                     })
                     .collect();
             }

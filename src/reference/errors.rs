@@ -45,6 +45,8 @@ pub(crate) struct ApiError {
 fn v1_area(path: &str) -> &'static str {
     if path == "/v1/contacts" || path.starts_with("/v1/contacts/") {
         "08"
+    } else if path == "/v1/tasks" || path.starts_with("/v1/tasks/") {
+        "06"
     } else {
         "00"
     }

@@ -107,6 +107,32 @@ catalog! {
 
 
     // --- tasks (issue 6): add this area's faults below ---
+    TaskCompleteNoEffect => "task-complete-no-effect", "States and transitions > Task > complete",
+        "complete answers 200 but leaves the task open (completed false)";
+    TaskReopenNoEffect => "task-reopen-no-effect", "States and transitions > Task > reopen",
+        "reopen answers 200 but leaves the task completed";
+    TaskDeletedStillReadable => "task-deleted-still-readable", "States and transitions > Task > delete",
+        "GET of a deleted task answers 200 with the task shown as live (isDeleted false) instead of 404";
+    TaskDueDateNotCleared => "task-due-date-not-cleared", "States and transitions > Task > due date",
+        "remove-due-date answers 200 but keeps the due date";
+    TaskUnlinkNoEffect => "task-unlink-no-effect", "States and transitions > Task > link conversation",
+        "unlink-conversation answers 200 but keeps the conversation linked";
+    TaskUnassignNoRevision => "task-unassign-no-revision", "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+        "unassign answers {data: {taskId}} without revision";
+    TaskRevisionUnchanged => "task-revision-unchanged", "Resources > Task > revision",
+        "every task shows revision 1, whatever changed";
+    TaskLimitNotEnforced => "task-limit-not-enforced", "Errors > Rules > 6",
+        "creates beyond the open-task limit are accepted";
+    TaskReopenIgnoresLimit => "task-reopen-ignores-limit", "Errors > Rules > 6",
+        "reopen of a completed task is accepted when the open-task limit is reached";
+    TaskLimitWrongCode => "task-limit-wrong-code", "Errors > v1 codes",
+        "the open-task limit answers 402 with code 0201402 instead of 0600402";
+    TaskAssignWithoutUserAccepted => "task-assign-without-user-accepted", "States and transitions > Task > assign and unassign",
+        "assign without a userId answers 200 and changes nothing";
+    TaskInvalidDueDateAccepted => "task-invalid-due-date-accepted", "States and transitions > Task > due date",
+        "change-due-date ignores a dueDate that is not a date-time and answers 200";
+    TaskPutIgnoresDescription => "task-put-ignores-description", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT changes the title but keeps the old description";
 
 }
 

@@ -13,13 +13,14 @@ use super::auth::API_VERSION;
 use super::contact_input::{ContactInput, CustomFieldInput, EntryInput, ReservedNames};
 use super::model::{CustomFieldDef, Webhook};
 use super::store::Store;
+use super::task_store::{NewTask, OPEN_TASK_LIMIT};
 use crate::profile::Profile;
 
 const PRIMARY_KEY: &str = "wsk_live_7fQ2mZ9xKc4LrT8vWb1NhY6dPa3E";
 const RESTRICTED_KEY: &str = "wsk_live_3JpX8sVn2QeR5tLm9KaZ4wHcGu7B";
 const PRIMARY_USER: &str = "USa1B2c3D4e5";
 const RESTRICTED_USER: &str = "USf6G7h8J9k0";
-const ORG_ID: &str = "ORw0rk5p4c3e";
+pub(crate) const ORG_ID: &str = "ORw0rk5p4c3e";
 const PHONE_NUMBER_ID: &str = "PNq7R2s9T4u1";
 const PHONE_NUMBER: &str = "+14155550123";
 const TEXT_FIELD_KEY: &str = "notes";
@@ -76,9 +77,11 @@ pub(crate) fn profile() -> Profile {
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
 
         // --- tasks (issue 6): add this area's fixtures below ---
+        ("task_conversation_id", TASK_CONVERSATION_ID),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))
+    .chain([("open_task_limit".to_string(), json!(OPEN_TASK_LIMIT))])
     .collect();
     Profile {
         api_key: Some(PRIMARY_KEY.to_string()),
@@ -102,7 +105,33 @@ pub(crate) fn seeded_store() -> Store {
     }
     seed_contacts(&mut store);
     seed_webhooks(&mut store);
+    seed_tasks(&mut store);
     store
+}
+
+/// A conversation tasks may be linked to (the reference accepts any `CN` id as a link).
+const TASK_CONVERSATION_ID: &str = "CNt4sKc0nv01";
+
+/// Three seeded tasks, two of them open, so that filling to the limit must count what exists.
+fn seed_tasks(store: &mut Store) {
+    let tasks = store.tasks_mut();
+    for (i, (title, completed)) in [
+        ("Call back about the quote", false),
+        ("Send the signed contract", true),
+        ("Follow up on the voicemail", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let input = NewTask {
+            title: title.to_string(),
+            description: Some(format!("Seeded task {}", i + 1)),
+            phone_number_id: Some(PHONE_NUMBER_ID.to_string()),
+            conversation_id: (i == 2).then(|| TASK_CONVERSATION_ID.to_string()),
+            ..NewTask::default()
+        };
+        tasks.seed(input, ORG_ID, PRIMARY_USER, completed);
+    }
 }
 
 const FIRST_NAMES: [&str; 5] = ["Ada", "Grace", "Alan", "Edsger", "Barbara"];

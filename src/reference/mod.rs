@@ -19,6 +19,7 @@ mod reply;
 mod routes;
 mod store;
 mod switches;
+mod task_store;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -6,6 +6,7 @@ use time::{Duration, OffsetDateTime};
 
 use super::contact_input::{ContactInput, CustomFieldInput, EntryInput};
 use super::model::{Contact, CustomFieldDef, CustomFieldItem, Entry, Webhook};
+use super::task_store::TaskStore;
 
 /// Everything one instance holds; handlers reach it through `App::store`.
 #[derive(Debug, Default)]
@@ -18,6 +19,7 @@ pub(crate) struct Store {
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's data below (one field holding its own store type) ---
 
     // --- tasks (issue 6): add this area's data below (one field holding its own store type) ---
+    tasks: TaskStore,
     /// Source of every generated id, so ids never repeat within an instance and seeds are stable.
     next_seq: u64,
 }
@@ -61,6 +63,14 @@ impl Store {
 
     pub fn webhook(&self, id: &str) -> Option<&Webhook> {
         self.webhooks.iter().find(|w| w.id == id)
+    }
+
+    pub fn tasks(&self) -> &TaskStore {
+        &self.tasks
+    }
+
+    pub fn tasks_mut(&mut self) -> &mut TaskStore {
+        &mut self.tasks
     }
 
     /// Creates a contact from validated input; `source` and `created_by_user_id` are the final

@@ -7,6 +7,7 @@ mod webhooks;
 // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's route module below ---
 
 // --- tasks (issue 6): add this area's route module below ---
+mod tasks;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -42,6 +43,7 @@ pub(crate) fn router(app: App) -> Router {
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's v1 routes below ---
         //
         // --- tasks (issue 6): merge this area's v1 routes below ---
+        .merge(tasks::v1_routes())
         //
         .merge(header_versioned)
         .fallback(not_found)

@@ -1,0 +1,136 @@
+//! Step options of case files, run against the reference: `repeat` (until a status, bounded,
+//! collecting values), `for_each` (once per collected item) and `always` (cleanup after a failure).
+
+use std::sync::Arc;
+
+use workspace_conformance::app::certify_reference;
+use workspace_conformance::cases::{Case, load_sources};
+use workspace_conformance::contract::Contract;
+use workspace_conformance::execute::{CaseResult, Verdict};
+use workspace_conformance::reference::{Fault, FaultSet};
+
+fn load(text: &str) -> Result<Vec<Arc<Case>>, String> {
+    let contract = Contract::embedded().expect("contract loads");
+    load_sources(&[("steps.yaml".to_string(), text.to_string())], &contract)
+        .map(|cases| cases.into_iter().map(Arc::new).collect())
+        .map_err(|e| e.to_string())
+}
+
+fn run(text: &str, faults: FaultSet) -> Vec<(Arc<Case>, CaseResult)> {
+    let cases = load(text).expect("case file loads");
+    let contract = Arc::new(Contract::embedded().expect("contract loads"));
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(certify_reference(contract, &cases, faults, 1))
+        .expect("run")
+}
+
+/// Fills to the limit, then checks that every collected task was deleted by the cleanup.
+const FILL: &str = r#"
+area: steps
+api: v1
+cases:
+  - id: fill
+    clause: "Errors > Rules > 6"
+    exclusive: true
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: "{{run}} fill", phoneNumberId: "{{phone_number_id}}" } }
+        repeat: { until: 402, max: "{{open_task_limit}}", collect: { filled: /data/taskId } }
+        expect: { status: 402 }
+      - request: { method: DELETE, path: "/v1/tasks/{{t}}" }
+        for_each: { in: filled, as: t }
+        always: true
+      - request: { method: GET, path: "/v1/tasks/{{t}}" }
+        for_each: { in: filled, as: t }
+        expect: { status: 404 }
+"#;
+
+fn count(result: &CaseResult, method: &str) -> usize {
+    result
+        .exchanges
+        .iter()
+        .filter(|e| e.method == method)
+        .count()
+}
+
+#[test]
+fn repeat_stops_at_until_and_for_each_visits_every_collected_item() {
+    let results = run(FILL, FaultSet::default());
+    let (_, result) = &results[0];
+    assert!(
+        matches!(result.verdict, Verdict::Passed),
+        "{:?}",
+        result.verdict
+    );
+    // The reference keeps 2 seeded open tasks below its limit of 20: 18 creates, then the 402.
+    assert_eq!(count(result, "POST"), 19);
+    assert_eq!(count(result, "DELETE"), 18);
+    assert_eq!(count(result, "GET"), 18);
+}
+
+#[test]
+fn repeat_past_max_fails_and_always_steps_still_clean_up() {
+    let results = run(FILL, FaultSet::new([Fault::TaskLimitNotEnforced]));
+    let (_, result) = &results[0];
+    let Verdict::Failed(failures) = &result.verdict else {
+        panic!("expected a failure, got {:?}", result.verdict)
+    };
+    assert!(failures.iter().any(|f| f.finding.check == "repeat"));
+    assert!(failures.iter().all(|f| f.step == 1));
+    // max + 1 answers 2xx, each collected and deleted; the GET step (not `always`) is skipped.
+    assert_eq!(count(result, "POST"), 21);
+    assert_eq!(count(result, "DELETE"), 21);
+    assert_eq!(count(result, "GET"), 0);
+}
+
+#[test]
+fn for_each_needs_a_defined_list_and_names_must_not_shadow_fixtures() {
+    let unknown = r#"
+area: steps
+api: v1
+cases:
+  - id: each
+    clause: "Errors > Rules > 6"
+    steps:
+      - request: { method: DELETE, path: "/v1/tasks/{{t}}" }
+        for_each: { in: nowhere, as: t }
+"#;
+    let err = load(unknown).expect_err("unknown list");
+    assert!(err.contains("nowhere"), "{err}");
+    let shadow = r#"
+area: steps
+api: v1
+cases:
+  - id: shadow
+    clause: "Errors > Rules > 6"
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: x, phoneNumberId: PN1 } }
+        repeat: { until: 402, max: 3, collect: { user_id: /data/taskId } }
+"#;
+    let err = load(shadow).expect_err("shadowing collect");
+    assert!(err.contains("user_id"), "{err}");
+}
+
+#[test]
+fn repeat_with_a_max_that_is_no_count_fails_before_sending() {
+    let text = r#"
+area: steps
+api: v1
+cases:
+  - id: bad-max
+    clause: "Errors > Rules > 6"
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: "{{run}} x", phoneNumberId: "{{phone_number_id}}" } }
+        repeat: { until: 402, max: "{{run}}" }
+        expect: { status: 402 }
+"#;
+    let results = run(text, FaultSet::default());
+    let (_, result) = &results[0];
+    let Verdict::Failed(failures) = &result.verdict else {
+        panic!("expected a failure, got {:?}", result.verdict)
+    };
+    assert_eq!(failures[0].finding.check, "repeat");
+    assert_eq!(count(result, "POST"), 0);
+}
