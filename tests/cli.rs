@@ -174,6 +174,24 @@ fn serve_lists_faults_with_their_clauses() {
 }
 
 #[test]
+fn variants_are_listed_and_all_of_them_pass() {
+    let o = run(&["serve", "--list-variants"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        out.lines().filter(|l| l.contains("READINGS ")).count() >= 25,
+        "{out}"
+    );
+    let o = run(&["--variant", "all"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    let o = run(&["--variant", "no-such-variant"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("unknown variant"));
+}
+
+#[test]
 fn serve_profile_out_then_target_with_that_profile_passes() {
     let served = serve("profile", &[]);
     let profile = served.profile.to_str().expect("utf-8 path");

@@ -27,3 +27,11 @@ fn readme_lists_every_fixture() {
 fn readme_shows_both_commands() {
     assert!(README.contains("cargo run --release") && README.contains("cargo test"));
 }
+
+#[test]
+fn readme_lists_every_variant_with_its_reading() {
+    for v in workspace_conformance::reference::VARIANTS {
+        let row = format!("| `{}` | {} |", v.name, v.reading);
+        assert!(README.contains(&row), "README lacks the variant row {row}");
+    }
+}

@@ -103,12 +103,14 @@ fn differs(actual: &Value, sent: &Value) -> Option<(String, String, String)> {
         let Some(items) = got.as_array() else {
             return mismatch(&p, &json!(want), Some(got));
         };
+        // An entry's own fields may be absent or null too (READINGS 1.3): compare what is there.
+        let agrees = |have: Option<&Value>, want: Option<&Value>| {
+            have.is_none_or(Value::is_null) || have == want
+        };
         let same = items.len() == want.len()
             && want.iter().all(|w| {
                 items.iter().any(|i| {
-                    i.get(key) == w.get(key)
-                        && w.get("value")
-                            .is_none_or(|v| i.get("value").is_none_or(|iv| iv.is_null() || iv == v))
+                    agrees(i.get(key), w.get(key)) && agrees(i.get("value"), w.get("value"))
                 })
             });
         if !same {

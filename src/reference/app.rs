@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::fixtures::{self, ApiKey};
 use super::store::Store;
 use super::switches::Switches;
+use super::variants::Variant;
 
 /// Cheap to clone: handlers get their own handle on the one instance.
 #[derive(Clone)]
@@ -18,10 +19,15 @@ struct Inner {
 
 impl App {
     pub fn new(switches: Switches) -> Self {
+        let mut store = fixtures::seeded_store();
+        store.id_shapes = super::store::IdShapes {
+            contact_uuid: switches.variant(Variant::ContactIdsUuid),
+            entry_numeric: switches.variant(Variant::EntryIdsNumeric),
+        };
         App(Arc::new(Inner {
             switches,
             keys: fixtures::api_keys(),
-            store: Mutex::new(fixtures::seeded_store()),
+            store: Mutex::new(store),
         }))
     }
 

@@ -67,22 +67,33 @@ pub(crate) struct Rules<'a> {
     pub source_url: (usize, usize),
     /// `e164-leading-zero-accepted`: phone entries also take `+0...`.
     pub phone_leading_zero: bool,
+    /// Variant: custom field items with an unknown key are dropped instead of refused.
+    pub ignore_unknown_custom_keys: bool,
+    /// Variant: reserved source names are compared case-sensitively.
+    pub reserved_case_sensitive: bool,
     /// `None` accepts every source name.
     pub reserved: Option<&'a ReservedNames>,
 }
 
 impl ReservedNames {
     /// Whether a source is one the workspace keeps for itself, compared without case.
-    pub fn reserves(&self, source: &str) -> bool {
-        let source = source.to_lowercase();
-        let brand = self.brand.to_lowercase();
+    pub fn reserves(&self, source: &str, case_sensitive: bool) -> bool {
+        let fold = |s: &str| {
+            if case_sensitive {
+                s.to_string()
+            } else {
+                s.to_lowercase()
+            }
+        };
+        let source = fold(source);
+        let brand = fold(&self.brand);
         let words = [
             "device",
             "csv",
             "other",
             brand.as_str(),
-            &self.automation_integration.to_lowercase(),
-            &self.contacts_sync_integration.to_lowercase(),
+            &fold(&self.automation_integration),
+            &fold(&self.contacts_sync_integration),
         ];
         words.contains(&source.as_str()) || source.starts_with("csv") || source.starts_with(&brand)
     }
@@ -124,7 +135,7 @@ pub(crate) fn parse_contact(
         ..ContactInput::default()
     };
     if let (Some(source), Some(reserved)) = (&input.source, rules.reserved) {
-        if reserved.reserves(source) {
+        if reserved.reserves(source, rules.reserved_case_sensitive) {
             return Err(InputError::Invalid(format!(
                 "source '{source}' is reserved: it may not be device, csv, other, {}, {} or {}, \
                  nor start with csv or {}",
@@ -155,7 +166,7 @@ pub(crate) fn parse_contact(
             ));
         }
     }
-    input.custom_fields = parse_custom_fields(present(body, "customFields"), defs)?;
+    input.custom_fields = parse_custom_fields(present(body, "customFields"), defs, rules)?;
     Ok(input)
 }
 
@@ -260,6 +271,7 @@ fn parse_entries(
 fn parse_custom_fields(
     value: Option<&Value>,
     defs: &[CustomFieldDef],
+    rules: &Rules<'_>,
 ) -> Result<Vec<CustomFieldInput>, InputError> {
     let items = match value {
         None => return Ok(Vec::new()),
@@ -285,6 +297,9 @@ fn parse_custom_fields(
             )));
         };
         if !defs.iter().any(|d| &d.key == key) {
+            if rules.ignore_unknown_custom_keys {
+                continue;
+            }
             return Err(InputError::CustomField(format!(
                 "{path}.key '{key}' is not a custom field of this workspace"
             )));
@@ -355,6 +370,8 @@ mod tests {
             external_id: (1, 75),
             source_url: (1, 200),
             phone_leading_zero: false,
+            ignore_unknown_custom_keys: false,
+            reserved_case_sensitive: false,
             reserved: Some(reserved),
         }
     }
@@ -380,7 +397,7 @@ mod tests {
             "csv-import",
             "Workspace Mobile",
         ] {
-            assert!(names.reserves(source), "{source} is reserved");
+            assert!(names.reserves(source, false), "{source} is reserved");
         }
         for source in [
             "public-api",
@@ -390,7 +407,7 @@ mod tests {
             "autoflow2",
             "others",
         ] {
-            assert!(!names.reserves(source), "{source} is free");
+            assert!(!names.reserves(source, false), "{source} is free");
         }
     }
 

@@ -22,6 +22,15 @@ pub(crate) struct Store {
     tasks: TaskStore,
     /// Source of every generated id, so ids never repeat within an instance and seeds are stable.
     next_seq: u64,
+    /// The shapes of generated ids (variants `contact-ids-uuid`, `entry-ids-numeric`).
+    pub(crate) id_shapes: IdShapes,
+}
+
+/// Which shape generated ids take; every shape is conforming (ids are opaque, READINGS 5.1).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdShapes {
+    pub contact_uuid: bool,
+    pub entry_numeric: bool,
 }
 
 impl Store {
@@ -33,11 +42,23 @@ impl Store {
     /// 24 lowercase hex digits shaped like a document id: creation second, then a sequence.
     fn new_contact_id(&mut self, at: OffsetDateTime) -> String {
         let seq = self.next_seq();
+        if self.id_shapes.contact_uuid {
+            let t = at.unix_timestamp() as u32;
+            return format!(
+                "{t:08x}-{:04x}-4{:03x}-8{:03x}-{seq:012x}",
+                (seq >> 16) & 0xffff,
+                seq & 0xfff,
+                (seq >> 4) & 0xfff
+            );
+        }
         format!("{:08x}{:016x}", at.unix_timestamp() as u32, seq)
     }
 
     fn new_sub_id(&mut self, prefix: &str) -> String {
         let seq = self.next_seq();
+        if self.id_shapes.entry_numeric {
+            return format!("{}", 900_000 + seq);
+        }
         format!("{prefix}_{seq:010x}")
     }
 
@@ -108,26 +129,32 @@ impl Store {
 
     /// Applies a PATCH: emails, phone numbers and custom fields become exactly those of `input`
     /// (the contract's replace rule); other fields keep their value unless `input` gives one.
+    /// Replaces the contact's entries with the sent ones; other omitted fields are kept, or cleared
+    /// with `clear_omitted` (what becomes of them is not stated, READINGS 2.6).
     pub fn replace_contact(
         &mut self,
         id: &str,
         input: ContactInput,
         now: OffsetDateTime,
+        clear_omitted: bool,
     ) -> Option<Contact> {
         let index = self.contacts.iter().position(|c| c.id == id)?;
         let current = self.contacts[index].clone();
         let emails = self.entries(input.emails, &current.emails, "em");
         let phone_numbers = self.entries(input.phone_numbers, &current.phone_numbers, "ph");
         let custom_fields = self.custom_items(input.custom_fields, &current.custom_fields);
+        let kept = |sent: Option<String>, had: Option<String>| {
+            if clear_omitted { sent } else { sent.or(had) }
+        };
         let updated = Contact {
             id: current.id,
             external_id: input.external_id.or(current.external_id),
             source: input.source.or(current.source),
             source_url: input.source_url.or(current.source_url),
-            company: input.company.or(current.company),
-            first_name: input.first_name.or(current.first_name),
-            last_name: input.last_name.or(current.last_name),
-            role: input.role.or(current.role),
+            company: kept(input.company, current.company),
+            first_name: kept(input.first_name, current.first_name),
+            last_name: kept(input.last_name, current.last_name),
+            role: kept(input.role, current.role),
             emails,
             phone_numbers,
             custom_fields,
@@ -242,7 +269,7 @@ mod tests {
             ..ContactInput::default()
         };
         let later = datetime!(2026-02-02 10:00 UTC);
-        let updated = store.replace_contact(&contact.id, input, later);
+        let updated = store.replace_contact(&contact.id, input, later, false);
         let Some(updated) = updated else {
             panic!("contact exists")
         };
@@ -272,7 +299,8 @@ mod tests {
             ],
             ..ContactInput::default()
         };
-        let updated = store.replace_contact(&contact.id, input, datetime!(2026-02-02 10:00 UTC));
+        let updated =
+            store.replace_contact(&contact.id, input, datetime!(2026-02-02 10:00 UTC), false);
         let Some(updated) = updated else {
             panic!("contact exists")
         };
@@ -289,6 +317,7 @@ mod tests {
             "nope",
             ContactInput::default(),
             datetime!(2026-02-02 10:00 UTC),
+            false,
         );
         assert!(result.is_none());
         assert_eq!(store.contacts(), before.as_slice());

@@ -45,9 +45,9 @@ macro_rules! variants {
 
 variants! {
     OptionalFieldsAbsent => "optional-fields-absent", "1.3",
-        "answers leave out every field the contract does not require";
+        "answers leave out every field the contract neither requires nor states a rule about";
     OptionalFieldsNull => "optional-fields-null", "1.3",
-        "answers give null for every field the contract does not require";
+        "answers give null for every field the contract neither requires nor states a rule about";
     NullsAbsent => "nulls-absent", "1.3",
         "answers leave out fields whose value is null (required ones stay)";
     ExtraFields => "extra-fields", "1.4",
@@ -128,31 +128,17 @@ impl VariantSet {
     }
 }
 
-/// Fields an answer must keep whatever the variant (READINGS 1.1, 1.2, and stated rules): the
-/// envelope, identifiers, the error body fields, the webhook's required fields, the values a rule
-/// names (a contact's `source`, a task's `revision`).
+/// Fields the absent and null variants keep. First what READINGS 1.1 and 1.2 require: the
+/// envelope, identifiers, the error body fields, the webhook's required fields. Then the fields a
+/// stated rule or transition is about, which an implementation shows for the rule to mean
+/// anything: a contact's `source` (public-api), the entries PATCH replaces (`emails`,
+/// `phoneNumbers`, `customFields` and their `key` and `value`), a task's `revision`, `completed`,
+/// `dueDate`, `description` (complete/reopen, due date, PUT). Every other field may go.
+#[rustfmt::skip]
 const REQUIRED: &[&str] = &[
-    "data",
-    "totalItems",
-    "nextPageToken",
-    "id",
-    "taskId",
-    "conversationId",
-    "phoneNumber",
-    "message",
-    "code",
-    "status",
-    "docs",
-    "title",
-    "orgId",
-    "label",
-    "url",
-    "createdAt",
-    "updatedAt",
-    "events",
-    "resourceIds",
-    "source",
-    "revision",
+    "data", "totalItems", "nextPageToken", "id", "taskId", "conversationId", "phoneNumber", "message", "code", "status",
+    "docs", "title", "orgId", "label", "url", "createdAt", "updatedAt", "events", "resourceIds", "source", "revision",
+    "emails", "phoneNumbers", "customFields", "key", "value", "completed", "dueDate", "description",
 ];
 
 /// Reshapes answers (and incoming page tokens) as the instance's variants say.
@@ -410,13 +396,14 @@ mod tests {
 
     #[test]
     fn optional_fields_go_but_required_stay() {
-        let mut body = json!({"data": {"id": "1", "source": "public-api", "firstName": "A", "emails": [{"id": "e", "value": "x"}]}});
+        let mut body = json!({"data": {"id": "1", "source": "public-api", "firstName": "A", "role": null, "emails": [{"id": "e", "name": "w", "value": "x"}]}});
         reshape(
             &VariantSet::new([Variant::OptionalFieldsAbsent]),
             "/contacts/1",
             StatusCode::OK,
             &mut body,
         );
-        assert_eq!(body, json!({"data": {"id": "1", "source": "public-api"}}));
+        let kept = json!({"data": {"id": "1", "source": "public-api", "emails": [{"id": "e", "value": "x"}]}});
+        assert_eq!(body, kept);
     }
 }

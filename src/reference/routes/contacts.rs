@@ -23,6 +23,8 @@ use crate::reference::input::{self, Query};
 use crate::reference::model::Contact;
 use crate::reference::pagination::{self, Page};
 use crate::reference::reply;
+use crate::reference::switches::Switches;
+use crate::reference::variants::Variant;
 
 /// Paths that pick the generation and the v1 area of an error body.
 const V1_PATH: &str = "/v1/contacts";
@@ -102,18 +104,47 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
         };
         Ok(reply::data(
             StatusCode::OK,
-            contact.to_json(store.custom_field_defs()),
+            contact_answer(&app, contact.to_json(store.custom_field_defs())),
         ))
     });
     answer(&app, result)
 }
 
 async fn list_v1(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
-    answer(&app, list_v1_page(&app, &Query::parse(raw.as_deref())))
+    let result =
+        list_v1_page(&app, &Query::parse(raw.as_deref())).map_err(|e| unstated_limit(&app, e));
+    answer(&app, result)
 }
 
 async fn list_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
-    answer(&app, list_hv_page(&app, &Query::parse(raw.as_deref())))
+    let result =
+        list_hv_page(&app, &Query::parse(raw.as_deref())).map_err(|e| unstated_limit(&app, e));
+    answer(&app, result)
+}
+
+/// The lists' query errors: the spec lists no errors for these endpoints, so the status of a
+/// broken limit is open (READINGS 2.4); variant `unstated-limit-422` answers 422.
+fn unstated_limit(app: &App, error: ApiError) -> ApiError {
+    if app.switches().variant(Variant::UnstatedLimit422)
+        && error.status() == StatusCode::BAD_REQUEST
+    {
+        error.with_status(StatusCode::UNPROCESSABLE_ENTITY)
+    } else {
+        error
+    }
+}
+
+/// Custom field item ids are stated on the create answer and in lists only; variant
+/// `custom-field-ids-where-stated` leaves them out elsewhere.
+fn contact_answer(app: &App, mut json: Value) -> Value {
+    if app.switches().variant(Variant::CustomFieldIdsWhereStated) {
+        if let Some(Value::Array(items)) = json.get_mut("customFields") {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("id");
+            }
+        }
+    }
+    json
 }
 
 fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
@@ -125,12 +156,15 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         } else {
             Some(&reserved)
         },
-        ..limits(faults, true)
+        ..limits(app.switches(), true)
     };
     let mut store = app.store();
     let input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
     let source = match &input.source {
+        Some(_) if app.switches().variant(Variant::SourceAlwaysPublicApi) => {
+            Some("public-api".to_string())
+        }
         Some(source) => Some(source.clone()),
         None if faults.has(Fault::SourceNotPublicApi) => None,
         None => Some("public-api".to_string()),
@@ -166,7 +200,7 @@ fn update(
     let reserved = fixtures::reserved_names();
     let rules = Rules {
         reserved: Some(&reserved),
-        ..limits(faults, false)
+        ..limits(app.switches(), false)
     };
     let mut input = parse_contact(&body?, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
@@ -174,17 +208,23 @@ fn update(
         keep_omitted_entries(&mut input, &existing);
     }
     let updated = store
-        .replace_contact(id, input, OffsetDateTime::now_utc())
+        .replace_contact(
+            id,
+            input,
+            OffsetDateTime::now_utc(),
+            app.switches().variant(Variant::PatchClearsOmittedFields),
+        )
         .ok_or_else(|| missing_contact(faults, V1_PATH, id))?;
     Ok(reply::data(
         StatusCode::OK,
-        updated.to_json(store.custom_field_defs()),
+        contact_answer(app, updated.to_json(store.custom_field_defs())),
     ))
 }
 
 /// The length limits of a create or an update body, as the spec states them unless a boundary
 /// fault moves one by one.
-fn limits(faults: &FaultSet, create: bool) -> Rules<'static> {
+fn limits(switches: &Switches, create: bool) -> Rules<'static> {
+    let faults = &switches.faults;
     let moved = |fault: Fault, by: isize, limit: usize| {
         if faults.has(fault) {
             limit.saturating_add_signed(by)
@@ -208,6 +248,8 @@ fn limits(faults: &FaultSet, create: bool) -> Rules<'static> {
         external_id: (moved(Fault::ExternalIdMin0, -1, 1), external_id_max),
         source_url: (1, moved(Fault::SourceUrlMax201, 1, SOURCE_URL_MAX)),
         phone_leading_zero: faults.has(Fault::E164LeadingZeroAccepted),
+        ignore_unknown_custom_keys: switches.variant(Variant::UnknownCustomFieldKeysIgnored),
+        reserved_case_sensitive: switches.variant(Variant::ReservedSourceCaseSensitive),
         reserved: None,
     }
 }
@@ -386,8 +428,14 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
             }
         }
     }
-    let size =
-        pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad_query(HV_PATH))?;
+    // The default page size of this list is not stated (READINGS 4.4).
+    let default = if app.switches().variant(Variant::LatestDefaultPage3) {
+        3
+    } else {
+        10
+    };
+    let size = pagination::max_results(query.first("maxResults"), default, 100)
+        .map_err(bad_query(HV_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
     Ok(list_answer(app, &filter, size, offset))
 }
@@ -395,11 +443,14 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
 fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Response {
     let faults = &app.switches().faults;
     let store = app.store();
-    let matching: Vec<&Contact> = store
+    let mut matching: Vec<&Contact> = store
         .contacts()
         .iter()
         .filter(|c| filter.matches(c))
         .collect();
+    if app.switches().variant(Variant::ContactsNewestFirst) {
+        matching.reverse();
+    }
     let page = pagination::paginate(&matching, size, offset, faults);
     let page = Page {
         items: page
