@@ -78,6 +78,19 @@ pub fn load_catalog(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>
         None => cases::load_embedded(&contract),
     }
     .map_err(|e| SetupError::new(format!("bad case file: {e}")))?;
+    // The access matrix and versioning checks come from the route table (x-access).
+    let generated = cases::generated::generate(&contract)
+        .map_err(|e| SetupError::new(format!("bad route table: {e}")))?;
+    let mut loaded = loaded;
+    for case in generated {
+        if let Some(same) = loaded.iter().find(|c| c.name == case.name) {
+            return Err(SetupError::new(format!(
+                "{}:{}: case `{}` has the name of a generated case ({}:{})",
+                same.file, same.line, same.name, case.file, case.line
+            )));
+        }
+        loaded.push(case);
+    }
     Ok((
         Arc::new(contract),
         loaded.into_iter().map(Arc::new).collect(),

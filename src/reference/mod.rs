@@ -18,6 +18,7 @@ mod reply;
 mod routes;
 mod store;
 mod switches;
+mod workspace;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -16,6 +16,7 @@ pub(crate) struct Store {
     // --- messages and conversations (issue 4): add this area's data below (one field holding its own store type) ---
 
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's data below (one field holding its own store type) ---
+    workspace: super::workspace::Workspace,
 
     // --- tasks (issue 6): add this area's data below (one field holding its own store type) ---
     /// Source of every generated id, so ids never repeat within an instance and seeds are stable.
@@ -37,6 +38,15 @@ impl Store {
     fn new_sub_id(&mut self, prefix: &str) -> String {
         let seq = self.next_seq();
         format!("{prefix}_{seq:010x}")
+    }
+
+    /// The read side of the workspace (calls, users, phone numbers, organization).
+    pub fn workspace(&self) -> &super::workspace::Workspace {
+        &self.workspace
+    }
+
+    pub fn set_workspace(&mut self, workspace: super::workspace::Workspace) {
+        self.workspace = workspace;
     }
 
     pub fn add_custom_field_def(&mut self, def: CustomFieldDef) {
