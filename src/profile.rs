@@ -129,7 +129,7 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
     (
         "call_id",
-        "the id (AC...) of a call of `phone_number_id` with `call_participant`, handled by `user_id`, with a recording of two or more segments and a transcript",
+        "the id (AC...) of a call of `phone_number_id` with `call_participant`, handled by `user_id` (a user of `phone_number_id`), with a recording of two or more segments and a transcript",
     ),
     (
         "call_participant",
