@@ -99,10 +99,26 @@ pub fn load_catalog(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>
         None => cases::load_embedded(&contract),
     }
     .map_err(|e| SetupError::new(format!("bad case file: {e}")))?;
+    // The access matrix and versioning checks come from the route table (x-access), the
+    // boundary properties from its x-examples.
+    let generated = cases::generated::generate(&contract)
+        .map_err(|e| SetupError::new(format!("bad route table: {e}")))?;
     let properties = crate::properties::cases(&contract)
         .map_err(|e| SetupError::new(format!("bad x-example in schemas/openapi.yaml: {e}")))?;
-    let all = loaded.into_iter().chain(properties).map(Arc::new).collect();
-    Ok((Arc::new(contract), all))
+    let mut loaded = loaded;
+    for case in generated.into_iter().chain(properties) {
+        if let Some(same) = loaded.iter().find(|c| c.name == case.name) {
+            return Err(SetupError::new(format!(
+                "{}:{}: case `{}` has the name of a generated case ({}:{})",
+                same.file, same.line, same.name, case.file, case.line
+            )));
+        }
+        loaded.push(case);
+    }
+    Ok((
+        Arc::new(contract),
+        loaded.into_iter().map(Arc::new).collect(),
+    ))
 }
 
 /// A fresh run id: 8 characters `[a-z0-9]`, starting with `r`.

@@ -127,7 +127,22 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     // --- messages and conversations (issue 4): add this area's fixtures below ---
 
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
-
+    (
+        "call_id",
+        "the id (AC...) of a call of `phone_number_id` with `call_participant`, handled by `user_id` (a user of `phone_number_id`), with a recording of two or more segments and a transcript",
+    ),
+    (
+        "call_participant",
+        "the E.164 number of the other party of `call_id` (not a workspace number)",
+    ),
+    (
+        "voicemail_call_id",
+        "the id (AC...) of a call of `phone_number_id` that has a voicemail and an AI summary",
+    ),
+    (
+        "available_number_country",
+        "a country code (sent as `country`) in which GET /phone-numbers/available finds numbers; nothing is bought",
+    ),
     // --- tasks (issue 6): add this area's fixtures below ---
     (
         "open_task_limit",

@@ -1,5 +1,6 @@
 //! Case files: YAML with lines, the case model, templates, and the loader.
 
+pub mod generated;
 mod loader;
 mod model;
 pub mod template;

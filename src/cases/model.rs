@@ -147,6 +147,10 @@ pub enum StatusExpect {
     Code(u16),
     Class(String),
     Any(Vec<StatusExpect>),
+    /// `{not: 401}`: any status the inner expectation does not allow.
+    Not {
+        not: Box<StatusExpect>,
+    },
 }
 
 impl StatusExpect {
@@ -160,6 +164,7 @@ impl StatusExpect {
                 .and_then(|c| c.to_digit(10))
                 .is_some_and(|d| u32::from(status / 100) == d),
             StatusExpect::Any(list) => list.iter().any(|s| s.allows(status)),
+            StatusExpect::Not { not } => !not.allows(status),
         }
     }
 
@@ -169,6 +174,7 @@ impl StatusExpect {
             StatusExpect::Code(c) => *c >= 400,
             StatusExpect::Class(class) => class.starts_with('4') || class.starts_with('5'),
             StatusExpect::Any(list) => list.iter().all(|s| s.expects_error()),
+            StatusExpect::Not { .. } => false,
         }
     }
 
@@ -181,6 +187,7 @@ impl StatusExpect {
                 .map(StatusExpect::describe)
                 .collect::<Vec<_>>()
                 .join(" or "),
+            StatusExpect::Not { not } => format!("any status but {}", not.describe()),
         }
     }
 }

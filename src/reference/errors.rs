@@ -44,10 +44,17 @@ pub(crate) struct ApiError {
 
 /// The v1 area of a path: the first two digits of its codes (the spec's "v1 codes" table).
 fn v1_area(path: &str) -> &'static str {
-    if path == "/v1/contacts" || path.starts_with("/v1/contacts/") {
+    let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+    if under("/v1/contacts") {
         "08"
     } else if path == "/v1/tasks" || path.starts_with("/v1/tasks/") {
         "06"
+    } else if under("/v1/calls") {
+        "01"
+    } else if under("/v1/call-recordings") {
+        "09"
+    } else if under("/v1/users") {
+        "11"
     } else {
         "00"
     }

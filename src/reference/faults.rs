@@ -104,6 +104,32 @@ catalog! {
 
 
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's faults below ---
+    CallsWrongKeyAccepted => "calls-wrong-key-accepted", "Authentication > 3",
+        "call and recording endpoints serve a request with an unknown API key as the primary user (401 served as 200)";
+    NotPhoneNumberUserTitleForbidden => "calls-403-title-forbidden", "Authentication > 3",
+        "the number-scoped 403 on calls carries the title `Forbidden` instead of `Not Phone Number User`";
+    ParticipantsRuleOff => "participants-rule-off", "v1 API: calls and recordings > GET /v1/calls > participants",
+        "GET /v1/calls accepts two or more participants instead of answering 400 Too Many Participants";
+    EmptyParticipantsAccepted => "empty-participants-accepted", "Errors > Rules > 3",
+        "GET /v1/calls with an empty participants value answers 200";
+    RecordingsNewestFirst => "recordings-newest-first", "v1 API: calls and recordings > GET /v1/call-recordings/{callId}",
+        "recording segments (and transcript segments) come newest first";
+    PhoneNumberFieldNumber => "phone-number-field-number", "Header-versioned API > GET /phone-numbers",
+        "header-versioned phone numbers carry `number` instead of `phoneNumber`";
+    CallIncludeIgnored => "call-include-ignored", "Header-versioned API > GET /calls > include",
+        "include=summary,voicemail is ignored: calls never carry summary or voicemail";
+    RestrictionsIncludeIgnored => "restrictions-include-ignored", "Header-versioned API > GET /phone-numbers > include",
+        "include=restrictions is ignored: phone numbers never carry restrictions";
+    CallsVersionUnchecked => "calls-version-unchecked", "Versioning > 1",
+        "call endpoints serve any Service-Api-Version value, not only 2026-03-30";
+    CallsOldestFirst => "calls-oldest-first", "Header-versioned API > GET /calls",
+        "GET /calls lists calls oldest first instead of newest first";
+    CallIdWrongPrefix => "call-id-prefix-ca", "Resources > Call",
+        "call ids are shown with the prefix `CA` instead of `AC`";
+    PhoneNumberFilterIgnored => "phone-number-filter-ignored", "Header-versioned API > GET /phone-numbers",
+        "GET /phone-numbers ignores the phoneNumber filter";
+    SinceAsCreatedAfter => "since-as-created-after", "Versioning > 5",
+        "the deprecated `since` of GET /v1/calls behaves as createdAfter instead of createdBefore";
 
 
     // --- tasks (issue 6): add this area's faults below ---

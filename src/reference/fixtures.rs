@@ -14,6 +14,7 @@ use super::contact_input::{ContactInput, CustomFieldInput, EntryInput, ReservedN
 use super::model::{CustomFieldDef, Webhook};
 use super::store::Store;
 use super::task_store::{NewTask, OPEN_TASK_LIMIT};
+use super::workspace;
 use crate::profile::Profile;
 
 const PRIMARY_KEY: &str = "wsk_live_7fQ2mZ9xKc4LrT8vWb1NhY6dPa3E";
@@ -75,7 +76,10 @@ pub(crate) fn profile() -> Profile {
         // --- messages and conversations (issue 4): add this area's fixtures below ---
 
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
-
+        ("call_id", workspace::CALL_ID),
+        ("call_participant", workspace::CALL_PARTICIPANT),
+        ("voicemail_call_id", workspace::VOICEMAIL_CALL_ID),
+        ("available_number_country", workspace::AVAILABLE_COUNTRY),
         // --- tasks (issue 6): add this area's fixtures below ---
         ("task_conversation_id", TASK_CONVERSATION_ID),
     ]
@@ -106,6 +110,13 @@ pub(crate) fn seeded_store() -> Store {
     seed_contacts(&mut store);
     seed_webhooks(&mut store);
     seed_tasks(&mut store);
+    store.set_workspace(workspace::seed(
+        PRIMARY_USER,
+        RESTRICTED_USER,
+        ORG_ID,
+        PHONE_NUMBER_ID,
+        PHONE_NUMBER,
+    ));
     store
 }
 

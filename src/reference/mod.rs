@@ -20,6 +20,7 @@ mod routes;
 mod store;
 mod switches;
 mod task_store;
+mod workspace;
 
 use std::net::SocketAddr;
 use std::time::Duration;

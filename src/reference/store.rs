@@ -17,6 +17,7 @@ pub(crate) struct Store {
     // --- messages and conversations (issue 4): add this area's data below (one field holding its own store type) ---
 
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's data below (one field holding its own store type) ---
+    workspace: super::workspace::Workspace,
 
     // --- tasks (issue 6): add this area's data below (one field holding its own store type) ---
     tasks: TaskStore,
@@ -60,6 +61,15 @@ impl Store {
             return format!("{}", 900_000 + seq);
         }
         format!("{prefix}_{seq:010x}")
+    }
+
+    /// The read side of the workspace (calls, users, phone numbers, organization).
+    pub fn workspace(&self) -> &super::workspace::Workspace {
+        &self.workspace
+    }
+
+    pub fn set_workspace(&mut self, workspace: super::workspace::Workspace) {
+        self.workspace = workspace;
     }
 
     pub fn add_custom_field_def(&mut self, def: CustomFieldDef) {

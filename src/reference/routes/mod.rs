@@ -5,6 +5,7 @@ mod webhooks;
 // --- messages and conversations (issue 4): add this area's route module below ---
 
 // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's route module below ---
+pub(crate) mod calls;
 
 // --- tasks (issue 6): add this area's route module below ---
 mod tasks;
@@ -29,6 +30,7 @@ pub(crate) fn router(app: App) -> Router {
         // --- messages and conversations (issue 4): merge this area's header-versioned routes below ---
         //
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's header-versioned routes below ---
+        .merge(calls::header_versioned_routes())
         //
         // --- tasks (issue 6): merge this area's header-versioned routes below ---
         //
@@ -41,6 +43,7 @@ pub(crate) fn router(app: App) -> Router {
         // --- messages and conversations (issue 4): merge this area's v1 routes below ---
         //
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's v1 routes below ---
+        .merge(calls::v1_routes())
         //
         // --- tasks (issue 6): merge this area's v1 routes below ---
         .merge(tasks::v1_routes())

@@ -1,0 +1,412 @@
+//! Cases generated from the route table rather than written in case files: the access-control
+//! matrix (every operation with no key, a wrong key and the second key) and the versioning checks
+//! (every header-versioned operation without `Service-Api-Version` and with another value).
+//!
+//! What each operation needs is data in `schemas/openapi.yaml` (`x-access`, described in its
+//! header comment), so an endpoint joins the matrix by its route-table entry alone. The cases are
+//! ordinary [`Case`] values: they run, filter, report and explain like the cases of YAML files.
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::loader::{BUILTINS, LoadError};
+use super::model::{Api, Case, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step};
+use super::template::{names_in_str, names_in_value};
+use super::yaml;
+use crate::contract::{Contract, OPENAPI_YAML};
+use crate::profile::KNOWN_FIXTURES;
+
+const FILE: &str = "schemas/openapi.yaml";
+/// The fixture holding the second API key (a user who is not a user of `phone_number_id`).
+const SECOND_KEY: &str = "restricted_api_key";
+/// A value of `Service-Api-Version` that is not the supported one.
+const OTHER_VERSION: &str = "1999-12-31";
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+/// `x-access` of an operation.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Access {
+    /// Path parameter -> fixture name, or a template (`"{{run}}-absent"`).
+    #[serde(default)]
+    path: Map<String, Value>,
+    #[serde(default)]
+    query: Map<String, Value>,
+    #[serde(default)]
+    body: Option<Value>,
+    /// What the second key gets; no cell when absent.
+    #[serde(default, rename = "second-key")]
+    second_key: Option<SecondKey>,
+}
+
+/// The answer the second key must get.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SecondKey {
+    #[serde(default)]
+    status: Option<StatusExpect>,
+    #[serde(default)]
+    title: Option<OneOrMany<String>>,
+    #[serde(default)]
+    code: Option<String>,
+}
+
+/// One credential of the matrix.
+struct Cell {
+    name: &'static str,
+    auth: &'static str,
+    clauses: &'static [&'static str],
+    summary: &'static str,
+}
+
+const NO_KEY: Cell = Cell {
+    name: "no-key",
+    auth: "none",
+    clauses: &["Authentication > 1", "Authentication > 3"],
+    summary: "Without an Authorization header the answer is 401 Unauthorized.",
+};
+const WRONG_KEY: Cell = Cell {
+    name: "wrong-key",
+    auth: "invalid",
+    clauses: &["Authentication > 3"],
+    summary: "With a key the target cannot know the answer is 401 Unauthorized.",
+};
+
+/// Every generated case, in route-table order.
+pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
+    let err = |line: usize, message: String| LoadError {
+        file: FILE.to_string(),
+        line,
+        message,
+    };
+    let (doc, lines) = yaml::parse(OPENAPI_YAML).map_err(|e| err(e.line, e.message))?;
+    let mut out = Vec::new();
+    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
+        return Ok(out);
+    };
+    for (template, item) in paths {
+        let at = format!("/paths/{}", template.replace('~', "~0").replace('/', "~1"));
+        for method in METHODS {
+            let Some(op) = item.get(method) else { continue };
+            let op_at = format!("{at}/{method}");
+            let line = lines.line_of(&op_at);
+            let upper = method.to_uppercase();
+            let Some(route) = contract
+                .routes
+                .iter()
+                .find(|r| &r.template == template && r.method == upper)
+            else {
+                continue;
+            };
+            let access: Access = match op.get("x-access") {
+                None => Access::default(),
+                Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+                    err(
+                        lines.line_of(&format!("{op_at}/x-access")),
+                        format!("x-access of {upper} {template}: {e}"),
+                    )
+                })?,
+            };
+            let access_line = lines.line_of(&format!("{op_at}/x-access"));
+            let request = base_request(&upper, template, &access);
+            let fixtures = used_fixtures(&request)
+                .map_err(|m| err(access_line, format!("x-access of {upper} {template}: {m}")))?;
+            let slug = slug(&upper, template);
+            let base = Base {
+                api: route.api,
+                slug: &slug,
+                request: &request,
+                fixtures: &fixtures,
+                line,
+            };
+            let unauthorized = |cell: &Cell| {
+                let code = route
+                    .area
+                    .as_deref()
+                    .filter(|_| route.api == Api::V1)
+                    .and_then(|a| contract.codes.row(a, 401))
+                    .map(|row| row.code.clone());
+                let expect = Expect {
+                    status: Some(StatusExpect::Code(401)),
+                    error: Some(ErrorExpect {
+                        code,
+                        title: Some("Unauthorized".into()),
+                        message: None,
+                    }),
+                    ..Expect::default()
+                };
+                base.case(
+                    "access",
+                    cell.name,
+                    cell.clauses,
+                    &["3.4"],
+                    cell.summary,
+                    Some(cell.auth),
+                    None,
+                    expect,
+                )
+            };
+            out.push(unauthorized(&NO_KEY));
+            out.push(unauthorized(&WRONG_KEY));
+            if let Some(sk) = &access.second_key {
+                out.push(second_key_case(&base, sk));
+            }
+            if route.api == Api::Latest {
+                let expect = Expect {
+                    status: Some(StatusExpect::Class("4xx".into())),
+                    ..Expect::default()
+                };
+                out.push(base.case(
+                    "versioning",
+                    "no-version",
+                    &["Versioning > 1", "Authentication > 2"],
+                    &["8.1"],
+                    "Without Service-Api-Version the request is not served: a 4xx with the error body of its generation.",
+                    None,
+                    Some("none"),
+                    expect.clone(),
+                ));
+                out.push(base.case(
+                    "versioning",
+                    "other-version",
+                    &["Versioning > 1"],
+                    &["8.1"],
+                    "With a Service-Api-Version other than 2026-03-30 the request is not served: a 4xx with the error body of its generation.",
+                    None,
+                    Some(OTHER_VERSION),
+                    expect,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What every case of one operation shares.
+struct Base<'a> {
+    api: Api,
+    slug: &'a str,
+    request: &'a Request,
+    fixtures: &'a BTreeSet<String>,
+    line: usize,
+}
+
+impl Base<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn case(
+        &self,
+        area: &str,
+        cell: &str,
+        clauses: &[&str],
+        readings: &[&str],
+        summary: &str,
+        auth: Option<&str>,
+        version: Option<&str>,
+        expect: Expect,
+    ) -> Case {
+        let mut request = self.request.clone();
+        request.auth = auth.map(str::to_string);
+        request.version = version.map(str::to_string);
+        let mut fixtures = self.fixtures.clone();
+        if let Some(a) = auth.filter(|a| !matches!(*a, "none" | "invalid")) {
+            fixtures.insert(a.to_string());
+        }
+        Case {
+            name: format!("{}.{area}.{}.{cell}", self.api.as_str(), self.slug),
+            api: self.api,
+            area: area.to_string(),
+            clauses: clauses.iter().map(|c| c.to_string()).collect(),
+            readings: readings.iter().map(|r| r.to_string()).collect(),
+            summary: Some(summary.to_string()),
+            tags: vec!["generated".to_string()],
+            exclusive: false,
+            read_only: request.method == "GET",
+            steps: vec![Step {
+                request,
+                expect,
+                save: Vec::new(),
+                repeat: None,
+                for_each: None,
+                always: false,
+                line: self.line,
+            }],
+            fixtures,
+            file: FILE.to_string(),
+            line: self.line,
+            property: None,
+        }
+    }
+}
+
+fn second_key_case(base: &Base<'_>, sk: &SecondKey) -> Case {
+    let mut expect = Expect {
+        status: Some(sk.status.clone().unwrap_or(StatusExpect::Not {
+            not: Box::new(StatusExpect::Code(401)),
+        })),
+        ..Expect::default()
+    };
+    let mut error = ErrorExpect {
+        code: sk.code.clone(),
+        ..ErrorExpect::default()
+    };
+    match sk.title.as_ref() {
+        Some(OneOrMany::One(t)) => error.title = Some(t.clone()),
+        Some(OneOrMany::Many(ts)) => {
+            expect.json.insert(
+                "/title".into(),
+                serde_json::json!({ "oneOf": ts.iter().map(|t| Value::String(t.clone())).collect::<Vec<_>>() }),
+            );
+        }
+        None => {}
+    }
+    if error.code.is_some() || error.title.is_some() {
+        expect.error = Some(error);
+    }
+    let summary = if sk.status.is_some() {
+        "The second key, of a user without access to the fixture's resource, gets the stated 403."
+    } else {
+        "The second key is valid: whatever its user may see, the answer is not 401."
+    };
+    base.case(
+        "access",
+        "second-key",
+        &["Authentication > 3"],
+        &["3.4"],
+        summary,
+        Some(SECOND_KEY),
+        None,
+        expect,
+    )
+}
+
+/// The request of an operation: path parameters from fixtures or templates, query and body.
+fn base_request(method: &str, template: &str, access: &Access) -> Request {
+    let path = template
+        .split('/')
+        .map(
+            |seg| match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                Some(name) => match access.path.get(name).and_then(Value::as_str) {
+                    Some(v) if v.contains("{{") => v.to_string(),
+                    Some(fixture) => format!("{{{{{fixture}}}}}"),
+                    None => "{{run}}".to_string(),
+                },
+                None => seg.to_string(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("/");
+    Request {
+        method: method.to_string(),
+        path,
+        query: access.query.clone(),
+        headers: Map::new(),
+        body: access.body.clone(),
+        auth: None,
+        version: None,
+    }
+}
+
+/// The fixtures a request names; a name that is neither a builtin nor a known fixture is an error.
+fn used_fixtures(request: &Request) -> Result<BTreeSet<String>, String> {
+    let mut used = BTreeSet::new();
+    names_in_str(&request.path, &mut used);
+    for (k, v) in &request.query {
+        names_in_str(k, &mut used);
+        names_in_value(v, &mut used);
+    }
+    if let Some(b) = &request.body {
+        names_in_value(b, &mut used);
+    }
+    let mut fixtures = BTreeSet::new();
+    for name in used {
+        if BUILTINS.contains(&name.as_str()) {
+            continue;
+        }
+        if !KNOWN_FIXTURES.iter().any(|(f, _)| *f == name) {
+            return Err(format!(
+                "`{{{{{name}}}}}` is not a builtin or a known fixture (see README, 'Profile')"
+            ));
+        }
+        fixtures.insert(name);
+    }
+    Ok(fixtures)
+}
+
+/// `GET /v1/calls/{callId}` -> `GET-calls-callId` (the generation is the trial's first part).
+fn slug(method: &str, template: &str) -> String {
+    let parts: Vec<String> = template
+        .trim_start_matches('/')
+        .split('/')
+        .enumerate()
+        .filter(|(i, s)| !(*i == 0 && *s == "v1"))
+        .map(|(_, s)| s.trim_start_matches('{').trim_end_matches('}').to_string())
+        .collect();
+    format!("{method}-{}", parts.join("-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_drop_the_generation_and_braces() {
+        assert_eq!(slug("GET", "/v1/calls/{callId}"), "GET-calls-callId");
+        assert_eq!(slug("GET", "/organization"), "GET-organization");
+    }
+
+    #[test]
+    fn every_operation_gets_both_unauthorized_cells_and_latest_ones_versioning() {
+        let contract = Contract::embedded().expect("contract");
+        let cases = generate(&contract).expect("generated");
+        for route in &contract.routes {
+            let slug = slug(&route.method, &route.template);
+            let prefix = format!("{}.access.{slug}.", route.api.as_str());
+            for cell in ["no-key", "wrong-key"] {
+                assert!(
+                    cases.iter().any(|c| c.name == format!("{prefix}{cell}")),
+                    "{prefix}{cell}"
+                );
+            }
+            if route.api == Api::Latest {
+                let versioned = cases
+                    .iter()
+                    .filter(|c| c.name.starts_with(&format!("latest.versioning.{slug}.")))
+                    .count();
+                assert_eq!(versioned, 2, "{slug}");
+            }
+        }
+        assert!(
+            cases
+                .iter()
+                .filter(|c| c.api == Api::V1)
+                .all(|c| c.area == "access"),
+            "versioning cells only on the header-versioned API"
+        );
+    }
+
+    #[test]
+    fn path_parameters_come_from_fixtures_templates_or_the_run() {
+        let access: Access = serde_json::from_value(serde_json::json!({
+            "path": { "a": "call_id", "b": "{{run}}-absent" }
+        }))
+        .expect("access");
+        let r = base_request("GET", "/x/{a}/{b}/{c}", &access);
+        assert_eq!(r.path, "/x/{{call_id}}/{{run}}-absent/{{run}}");
+        assert_eq!(
+            used_fixtures(&r)
+                .expect("known")
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["call_id"]
+        );
+        let bad = base_request(
+            "GET",
+            "/x/{a}",
+            &serde_json::from_value(serde_json::json!({ "path": { "a": "no_such" } }))
+                .expect("access"),
+        );
+        assert!(used_fixtures(&bad).is_err());
+    }
+}

@@ -1,0 +1,635 @@
+//! Calls, recordings, transcripts, users, phone numbers and the organization (read only).
+//!
+//! Access: a call is visible to the users of its phone number; anyone else gets 403
+//! `Not Phone Number User` (calls) or `Forbidden` (v1 recordings). Users, phone numbers and the
+//! organization are visible to every user of the workspace.
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::allow_only;
+use crate::reference::app::App;
+use crate::reference::auth::Caller;
+use crate::reference::errors::ApiError;
+use crate::reference::faults::Fault;
+use crate::reference::input::{self, Query};
+use crate::reference::pagination;
+use crate::reference::reply;
+use crate::reference::workspace::{AVAILABLE, Call, Workspace};
+
+const V1_CALLS: &str = "/v1/calls";
+const V1_RECORDINGS: &str = "/v1/call-recordings";
+const V1_USERS: &str = "/v1/users";
+const HV: &str = "/calls";
+const NOT_NUMBER_USER: &str = "Not Phone Number User";
+const CALLS_403_CODE: &str = "0101403";
+const TOO_MANY_PARTICIPANTS: (&str, &str) = ("0101400", "Too Many Participants");
+const DEFAULT_PAGE: usize = 10;
+const MAX_PAGE: usize = 100;
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new()
+        .route(V1_CALLS, allow_only(get(list_v1), "GET"))
+        .route("/v1/calls/{callId}", allow_only(get(get_v1), "GET"))
+        .route(
+            "/v1/call-recordings/{callId}",
+            allow_only(get(recordings_v1), "GET"),
+        )
+        .route("/v1/users/{userId}", allow_only(get(user_v1), "GET"))
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV, allow_only(get(list_hv), "GET"))
+        .route("/calls/{callId}", allow_only(get(get_hv), "GET"))
+        .route(
+            "/calls/{callId}/recordings",
+            allow_only(get(recordings_hv), "GET"),
+        )
+        .route(
+            "/calls/{callId}/transcripts",
+            allow_only(get(transcripts_hv), "GET"),
+        )
+        .route("/phone-numbers", allow_only(get(numbers_hv), "GET"))
+        .route(
+            "/phone-numbers/available",
+            allow_only(get(available_hv), "GET"),
+        )
+        .route(
+            "/phone-numbers/{phoneNumberId}",
+            allow_only(get(number_hv), "GET"),
+        )
+        .route(
+            "/phone-numbers/{phoneNumberId}/users",
+            allow_only(get(number_users_hv), "GET"),
+        )
+        .route("/users", allow_only(get(users_hv), "GET"))
+        .route("/users/{userId}", allow_only(get(user_hv), "GET"))
+        .route(
+            "/users/{userId}/phone-numbers",
+            allow_only(get(user_numbers_hv), "GET"),
+        )
+        .route("/organization", allow_only(get(organization_hv), "GET"))
+}
+
+/// Whether a path belongs to the call endpoints of either generation (some faults apply there).
+pub(crate) fn is_call_path(path: &str) -> bool {
+    [V1_CALLS, V1_RECORDINGS, HV].iter().any(|p| {
+        path == *p
+            || path
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+type Answer = Result<Response, ApiError>;
+
+fn answer(app: &App, result: Answer) -> Response {
+    result.unwrap_or_else(|e| e.render(app.switches()))
+}
+
+fn bad(path: &str, message: impl Into<String>) -> ApiError {
+    ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
+}
+
+fn not_found(path: &str, what: &str, id: &str) -> ApiError {
+    ApiError::for_path(
+        path,
+        StatusCode::NOT_FOUND,
+        format!("{what} '{id}' was not found"),
+    )
+}
+
+/// 403 of a number-scoped check on calls: `Not Phone Number User` (code 0101403 on v1).
+fn not_number_user(app: &App, path: &str, number: &str) -> ApiError {
+    let error = ApiError::for_path(
+        path,
+        StatusCode::FORBIDDEN,
+        format!("the caller is not a user of phone number '{number}'"),
+    );
+    let error = if path.starts_with("/v1/") {
+        error.with_code(CALLS_403_CODE)
+    } else {
+        error
+    };
+    if app
+        .switches()
+        .faults
+        .has(Fault::NotPhoneNumberUserTitleForbidden)
+    {
+        error
+    } else {
+        error.with_title(NOT_NUMBER_USER)
+    }
+}
+
+fn call_json(app: &App, call: &Call, summary: bool, voicemail: bool) -> Value {
+    let faults = &app.switches().faults;
+    let prefix = if faults.has(Fault::CallIdWrongPrefix) {
+        "CA"
+    } else {
+        "AC"
+    };
+    if faults.has(Fault::CallIncludeIgnored) {
+        return call.to_json(false, false, prefix);
+    }
+    call.to_json(summary, voicemail, prefix)
+}
+
+/// The call of `id` if the caller may see it.
+fn visible_call<'a>(
+    app: &App,
+    ws: &'a Workspace,
+    caller: &Caller,
+    path: &str,
+    id: &str,
+    forbidden: impl Fn() -> ApiError,
+) -> Result<&'a Call, ApiError> {
+    let call = ws.call(id).ok_or_else(|| not_found(path, "Call", id))?;
+    if !ws.is_number_user(&call.phone_number_id, caller.user_id) {
+        let _ = app;
+        return Err(forbidden());
+    }
+    Ok(call)
+}
+
+fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime>, ApiError> {
+    q.first(name)
+        .map(|v| {
+            OffsetDateTime::parse(v, &Rfc3339).map_err(|_| {
+                bad(
+                    path,
+                    format!("query parameter {name} must be an RFC 3339 date-time, got '{v}'"),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
+    let faults = &app.switches().faults;
+    let size = pagination::max_results(q.first("maxResults"), DEFAULT_PAGE, MAX_PAGE)
+        .map_err(|m| bad(path, m))?;
+    let offset = pagination::page_token(q.first("pageToken")).map_err(|m| bad(path, m))?;
+    let page = pagination::paginate(items, size, offset, faults);
+    Ok(reply::json(
+        StatusCode::OK,
+        &pagination::list_body(page, faults),
+    ))
+}
+
+fn includes(q: &Query) -> Vec<String> {
+    q.all("include")
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+fn is_e164(v: &str) -> bool {
+    let digits = v.strip_prefix('+').unwrap_or("");
+    (2..=15).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && !digits.starts_with('0')
+}
+
+// ---- v1 ----
+
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    answer(&app, list_calls_v1(&app, &caller, &q))
+}
+
+fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
+    let faults = &app.switches().faults;
+    let path = V1_CALLS;
+    let ws_guard = app.store();
+    let ws = ws_guard.workspace();
+    let number_id = q
+        .first("phoneNumberId")
+        .ok_or_else(|| bad(path, "query parameter phoneNumberId is required"))?;
+    let participants = q.all("participants");
+    let empty = participants.is_empty() || participants.iter().any(|p| p.trim().is_empty());
+    if empty && !faults.has(Fault::EmptyParticipantsAccepted) {
+        return Err(bad(
+            path,
+            "query parameter participants must hold exactly one E.164 number",
+        ));
+    }
+    let participants: Vec<&str> = participants
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    if participants.len() > 1 && !faults.has(Fault::ParticipantsRuleOff) {
+        return Err(bad(
+            path,
+            format!(
+                "list calls takes exactly one participant (1:1 calls only); {} were given",
+                participants.len()
+            ),
+        )
+        .with_code(TOO_MANY_PARTICIPANTS.0)
+        .with_title(TOO_MANY_PARTICIPANTS.1));
+    }
+    if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
+        return Err(bad(
+            path,
+            format!("participant '{p}' is not an E.164 phone number"),
+        ));
+    }
+    let number = ws
+        .number(number_id)
+        .ok_or_else(|| not_found(path, "Phone number", number_id))?;
+    if participants.contains(&number.number.as_str()) {
+        return Err(bad(
+            path,
+            "participants exclude the workspace number itself",
+        ));
+    }
+    // The user whose access scopes the results: by default the number's owner (v1 1.0.1).
+    let scope_user = q
+        .first("userId")
+        .map(str::to_string)
+        .or_else(|| number.users.first().cloned())
+        .unwrap_or_default();
+    if ws.user(&scope_user).is_none() {
+        return Err(not_found(path, "User", &scope_user));
+    }
+    if !ws.is_number_user(number_id, caller.user_id) {
+        return Err(not_number_user(app, path, number_id));
+    }
+    let after = time_param(q, "createdAfter", path)?;
+    let mut before = time_param(q, "createdBefore", path)?;
+    let since = time_param(q, "since", path)?;
+    let mut since_after = None;
+    if since.is_some() {
+        if faults.has(Fault::SinceAsCreatedAfter) {
+            since_after = since;
+        } else if before.is_none() {
+            // Deprecated: `since` behaves as `createdBefore`.
+            before = since;
+        }
+    }
+    let visible = ws.is_number_user(number_id, &scope_user);
+    let items: Vec<Value> = ws
+        .calls
+        .iter()
+        .filter(|c| visible && c.phone_number_id == number_id)
+        .filter(|c| {
+            participants.is_empty()
+                || participants
+                    .iter()
+                    .all(|p| c.participants.iter().any(|x| x == p))
+        })
+        .filter(|c| after.is_none_or(|a| c.created_at > a))
+        .filter(|c| since_after.is_none_or(|a| c.created_at > a))
+        .filter(|c| before.is_none_or(|b| c.created_at < b))
+        .map(|c| call_json(app, c, false, false))
+        .collect();
+    page_of(app, q, path, &items)
+}
+
+async fn get_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let result = input::path_param(id, V1_CALLS).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let call = visible_call(&app, ws, &caller, V1_CALLS, &id, || {
+            not_number_user(&app, V1_CALLS, &id)
+        })?;
+        Ok(reply::data(
+            StatusCode::OK,
+            call_json(&app, call, false, false),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn recordings_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let result = input::path_param(id, V1_RECORDINGS).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let call = visible_call(&app, ws, &caller, V1_RECORDINGS, &id, || {
+            ApiError::for_path(
+                V1_RECORDINGS,
+                StatusCode::FORBIDDEN,
+                format!("the caller may not access the recordings of call '{id}'"),
+            )
+        })?;
+        let mut segments = call.recordings.clone();
+        if app.switches().faults.has(Fault::RecordingsNewestFirst) {
+            segments.reverse();
+        }
+        Ok(reply::data(StatusCode::OK, Value::Array(segments)))
+    });
+    answer(&app, result)
+}
+
+async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = input::path_param(id, V1_USERS).and_then(|id| {
+        let guard = app.store();
+        let user = guard
+            .workspace()
+            .user(&id)
+            .ok_or_else(|| not_found(V1_USERS, "User", &id))?;
+        Ok(reply::data(StatusCode::OK, user.json.clone()))
+    });
+    answer(&app, result)
+}
+
+// ---- header-versioned ----
+
+async fn list_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let result = (|| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        if let Some(number) = q.first("phoneNumberId") {
+            if ws.number(number).is_some() && !ws.is_number_user(number, caller.user_id) {
+                return Err(not_number_user(&app, HV, number));
+            }
+        }
+        let gte = time_param(&q, "createdAt[gte]", HV)?;
+        let inc = includes(&q);
+        let mut calls: Vec<&Call> = ws
+            .calls
+            .iter()
+            .filter(|c| ws.is_number_user(&c.phone_number_id, caller.user_id))
+            .filter(|c| {
+                q.first("phoneNumberId")
+                    .is_none_or(|n| c.phone_number_id == n)
+            })
+            .filter(|c| q.first("actorId").is_none_or(|a| c.user_id == a))
+            .filter(|c| {
+                q.first("participants")
+                    .is_none_or(|p| c.participants.iter().any(|x| x == p))
+            })
+            .filter(|c| {
+                q.first("direction")
+                    .is_none_or(|d| c.fields["direction"] == d)
+            })
+            .filter(|c| q.first("status").is_none_or(|s| c.fields["status"] == s))
+            .filter(|c| gte.is_none_or(|g| c.created_at >= g))
+            .collect();
+        // Newest first.
+        calls.sort_by_key(|c| std::cmp::Reverse(c.created_at));
+        if app.switches().faults.has(Fault::CallsOldestFirst) {
+            calls.reverse();
+        }
+        let items: Vec<Value> = calls
+            .iter()
+            .map(|c| {
+                call_json(
+                    &app,
+                    c,
+                    inc.iter().any(|i| i == "summary"),
+                    inc.iter().any(|i| i == "voicemail"),
+                )
+            })
+            .collect();
+        page_of(&app, &q, HV, &items)
+    })();
+    answer(&app, result)
+}
+
+async fn get_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let inc = includes(&q);
+    let result = input::path_param(id, HV).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let call = visible_call(&app, ws, &caller, HV, &id, || {
+            not_number_user(&app, HV, &id)
+        })?;
+        Ok(reply::data(
+            StatusCode::OK,
+            call_json(
+                &app,
+                call,
+                inc.iter().any(|i| i == "summary"),
+                inc.iter().any(|i| i == "voicemail"),
+            ),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn recordings_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    segments_hv(app, caller, id, raw, |c| &c.recordings)
+}
+
+async fn transcripts_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    segments_hv(app, caller, id, raw, |c| &c.transcripts)
+}
+
+fn segments_hv(
+    app: App,
+    caller: Caller,
+    id: Result<Path<String>, PathRejection>,
+    raw: Option<String>,
+    pick: fn(&Call) -> &Vec<Value>,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let result = input::path_param(id, HV).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let call = visible_call(&app, ws, &caller, HV, &id, || {
+            not_number_user(&app, HV, &id)
+        })?;
+        let mut items = pick(call).clone();
+        if app.switches().faults.has(Fault::RecordingsNewestFirst) {
+            items.reverse();
+        }
+        page_of(&app, &q, HV, &items)
+    });
+    answer(&app, result)
+}
+
+fn number_field(app: &App) -> &'static str {
+    if app.switches().faults.has(Fault::PhoneNumberFieldNumber) {
+        "number"
+    } else {
+        "phoneNumber"
+    }
+}
+
+fn restrictions_asked(app: &App, q: &Query) -> bool {
+    includes(q).iter().any(|i| i == "restrictions")
+        && !app.switches().faults.has(Fault::RestrictionsIncludeIgnored)
+}
+
+async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let path = "/phone-numbers";
+    let result = (|| {
+        let filter = q.first("phoneNumber");
+        if let Some(f) = filter.filter(|f| !is_e164(f)) {
+            return Err(bad(
+                path,
+                format!("query parameter phoneNumber must be an E.164 number, got '{f}'"),
+            ));
+        }
+        let ignore = app.switches().faults.has(Fault::PhoneNumberFilterIgnored);
+        let guard = app.store();
+        let items: Vec<Value> = guard
+            .workspace()
+            .numbers
+            .iter()
+            .filter(|n| ignore || filter.is_none_or(|f| n.number == f))
+            .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
+            .collect();
+        page_of(&app, &q, path, &items)
+    })();
+    answer(&app, result)
+}
+
+async fn number_hv(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let path = "/phone-numbers";
+    let result = input::path_param(id, path).and_then(|id| {
+        let guard = app.store();
+        let n = guard
+            .workspace()
+            .number(&id)
+            .ok_or_else(|| not_found(path, "Phone number", &id))?;
+        Ok(reply::data(
+            StatusCode::OK,
+            n.to_json(restrictions_asked(&app, &q), number_field(&app)),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn number_users_hv(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let path = "/phone-numbers";
+    let result = input::path_param(id, path).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let n = ws
+            .number(&id)
+            .ok_or_else(|| not_found(path, "Phone number", &id))?;
+        let users: Vec<Value> = n
+            .users
+            .iter()
+            .filter_map(|u| ws.user(u))
+            .map(|u| u.json.clone())
+            .collect();
+        Ok(reply::data(StatusCode::OK, Value::Array(users)))
+    });
+    answer(&app, result)
+}
+
+async fn available_hv(State(_app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let area = q.first("areaCode");
+    let toll_free = q.first("tollFree").map(|v| v == "true");
+    let items: Vec<Value> = AVAILABLE
+        .iter()
+        .filter(|(_, country, ..)| q.first("country").is_none_or(|c| c.eq_ignore_ascii_case(country)))
+        .filter(|(_, _, region, ..)| q.first("region").is_none_or(|r| r.eq_ignore_ascii_case(region)))
+        .filter(|(.., city, _)| q.first("city").is_none_or(|c| c.eq_ignore_ascii_case(city)))
+        .filter(|(.., tf)| toll_free.is_none_or(|t| t == *tf))
+        .filter(|(n, ..)| area.is_none_or(|a| n.get(2..2 + a.len()) == Some(a)))
+        .filter(|(n, ..)| q.first("contains").is_none_or(|s| n.contains(s)))
+        .map(|(n, country, region, city, tf)| {
+            json!({ "phoneNumber": n, "country": country, "region": region, "city": city, "tollFree": tf })
+        })
+        .collect();
+    reply::data(StatusCode::OK, Value::Array(items))
+}
+
+async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let items: Vec<Value> = app
+        .store()
+        .workspace()
+        .users
+        .iter()
+        .map(|u| u.json.clone())
+        .collect();
+    answer(&app, page_of(&app, &q, "/users", &items))
+}
+
+async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = input::path_param(id, "/users").and_then(|id| {
+        let guard = app.store();
+        let user = guard
+            .workspace()
+            .user(&id)
+            .ok_or_else(|| not_found("/users", "User", &id))?;
+        Ok(reply::data(StatusCode::OK, user.json.clone()))
+    });
+    answer(&app, result)
+}
+
+async fn user_numbers_hv(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let result = input::path_param(id, "/users").and_then(|id| {
+        let items: Vec<Value> = {
+            let guard = app.store();
+            let ws = guard.workspace();
+            ws.user(&id)
+                .ok_or_else(|| not_found("/users", "User", &id))?;
+            ws.numbers
+                .iter()
+                .filter(|n| n.users.contains(&id))
+                .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
+                .collect()
+        };
+        page_of(&app, &q, "/users", &items)
+    });
+    answer(&app, result)
+}
+
+async fn organization_hv(State(app): State<App>) -> Response {
+    let org = app.store().workspace().organization.clone();
+    reply::data(StatusCode::OK, org)
+}
