@@ -43,8 +43,18 @@ pub(crate) struct ApiError {
 
 /// The v1 area of a path: the first two digits of its codes (the spec's "v1 codes" table).
 fn v1_area(path: &str) -> &'static str {
-    if path == "/v1/contacts" || path.starts_with("/v1/contacts/") {
+    let under = |prefix: &str| {
+        path == prefix
+            || path
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    if under("/v1/contacts") {
         "08"
+    } else if under("/v1/messages") {
+        "02"
+    } else if under("/v1/conversations") {
+        "10"
     } else {
         "00"
     }
