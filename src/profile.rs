@@ -125,7 +125,110 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "a contacts-sync integration name, reserved in contact sources",
     ),
     // --- messages and conversations (issue 4): add this area's fixtures below ---
-
+    (
+        "message_direction",
+        "a value of a message's direction that GET /messages filters on (values are not shown)",
+    ),
+    (
+        "message_participant",
+        "an E.164 number with a one-to-one conversation with `phone_number_id` (only read)",
+    ),
+    (
+        "message_time_split",
+        "an instant (RFC 3339) with messages of `message_participant` before and after it",
+    ),
+    (
+        "conversation_id",
+        "the id (CN...) of the one-to-one conversation of `message_participant` on `phone_number_id` (only read)",
+    ),
+    (
+        "group_participants",
+        "the numbers (E.164, without the workspace number) of a group conversation of `phone_number_id`",
+    ),
+    (
+        "group_conversation_id",
+        "the id (CN...) of the group conversation of `group_participants`",
+    ),
+    (
+        "inactive_conversation_id",
+        "a conversation of `phone_number_id` the target counts as inactive",
+    ),
+    (
+        "sandbox_conversation_id",
+        "a conversation of `phone_number_id` open in the inbox and read; cases mark it done, open and read, and leave it open and read",
+    ),
+    (
+        "sandbox_conversation_participant",
+        "the one participant (E.164) of `sandbox_conversation_id`, whose messages are read",
+    ),
+    (
+        "sandbox_failed_message_id",
+        "a failed message that may be retried; a case retries it, which sends it again",
+    ),
+    (
+        "permanent_failed_message_id",
+        "a failed message with a permanent error code (only read)",
+    ),
+    (
+        "undelivered_message_id",
+        "an undelivered message (only read)",
+    ),
+    (
+        "media_message_id",
+        "a message with media attached (only read)",
+    ),
+    (
+        "conversations_exclude_inactive_param",
+        "the query name of the exclude-inactive flag of GET /v1/conversations (not shown in the spec)",
+    ),
+    (
+        "conversations_updated_after_param",
+        "the query name of the updated-after filter of GET /v1/conversations (not shown in the spec)",
+    ),
+    (
+        "conversations_updated_before_param",
+        "the query name of the updated-before filter of GET /v1/conversations (not shown in the spec)",
+    ),
+    (
+        "sandbox_recipient_number",
+        "an E.164 number that may receive real test messages from `phone_number`",
+    ),
+    (
+        "sandbox_group_recipient_numbers",
+        "2 to 10 E.164 numbers that may receive a real group test message from `phone_number`",
+    ),
+    (
+        "sandbox_eleven_recipient_numbers",
+        "11 distinct E.164 numbers that may receive a real message (sent only if the target wrongly accepts 11 recipients)",
+    ),
+    (
+        "sandbox_international_number",
+        "an international E.164 number that may receive a real message (sent only if the target wrongly ignores the disabled setting)",
+    ),
+    (
+        "international_disabled_api_key",
+        "an API key of a workspace whose international messaging is disabled",
+    ),
+    (
+        "international_disabled_phone_number",
+        "a sending number (E.164) of that workspace",
+    ),
+    (
+        "subscription_expired_api_key",
+        "an API key of a workspace whose subscription has expired",
+    ),
+    (
+        "subscription_expired_phone_number",
+        "a sending number (E.164) of that workspace",
+    ),
+    (
+        "a2p_unapproved_phone_number",
+        "a sending number (E.164) of the workspace whose A2P 10DLC registration is not approved",
+    ),
+    (
+        "a2p_capped_phone_number",
+        "a sending number (E.164) of the workspace that has reached its daily A2P 10DLC message cap",
+    ),
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
     (
         "call_id",

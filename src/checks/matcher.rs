@@ -3,8 +3,9 @@
 //! A plain value matches by equality, objects by subset (extra fields are allowed everywhere,
 //! Versioning rule 2). An object with a single operator key is an operator: `length`, `absent`,
 //! `absentOrNull`, `present`, `nonEmpty`, `pattern`, `contains`, `excludes`, `type`, `oneOf`,
-//! `not`, `equals`, and `nullOr` (absent, null, or matching: READINGS 1.3 for fields that are
-//! not required).
+//! `not`, `equals`, `nullOr` (absent, null, or matching: READINGS 1.3 for fields that are
+//! not required), and `atOrAfter` / `atOrBefore` (an RFC 3339 instant compared as an instant, the
+//! bound included, for the time-range filters of lists).
 
 use regex::Regex;
 use serde_json::Value;
@@ -24,6 +25,8 @@ pub const OPERATORS: &[&str] = &[
     "not",
     "equals",
     "nullOr",
+    "atOrAfter",
+    "atOrBefore",
 ];
 
 /// Why a value did not match: the expectation and what was there, at a pointer.
@@ -71,6 +74,10 @@ pub fn validate(matcher: &Value) -> Result<(), BadMatcher> {
         Some(("oneOf", Value::Array(items))) => items.iter().try_for_each(validate),
         Some(("oneOf", _)) => Err(BadMatcher("`oneOf` takes a list of matchers".into())),
         Some(("not" | "contains" | "excludes" | "nullOr", v)) => validate(v),
+        // A bound is usually a template; it is checked when the case runs.
+        Some(("atOrAfter" | "atOrBefore", v)) if !v.is_string() => Err(BadMatcher(
+            "`atOrAfter` and `atOrBefore` take an RFC 3339 date-time string".into(),
+        )),
         Some(_) => Ok(()),
         None => match matcher {
             Value::Object(map) => map.values().try_for_each(validate),
@@ -140,6 +147,11 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
                 .is_some_and(|alts| alts.iter().any(|m| check(m, actual, pointer).is_ok())),
             "not" => check(arg, actual, pointer).is_err(),
             "equals" => actual == Some(arg),
+            "atOrAfter" | "atOrBefore" => match (instant(Some(arg)), instant(actual)) {
+                (Some(bound), Some(at)) if op == "atOrAfter" => at >= bound,
+                (Some(bound), Some(at)) => at <= bound,
+                _ => false,
+            },
             "nullOr" => match actual {
                 None | Some(Value::Null) => true,
                 Some(_) => return check(arg, actual, pointer),
@@ -179,6 +191,12 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
     }
 }
 
+/// An RFC 3339 string as an instant; equal instants written differently compare equal.
+fn instant(v: Option<&Value>) -> Option<time::OffsetDateTime> {
+    let text = v?.as_str()?;
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+}
+
 fn type_name_matches(name: &str, v: &Value) -> bool {
     match name {
         "string" => v.is_string(),
@@ -210,6 +228,8 @@ pub fn describe(expected: &Value) -> String {
         Some(("not", m)) => format!("not {}", describe(m)),
         Some(("equals", v)) => format!("exactly {}", compact(v)),
         Some(("nullOr", m)) => format!("absent, null or {}", describe(m)),
+        Some(("atOrAfter", t)) => format!("an instant at or after {}", compact(t)),
+        Some(("atOrBefore", t)) => format!("an instant at or before {}", compact(t)),
         _ => compact(expected),
     }
 }
@@ -287,6 +307,46 @@ mod tests {
         assert!(check(&json!({"not": {"type": "string"}}), Some(&json!(2)), "").is_ok());
         assert!(check(&json!({"nullOr": "a"}), None, "").is_ok());
         assert!(check(&json!({"nullOr": "a"}), Some(&json!("b")), "").is_err());
+    }
+
+    #[test]
+    fn instants_compare_as_instants_bound_included() {
+        let t = "2026-02-01T00:00:00Z";
+        assert!(
+            check(
+                &json!({"atOrAfter": t}),
+                Some(&json!("2026-02-01T00:00:00.000+00:00")),
+                ""
+            )
+            .is_ok()
+        );
+        assert!(
+            check(
+                &json!({"atOrAfter": t}),
+                Some(&json!("2026-01-31T23:59:59.999Z")),
+                ""
+            )
+            .is_err()
+        );
+        assert!(
+            check(
+                &json!({"atOrBefore": t}),
+                Some(&json!("2026-01-31T23:59:59Z")),
+                ""
+            )
+            .is_ok()
+        );
+        assert!(
+            check(
+                &json!({"atOrBefore": t}),
+                Some(&json!("2026-02-01T00:00:01Z")),
+                ""
+            )
+            .is_err()
+        );
+        assert!(check(&json!({"atOrBefore": t}), Some(&json!("not a time")), "").is_err());
+        assert!(check(&json!({"atOrBefore": t}), None, "").is_err());
+        assert!(validate(&json!({"atOrAfter": 3})).is_err());
     }
 
     #[test]

@@ -44,10 +44,19 @@ pub(crate) struct ApiError {
 
 /// The v1 area of a path: the first two digits of its codes (the spec's "v1 codes" table).
 fn v1_area(path: &str) -> &'static str {
-    let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+    let under = |prefix: &str| {
+        path == prefix
+            || path
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
     if under("/v1/contacts") {
         "08"
-    } else if path == "/v1/tasks" || path.starts_with("/v1/tasks/") {
+    } else if under("/v1/messages") {
+        "02"
+    } else if under("/v1/conversations") {
+        "10"
+    } else if under("/v1/tasks") {
         "06"
     } else if under("/v1/calls") {
         "01"

@@ -101,6 +101,42 @@ catalog! {
         "GET /v1/contacts accepts an externalIds value of 76 characters (limit moved up from 75)";
 
     // --- messages and conversations (issue 4): add this area's faults below ---
+    MessagesV1NewestFirst => "messages-v1-newest-first", "v1 API: messages > GET /v1/messages",
+        "GET /v1/messages answers newest first instead of in chronological order";
+    MessagesOldestFirst => "messages-oldest-first", "Header-versioned API > GET /messages",
+        "GET /messages answers oldest first instead of newest first";
+    ConversationsV1OldestFirst => "conversations-v1-oldest-first", "v1 API: conversations > GET /v1/conversations",
+        "GET /v1/conversations answers oldest first instead of newest first";
+    ParticipantsFilterIgnored => "participants-filter-ignored", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages ignores participants and lists every message of the phone number";
+    SinceAsCreatedAfter => "since-as-created-after", "v1 API: messages > GET /v1/messages > since",
+        "the deprecated `since` of GET /v1/messages behaves as createdAfter instead of createdBefore";
+    WhitespaceTextAccepted => "whitespace-text-accepted", "Errors > Rules > 4",
+        "POST /v1/messages sends a text made only of whitespace";
+    ElevenRecipientsAccepted => "eleven-recipients-accepted", "Limits > recipients in to",
+        "POST /v1/messages accepts 11 recipients in `to`";
+    UndeliveredRetryAccepted => "undelivered-retry-accepted", "States and transitions > Message > retry undelivered",
+        "POST /messages/{messageId}/retry re-attempts an undelivered message";
+    PermanentRetryAccepted => "permanent-retry-accepted", "States and transitions > Message > retry permanent error",
+        "POST /messages/{messageId}/retry re-attempts a message that failed with a permanent error";
+    MarkDoneWithoutBody => "mark-done-without-body", "States and transitions > Conversation > mark-as-done",
+        "mark-as-done answers 204 without the updated conversation";
+    SubscriptionExpiredWrongCode => "subscription-expired-wrong-code", "Errors > Rules > 7",
+        "sending with an expired subscription answers 402 with code 0200402 instead of 0201402";
+    Conversation404WrongCode => "conversation-404-wrong-code", "Errors > v1 codes",
+        "mark-as-* of a missing conversation answers 404 with code 1000400 instead of 1000404";
+    MessageWithoutConversationId => "message-without-conversation-id", "Resources > Message > conversationId",
+        "GET /messages/{messageId} leaves `conversationId` out of the message";
+    StatusFilterIgnored => "status-filter-ignored", "Pagination and collection conventions > filters",
+        "GET /messages ignores the status and status[in] filters";
+    DeprecatedPhoneNumberWins => "deprecated-phone-number-wins", "v1 API: conversations > GET /v1/conversations > phoneNumber",
+        "GET /v1/conversations filters by the deprecated phoneNumber even when phoneNumbers is given";
+    InternationalAllowed => "international-allowed", "Errors > Rules > 5",
+        "a workspace with international messaging disabled sends to international numbers";
+    ConversationsSortIgnored => "conversations-sort-ignored", "Pagination and collection conventions > sort",
+        "GET /conversations ignores `sort` and always answers newest created first";
+    CreatedAfterIgnored => "created-after-ignored", "v1 API: messages > GET /v1/messages > created range",
+        "GET /v1/messages ignores createdAfter";
 
 
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's faults below ---
@@ -128,7 +164,7 @@ catalog! {
         "call ids are shown with the prefix `CA` instead of `AC`";
     PhoneNumberFilterIgnored => "phone-number-filter-ignored", "Header-versioned API > GET /phone-numbers",
         "GET /phone-numbers ignores the phoneNumber filter";
-    SinceAsCreatedAfter => "since-as-created-after", "Versioning > 5",
+    CallsSinceAsCreatedAfter => "calls-since-as-created-after", "Versioning > 5",
         "the deprecated `since` of GET /v1/calls behaves as createdAfter instead of createdBefore";
 
 

@@ -11,6 +11,7 @@ use time::{Duration, OffsetDateTime};
 
 use super::auth::API_VERSION;
 use super::contact_input::{ContactInput, CustomFieldInput, EntryInput, ReservedNames};
+use super::messaging;
 use super::model::{CustomFieldDef, Webhook};
 use super::store::Store;
 use super::task_store::{NewTask, OPEN_TASK_LIMIT};
@@ -21,6 +22,11 @@ const PRIMARY_KEY: &str = "wsk_live_7fQ2mZ9xKc4LrT8vWb1NhY6dPa3E";
 const RESTRICTED_KEY: &str = "wsk_live_3JpX8sVn2QeR5tLm9KaZ4wHcGu7B";
 const PRIMARY_USER: &str = "USa1B2c3D4e5";
 const RESTRICTED_USER: &str = "USf6G7h8J9k0";
+/// Keys of users whose workspaces are in the states the messaging rules name.
+const INTL_DISABLED_KEY: &str = "wsk_live_9Ht4Rq2LmZ8xVb6NcW1KpJ5sDy3G";
+const INTL_DISABLED_USER: &str = "USi9N8t7L6o5";
+const EXPIRED_KEY: &str = "wsk_live_5Gd8Lw3QnT7vXc2MbR9KzH4pFj6S";
+const EXPIRED_USER: &str = "USe4X3p2I1r0";
 pub(crate) const ORG_ID: &str = "ORw0rk5p4c3e";
 const PHONE_NUMBER_ID: &str = "PNq7R2s9T4u1";
 const PHONE_NUMBER: &str = "+14155550123";
@@ -49,6 +55,14 @@ pub(crate) fn api_keys() -> Vec<ApiKey> {
             key: RESTRICTED_KEY,
             user_id: RESTRICTED_USER,
         },
+        ApiKey {
+            key: INTL_DISABLED_KEY,
+            user_id: INTL_DISABLED_USER,
+        },
+        ApiKey {
+            key: EXPIRED_KEY,
+            user_id: EXPIRED_USER,
+        },
     ]
 }
 
@@ -62,6 +76,7 @@ pub(crate) fn reserved_names() -> ReservedNames {
 
 /// The profile the runner needs to certify this instance.
 pub(crate) fn profile() -> Profile {
+    let (_, ids) = messaging::seeded(PRIMARY_USER, RESTRICTED_USER);
     let fixtures: BTreeMap<String, Value> = [
         ("restricted_api_key", RESTRICTED_KEY),
         ("user_id", PRIMARY_USER),
@@ -74,7 +89,56 @@ pub(crate) fn profile() -> Profile {
         ("automation_integration_name", AUTOMATION_INTEGRATION),
         ("contacts_sync_integration_name", CONTACTS_SYNC_INTEGRATION),
         // --- messages and conversations (issue 4): add this area's fixtures below ---
-
+        ("message_direction", "outgoing"),
+        ("message_participant", messaging::PARTICIPANT),
+        ("message_time_split", messaging::TIME_SPLIT),
+        ("conversation_id", ids.conversation.as_str()),
+        ("group_conversation_id", ids.group_conversation.as_str()),
+        (
+            "inactive_conversation_id",
+            ids.inactive_conversation.as_str(),
+        ),
+        ("sandbox_conversation_id", ids.sandbox_conversation.as_str()),
+        (
+            "sandbox_conversation_participant",
+            messaging::SANDBOX_PARTICIPANT,
+        ),
+        ("sandbox_failed_message_id", ids.failed_message.as_str()),
+        (
+            "permanent_failed_message_id",
+            ids.permanent_failed_message.as_str(),
+        ),
+        ("undelivered_message_id", ids.undelivered_message.as_str()),
+        ("media_message_id", ids.media_message.as_str()),
+        (
+            "conversations_exclude_inactive_param",
+            messaging::EXCLUDE_INACTIVE,
+        ),
+        (
+            "conversations_updated_after_param",
+            messaging::UPDATED_AFTER,
+        ),
+        (
+            "conversations_updated_before_param",
+            messaging::UPDATED_BEFORE,
+        ),
+        ("sandbox_recipient_number", "+14155550199"),
+        ("sandbox_international_number", "+447700900123"),
+        ("international_disabled_api_key", INTL_DISABLED_KEY),
+        (
+            "international_disabled_phone_number",
+            messaging::INTL_DISABLED_NUMBER,
+        ),
+        ("subscription_expired_api_key", EXPIRED_KEY),
+        (
+            "subscription_expired_phone_number",
+            messaging::EXPIRED_NUMBER,
+        ),
+        (
+            "a2p_unapproved_phone_number",
+            messaging::A2P_UNAPPROVED_NUMBER,
+        ),
+        ("a2p_capped_phone_number", messaging::A2P_CAPPED_NUMBER),
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
         ("call_id", workspace::CALL_ID),
         ("call_participant", workspace::CALL_PARTICIPANT),
@@ -85,7 +149,23 @@ pub(crate) fn profile() -> Profile {
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))
-    .chain([("open_task_limit".to_string(), json!(OPEN_TASK_LIMIT))])
+    .chain([
+        ("open_task_limit".to_string(), json!(OPEN_TASK_LIMIT)),
+        // --- messages and conversations (issue 4): array fixtures ---
+        ("group_participants".to_string(), json!(messaging::GROUP)),
+        (
+            "sandbox_group_recipient_numbers".to_string(),
+            json!(["+14155550198", "+14155550197"]),
+        ),
+        (
+            "sandbox_eleven_recipient_numbers".to_string(),
+            json!(
+                (20..31)
+                    .map(|i| format!("+141555502{i:02}"))
+                    .collect::<Vec<_>>()
+            ),
+        ),
+    ])
     .collect();
     Profile {
         api_key: Some(PRIMARY_KEY.to_string()),
@@ -117,6 +197,7 @@ pub(crate) fn seeded_store() -> Store {
         PHONE_NUMBER_ID,
         PHONE_NUMBER,
     ));
+    store.messaging = messaging::seeded(PRIMARY_USER, RESTRICTED_USER).0;
     store
 }
 

@@ -13,6 +13,7 @@ mod contact_input;
 mod errors;
 mod fixtures;
 mod input;
+mod messaging;
 mod model;
 mod pagination;
 mod reply;

@@ -15,6 +15,8 @@ pub(crate) struct Store {
     custom_field_defs: Vec<CustomFieldDef>,
     webhooks: Vec<Webhook>,
     // --- messages and conversations (issue 4): add this area's data below (one field holding its own store type) ---
+    /// Lines, conversations and messages (`messaging.rs`).
+    pub messaging: super::messaging::Messaging,
 
     // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's data below (one field holding its own store type) ---
     workspace: super::workspace::Workspace,

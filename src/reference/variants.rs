@@ -134,14 +134,15 @@ impl VariantSet {
 /// anything: a contact's `source` (public-api), the entries PATCH replaces (`emails`,
 /// `phoneNumbers`, `customFields` and their `key` and `value`), a task's `revision`, `completed`,
 /// `dueDate`, `description` (complete/reopen, due date, PUT), what `include` adds (`summary`,
-/// `voicemail`, `restrictions`), the keys of a stated order (`createdAt`, `startTime`). Every
-/// other field may go.
+/// `voicemail`, `restrictions`), the keys of a stated order (`createdAt`, `startTime`), a message's
+/// `text` (the whitespace rule), `to` (one group message to several recipients) and `media`
+/// (present when attached). Every other field may go.
 #[rustfmt::skip]
 const REQUIRED: &[&str] = &[
     "data", "totalItems", "nextPageToken", "id", "taskId", "conversationId", "phoneNumber", "message", "code", "status",
     "docs", "title", "orgId", "label", "url", "createdAt", "updatedAt", "events", "resourceIds", "source", "revision",
     "emails", "phoneNumbers", "customFields", "key", "value", "completed", "dueDate", "description",
-    "summary", "voicemail", "restrictions", "startTime",
+    "summary", "voicemail", "restrictions", "startTime", "text", "to", "media",
 ];
 
 /// Reshapes answers (and incoming page tokens) as the instance's variants say.

@@ -274,7 +274,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     let since = time_param(q, "since", path)?;
     let mut since_after = None;
     if since.is_some() {
-        if faults.has(Fault::SinceAsCreatedAfter) {
+        if faults.has(Fault::CallsSinceAsCreatedAfter) {
             since_after = since;
         } else if before.is_none() {
             // Deprecated: `since` behaves as `createdBefore`.

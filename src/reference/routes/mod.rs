@@ -3,6 +3,8 @@
 mod contacts;
 mod webhooks;
 // --- messages and conversations (issue 4): add this area's route module below ---
+mod conversations;
+mod messages;
 
 // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's route module below ---
 pub(crate) mod calls;
@@ -28,6 +30,8 @@ pub(crate) fn router(app: App) -> Router {
         .merge(contacts::header_versioned_routes())
         .merge(webhooks::routes())
         // --- messages and conversations (issue 4): merge this area's header-versioned routes below ---
+        .merge(messages::header_versioned_routes())
+        .merge(conversations::header_versioned_routes())
         //
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's header-versioned routes below ---
         .merge(calls::header_versioned_routes())
@@ -41,6 +45,8 @@ pub(crate) fn router(app: App) -> Router {
     let mut router = Router::new()
         .merge(contacts::v1_routes())
         // --- messages and conversations (issue 4): merge this area's v1 routes below ---
+        .merge(messages::v1_routes())
+        .merge(conversations::v1_routes())
         //
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): merge this area's v1 routes below ---
         .merge(calls::v1_routes())

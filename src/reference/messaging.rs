@@ -1,0 +1,774 @@
+//! Messages and conversations of the reference: the workspace lines (phone numbers) with the
+//! states that decide sends (A2P registration, daily cap, subscription, international messaging),
+//! the seeded conversations and messages, and the operations the routes apply to them.
+//!
+//! Lists are cut by keyset: a page token names the last item handed out, so messages sent and
+//! conversations opened while a client walks never shift the walk (no item twice).
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+use super::model::timestamp;
+
+/// The workspace a line or a user belongs to; each has the state its name says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Workspace {
+    Primary,
+    InternationalDisabled,
+    SubscriptionExpired,
+}
+
+/// The A2P 10DLC state of a sending line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum A2p {
+    Approved,
+    NotApproved,
+    DailyCapReached,
+}
+
+/// A phone number of a workspace.
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub id: &'static str,
+    pub number: &'static str,
+    pub workspace: Workspace,
+    pub a2p: A2p,
+    /// Users of the line: the conversations of `userId` are those of its lines.
+    pub users: &'static [&'static str],
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Media {
+    pub url: String,
+    pub kind: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Message {
+    pub id: String,
+    pub to: Vec<String>,
+    pub from: String,
+    pub text: String,
+    pub phone_number_id: String,
+    pub conversation_id: String,
+    pub direction: &'static str,
+    pub user_id: Option<String>,
+    pub status: String,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+    pub media: Vec<Media>,
+    /// A failure the carrier reported as permanent: the message cannot be retried.
+    pub permanent_error: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Conversation {
+    pub id: String,
+    pub name: Option<String>,
+    /// The other parties, without the workspace number.
+    pub participants: Vec<String>,
+    pub phone_number_id: String,
+    pub assigned_to: Option<String>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+    pub last_activity_at: OffsetDateTime,
+    pub last_activity_id: Option<String>,
+    /// Inbox state: done conversations are out of the inbox; unread ones carry the indicator.
+    pub done: bool,
+    pub unread: bool,
+    /// Inactive conversations are left out when the client asks to exclude them.
+    pub active: bool,
+}
+
+impl Message {
+    pub fn to_json(&self, with_conversation_id: bool) -> Value {
+        let mut v = json!({
+            "id": self.id,
+            "to": self.to,
+            "from": self.from,
+            "text": self.text,
+            "phoneNumberId": self.phone_number_id,
+            "conversationId": self.conversation_id,
+            "direction": self.direction,
+            "userId": self.user_id,
+            "status": self.status,
+            "createdAt": timestamp(self.created_at),
+            "updatedAt": timestamp(self.updated_at),
+        });
+        if !self.media.is_empty() {
+            v["media"] = self
+                .media
+                .iter()
+                .map(|m| json!({"url": m.url, "type": m.kind}))
+                .collect();
+        }
+        if !with_conversation_id {
+            if let Some(o) = v.as_object_mut() {
+                o.remove("conversationId");
+            }
+        }
+        v
+    }
+}
+
+impl Conversation {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "participants": self.participants,
+            "phoneNumberId": self.phone_number_id,
+            "assignedTo": self.assigned_to,
+            "createdAt": timestamp(self.created_at),
+            "updatedAt": timestamp(self.updated_at),
+            "deletedAt": null,
+            "lastActivityAt": timestamp(self.last_activity_at),
+            "lastActivityId": self.last_activity_id,
+            "mutedUntil": null,
+            "snoozedUntil": null,
+        })
+    }
+}
+
+/// Why a retry is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RetryRefusal {
+    Missing,
+    NotFailed,
+    Permanent,
+    Undelivered,
+}
+
+/// The inbox operations of `mark-as-*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    Done,
+    Open,
+    Read,
+}
+
+/// All lines, conversations and messages of one instance.
+#[derive(Debug, Default)]
+pub(crate) struct Messaging {
+    lines: Vec<Line>,
+    members: Vec<(&'static str, Workspace)>,
+    messages: Vec<Message>,
+    conversations: Vec<Conversation>,
+    seq: u64,
+}
+
+impl Messaging {
+    fn next(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn conversations(&self) -> &[Conversation] {
+        &self.conversations
+    }
+
+    /// The workspace of an authenticated user; users not listed belong to the primary one.
+    pub fn workspace_of(&self, user_id: &str) -> Workspace {
+        self.members
+            .iter()
+            .find(|(u, _)| *u == user_id)
+            .map(|(_, w)| *w)
+            .unwrap_or(Workspace::Primary)
+    }
+
+    /// A line of the workspace named by its id (`PN...`) or its E.164 number.
+    pub fn line(&self, workspace: Workspace, id_or_number: &str) -> Option<&Line> {
+        self.lines.iter().find(|l| {
+            l.workspace == workspace && (l.id == id_or_number || l.number == id_or_number)
+        })
+    }
+
+    pub fn line_by_id(&self, id: &str) -> Option<&Line> {
+        self.lines.iter().find(|l| l.id == id)
+    }
+
+    pub fn message(&self, id: &str) -> Option<&Message> {
+        self.messages.iter().find(|m| m.id == id)
+    }
+
+    pub fn conversation(&self, id: &str) -> Option<&Conversation> {
+        self.conversations.iter().find(|c| c.id == id)
+    }
+
+    /// The conversation of a line with exactly this set of participants.
+    pub fn conversation_with(
+        &self,
+        line_id: &str,
+        participants: &[String],
+    ) -> Option<&Conversation> {
+        let want: BTreeSet<&String> = participants.iter().collect();
+        self.conversations.iter().find(|c| {
+            c.phone_number_id == line_id && c.participants.iter().collect::<BTreeSet<_>>() == want
+        })
+    }
+
+    fn conversation_for(
+        &mut self,
+        line_id: &str,
+        participants: &[String],
+        at: OffsetDateTime,
+    ) -> usize {
+        if let Some(c) = self.conversation_with(line_id, participants) {
+            let id = c.id.clone();
+            return self
+                .conversations
+                .iter()
+                .position(|c| c.id == id)
+                .unwrap_or_default();
+        }
+        let id = format!("CN{:012x}", 0xc0_0000_0000 + self.next());
+        self.conversations.push(Conversation {
+            id,
+            name: None,
+            participants: participants.to_vec(),
+            phone_number_id: line_id.to_string(),
+            assigned_to: None,
+            created_at: at,
+            updated_at: at,
+            last_activity_at: at,
+            last_activity_id: None,
+            done: false,
+            unread: false,
+            active: true,
+        });
+        self.conversations.len() - 1
+    }
+
+    /// Records a message in its conversation (opened if new) and returns it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        line: &Line,
+        participants: &[String],
+        outgoing: bool,
+        from_participant: Option<&str>,
+        text: &str,
+        user_id: Option<&str>,
+        status: &str,
+        at: OffsetDateTime,
+    ) -> Message {
+        let index = self.conversation_for(line.id, participants, at);
+        let id = format!("AC{:016x}", 0xac00_0000_0000 + self.next());
+        let (from, to) = if outgoing {
+            (line.number.to_string(), participants.to_vec())
+        } else {
+            let from = from_participant
+                .map(str::to_string)
+                .unwrap_or_else(|| participants[0].clone());
+            let mut to = vec![line.number.to_string()];
+            to.extend(participants.iter().filter(|p| **p != from).cloned());
+            (from, to)
+        };
+        let conversation = &mut self.conversations[index];
+        let message = Message {
+            id: id.clone(),
+            to,
+            from,
+            text: text.to_string(),
+            phone_number_id: line.id.to_string(),
+            conversation_id: conversation.id.clone(),
+            direction: if outgoing { "outgoing" } else { "incoming" },
+            user_id: user_id.map(str::to_string),
+            status: status.to_string(),
+            created_at: at,
+            updated_at: at,
+            media: Vec::new(),
+            permanent_error: None,
+        };
+        // Activity moves; `updatedAt` stays, so lists sorted by it keep still under traffic.
+        conversation.last_activity_at = at;
+        conversation.last_activity_id = Some(id);
+        if !outgoing {
+            conversation.unread = true;
+        }
+        self.messages.push(message.clone());
+        message
+    }
+
+    /// Re-attempts delivery of a failed message.
+    pub fn retry(
+        &mut self,
+        id: &str,
+        allow: &[RetryRefusal],
+        now: OffsetDateTime,
+    ) -> Result<Message, RetryRefusal> {
+        let m = self
+            .messages
+            .iter_mut()
+            .find(|m| m.id == id)
+            .ok_or(RetryRefusal::Missing)?;
+        let refusal = match (m.status.as_str(), m.permanent_error) {
+            ("failed", None) => None,
+            ("failed", Some(_)) => Some(RetryRefusal::Permanent),
+            ("undelivered", _) => Some(RetryRefusal::Undelivered),
+            _ => Some(RetryRefusal::NotFailed),
+        };
+        if let Some(r) = refusal.filter(|r| !allow.contains(r)) {
+            return Err(r);
+        }
+        m.status = "sending".to_string();
+        m.updated_at = now.max(m.updated_at + Duration::milliseconds(1));
+        Ok(m.clone())
+    }
+
+    /// Applies an inbox operation; `updatedAt` is left alone (see `record`).
+    pub fn mark(&mut self, id: &str, mark: Mark) -> Option<Conversation> {
+        let c = self.conversations.iter_mut().find(|c| c.id == id)?;
+        match mark {
+            Mark::Done => c.done = true,
+            Mark::Open => c.done = false,
+            Mark::Read => c.unread = false,
+        }
+        Some(c.clone())
+    }
+}
+
+/// Keyset pages: the items are already in list order; a token names the last item handed out.
+pub(crate) fn keyset_page<T: Clone>(
+    items: &[T],
+    id_of: impl Fn(&T) -> &str,
+    size: usize,
+    token: Option<&str>,
+) -> Result<(Vec<T>, Option<String>), String> {
+    let start = match token {
+        None => 0,
+        Some(t) => {
+            let last = decode(t).ok_or_else(|| {
+                format!("query parameter pageToken '{t}' is not a token this service issued")
+            })?;
+            match items.iter().position(|i| id_of(i) == last) {
+                Some(p) => p + 1,
+                // The item left the filtered set meanwhile: continue after where it sorted.
+                None => return Err(format!("query parameter pageToken '{t}' has expired")),
+            }
+        }
+    };
+    let start = start.min(items.len());
+    let end = start.saturating_add(size.max(1)).min(items.len());
+    let page = items[start..end].to_vec();
+    let next = (end < items.len()).then(|| encode(id_of(&items[end - 1])));
+    Ok((page, next))
+}
+
+fn encode(id: &str) -> String {
+    let hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("k1{hex}")
+}
+
+fn decode(token: &str) -> Option<String> {
+    let hex = token.strip_prefix("k1")?;
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
+// --- seeds ---------------------------------------------------------------------------------
+
+pub(crate) const PRIMARY_LINE: &str = "PNq7R2s9T4u1";
+pub(crate) const SALES_LINE: &str = "PNs4l3sL1n30";
+pub(crate) const A2P_UNAPPROVED_NUMBER: &str = "+14155550160";
+pub(crate) const A2P_CAPPED_NUMBER: &str = "+14155550161";
+pub(crate) const INTL_DISABLED_NUMBER: &str = "+14155550170";
+pub(crate) const EXPIRED_NUMBER: &str = "+14155550180";
+pub(crate) const PARTICIPANT: &str = "+14155550101";
+pub(crate) const GROUP: [&str; 2] = ["+14155550101", "+14155550102"];
+pub(crate) const SANDBOX_PARTICIPANT: &str = "+14155550104";
+pub(crate) const TIME_SPLIT: &str = "2026-02-01T00:00:00Z";
+/// Query names of GET /v1/conversations the spec leaves open ("not shown"); the profile names them.
+pub(crate) const EXCLUDE_INACTIVE: &str = "excludeInactive";
+pub(crate) const UPDATED_AFTER: &str = "updatedAfter";
+pub(crate) const UPDATED_BEFORE: &str = "updatedBefore";
+
+/// Ids of the seeded records that the profile names.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SeededIds {
+    pub conversation: String,
+    pub group_conversation: String,
+    pub inactive_conversation: String,
+    pub sandbox_conversation: String,
+    pub failed_message: String,
+    pub permanent_failed_message: String,
+    pub undelivered_message: String,
+    pub media_message: String,
+}
+
+/// The lines, members and messages of the seeded workspaces.
+pub(crate) fn seeded(
+    primary_user: &'static str,
+    restricted_user: &'static str,
+) -> (Messaging, SeededIds) {
+    let mut m = Messaging::default();
+    let primary_users: &'static [&'static str] = &["USa1B2c3D4e5"];
+    let shared_users: &'static [&'static str] = &["USa1B2c3D4e5", "USf6G7h8J9k0"];
+    debug_assert_eq!(primary_users[0], primary_user);
+    debug_assert_eq!(shared_users[1], restricted_user);
+    m.lines = vec![
+        line(
+            PRIMARY_LINE,
+            "+14155550123",
+            Workspace::Primary,
+            A2p::Approved,
+            primary_users,
+        ),
+        line(
+            SALES_LINE,
+            "+14155550150",
+            Workspace::Primary,
+            A2p::Approved,
+            shared_users,
+        ),
+        line(
+            "PNa2pN0tApp0",
+            A2P_UNAPPROVED_NUMBER,
+            Workspace::Primary,
+            A2p::NotApproved,
+            primary_users,
+        ),
+        line(
+            "PNa2pC4pped0",
+            A2P_CAPPED_NUMBER,
+            Workspace::Primary,
+            A2p::DailyCapReached,
+            primary_users,
+        ),
+        line(
+            "PN1ntlD1s4b0",
+            INTL_DISABLED_NUMBER,
+            Workspace::InternationalDisabled,
+            A2p::Approved,
+            &["USi9N8t7L6o5"],
+        ),
+        line(
+            "PNexp1r3d000",
+            EXPIRED_NUMBER,
+            Workspace::SubscriptionExpired,
+            A2p::Approved,
+            &["USe4X3p2I1r0"],
+        ),
+    ];
+    m.members = vec![
+        ("USi9N8t7L6o5", Workspace::InternationalDisabled),
+        ("USe4X3p2I1r0", Workspace::SubscriptionExpired),
+    ];
+    let primary = m.lines[0].clone();
+    let sales = m.lines[1].clone();
+    let day =
+        |d: i64, h: i64| datetime!(2026-01-10 09:00 UTC) + Duration::days(d) + Duration::hours(h);
+    let p = |n: &str| vec![n.to_string()];
+    let user = Some(primary_user);
+    let mut ids = SeededIds::default();
+
+    // The one-to-one conversation of PARTICIPANT: messages on both sides of TIME_SPLIT.
+    for (i, d) in [0i64, 5, 12, 20, 28, 35, 41].into_iter().enumerate() {
+        let outgoing = i % 2 == 0;
+        let msg = m.record(
+            &primary,
+            &p(PARTICIPANT),
+            outgoing,
+            None,
+            &format!("Seeded note {i}"),
+            if outgoing { user } else { None },
+            if outgoing { "delivered" } else { "received" },
+            day(d, i as i64),
+        );
+        if i == 3 {
+            ids.media_message = msg.id.clone();
+            attach_media(
+                &mut m,
+                &msg.id,
+                "https://media.workspace.example/ac/photo-3.jpg",
+                "image/jpeg",
+            );
+        }
+    }
+    ids.conversation = m.conversations[0].id.clone();
+    // One-to-one with a second participant, holding the messages that failed.
+    let second = p("+14155550102");
+    m.record(
+        &primary,
+        &second,
+        false,
+        None,
+        "Can you send the invoice?",
+        None,
+        "received",
+        day(2, 1),
+    );
+    let failed = m.record(
+        &primary,
+        &second,
+        true,
+        None,
+        "Invoice attached",
+        user,
+        "failed",
+        day(2, 2),
+    );
+    ids.failed_message = failed.id;
+    let permanent = m.record(
+        &primary,
+        &second,
+        true,
+        None,
+        "Invoice, second try",
+        user,
+        "failed",
+        day(2, 3),
+    );
+    set_permanent(&mut m, &permanent.id);
+    ids.permanent_failed_message = permanent.id;
+    let undelivered = m.record(
+        &primary,
+        &second,
+        true,
+        None,
+        "Invoice by link",
+        user,
+        "undelivered",
+        day(2, 4),
+    );
+    ids.undelivered_message = undelivered.id;
+    // The group conversation of GROUP.
+    let group: Vec<String> = GROUP.iter().map(|s| s.to_string()).collect();
+    for (i, d) in [4i64, 9, 16, 30].into_iter().enumerate() {
+        let outgoing = i % 2 == 1;
+        let msg = m.record(
+            &primary,
+            &group,
+            outgoing,
+            Some(GROUP[i % 2]),
+            &format!("Group note {i}"),
+            if outgoing { user } else { None },
+            if outgoing { "delivered" } else { "received" },
+            day(d, 5),
+        );
+        if i == 0 {
+            attach_media(
+                &mut m,
+                &msg.id,
+                "https://media.workspace.example/ac/plan.pdf",
+                "application/pdf",
+            );
+        }
+    }
+    ids.group_conversation = m
+        .conversation_with(PRIMARY_LINE, &group)
+        .map(|c| c.id.clone())
+        .unwrap_or_default();
+    // An inactive conversation, the sandbox conversation, and more traffic for longer lists.
+    m.record(
+        &primary,
+        &p("+14155550103"),
+        true,
+        None,
+        "Old thread",
+        user,
+        "delivered",
+        day(6, 0),
+    );
+    ids.inactive_conversation = m
+        .conversations
+        .last()
+        .map(|c| c.id.clone())
+        .unwrap_or_default();
+    m.record(
+        &primary,
+        &p(SANDBOX_PARTICIPANT),
+        false,
+        None,
+        "Sandbox hello",
+        None,
+        "received",
+        day(8, 0),
+    );
+    m.record(
+        &primary,
+        &p(SANDBOX_PARTICIPANT),
+        true,
+        None,
+        "Sandbox reply",
+        user,
+        "delivered",
+        day(8, 1),
+    );
+    ids.sandbox_conversation = m
+        .conversations
+        .last()
+        .map(|c| c.id.clone())
+        .unwrap_or_default();
+    m.record(
+        &primary,
+        &p("+14155550105"),
+        false,
+        None,
+        "Hello there",
+        None,
+        "received",
+        day(10, 0),
+    );
+    m.record(
+        &sales,
+        &p(PARTICIPANT),
+        true,
+        None,
+        "Sales follow-up",
+        user,
+        "delivered",
+        day(1, 0),
+    );
+    m.record(
+        &sales,
+        &p("+14155550106"),
+        false,
+        None,
+        "Pricing?",
+        None,
+        "received",
+        day(11, 0),
+    );
+    m.record(
+        &sales,
+        &p("+14155550107"),
+        true,
+        None,
+        "Quote sent",
+        user,
+        "delivered",
+        day(13, 0),
+    );
+    let sandbox = ids.sandbox_conversation.clone();
+    // updatedAt differs from createdAt order, so sorting by either field is observable.
+    for (i, c) in m.conversations.iter_mut().enumerate() {
+        c.updated_at = c.created_at + Duration::hours(((i as i64 * 7) % 5) * 24 * 9 + 3);
+        c.active = c.id != ids.inactive_conversation;
+        c.unread = false;
+        if c.id == sandbox {
+            c.name = Some("Sandbox".to_string());
+        }
+    }
+    (m, ids)
+}
+
+fn line(
+    id: &'static str,
+    number: &'static str,
+    workspace: Workspace,
+    a2p: A2p,
+    users: &'static [&'static str],
+) -> Line {
+    Line {
+        id,
+        number,
+        workspace,
+        a2p,
+        users,
+    }
+}
+
+fn attach_media(m: &mut Messaging, id: &str, url: &str, kind: &str) {
+    if let Some(msg) = m.messages.iter_mut().find(|x| x.id == id) {
+        msg.media.push(Media {
+            url: url.to_string(),
+            kind: kind.to_string(),
+        });
+    }
+}
+
+fn set_permanent(m: &mut Messaging, id: &str) {
+    if let Some(msg) = m.messages.iter_mut().find(|x| x.id == id) {
+        msg.permanent_error = Some("30007");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_hold_what_the_profile_promises() {
+        let (m, ids) = seeded("USa1B2c3D4e5", "USf6G7h8J9k0");
+        let split = datetime!(2026-02-01 00:00 UTC);
+        let of_participant: Vec<&Message> = m
+            .messages()
+            .iter()
+            .filter(|x| x.conversation_id == ids.conversation)
+            .collect();
+        assert!(of_participant.iter().any(|x| x.created_at < split));
+        assert!(of_participant.iter().any(|x| x.created_at > split));
+        assert_eq!(
+            m.message(&ids.failed_message).map(|x| x.status.as_str()),
+            Some("failed")
+        );
+        assert!(
+            m.message(&ids.permanent_failed_message)
+                .is_some_and(|x| x.permanent_error.is_some())
+        );
+        assert!(
+            m.message(&ids.media_message)
+                .is_some_and(|x| !x.media.is_empty())
+        );
+        assert!(
+            m.conversation(&ids.group_conversation)
+                .is_some_and(|c| c.participants.len() == 2)
+        );
+        assert!(
+            m.conversation(&ids.inactive_conversation)
+                .is_some_and(|c| !c.active)
+        );
+        assert!(
+            m.messages()
+                .iter()
+                .all(|x| x.id.starts_with("AC") && x.conversation_id.starts_with("CN"))
+        );
+    }
+
+    #[test]
+    fn keyset_pages_walk_once_and_refuse_strangers() {
+        let items: Vec<String> = (0..5).map(|i| format!("id{i}")).collect();
+        let mut token = None;
+        let mut seen = Vec::new();
+        loop {
+            let (page, next) = keyset_page(&items, |s| s.as_str(), 2, token.as_deref()).unwrap();
+            seen.extend(page);
+            match next {
+                Some(t) => token = Some(t),
+                None => break,
+            }
+        }
+        assert_eq!(seen, items);
+        assert!(keyset_page(&items, |s| s.as_str(), 2, Some("zz")).is_err());
+    }
+
+    #[test]
+    fn refused_retries_change_nothing() {
+        let (mut m, ids) = seeded("USa1B2c3D4e5", "USf6G7h8J9k0");
+        let now = datetime!(2026-03-01 00:00 UTC);
+        for id in [&ids.permanent_failed_message, &ids.undelivered_message] {
+            let before = m.message(id).cloned();
+            assert!(m.retry(id, &[], now).is_err());
+            assert_eq!(m.message(id).cloned(), before);
+        }
+        assert!(m.retry(&ids.failed_message, &[], now).is_ok());
+        assert_eq!(
+            m.retry(&ids.failed_message, &[], now),
+            Err(RetryRefusal::NotFailed)
+        );
+    }
+}

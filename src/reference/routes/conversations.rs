@@ -1,0 +1,332 @@
+//! Conversations of both generations: lists and the inbox operations `mark-as-*`.
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use time::OffsetDateTime;
+
+use super::allow_only;
+use super::messages::{bad, instant, is_e164, sort_order, time_bounds, within};
+use crate::reference::app::App;
+use crate::reference::auth::Caller;
+use crate::reference::errors::ApiError;
+use crate::reference::faults::Fault;
+use crate::reference::input::{self, Query};
+use crate::reference::messaging::{
+    self, Conversation, EXCLUDE_INACTIVE, Mark, Messaging, UPDATED_AFTER, UPDATED_BEFORE, Workspace,
+};
+use crate::reference::pagination;
+use crate::reference::reply;
+
+const V1_PATH: &str = "/v1/conversations";
+const HV_PATH: &str = "/conversations";
+const MAX_RESULTS: usize = 100;
+const DEFAULT_RESULTS: usize = 10;
+const MAX_PHONE_NUMBERS: usize = 100;
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new()
+        .route(V1_PATH, allow_only(get(list_v1), "GET"))
+        .route(
+            "/v1/conversations/{conversationId}/mark-as-done",
+            allow_only(post(done_v1), "POST"),
+        )
+        .route(
+            "/v1/conversations/{conversationId}/mark-as-open",
+            allow_only(post(open_v1), "POST"),
+        )
+        .route(
+            "/v1/conversations/{conversationId}/mark-as-read",
+            allow_only(post(read_v1), "POST"),
+        )
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV_PATH, allow_only(get(list_hv), "GET"))
+        .route(
+            "/conversations/{conversationId}/mark-as-done",
+            allow_only(post(done_hv), "POST"),
+        )
+        .route(
+            "/conversations/{conversationId}/mark-as-open",
+            allow_only(post(open_hv), "POST"),
+        )
+        .route(
+            "/conversations/{conversationId}/mark-as-read",
+            allow_only(post(read_hv), "POST"),
+        )
+}
+
+fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(|e| e.render(app.switches()))
+}
+
+fn page(
+    app: &App,
+    path: &str,
+    items: &[Conversation],
+    query: &Query,
+) -> Result<Response, ApiError> {
+    let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
+        .map_err(|m| bad(path, m))?;
+    let (page, next) =
+        messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
+            .map_err(|m| bad(path, m))?;
+    let body = pagination::list_body(
+        pagination::Page {
+            items: page.iter().map(Conversation::to_json).collect(),
+            total: items.len(),
+            next_token: next,
+        },
+        &app.switches().faults,
+    );
+    Ok(reply::json(StatusCode::OK, &body))
+}
+
+fn of_workspace(m: &Messaging, workspace: Workspace) -> impl Iterator<Item = &Conversation> {
+    m.conversations().iter().filter(move |c| {
+        m.line_by_id(&c.phone_number_id)
+            .is_some_and(|l| l.workspace == workspace)
+    })
+}
+
+// --- GET /v1/conversations ----------------------------------------------------------------
+
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_v1_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn optional(path: &str, query: &Query, name: &str) -> Result<Option<OffsetDateTime>, ApiError> {
+    query
+        .first(name)
+        .map(|v| instant(path, name, v))
+        .transpose()
+}
+
+fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut numbers: Vec<&str> = query.all("phoneNumbers");
+    if numbers.len() > MAX_PHONE_NUMBERS {
+        return Err(bad(
+            V1_PATH,
+            format!(
+                "phoneNumbers takes 1 to {MAX_PHONE_NUMBERS} items, got {}",
+                numbers.len()
+            ),
+        ));
+    }
+    let deprecated = query.first("phoneNumber");
+    if numbers.is_empty() || faults.has(Fault::DeprecatedPhoneNumberWins) {
+        if let Some(n) = deprecated {
+            numbers = vec![n];
+        }
+    }
+    if let Some(n) = numbers
+        .iter()
+        .find(|n| !(is_e164(n) || (n.starts_with("PN") && n.len() > 2)))
+    {
+        return Err(bad(
+            V1_PATH,
+            format!("'{n}' is neither a phone number id (PN...) nor an E.164 number"),
+        ));
+    }
+    if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
+        return Err(bad(
+            V1_PATH,
+            format!("userId must match ^US(.*)$, got '{user}'"),
+        ));
+    }
+    let created_after = optional(V1_PATH, query, "createdAfter")?;
+    let created_before = optional(V1_PATH, query, "createdBefore")?;
+    let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?;
+    let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?;
+    let exclude_inactive = match query.first(EXCLUDE_INACTIVE) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(bad(
+                V1_PATH,
+                format!("{EXCLUDE_INACTIVE} must be true or false, got '{other}'"),
+            ));
+        }
+    };
+    let store = app.store();
+    let m = &store.messaging;
+    let workspace = m.workspace_of(caller.user_id);
+    let lines: Vec<&str> = numbers
+        .iter()
+        .filter_map(|n| m.line(workspace, n).map(|l| l.id))
+        .collect();
+    let mut items: Vec<Conversation> = of_workspace(m, workspace)
+        .filter(|c| {
+            let line = m.line_by_id(&c.phone_number_id);
+            (numbers.is_empty() || lines.contains(&c.phone_number_id.as_str()))
+                && query
+                    .first("userId")
+                    .is_none_or(|u| line.is_some_and(|l| l.users.contains(&u)))
+                && created_after.is_none_or(|t| c.created_at > t)
+                && created_before.is_none_or(|t| c.created_at < t)
+                && updated_after.is_none_or(|t| c.updated_at > t)
+                && updated_before.is_none_or(|t| c.updated_at < t)
+                && (!exclude_inactive || c.active)
+        })
+        .cloned()
+        .collect();
+    // Newest first.
+    items.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    if faults.has(Fault::ConversationsV1OldestFirst) {
+        items.reverse();
+    }
+    drop(store);
+    page(app, V1_PATH, &items, query)
+}
+
+// --- GET /conversations -------------------------------------------------------------------
+
+async fn list_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_hv_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut line_sets: Vec<Vec<String>> = query
+        .all("phoneNumberId")
+        .into_iter()
+        .map(|v| vec![v.to_string()])
+        .collect();
+    for set in query.all("phoneNumberId[in]") {
+        line_sets.push(set.split(',').map(str::to_string).collect());
+    }
+    let created = time_bounds(HV_PATH, query, "createdAt")?;
+    let updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    let (by, desc) = sort_order(
+        HV_PATH,
+        query,
+        &["createdAt", "updatedAt"],
+        ("createdAt", true),
+    )?;
+    let (by, desc) = if faults.has(Fault::ConversationsSortIgnored) {
+        ("createdAt".to_string(), true)
+    } else {
+        (by, desc)
+    };
+    let store = app.store();
+    let m = &store.messaging;
+    let workspace = m.workspace_of(caller.user_id);
+    let mut items: Vec<Conversation> = of_workspace(m, workspace)
+        .filter(|c| {
+            line_sets.iter().all(|set| set.contains(&c.phone_number_id))
+                && within(&created, c.created_at)
+                && within(&updated, c.updated_at)
+        })
+        .cloned()
+        .collect();
+    let key = |c: &Conversation| {
+        if by == "updatedAt" {
+            c.updated_at
+        } else {
+            c.created_at
+        }
+    };
+    items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
+    if desc {
+        items.reverse();
+    }
+    drop(store);
+    page(app, HV_PATH, &items, query)
+}
+
+// --- mark-as-* ----------------------------------------------------------------------------
+
+fn mark(
+    app: &App,
+    caller: &Caller,
+    path: &str,
+    id: Result<Path<String>, PathRejection>,
+    how: Mark,
+) -> Response {
+    let faults = &app.switches().faults;
+    let result = input::path_param(id, path).and_then(|id| {
+        let mut store = app.store();
+        let workspace = store.messaging.workspace_of(caller.user_id);
+        let known = of_workspace(&store.messaging, workspace).any(|c| c.id == id);
+        let updated = known.then(|| store.messaging.mark(&id, how)).flatten();
+        let Some(updated) = updated else {
+            let mut error = ApiError::for_path(
+                path,
+                StatusCode::NOT_FOUND,
+                format!("conversation '{id}' was not found"),
+            );
+            if faults.has(Fault::Conversation404WrongCode) && path == V1_PATH {
+                error = error.with_code("1000400");
+            }
+            return Err(error);
+        };
+        if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody) {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        Ok(reply::data(StatusCode::OK, updated.to_json()))
+    });
+    answer(app, result)
+}
+
+async fn done_v1(
+    State(app): State<App>,
+    Extension(c): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    mark(&app, &c, V1_PATH, id, Mark::Done)
+}
+async fn open_v1(
+    State(app): State<App>,
+    Extension(c): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    mark(&app, &c, V1_PATH, id, Mark::Open)
+}
+async fn read_v1(
+    State(app): State<App>,
+    Extension(c): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    mark(&app, &c, V1_PATH, id, Mark::Read)
+}
+async fn done_hv(
+    State(app): State<App>,
+    Extension(c): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    mark(&app, &c, HV_PATH, id, Mark::Done)
+}
+async fn open_hv(
+    State(app): State<App>,
+    Extension(c): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    mark(&app, &c, HV_PATH, id, Mark::Open)
+}
+async fn read_hv(
+    State(app): State<App>,
+    Extension(c): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    mark(&app, &c, HV_PATH, id, Mark::Read)
+}

@@ -1,0 +1,618 @@
+//! Messages of both generations: v1 list and send; header-versioned list, get and retry.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::allow_only;
+use crate::reference::app::App;
+use crate::reference::auth::Caller;
+use crate::reference::errors::ApiError;
+use crate::reference::faults::Fault;
+use crate::reference::input::{self, Query};
+use crate::reference::messaging::{self, A2p, Message, RetryRefusal, Workspace};
+use crate::reference::pagination;
+use crate::reference::reply;
+
+const V1_PATH: &str = "/v1/messages";
+const HV_PATH: &str = "/messages";
+const MAX_RESULTS: usize = 100;
+const DEFAULT_RESULTS: usize = 10;
+const MAX_RECIPIENTS: usize = 10;
+const MAX_PARTICIPANTS: usize = 10;
+/// The reference's home country: other country codes are international.
+const DOMESTIC_PREFIX: &str = "+1";
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new().route(V1_PATH, allow_only(get(list_v1).post(send_v1), "GET, POST"))
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV_PATH, allow_only(get(list_hv), "GET"))
+        .route("/messages/{messageId}", allow_only(get(get_hv), "GET"))
+        .route(
+            "/messages/{messageId}/retry",
+            allow_only(post(retry_hv), "POST"),
+        )
+}
+
+fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(|e| e.render(app.switches()))
+}
+
+pub(super) fn bad(path: &str, message: impl Into<String>) -> ApiError {
+    ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
+}
+
+pub(super) fn is_e164(s: &str) -> bool {
+    let digits = s.strip_prefix('+').unwrap_or("");
+    s.starts_with('+')
+        && (2..=15).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && !digits.starts_with('0')
+}
+
+pub(super) fn instant(path: &str, name: &str, value: &str) -> Result<OffsetDateTime, ApiError> {
+    OffsetDateTime::parse(value, &Rfc3339).map_err(|_| {
+        bad(
+            path,
+            format!("query parameter {name} must be an RFC 3339 date-time, got '{value}'"),
+        )
+    })
+}
+
+fn optional_instant(
+    path: &str,
+    query: &Query,
+    name: &str,
+) -> Result<Option<OffsetDateTime>, ApiError> {
+    query
+        .first(name)
+        .map(|v| instant(path, name, v))
+        .transpose()
+}
+
+fn page_size(path: &str, query: &Query) -> Result<usize, ApiError> {
+    pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
+        .map_err(|m| bad(path, m))
+}
+
+/// Cuts a page of messages and answers the list body.
+fn message_page(
+    app: &App,
+    path: &str,
+    items: &[Message],
+    query: &Query,
+    with_conversation_id: bool,
+) -> Result<Response, ApiError> {
+    let size = page_size(path, query)?;
+    let (page, next) =
+        messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
+            .map_err(|m| bad(path, m))?;
+    let body = pagination::list_body(
+        pagination::Page {
+            items: page
+                .iter()
+                .map(|m| m.to_json(with_conversation_id))
+                .collect(),
+            total: items.len(),
+            next_token: next,
+        },
+        &app.switches().faults,
+    );
+    Ok(reply::json(StatusCode::OK, &body))
+}
+
+// --- GET /v1/messages ---------------------------------------------------------------------
+
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_v1_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let store = app.store();
+    let messaging = &store.messaging;
+    let workspace = messaging.workspace_of(caller.user_id);
+    let line = match query.first("phoneNumberId") {
+        Some(id) if !id.starts_with("PN") => {
+            return Err(bad(
+                V1_PATH,
+                format!("phoneNumberId must match ^PN(.*)$, got '{id}'"),
+            ));
+        }
+        Some(id) => Some(messaging.line(workspace, id).ok_or_else(|| {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::NOT_FOUND,
+                format!("phone number '{id}' was not found"),
+            )
+        })?),
+        None => None,
+    };
+    if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
+        return Err(bad(
+            V1_PATH,
+            format!("userId must match ^US(.*)$, got '{user}'"),
+        ));
+    }
+    let participants: Vec<String> = query
+        .all("participants")
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    if participants.len() > MAX_PARTICIPANTS {
+        return Err(bad(
+            V1_PATH,
+            format!(
+                "participants takes at most {MAX_PARTICIPANTS} numbers, got {}",
+                participants.len()
+            ),
+        ));
+    }
+    if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
+        return Err(bad(
+            V1_PATH,
+            format!("participants: '{p}' is not an E.164 phone number"),
+        ));
+    }
+    if let Some(p) = participants
+        .iter()
+        .find(|p| line.is_some_and(|l| l.number == p.as_str()))
+    {
+        return Err(bad(
+            V1_PATH,
+            format!("participants must not include the workspace number {p}"),
+        ));
+    }
+    let after = optional_instant(V1_PATH, query, "createdAfter")?;
+    let before = optional_instant(V1_PATH, query, "createdBefore")?;
+    let since = optional_instant(V1_PATH, query, "since")?;
+    let (after, before) = if faults.has(Fault::SinceAsCreatedAfter) {
+        (after.or(since), before)
+    } else {
+        (after, before.or(since))
+    };
+    let after = after.filter(|_| !faults.has(Fault::CreatedAfterIgnored));
+    let conversation = (!participants.is_empty() && !faults.has(Fault::ParticipantsFilterIgnored))
+        .then(|| {
+            line.map(|l| {
+                messaging
+                    .conversation_with(l.id, &participants)
+                    .map(|c| c.id.clone())
+            })
+        });
+    let mut items: Vec<Message> = messaging
+        .messages()
+        .iter()
+        .filter(|m| {
+            let in_workspace = messaging
+                .line_by_id(&m.phone_number_id)
+                .is_some_and(|l| l.workspace == workspace);
+            let on_line = line.is_none_or(|l| l.id == m.phone_number_id);
+            let of_participants = match &conversation {
+                None => true,
+                Some(Some(Some(c))) => &m.conversation_id == c,
+                Some(Some(None)) => false,
+                // No line given: the participants' conversations on every line of the workspace.
+                Some(None) => messaging.conversation(&m.conversation_id).is_some_and(|c| {
+                    let mut a = c.participants.clone();
+                    let mut b = participants.clone();
+                    a.sort();
+                    b.sort();
+                    a == b
+                }),
+            };
+            in_workspace
+                && on_line
+                && of_participants
+                && query
+                    .first("userId")
+                    .is_none_or(|u| m.user_id.as_deref() == Some(u))
+                && after.is_none_or(|t| m.created_at > t)
+                && before.is_none_or(|t| m.created_at < t)
+        })
+        .cloned()
+        .collect();
+    // Chronological: oldest first.
+    items.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+    if faults.has(Fault::MessagesV1NewestFirst) {
+        items.reverse();
+    }
+    drop(store);
+    message_page(app, V1_PATH, &items, query, true)
+}
+
+// --- POST /v1/messages --------------------------------------------------------------------
+
+async fn send_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    answer(&app, body.and_then(|b| send(&app, &caller, &b)))
+}
+
+fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let text = match body.get("text") {
+        Some(Value::String(t)) => t.clone(),
+        Some(_) => return Err(bad(V1_PATH, "text must be a string")),
+        None => return Err(bad(V1_PATH, "text is required")),
+    };
+    if text.trim().is_empty() && !faults.has(Fault::WhitespaceTextAccepted) {
+        return Err(bad(
+            V1_PATH,
+            "text must contain at least one character that is not whitespace",
+        )
+        .with_item(
+            "/text",
+            "must not be empty or only whitespace",
+            Value::String(text),
+            serde_json::json!({"type": "string"}),
+        ));
+    }
+    let to: Vec<String> = match body.get("to") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| bad(V1_PATH, "to must be an array of phone numbers"))
+            })
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(bad(
+                V1_PATH,
+                "to is required: an array of 1 to 10 E.164 phone numbers",
+            ));
+        }
+    };
+    let max = if faults.has(Fault::ElevenRecipientsAccepted) {
+        MAX_RECIPIENTS + 1
+    } else {
+        MAX_RECIPIENTS
+    };
+    if to.is_empty() || to.len() > max {
+        return Err(bad(
+            V1_PATH,
+            format!(
+                "to takes 1 to {MAX_RECIPIENTS} phone numbers, got {}",
+                to.len()
+            ),
+        ));
+    }
+    if let Some(n) = to.iter().find(|n| !is_e164(n)) {
+        return Err(bad(
+            V1_PATH,
+            format!("to: '{n}' is not an E.164 phone number"),
+        ));
+    }
+    let mut recipients: Vec<String> = Vec::new();
+    for n in to {
+        if !recipients.contains(&n) {
+            recipients.push(n);
+        }
+    }
+    // `from` names the sender; the deprecated `phoneNumberId` still does when `from` is absent.
+    let sender = match (body.get("from"), body.get("phoneNumberId")) {
+        (Some(Value::String(s)), _) => s.clone(),
+        (Some(_), _) => {
+            return Err(bad(
+                V1_PATH,
+                "from must be a phone number or a phone number id",
+            ));
+        }
+        (None, Some(Value::String(s))) => s.clone(),
+        (None, Some(_)) => return Err(bad(V1_PATH, "phoneNumberId must be a string")),
+        (None, None) => return Err(bad(V1_PATH, "from is required: the sending phone number")),
+    };
+    let mut store = app.store();
+    let workspace = store.messaging.workspace_of(caller.user_id);
+    let line = store
+        .messaging
+        .line(workspace, &sender)
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!("'{sender}' is not a phone number of your workspace"),
+            )
+        })?;
+    if recipients.iter().any(|r| r == line.number) {
+        return Err(bad(V1_PATH, "to must not include the sending number"));
+    }
+    if workspace == Workspace::SubscriptionExpired {
+        let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
+            "0200402"
+        } else {
+            "0201402"
+        };
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::PAYMENT_REQUIRED,
+            "the workspace subscription has expired; renew it to send messages",
+        )
+        .with_code(code)
+        .with_title("Subscription Expired"));
+    }
+    match line.a2p {
+        A2p::Approved => {}
+        A2p::NotApproved => {
+            return Err(bad(
+                V1_PATH,
+                format!(
+                    "the A2P 10DLC registration of {} is not approved",
+                    line.number
+                ),
+            )
+            .with_code("0206400")
+            .with_title("A2P Registration Not Approved"));
+        }
+        A2p::DailyCapReached => {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!("{} reached its daily A2P 10DLC message cap", line.number),
+            )
+            .with_code("0204403")
+            .with_title("A2P 10DLC Daily Message Cap Reached"));
+        }
+    }
+    let international = recipients.iter().find(|r| !r.starts_with(DOMESTIC_PREFIX));
+    if let Some(r) = international {
+        if workspace == Workspace::InternationalDisabled && !faults.has(Fault::InternationalAllowed)
+        {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!(
+                    "international messaging is disabled in this workspace; cannot send to {r}"
+                ),
+            )
+            .with_title("International Messaging Disabled"));
+        }
+    }
+    let message = store.messaging.record(
+        &line,
+        &recipients,
+        true,
+        None,
+        &text,
+        Some(caller.user_id),
+        "sent",
+        OffsetDateTime::now_utc(),
+    );
+    Ok(reply::data(StatusCode::ACCEPTED, message.to_json(true)))
+}
+
+// --- GET /messages ------------------------------------------------------------------------
+
+async fn list_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_hv_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn field<'a>(m: &'a Message, name: &str) -> Option<&'a str> {
+    match name {
+        "from" => Some(&m.from),
+        "status" => Some(&m.status),
+        "direction" => Some(m.direction),
+        "phoneNumberId" => Some(&m.phone_number_id),
+        "userId" => m.user_id.as_deref(),
+        "conversationId" => Some(&m.conversation_id),
+        _ => None,
+    }
+}
+
+const FILTER_FIELDS: [&str; 6] = [
+    "from",
+    "status",
+    "direction",
+    "phoneNumberId",
+    "userId",
+    "conversationId",
+];
+
+/// `sort=field:asc|desc` over the fields a collection can be sorted by.
+pub(super) fn sort_order(
+    path: &str,
+    query: &Query,
+    fields: &[&str],
+    default: (&'static str, bool),
+) -> Result<(String, bool), ApiError> {
+    let Some(sort) = query.first("sort") else {
+        return Ok((default.0.to_string(), default.1));
+    };
+    let (f, d) = sort.split_once(':').unwrap_or((sort, ""));
+    if !fields.contains(&f) || !matches!(d, "asc" | "desc") {
+        return Err(bad(
+            path,
+            format!(
+                "sort must be one of {} followed by :asc or :desc, got '{sort}'",
+                fields.join(", ")
+            ),
+        ));
+    }
+    Ok((f.to_string(), d == "desc"))
+}
+
+/// The time bounds of `field[gte|gt|lte|lt]`.
+pub(super) fn time_bounds(
+    path: &str,
+    query: &Query,
+    name: &str,
+) -> Result<Vec<(String, OffsetDateTime)>, ApiError> {
+    let mut out = Vec::new();
+    for op in ["gte", "gt", "lte", "lt"] {
+        let key = format!("{name}[{op}]");
+        for v in query.all(&key) {
+            out.push((op.to_string(), instant(path, &key, v)?));
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn within(bounds: &[(String, OffsetDateTime)], at: OffsetDateTime) -> bool {
+    bounds.iter().all(|(op, t)| match op.as_str() {
+        "gte" => at >= *t,
+        "gt" => at > *t,
+        "lte" => at <= *t,
+        _ => at < *t,
+    })
+}
+
+fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut exact: Vec<(&str, Vec<String>)> = Vec::new();
+    for name in FILTER_FIELDS {
+        if name == "status" && faults.has(Fault::StatusFilterIgnored) {
+            continue;
+        }
+        for v in query.all(name) {
+            exact.push((name, vec![v.to_string()]));
+        }
+        for set in query.all(&format!("{name}[in]")) {
+            exact.push((name, set.split(',').map(str::to_string).collect()));
+        }
+    }
+    let mut to: Vec<&str> = query.all("to");
+    to.sort_unstable();
+    let created = time_bounds(HV_PATH, query, "createdAt")?;
+    let updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    let (by, desc) = sort_order(
+        HV_PATH,
+        query,
+        &["createdAt", "updatedAt"],
+        ("createdAt", true),
+    )?;
+    let store = app.store();
+    let messaging = &store.messaging;
+    let workspace = messaging.workspace_of(caller.user_id);
+    let mut items: Vec<Message> = messaging
+        .messages()
+        .iter()
+        .filter(|m| {
+            let mut sent: Vec<&str> = m.to.iter().map(String::as_str).collect();
+            sent.sort_unstable();
+            messaging
+                .line_by_id(&m.phone_number_id)
+                .is_some_and(|l| l.workspace == workspace)
+                && exact
+                    .iter()
+                    .all(|(f, set)| field(m, f).is_some_and(|v| set.iter().any(|s| s == v)))
+                && (to.is_empty() || sent == to)
+                && within(&created, m.created_at)
+                && within(&updated, m.updated_at)
+        })
+        .cloned()
+        .collect();
+    let key = |m: &Message| {
+        if by == "updatedAt" {
+            m.updated_at
+        } else {
+            m.created_at
+        }
+    };
+    items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
+    if desc != faults.has(Fault::MessagesOldestFirst) {
+        items.reverse();
+    }
+    drop(store);
+    message_page(app, HV_PATH, &items, query, true)
+}
+
+// --- GET /messages/{messageId}, POST /messages/{messageId}/retry --------------------------
+
+fn missing_message(id: &str) -> ApiError {
+    ApiError::for_path(
+        HV_PATH,
+        StatusCode::NOT_FOUND,
+        format!("message '{id}' was not found"),
+    )
+}
+
+async fn get_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let faults = &app.switches().faults;
+    let result = input::path_param(id, HV_PATH).and_then(|id| {
+        let store = app.store();
+        let workspace = store.messaging.workspace_of(caller.user_id);
+        let message = store
+            .messaging
+            .message(&id)
+            .filter(|m| {
+                store
+                    .messaging
+                    .line_by_id(&m.phone_number_id)
+                    .is_some_and(|l| l.workspace == workspace)
+            })
+            .ok_or_else(|| missing_message(&id))?;
+        Ok(reply::data(
+            StatusCode::OK,
+            message.to_json(!faults.has(Fault::MessageWithoutConversationId)),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let faults = &app.switches().faults;
+    let mut allow = Vec::new();
+    if faults.has(Fault::UndeliveredRetryAccepted) {
+        allow.push(RetryRefusal::Undelivered);
+    }
+    if faults.has(Fault::PermanentRetryAccepted) {
+        allow.push(RetryRefusal::Permanent);
+    }
+    let result = input::path_param(id, HV_PATH).and_then(|id| {
+        let mut store = app.store();
+        match store
+            .messaging
+            .retry(&id, &allow, OffsetDateTime::now_utc())
+        {
+            Ok(m) => Ok(reply::data(StatusCode::ACCEPTED, m.to_json(true))),
+            Err(RetryRefusal::Missing) => Err(missing_message(&id)),
+            Err(why) => {
+                let message = match why {
+                    RetryRefusal::Permanent => {
+                        "the message failed with a permanent error and cannot be retried"
+                    }
+                    RetryRefusal::Undelivered => {
+                        "the message is undelivered, which is terminal: it cannot be retried"
+                    }
+                    _ => "only a failed message can be retried",
+                };
+                Err(ApiError::for_path(HV_PATH, StatusCode::CONFLICT, message)
+                    .with_title("Message Not Retryable"))
+            }
+        }
+    });
+    answer(&app, result)
+}
