@@ -108,7 +108,13 @@ pub fn of_schema(schema: &Value, example: Option<&Value>) -> Vec<Constraint> {
     }
     if uint("minItems").is_some() || uint("maxItems").is_some() {
         let items = schema.get("items").cloned().unwrap_or(Value::Null);
-        let item = if items.get("pattern").and_then(Value::as_str) == Some(E164) {
+        let example_is_e164 = example
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .and_then(Value::as_str)
+            .is_some_and(|s| regex::Regex::new(E164).is_ok_and(|re| re.is_match(s)));
+        let item = if items.get("pattern").and_then(Value::as_str) == Some(E164) || example_is_e164
+        {
             ItemKind::E164
         } else if let Some(values) = items.get("enum").and_then(Value::as_array) {
             ItemKind::Enum(values.clone())

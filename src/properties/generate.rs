@@ -78,17 +78,30 @@ pub fn e164(i: usize) -> String {
     }
 }
 
-fn items(kind: &ItemKind, n: usize) -> Value {
+/// `n` items of the kind. Copies of the example's item become distinct E.164 numbers when the
+/// (rendered) example item is one, so a target that drops duplicates still sees `n` items.
+fn items(kind: &ItemKind, n: usize, ctx: &Context) -> Value {
+    // A query example is one value; a body example an array.
+    let first = match &ctx.example {
+        Value::Array(a) => a.first().cloned(),
+        Value::Null => None,
+        one => Some(one.clone()),
+    };
+    let first_is_e164 = first
+        .as_ref()
+        .and_then(Value::as_str)
+        .is_some_and(|s| Regex::new(E164).is_ok_and(|re| re.is_match(s)));
     Value::Array(
         (0..n)
             .map(|i| match kind {
                 ItemKind::E164 => json!(e164(i)),
+                ItemKind::Example(_) if first_is_e164 => json!(e164(i)),
                 ItemKind::Enum(values) => values
                     .get(i % values.len().max(1))
                     .cloned()
                     .unwrap_or(Value::Null),
                 ItemKind::Text => json!(format!("item-{i}")),
-                ItemKind::Example(v) => v.clone(),
+                ItemKind::Example(v) => first.clone().unwrap_or_else(|| v.clone()),
             })
             .collect(),
     )
@@ -158,13 +171,13 @@ pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
         }
         Constraint::Count { min, max, item } => {
             for n in [Some(*min), *max].into_iter().flatten() {
-                push_unique(&mut b.valid, items(item, n as usize));
+                push_unique(&mut b.valid, items(item, n as usize, ctx));
             }
             if let Some(m) = max {
-                push_unique(&mut b.invalid, items(item, (m + 1) as usize));
+                push_unique(&mut b.invalid, items(item, (m + 1) as usize, ctx));
             }
             if *min > 0 {
-                push_unique(&mut b.invalid, items(item, (min - 1) as usize));
+                push_unique(&mut b.invalid, items(item, (min - 1) as usize, ctx));
             }
         }
         Constraint::Pattern(p) if p == E164 => {
@@ -185,7 +198,9 @@ pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
             }
         }
         Constraint::Pattern(p) => {
-            b.valid.push(ctx.example.clone());
+            if !ctx.example.is_null() {
+                b.valid.push(ctx.example.clone());
+            }
             if let Ok(re) = Regex::new(p) {
                 for v in ["", "x", "abc", "-1", "12a", "1.5", "ZZ123", "us123"] {
                     if !re.is_match(v) {
@@ -195,7 +210,9 @@ pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
             }
         }
         Constraint::NotBlank => {
-            b.valid.push(ctx.example.clone());
+            if !ctx.example.is_null() {
+                b.valid.push(ctx.example.clone());
+            }
             for v in [
                 " ",
                 "\t",
@@ -287,19 +304,19 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
             }
         }
         Constraint::Count { min, max, item } => {
-            let item = item.clone();
+            let (item, ctx) = (item.clone(), ctx.clone());
             if valid {
                 let hi = max.unwrap_or(min + 10);
                 Some(
                     (*min..=hi)
-                        .prop_map(move |n| items(&item, n as usize))
+                        .prop_map(move |n| items(&item, n as usize, &ctx))
                         .sboxed(),
                 )
             } else {
                 let m = (*max)?;
                 Some(
                     ((m + 1)..=(m + 5))
-                        .prop_map(move |n| items(&item, n as usize))
+                        .prop_map(move |n| items(&item, n as usize, &ctx))
                         .sboxed(),
                 )
             }

@@ -55,6 +55,8 @@ pub struct Example {
     /// Body pointers whose string gets a fresh suffix for every input, so that inputs never
     /// collide on a value the target may keep unique.
     pub unique: Vec<String>,
+    /// When not empty, only these places (body pointers, parameter names) are probed.
+    pub only: Vec<String>,
 }
 
 /// One boundary property: a constraint at one place of one operation's request.
@@ -92,6 +94,8 @@ struct ExampleDoc {
     cleanup: Option<Cleanup>,
     #[serde(default)]
     unique: Vec<String>,
+    #[serde(default)]
+    only: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -155,6 +159,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
         },
         cleanup: doc.cleanup,
         unique: doc.unique,
+        only: doc.only,
     })
 }
 
@@ -308,6 +313,12 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
                 ));
             }
         }
+        let probed = |limit: &Limit| match &limit.target {
+            _ if example.only.is_empty() => true,
+            Target::Body(pointer) => example.only.contains(pointer),
+            Target::Query(_) | Target::Path(_) => example.only.contains(&limit.field),
+        };
+        limits.retain(|(_, _, limit)| probed(limit));
         for (field, clause, limit) in limits {
             let clauses = vec![clause.unwrap_or_else(|| route.clause.clone())];
             out.push(Case {

@@ -277,9 +277,17 @@ async fn run_limit(
     let inputs = std::sync::atomic::AtomicU64::new(0);
     let check = |value: Value, valid: bool| {
         // An empty or dot segment is no value of the parameter: URL resolution turns it into
-        // another path.
-        let skip = matches!(limit.target, Target::Path(_))
-            && matches!(text(&value).as_str(), "" | "." | "..");
+        // another path. An empty query value may mean "not given" to a conforming target
+        // (required-ness is not shown, READINGS 6.3), so it is no probe either.
+        let empty = match &value {
+            Value::Array(items) => items.is_empty() || items.iter().all(|i| text(i).is_empty()),
+            other => text(other).is_empty(),
+        };
+        let skip = match limit.target {
+            Target::Path(_) => matches!(text(&value).as_str(), "" | "." | ".."),
+            Target::Query(_) => empty,
+            Target::Body(_) => false,
+        };
         let mut out = apply(&base, limit, &value);
         for pointer in &limit.example.unique {
             let own = matches!(&limit.target, Target::Body(p) if p == pointer);

@@ -95,6 +95,16 @@ catalog! {
         "GET /v1/contacts accepts maxResults 51 (limit moved up from 50)";
     ContactsMaxResultsMin2 => "contacts-max-results-min-2", "Limits > maxResults contacts",
         "GET /v1/contacts rejects maxResults 1 (minimum moved up to 2)";
+    MessagesMaxResultsMax101 => "messages-max-results-max-101", "Limits > maxResults",
+        "GET /v1/messages accepts maxResults 101 (limit moved up from 100)";
+    MessageParticipantsMax11 => "message-participants-max-11", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages accepts 11 participants (limit moved up from 10)";
+    ConversationPhoneNumbersMax101 => "conversation-phone-numbers-max-101", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+        "GET /v1/conversations accepts 101 phoneNumbers (limit moved up from 100)";
+    CallsMaxResultsMin2 => "calls-max-results-min-2", "Limits > maxResults",
+        "GET /v1/calls rejects maxResults 1 (minimum moved up to 2)";
+    TextUnicodeSpaceAccepted => "text-unicode-space-accepted", "Errors > Rules > 4",
+        "a message of only Unicode spaces (no ASCII whitespace besides) is sent: only ASCII whitespace counts as blank";
     E164LeadingZeroAccepted => "e164-leading-zero-accepted", "Conventions > phone numbers",
         "contact phone numbers accept an E.164 number whose first digit is 0";
     ExternalIdsFilterMax76 => "external-ids-filter-max-76", "v1 API: contacts > GET /v1/contacts",
@@ -210,6 +220,11 @@ pub const BOUNDARY_FAULTS: &[Fault] = &[
     Fault::ContactsMaxResultsMin2,
     Fault::E164LeadingZeroAccepted,
     Fault::ExternalIdsFilterMax76,
+    Fault::MessagesMaxResultsMax101,
+    Fault::MessageParticipantsMax11,
+    Fault::ConversationPhoneNumbersMax101,
+    Fault::CallsMaxResultsMin2,
+    Fault::TextUnicodeSpaceAccepted,
 ];
 
 impl Fault {

@@ -175,7 +175,12 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
 
 fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
     let faults = &app.switches().faults;
-    let size = pagination::max_results(q.first("maxResults"), DEFAULT_PAGE, MAX_PAGE)
+    let min = if faults.has(Fault::CallsMaxResultsMin2) {
+        2
+    } else {
+        1
+    };
+    let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, min..=MAX_PAGE)
         .map_err(|m| bad(path, m))?;
     let offset = pagination::page_token(q.first("pageToken")).map_err(|m| bad(path, m))?;
     let page = pagination::paginate(items, size, offset, faults);
@@ -219,6 +224,19 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     let number_id = q
         .first("phoneNumberId")
         .ok_or_else(|| bad(path, "query parameter phoneNumberId is required"))?;
+    // The stated patterns make a malformed id invalid input (400), not a missing resource.
+    if !number_id.starts_with("PN") {
+        return Err(bad(
+            path,
+            format!("query parameter phoneNumberId must match ^PN(.*)$, got '{number_id}'"),
+        ));
+    }
+    if let Some(user) = q.first("userId").filter(|u| !u.starts_with("US")) {
+        return Err(bad(
+            path,
+            format!("query parameter userId must match ^US(.*)$, got '{user}'"),
+        ));
+    }
     let participants = q.all("participants");
     let empty = participants.is_empty() || participants.iter().any(|p| p.trim().is_empty());
     if empty && !faults.has(Fault::EmptyParticipantsAccepted) {

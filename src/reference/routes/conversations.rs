@@ -117,7 +117,12 @@ fn optional(path: &str, query: &Query, name: &str) -> Result<Option<OffsetDateTi
 fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let mut numbers: Vec<&str> = query.all("phoneNumbers");
-    if numbers.len() > MAX_PHONE_NUMBERS {
+    let max_numbers = if faults.has(Fault::ConversationPhoneNumbersMax101) {
+        MAX_PHONE_NUMBERS + 1
+    } else {
+        MAX_PHONE_NUMBERS
+    };
+    if numbers.len() > max_numbers {
         return Err(bad(
             V1_PATH,
             format!(

@@ -80,8 +80,13 @@ fn optional_instant(
         .transpose()
 }
 
-fn page_size(path: &str, query: &Query) -> Result<usize, ApiError> {
-    pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
+fn page_size(app: &App, path: &str, query: &Query) -> Result<usize, ApiError> {
+    let max = if app.switches().faults.has(Fault::MessagesMaxResultsMax101) {
+        MAX_RESULTS + 1
+    } else {
+        MAX_RESULTS
+    };
+    pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
         .map_err(|m| bad(path, m))
 }
 
@@ -93,7 +98,7 @@ fn message_page(
     query: &Query,
     with_conversation_id: bool,
 ) -> Result<Response, ApiError> {
-    let size = page_size(path, query)?;
+    let size = page_size(app, path, query)?;
     let (page, next) =
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
             .map_err(|m| bad(path, m))?;
@@ -156,7 +161,12 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .into_iter()
         .map(str::to_string)
         .collect();
-    if participants.len() > MAX_PARTICIPANTS {
+    let max_participants = if faults.has(Fault::MessageParticipantsMax11) {
+        MAX_PARTICIPANTS + 1
+    } else {
+        MAX_PARTICIPANTS
+    };
+    if participants.len() > max_participants {
         return Err(bad(
             V1_PATH,
             format!(
@@ -256,7 +266,13 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         Some(_) => return Err(bad(V1_PATH, "text must be a string")),
         None => return Err(bad(V1_PATH, "text is required")),
     };
-    if text.trim().is_empty() && !faults.has(Fault::WhitespaceTextAccepted) {
+    let blank = if faults.has(Fault::TextUnicodeSpaceAccepted) {
+        text.trim_matches(|c: char| c.is_ascii_whitespace())
+            .is_empty()
+    } else {
+        text.trim().is_empty()
+    };
+    if blank && !faults.has(Fault::WhitespaceTextAccepted) {
         return Err(bad(
             V1_PATH,
             "text must contain at least one character that is not whitespace",
