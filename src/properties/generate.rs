@@ -34,6 +34,8 @@ pub struct Context {
     pub keeps_format: bool,
     /// Lowercase names a valid text value must not equal or start with (reserved names).
     pub avoid: Vec<String>,
+    /// Items an array must be drawn from (`x-example.items`); empty: generated items.
+    pub pool: Vec<Value>,
 }
 
 /// Deterministic boundary inputs.
@@ -81,6 +83,14 @@ pub fn e164(i: usize) -> String {
 /// `n` items of the kind. Copies of the example's item become distinct E.164 numbers when the
 /// (rendered) example item is one, so a target that drops duplicates still sees `n` items.
 fn items(kind: &ItemKind, n: usize, ctx: &Context) -> Value {
+    if !ctx.pool.is_empty() {
+        // Drawn from the profile's list only; an input it cannot make is no input (Null).
+        return if n <= ctx.pool.len() {
+            Value::Array(ctx.pool[..n].to_vec())
+        } else {
+            Value::Null
+        };
+    }
     // A query example is one value; a body example an array.
     let first = match &ctx.example {
         Value::Array(a) => a.first().cloned(),

@@ -57,6 +57,9 @@ pub struct Example {
     pub unique: Vec<String>,
     /// When not empty, only these places (body pointers, parameter names) are probed.
     pub only: Vec<String>,
+    /// Body pointer -> a template of a list (a profile fixture): the items a count property
+    /// draws from, so no generated value reaches the target there (sandbox recipients).
+    pub items: std::collections::BTreeMap<String, String>,
 }
 
 /// One boundary property: a constraint at one place of one operation's request.
@@ -96,6 +99,8 @@ struct ExampleDoc {
     unique: Vec<String>,
     #[serde(default)]
     only: Vec<String>,
+    #[serde(default)]
+    items: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -160,6 +165,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
         cleanup: doc.cleanup,
         unique: doc.unique,
         only: doc.only,
+        items: doc.items,
     })
 }
 
@@ -207,6 +213,9 @@ fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
     let mut saved: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
     let mut requests: Vec<&Request> = example.setup.iter().map(|s| &s.request).collect();
     requests.push(&example.request);
+    for template in example.items.values() {
+        names_in_str(template, &mut used);
+    }
     for r in requests {
         names_in_str(&r.path, &mut used);
         for (k, v) in &r.query {

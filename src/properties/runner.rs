@@ -266,10 +266,22 @@ async fn run_limit(
     } else {
         Vec::new()
     };
+    let pool = match &limit.target {
+        Target::Body(pointer) => limit
+            .example
+            .items
+            .get(pointer)
+            .and_then(|t| vars.render_str(t).ok()),
+        _ => None,
+    };
     let ctx = Context {
         example: current(&base, limit),
         keeps_format: limit.schema.get("format").is_some(),
         avoid,
+        pool: match pool {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        },
     };
     let recorded = std::sync::Mutex::new(Vec::new());
     // Unique suffixes depend only on the trial and the input's rank, so a seed replays exactly.
@@ -283,11 +295,12 @@ async fn run_limit(
             Value::Array(items) => items.is_empty() || items.iter().all(|i| text(i).is_empty()),
             other => text(other).is_empty(),
         };
-        let skip = match limit.target {
-            Target::Path(_) => matches!(text(&value).as_str(), "" | "." | ".."),
-            Target::Query(_) => empty,
-            Target::Body(_) => false,
-        };
+        let skip = value.is_null()
+            || match limit.target {
+                Target::Path(_) => matches!(text(&value).as_str(), "" | "." | ".."),
+                Target::Query(_) => empty,
+                Target::Body(_) => false,
+            };
         let mut out = apply(&base, limit, &value);
         for pointer in &limit.example.unique {
             let own = matches!(&limit.target, Target::Body(p) if p == pointer);

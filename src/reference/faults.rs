@@ -225,6 +225,7 @@ pub const BOUNDARY_FAULTS: &[Fault] = &[
     Fault::ConversationPhoneNumbersMax101,
     Fault::CallsMaxResultsMin2,
     Fault::TextUnicodeSpaceAccepted,
+    Fault::ElevenRecipientsAccepted,
 ];
 
 impl Fault {
