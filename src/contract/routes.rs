@@ -85,6 +85,8 @@ pub struct Route {
     pub request_schema: Option<Value>,
     /// `x-example`: a valid request that boundary properties vary one field at a time.
     pub example: Option<Value>,
+    /// `x-sends`: the operation sends a message (generated trials on it run alone).
+    pub sends: bool,
     segments: Vec<Segment>,
 }
 
@@ -297,6 +299,7 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                     .transpose()
                     .map_err(|m| (op_at.clone(), m))?,
                 example: op.get("x-example").cloned(),
+                sends: op.get("x-sends").and_then(Value::as_bool).unwrap_or(false),
                 segments: segments.clone(),
             });
         }

@@ -346,7 +346,8 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
                     limit.constraint.describe()
                 )),
                 tags: vec!["property".into()],
-                exclusive: false,
+                // What a send changes, other trials may be listing.
+                exclusive: route.sends,
                 read_only: route.method == "GET"
                     && example.setup.iter().all(|s| s.request.method == "GET"),
                 steps: Vec::new(),
