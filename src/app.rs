@@ -164,7 +164,7 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
         .await
         .map_err(|_| TransportError::Timeout(Duration::from_secs(5)))?;
     match ex.outcome {
-        Ok(_) | Err(TransportError::BodyTooLarge(_)) => Ok(()),
+        Ok(_) | Err(TransportError::BodyTooLarge { .. }) => Ok(()),
         Err(e) => Err(e),
     }
 }

@@ -86,20 +86,54 @@ pub struct Outgoing {
     pub auth: Auth,
 }
 
-/// Why no complete answer came back.
+/// Why no complete answer came back. Each reason names the misbehaviour.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum TransportError {
-    #[error("no answer within the timeout of {0:?}")]
+    /// Nothing (or no complete status line and headers) within the timeout.
+    #[error("no answer within the timeout of {}", secs(*.0))]
     Timeout(Duration),
+    /// The headers came but the body did not end within the timeout (stalled or trickling).
+    #[error(
+        "the body was not complete within the timeout of {} ({received} bytes received)",
+        secs(*.timeout)
+    )]
+    BodyTimeout { timeout: Duration, received: usize },
     #[error("cannot connect: {0}")]
     Connect(String),
-    #[error("body over the size cap of {0} bytes")]
-    BodyTooLarge(usize),
-    #[error("too many redirects: {0}")]
-    Redirects(String),
+    /// The body is larger than `--max-body`: announced by `Content-Length`, or cut off while
+    /// streaming as soon as it passed the cap (never read whole).
+    #[error("body over the size cap of {cap} bytes ({})", match declared {
+        Some(n) => format!("Content-Length {n}"),
+        None => format!("cut off after {received} bytes"),
+    })]
+    BodyTooLarge {
+        cap: usize,
+        declared: Option<u64>,
+        received: usize,
+    },
+    /// More redirects than the client follows.
+    #[error("too many redirects (stopped after {0})")]
+    Redirects(usize),
+    /// The peer reset the connection; `received` body bytes had come when it did.
+    #[error("connection reset by peer{}", match received {
+        Some(n) => format!(" after {n} body bytes"),
+        None => String::new(),
+    })]
+    Reset { received: Option<usize> },
+    /// The connection ended before the body was complete (short chunked or Content-Length body).
+    #[error("the body was cut off after {received} bytes: {detail}")]
+    Truncated { received: usize, detail: String },
     #[error("the connection failed: {0}")]
     Other(String),
 }
+
+/// A duration as the user gave it: `2 s`, `1.5 s`.
+fn secs(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// Redirects followed before the client gives up.
+pub const MAX_REDIRECTS: usize = 5;
 
 /// An answer, with its body parsed as JSON when it is JSON.
 #[derive(Debug, Clone)]
@@ -109,6 +143,8 @@ pub struct Response {
     pub body: Vec<u8>,
     /// `None` for an empty body; `Some(Err)` says why a body is not JSON.
     pub json: Option<Result<Value, String>>,
+    /// Names (lower case) of headers whose value is not UTF-8; `headers` holds them lossily.
+    pub non_utf8_headers: Vec<String>,
 }
 
 impl Response {
@@ -169,7 +205,7 @@ impl Client {
         }
         let http = reqwest::Client::builder()
             .connect_timeout(config.timeout.min(Duration::from_secs(5)))
-            .redirect(reqwest::redirect::Policy::limited(5))
+            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
             .pool_max_idle_per_host(64)
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
@@ -275,57 +311,137 @@ impl Client {
     }
 
     async fn receive(&self, req: reqwest::RequestBuilder) -> Result<Response, TransportError> {
-        let classify = |e: reqwest::Error| {
-            if e.is_timeout() {
-                TransportError::Timeout(self.timeout)
-            } else if e.is_connect() {
-                TransportError::Connect(error_chain(&e))
-            } else if e.is_redirect() {
-                TransportError::Redirects(error_chain(&e))
-            } else {
-                TransportError::Other(error_chain(&e))
-            }
-        };
-        let mut resp = req.send().await.map_err(classify)?;
+        let mut resp = req.send().await.map_err(|e| self.classify(&e, None))?;
         let status = resp.status().as_u16();
+        let mut non_utf8_headers = Vec::new();
         let headers = resp
             .headers()
             .iter()
             .map(|(k, v)| {
-                (
-                    k.as_str().to_string(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
+                let value = match std::str::from_utf8(v.as_bytes()) {
+                    Ok(text) => text.to_string(),
+                    Err(_) => {
+                        non_utf8_headers.push(k.as_str().to_string());
+                        String::from_utf8_lossy(v.as_bytes()).into_owned()
+                    }
+                };
+                (k.as_str().to_string(), value)
             })
             .collect();
-        if resp
-            .content_length()
-            .is_some_and(|n| n as usize > self.max_body)
-        {
-            return Err(TransportError::BodyTooLarge(self.max_body));
+        if let Some(n) = resp.content_length().filter(|n| *n > self.max_body as u64) {
+            return Err(TransportError::BodyTooLarge {
+                cap: self.max_body,
+                declared: Some(n),
+                received: 0,
+            });
         }
+        // The body streams in chunks; it is dropped as soon as it passes the cap, so memory
+        // stays bounded whatever the target sends.
         let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(classify)? {
+        loop {
+            let chunk = match resp.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return Err(self.classify(&e, Some(body.len()))),
+            };
             if body.len() + chunk.len() > self.max_body {
-                return Err(TransportError::BodyTooLarge(self.max_body));
+                return Err(TransportError::BodyTooLarge {
+                    cap: self.max_body,
+                    declared: None,
+                    received: body.len() + chunk.len(),
+                });
             }
             body.extend_from_slice(&chunk);
         }
-        let json =
-            if body.iter().all(u8::is_ascii_whitespace) {
-                None
-            } else {
-                Some(serde_json::from_slice::<Value>(&body).map_err(|e| {
-                    format!("not JSON at line {} column {}: {e}", e.line(), e.column())
-                }))
-            };
+        let json = if body.iter().all(u8::is_ascii_whitespace) {
+            None
+        } else {
+            Some(parse_json(&body))
+        };
         Ok(Response {
             status,
             headers,
             body,
             json,
+            non_utf8_headers,
         })
     }
+
+    /// Names what went wrong; `received` is the body bytes read when the body failed.
+    fn classify(&self, e: &reqwest::Error, received: Option<usize>) -> TransportError {
+        if e.is_timeout() {
+            return match received {
+                None => TransportError::Timeout(self.timeout),
+                Some(received) => TransportError::BodyTimeout {
+                    timeout: self.timeout,
+                    received,
+                },
+            };
+        }
+        if e.is_redirect() {
+            return TransportError::Redirects(MAX_REDIRECTS);
+        }
+        if io_kind(e) == Some(std::io::ErrorKind::ConnectionReset) {
+            return TransportError::Reset { received };
+        }
+        if e.is_connect() {
+            return TransportError::Connect(error_chain(e));
+        }
+        match received {
+            Some(received) => TransportError::Truncated {
+                received,
+                detail: error_chain(e),
+            },
+            None => TransportError::Other(error_chain(e)),
+        }
+    }
+}
+
+/// The kind of the first I/O error in the chain of `e`, if any.
+fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut source = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        source = s.source();
+    }
+    None
+}
+
+/// Parses a body as JSON, or says where and why it is not JSON: line, column and byte offset.
+/// serde_json stops at 128 levels of nesting, so a hostile deeply nested body is an error, not
+/// a stack overflow.
+pub fn parse_json(body: &[u8]) -> Result<Value, String> {
+    serde_json::from_slice::<Value>(body).map_err(|e| {
+        let byte = byte_offset(body, e.line(), e.column());
+        let full = e.to_string();
+        let place = format!(" at line {} column {}", e.line(), e.column());
+        let what = full.strip_suffix(&place).unwrap_or(&full);
+        let mut text = format!(
+            "not JSON at line {} column {} (byte {byte}): {what}",
+            e.line(),
+            e.column()
+        );
+        if what == "recursion limit exceeded" {
+            text.push_str(" (nested deeper than 128 levels)");
+        }
+        text
+    })
+}
+
+/// The 0-based byte offset of serde_json's 1-based line and column (a column counts bytes).
+fn byte_offset(body: &[u8], line: usize, column: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        body.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)
+            .map_or(body.len(), |(i, _)| i + 1)
+    };
+    (line_start + column.saturating_sub(1)).min(body.len())
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -372,5 +488,59 @@ impl Exchange {
             String::new()
         };
         redactor.redact(&format!("{cut}{more}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_json_names_line_column_and_byte() {
+        let e = parse_json(b"{\"a\": 1,\n  \"b\": x}").unwrap_err();
+        assert_eq!(e, "not JSON at line 2 column 8 (byte 16): expected value");
+        let e = parse_json(br#"{"data": [1, 2,, 3]}"#).unwrap_err();
+        assert_eq!(e, "not JSON at line 1 column 16 (byte 15): expected value");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let depth = 100_000;
+        let mut body = vec![b'['; depth];
+        body.extend(std::iter::repeat_n(b']', depth));
+        let e = parse_json(&body).unwrap_err();
+        assert!(
+            e.ends_with("recursion limit exceeded (nested deeper than 128 levels)"),
+            "{e}"
+        );
+        // 127 levels are fine.
+        let mut ok = vec![b'['; 127];
+        ok.extend(std::iter::repeat_n(b']', 127));
+        assert!(parse_json(&ok).is_ok());
+    }
+
+    #[test]
+    fn reasons_name_the_misbehaviour() {
+        let t = |e: TransportError| e.to_string();
+        assert_eq!(
+            t(TransportError::Timeout(Duration::from_secs(2))),
+            "no answer within the timeout of 2 s"
+        );
+        assert_eq!(
+            t(TransportError::BodyTooLarge {
+                cap: 8388608,
+                declared: Some(52428800),
+                received: 0
+            }),
+            "body over the size cap of 8388608 bytes (Content-Length 52428800)"
+        );
+        assert_eq!(
+            t(TransportError::Reset { received: None }),
+            "connection reset by peer"
+        );
+        assert_eq!(
+            t(TransportError::Redirects(5)),
+            "too many redirects (stopped after 5)"
+        );
     }
 }

@@ -90,6 +90,19 @@ pub fn check(
         }
     }
     for (name, m) in &expect.headers {
+        if resp
+            .non_utf8_headers
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(name))
+        {
+            add(Finding::new(
+                "",
+                format!("header {name}"),
+                "a UTF-8 value",
+                format!("header {} is not UTF-8", name.to_ascii_lowercase()),
+            ));
+            continue;
+        }
         let actual = resp.header(name).map(|v| Value::String(v.to_string()));
         if let Err(mm) = matcher::check(m, actual.as_ref(), "") {
             add(Finding::new(

@@ -60,6 +60,19 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
             ));
         }
     }
+    // Headers the suite reads must be readable; other headers are opaque (RFC 9110 5.5).
+    if resp
+        .non_utf8_headers
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case("content-type"))
+    {
+        out.push(Finding::new(
+            JSON_BODIES,
+            "content type",
+            "application/json",
+            "header content-type is not UTF-8",
+        ));
+    }
     if let Some(json) = &resp.json {
         if !is_json_content_type(resp.header("content-type")) {
             out.push(Finding::new(
@@ -72,11 +85,18 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
             ));
         }
         if let Err(e) = json {
+            // Say what came instead: an HTML error page is the usual culprit.
+            let ct = resp.header("content-type").unwrap_or("no Content-Type");
+            let actual = if is_json_content_type(Some(ct)) {
+                e.clone()
+            } else {
+                format!("a {ct} body, {e}")
+            };
             out.push(Finding::new(
                 JSON_BODIES,
                 "JSON body",
                 "a JSON body",
-                e.clone(),
+                actual,
             ));
             return out;
         }

@@ -1,0 +1,500 @@
+//! The suite against hostile targets: a loopback server that misbehaves in one way per mode
+//! (never answers, stalls, trickles, sends 50 MB, broken JSON, HTML, a cut chunked body, a reset,
+//! a redirect loop, 100,000 levels of nesting, non-UTF-8 header bytes). For every mode the binary
+//! runs two trials against it and must end within a bound derived from `--timeout`, never panic,
+//! exit 1 (not 101), and fail each trial with a reason naming the misbehaviour.
+//!
+//! The server answers the suite's reachability probe (`GET /`) normally and misbehaves on every
+//! other path. Every connection is closed after one answer; every loop is bounded; the server
+//! stops with its runtime at the end of each test.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const BIN: &str = env!("CARGO_BIN_EXE_workspace-conformance");
+
+/// Trials of the hostile case file (each one request).
+const TRIALS: u32 = 2;
+/// Start-up of the (debug) binary: loading the contract and the catalog, the probe.
+const STARTUP: Duration = Duration::from_secs(10);
+/// Longest any server task lives; a stalled connection is dropped after it. Longer than every
+/// bound, so a client that does not give up by itself breaks the bound.
+const SERVER_PATIENCE: Duration = Duration::from_secs(20);
+/// The hostile body size.
+const HUGE: u64 = 50 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    /// Reads the request and never writes.
+    Silent,
+    /// Sends the headers (Content-Length 100) and then nothing.
+    Stall,
+    /// Sends the headers, then one byte a second.
+    Trickle,
+    /// A 50 MB chunked body with a JSON content type.
+    Huge,
+    /// Invalid JSON labelled application/json.
+    BadJson,
+    /// An HTML page with status 200.
+    Html,
+    /// A chunked body that ends without its last chunk.
+    ShortChunked,
+    /// Headers and part of the body, then a TCP reset.
+    Reset,
+    /// 302 to the same path, forever.
+    RedirectLoop,
+    /// Valid JSON nested 100,000 levels deep.
+    Deep,
+    /// A valid answer with a non-UTF-8 byte in an extra header `x-bad`.
+    BadHeader,
+    /// A valid answer whose Content-Type holds a non-UTF-8 byte.
+    BadContentType,
+}
+
+const LIST: &str = r#"{"data":[],"totalItems":0,"nextPageToken":null}"#;
+
+struct Hostile {
+    url: String,
+    /// Body bytes the server managed to write on misbehaving answers.
+    sent: Arc<AtomicU64>,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn start(mode: Mode) -> Hostile {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sent = Arc::new(AtomicU64::new(0));
+    let listener = rt
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let addr: SocketAddr = listener.local_addr().expect("address");
+    let counter = sent.clone();
+    rt.spawn(async move {
+        // Ends when the runtime is dropped at the end of the test.
+        while let Ok((stream, _)) = listener.accept().await {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(SERVER_PATIENCE, serve(stream, mode, counter)).await;
+            });
+        }
+    });
+    Hostile {
+        url: format!("http://{addr}"),
+        sent,
+        _rt: rt,
+    }
+}
+
+/// Reads one request head (bounded) and returns its path.
+async fn read_head(stream: &mut TcpStream) -> Option<String> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        if buf.len() > 64 * 1024 {
+            return None;
+        }
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let text = String::from_utf8_lossy(&buf);
+    text.split_whitespace().nth(1).map(str::to_string)
+}
+
+fn head(status: &str, content_type: &[u8], extra: &[u8]) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 {status}\r\nConnection: close\r\nContent-Type: ").into_bytes();
+    h.extend_from_slice(content_type);
+    h.extend_from_slice(b"\r\n");
+    h.extend_from_slice(extra);
+    h
+}
+
+fn whole(status: &str, content_type: &[u8], extra: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut h = head(status, content_type, extra);
+    h.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+    h.extend_from_slice(body);
+    h
+}
+
+async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
+    let Some(path) = read_head(&mut stream).await else {
+        return;
+    };
+    const JSON: &[u8] = b"application/json";
+    if path == "/" {
+        // The probe: an ordinary answer, so the trials meet the misbehaviour.
+        let body = br#"{"message":"not found"}"#;
+        let _ = stream
+            .write_all(&whole("404 Not Found", JSON, b"", body))
+            .await;
+        return;
+    }
+    match mode {
+        Mode::Silent => {
+            // Hold the connection open without a byte, until the client gives up.
+            let mut sink = [0u8; 256];
+            while let Ok(n) = stream.read(&mut sink).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+        Mode::Stall => {
+            let _ = stream
+                .write_all(&head("200 OK", JSON, b"Content-Length: 100\r\n\r\n"))
+                .await;
+            tokio::time::sleep(SERVER_PATIENCE).await;
+        }
+        Mode::Trickle => {
+            let body = LIST.as_bytes();
+            let extra = format!("Content-Length: {}\r\n\r\n", body.len());
+            if stream
+                .write_all(&head("200 OK", JSON, extra.as_bytes()))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            for b in body {
+                if stream.write_all(&[*b]).await.is_err() {
+                    return;
+                }
+                sent.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+        Mode::Huge => {
+            if stream
+                .write_all(&head("200 OK", JSON, b"Transfer-Encoding: chunked\r\n\r\n"))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            let piece = vec![b' '; 64 * 1024];
+            let mut frame = format!("{:x}\r\n", piece.len()).into_bytes();
+            frame.extend_from_slice(&piece);
+            frame.extend_from_slice(b"\r\n");
+            let mut written = 0;
+            while written < HUGE {
+                if stream.write_all(&frame).await.is_err() {
+                    return;
+                }
+                written += piece.len() as u64;
+                sent.store(written, Ordering::Relaxed);
+            }
+            let _ = stream.write_all(b"0\r\n\r\n").await;
+        }
+        Mode::BadJson => {
+            let body = br#"{"data": [1, 2,, 3]}"#;
+            let _ = stream.write_all(&whole("200 OK", JSON, b"", body)).await;
+        }
+        Mode::Html => {
+            let body = b"<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>";
+            let _ = stream
+                .write_all(&whole("200 OK", b"text/html", b"", body))
+                .await;
+        }
+        Mode::ShortChunked => {
+            let mut out = head("200 OK", JSON, b"Transfer-Encoding: chunked\r\n\r\n");
+            out.extend_from_slice(b"10\r\n{\"data\":[],\"tota\r\n8\r\nlIt");
+            let _ = stream.write_all(&out).await;
+            // Closed here, in the middle of a chunk and without the last chunk.
+        }
+        Mode::Reset => {
+            let extra = format!("Content-Length: {}\r\n\r\n", LIST.len());
+            let mut out = head("200 OK", JSON, extra.as_bytes());
+            out.extend_from_slice(&LIST.as_bytes()[..10]);
+            if stream.write_all(&out).await.is_ok() {
+                let _ = stream.flush().await;
+                // Let the client read what came, then reset: linger 0 sends RST on close.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                // Deprecated because a nonzero linger blocks on drop; zero resets at once.
+                #[allow(deprecated)]
+                let _ = stream.set_linger(Some(Duration::ZERO));
+            }
+        }
+        Mode::RedirectLoop => {
+            let extra = format!("Location: {path}\r\nContent-Length: 0\r\n\r\n");
+            let _ = stream
+                .write_all(&head("302 Found", JSON, extra.as_bytes()))
+                .await;
+        }
+        Mode::Deep => {
+            let depth = 100_000;
+            let mut body = vec![b'['; depth];
+            body.extend(std::iter::repeat_n(b']', depth));
+            let _ = stream.write_all(&whole("200 OK", JSON, b"", &body)).await;
+        }
+        Mode::BadHeader => {
+            let _ = stream
+                .write_all(&whole(
+                    "200 OK",
+                    JSON,
+                    b"X-Bad: caf\xe9 \xff\r\n",
+                    LIST.as_bytes(),
+                ))
+                .await;
+        }
+        Mode::BadContentType => {
+            let _ = stream
+                .write_all(&whole(
+                    "200 OK",
+                    b"application/json; charset=\xff\xfe",
+                    b"",
+                    LIST.as_bytes(),
+                ))
+                .await;
+        }
+    }
+}
+
+/// The case files: two one-request trials, `v1.hostile.contacts` and `v1.hostile.tasks`.
+fn case_dir() -> PathBuf {
+    // One directory per run: the tests of this file run in parallel.
+    let dir = std::env::temp_dir().join(format!(
+        "wc-hostile-{}-{:x}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let text = r#"area: hostile
+api: v1
+cases:
+  - id: contacts
+    clause: "Endpoints > answers"
+    request: { method: GET, path: /v1/contacts }
+    expect: { status: 200 }
+  - id: tasks
+    clause: "Endpoints > answers"
+    request: { method: GET, path: /v1/tasks }
+    expect: { status: 200 }
+"#;
+    std::fs::write(dir.join("hostile.yaml"), text).expect("case file");
+    dir
+}
+
+struct Run {
+    out: String,
+    err: String,
+    code: Option<i32>,
+    elapsed: Duration,
+    /// Peak resident memory in KB, when /usr/bin/time is on the machine.
+    peak_kb: Option<u64>,
+}
+
+/// Runs the binary against `url` with `--timeout timeout`; asserts the bound and no panic.
+fn certify(url: &str, timeout: f64, extra: &[&str]) -> Run {
+    let dir = case_dir();
+    let time_out = dir.join("time");
+    let timer = std::path::Path::new("/usr/bin/time");
+    let mut cmd = if timer.exists() {
+        let mut c = Command::new(timer);
+        c.arg("-f").arg("%M").arg("-o").arg(&time_out).arg(BIN);
+        c
+    } else {
+        Command::new(BIN)
+    };
+    cmd.args([
+        "--target",
+        url,
+        "--api-key",
+        "hostile-test-key",
+        "--timeout",
+    ])
+    .arg(timeout.to_string())
+    .arg("--case-dir")
+    .arg(&dir)
+    .args(extra)
+    .arg("hostile.")
+    .env_remove("WORKSPACE_API_KEY");
+    let start = Instant::now();
+    let o: Output = cmd.output().expect("the binary runs");
+    let elapsed = start.elapsed();
+    let peak_kb = std::fs::read_to_string(&time_out)
+        .ok()
+        .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = Run {
+        out: String::from_utf8_lossy(&o.stdout).into_owned(),
+        err: String::from_utf8_lossy(&o.stderr).into_owned(),
+        code: o.status.code(),
+        elapsed,
+        peak_kb,
+    };
+    // Each trial sends one request, which takes at most the timeout (the probe answers at once).
+    let bound = Duration::from_secs_f64(timeout * f64::from(TRIALS)) + STARTUP;
+    assert!(
+        run.elapsed < bound,
+        "the run took {:?}, over the bound {bound:?}\n{}\n{}",
+        run.elapsed,
+        run.out,
+        run.err
+    );
+    assert!(
+        !run.out.contains("panicked") && !run.err.contains("panicked"),
+        "a panic:\n{}\n{}",
+        run.out,
+        run.err
+    );
+    assert_ne!(run.code, Some(101), "{}\n{}", run.out, run.err);
+    run
+}
+
+fn rand_suffix() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(Instant::now())
+}
+
+/// Asserts exit 1 and that both trials failed, each with `reason` in its explanation.
+fn assert_both_fail_with(run: &Run, reason: &str) {
+    assert_eq!(run.code, Some(1), "{}\n{}", run.out, run.err);
+    assert!(
+        run.out.contains(&format!("0 passed; {TRIALS} failed")),
+        "{}",
+        run.out
+    );
+    for trial in ["v1.hostile.contacts", "v1.hostile.tasks"] {
+        let section = run
+            .out
+            .split(&format!("---- {trial} ----"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no failure section for {trial}:\n{}", run.out));
+        let section = section.split("\n---- ").next().unwrap_or(section);
+        assert!(
+            section.contains(reason),
+            "{trial} does not say `{reason}`:\n{section}"
+        );
+    }
+}
+
+#[test]
+fn never_answering_times_out() {
+    let h = start(Mode::Silent);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(&run, "no answer within the timeout of 1 s");
+}
+
+#[test]
+fn headers_then_stall_times_out_on_the_body() {
+    let h = start(Mode::Stall);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "the body was not complete within the timeout of 1 s (0 bytes received)",
+    );
+}
+
+#[test]
+fn trickling_one_byte_a_second_times_out() {
+    let h = start(Mode::Trickle);
+    let run = certify(&h.url, 1.5, &[]);
+    assert_both_fail_with(
+        &run,
+        "the body was not complete within the timeout of 1.5 s (",
+    );
+}
+
+#[test]
+fn a_50_mb_body_is_cut_off_at_the_cap_while_streaming() {
+    let h = start(Mode::Huge);
+    let run = certify(&h.url, 2.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "body over the size cap of 8388608 bytes (cut off after ",
+    );
+    // The client stopped reading: the server could not push the whole body through.
+    let sent = h.sent.load(Ordering::Relaxed);
+    assert!(sent < HUGE, "the server wrote {sent} bytes");
+    if let Some(kb) = run.peak_kb {
+        assert!(kb < 100 * 1024, "peak memory {kb} KB");
+    }
+}
+
+#[test]
+fn a_smaller_max_body_cuts_sooner() {
+    let h = start(Mode::Huge);
+    let run = certify(&h.url, 2.0, &["--max-body", "1000"]);
+    assert_both_fail_with(&run, "body over the size cap of 1000 bytes (cut off after ");
+}
+
+#[test]
+fn invalid_json_says_where() {
+    let h = start(Mode::BadJson);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "not JSON at line 1 column 16 (byte 15): expected value",
+    );
+}
+
+#[test]
+fn html_with_200_is_not_json() {
+    let h = start(Mode::Html);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "a text/html body, not JSON at line 1 column 1 (byte 0)",
+    );
+    assert_both_fail_with(&run, "actual:    text/html");
+}
+
+#[test]
+fn a_truncated_chunked_body_is_cut_off() {
+    let h = start(Mode::ShortChunked);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(&run, "the body was cut off after ");
+}
+
+#[test]
+fn a_reset_mid_response_is_named() {
+    let h = start(Mode::Reset);
+    let run = certify(&h.url, 2.0, &[]);
+    assert_both_fail_with(&run, "connection reset by peer");
+}
+
+#[test]
+fn a_redirect_loop_stops() {
+    let h = start(Mode::RedirectLoop);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(&run, "too many redirects (stopped after 5)");
+}
+
+#[test]
+fn deeply_nested_json_is_refused_without_overflow() {
+    let h = start(Mode::Deep);
+    let run = certify(&h.url, 2.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "not JSON at line 1 column 128 (byte 127): recursion limit exceeded (nested deeper than 128 levels)",
+    );
+}
+
+#[test]
+fn a_non_utf8_content_type_is_named() {
+    let h = start(Mode::BadContentType);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(&run, "header content-type is not UTF-8");
+}
+
+#[test]
+fn a_non_utf8_extra_header_is_opaque_data() {
+    // RFC 9110 5.5 lets a field value carry obs-text; the suite reads no `x-bad`, so the
+    // answers are judged on the rest, and they conform.
+    let h = start(Mode::BadHeader);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.out, run.err);
+    assert!(run.out.contains("2 passed; 0 failed"), "{}", run.out);
+}
