@@ -279,6 +279,16 @@ fn tagged_tasks(url: &str, key: &str, run: &str) -> Vec<String> {
     }
 }
 
+/// A child process killed when the test ends, however it ends.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn an_interrupted_run_removes_what_it_created() {
     let served = serve("interrupt", &[]);
@@ -287,24 +297,27 @@ fn an_interrupted_run_removes_what_it_created() {
         .expect("key")
         .to_string();
     let run_id = "rintr001";
-    let mut child = Command::new(BIN)
-        .args(["--target", &served.url, "--profile"])
-        .arg(&served.profile)
-        .args([
-            "--area",
-            "tasks",
-            "--rate",
-            "20",
-            "--test-threads",
-            "2",
-            "--run-id",
-            run_id,
-        ])
-        .env_remove("WORKSPACE_API_KEY")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
+    let mut guard = KillOnDrop(
+        Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&served.profile)
+            .args([
+                "--area",
+                "tasks",
+                "--rate",
+                "20",
+                "--test-threads",
+                "2",
+                "--run-id",
+                run_id,
+            ])
+            .env_remove("WORKSPACE_API_KEY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts"),
+    );
+    let child = &mut guard.0;
     // Interrupt once the run holds tasks it created.
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut seen = Vec::new();
