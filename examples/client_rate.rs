@@ -36,6 +36,7 @@ fn main() {
         &profile,
         Duration::from_secs(10),
         8 * 1024 * 1024,
+        None,
     )
     .expect("client");
     let headers = if path.starts_with("/v1/") {

@@ -16,6 +16,7 @@ use crate::execute::Executor;
 use crate::plan::{self, Recorder};
 use crate::profile::Profile;
 use crate::reference::{self, CATALOG, Fault, FaultSet, VARIANTS, Variant, VariantSet};
+use crate::report::{self, Report, RunInfo};
 
 /// A problem that stops the run before any case: exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +134,7 @@ pub fn client_for(
     profile: &Profile,
     timeout: Duration,
     max_body: usize,
+    rate: Option<f64>,
 ) -> Result<Arc<Client>, SetupError> {
     let mut redactor = Redactor::default();
     for s in profile.secret_values() {
@@ -144,6 +146,7 @@ pub fn client_for(
             api_key,
             timeout,
             max_body_bytes: max_body,
+            rate,
         },
         redactor,
     )
@@ -230,19 +233,42 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             (base, profile, key)
         }
     };
-    let client = client_for(&base_url, api_key, &profile, timeout, args.max_body)?;
+    let client = client_for(
+        &base_url,
+        api_key,
+        &profile,
+        timeout,
+        args.max_body,
+        args.rate,
+    )?;
     if !listing {
         rt.block_on(probe(&client))
             .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
     }
+    if let Some(rate) = args.rate {
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(SetupError::new(
+                "--rate must be a positive number of requests per second",
+            ));
+        }
+    }
+    let cases = select(
+        cases,
+        &Selection {
+            areas: args.areas.clone(),
+            tags: args.tags.clone(),
+            read_only: args.read_only,
+            partition: args.partition,
+        },
+    );
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
     let seed = args.seed.unwrap_or_else(rand::random);
     let exec = Arc::new(
-        Executor::new(contract, client.clone(), profile, run_id.clone())
+        Executor::new(contract.clone(), client.clone(), profile, run_id.clone())
             .with_properties(seed, args.property_cases),
     );
     let recorder = Arc::new(Recorder::default());
-    let trials = plan::trials(&cases, exec, rt.handle().clone(), recorder);
+    let trials = plan::trials(&cases, exec.clone(), rt.handle().clone(), recorder.clone());
     if args.test.test_threads.is_none() {
         // Trials wait on the network, not the CPU: more threads than cores keeps the pipe full.
         args.test.test_threads = Some(8);
@@ -257,22 +283,105 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             "certifying {what} (run {run_id}, seed {seed}, {} trials)",
             cases.len()
         );
+        // Ctrl-C: no new trial starts, running ones stop, what the run created is deleted.
+        // A second Ctrl-C quits at once.
+        let cleanup = exec.cleanup.clone();
+        rt.spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!(
+                    "interrupted: stopping the trials and removing what the run created (Ctrl-C again to quit at once)"
+                );
+                cleanup.interrupt();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        });
     }
+    let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
     let conclusion = libtest_mimic::run(&args.test, trials);
-    if !listing {
-        let secs = start.elapsed().as_secs_f64();
-        let n = client.request_count();
-        println!(
-            "requests: {n} sent in {secs:.2} s ({:.0} requests/s)",
-            n as f64 / secs.max(1e-9)
-        );
+    if listing {
+        return Ok(ExitCode::SUCCESS);
     }
-    Ok(if conclusion.has_failed() {
+    let summary = rt.block_on(exec.cleanup.finish(&client));
+    let interrupted = exec.cleanup.is_interrupted();
+    let secs = start.elapsed().as_secs_f64();
+    let n = client.request_count();
+    println!(
+        "requests: {n} sent in {secs:.2} s ({:.0} requests/s)",
+        n as f64 / secs.max(1e-9)
+    );
+    print!("{}", client.redactor.redact(&summary.render()));
+    if args.junit.is_some() || args.json.is_some() || args.report.is_some() {
+        let info = RunInfo {
+            target: base_url.clone(),
+            profile: match (&args.profile, &args.target) {
+                (Some(p), _) => p.display().to_string(),
+                (None, Some(_)) => "none".into(),
+                (None, None) => "the embedded reference's fixtures".into(),
+            },
+            faults: args.faults.clone(),
+            run_id: run_id.clone(),
+            seed,
+            started,
+            duration: start.elapsed(),
+            requests: n,
+            interrupted,
+        };
+        let results = recorder.take();
+        let report = Report::build(&info, &contract, &results, &client.redactor, Some(&summary));
+        let r = &client.redactor;
+        if let Some(p) = &args.json {
+            report::write(p, &report.to_json(r)).map_err(SetupError)?;
+        }
+        if let Some(p) = &args.junit {
+            report::write(p, &report.to_junit(r).map_err(SetupError)?).map_err(SetupError)?;
+        }
+        if let Some(p) = &args.report {
+            report::write(p, &report.to_html(r).map_err(SetupError)?).map_err(SetupError)?;
+        }
+    }
+    Ok(if interrupted {
+        eprintln!("the run was interrupted: the results are partial");
+        ExitCode::from(130)
+    } else if conclusion.has_failed() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Which cases a run selects (`--area`, `--tag`, `--read-only`, `--partition`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub areas: Vec<String>,
+    pub tags: Vec<String>,
+    pub read_only: bool,
+    /// Part K of N, 1-based.
+    pub partition: Option<(usize, usize)>,
+}
+
+/// The cases a run selects: `--area`, `--tag`, `--read-only`, then part K of N of the rest in the
+/// sorted order of trial names (every N-th name from the K-th), so N jobs with the same options
+/// split the run without overlap.
+pub fn select(cases: Vec<Arc<Case>>, args: &Selection) -> Vec<Arc<Case>> {
+    let mut chosen: Vec<Arc<Case>> = cases
+        .into_iter()
+        .filter(|c| args.areas.is_empty() || args.areas.iter().any(|a| *a == c.area))
+        .filter(|c| args.tags.is_empty() || args.tags.iter().any(|t| c.tags.contains(t)))
+        .filter(|c| !args.read_only || c.read_only)
+        .collect();
+    if let Some((k, n)) = args.partition {
+        chosen.sort_by(|a, b| a.name.cmp(&b.name));
+        chosen = chosen
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k - 1)
+            .map(|(_, c)| c)
+            .collect();
+    }
+    chosen
 }
 
 fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
@@ -369,6 +478,7 @@ pub async fn certify_reference_as(
         &profile,
         Duration::from_secs(10),
         8 * 1024 * 1024,
+        None,
     )?;
     let exec = Arc::new(
         Executor::new(contract, client, profile, run_id.to_string()).with_properties(seed, 4),

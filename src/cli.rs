@@ -72,6 +72,30 @@ pub struct RunArgs {
     /// Switch on a variant of the embedded reference (only without --target); repeatable, `all`.
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
+    /// Write a JUnit XML report (one testcase per trial, grouped by area) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write the result as JSON (run metadata, every trial) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a self-contained HTML certification report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Run only the cases that change nothing on the target (every request a GET).
+    #[arg(long)]
+    pub read_only: bool,
+    /// Send at most N requests per second (one limit shared by every trial).
+    #[arg(long, value_name = "N")]
+    pub rate: Option<f64>,
+    /// Run part K of N (1-based) of the selected trials, split deterministically by name.
+    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
+    pub partition: Option<(usize, usize)>,
+    /// Run only cases with this tag (`generated`, `property`, or a case file's tags); repeatable.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Run only cases of this area (`contacts`, `tasks`, `properties`, ...); repeatable.
+    #[arg(long = "area", value_name = "AREA")]
+    pub areas: Vec<String>,
     #[command(flatten)]
     pub test: libtest_mimic::Arguments,
 }
@@ -109,4 +133,15 @@ fn parse_run_id(text: &str) -> Result<String, String> {
     } else {
         Err("a run id is 8 characters from a-z and 0-9".into())
     }
+}
+
+fn parse_partition(text: &str) -> Result<(usize, usize), String> {
+    let bad = || "a partition is K/N with 1 <= K <= N, e.g. 2/4".to_string();
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let k: usize = k.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
 }

@@ -184,6 +184,37 @@ pub struct ClientConfig {
     pub api_key: Option<String>,
     pub timeout: Duration,
     pub max_body_bytes: usize,
+    /// Most requests per second, shared by every trial (`None`: no limit).
+    pub rate: Option<f64>,
+}
+
+/// One limiter shared by every request of the run: requests leave at most `rate` a second,
+/// each at its own slot (retries of a 429 take a slot too).
+#[derive(Debug)]
+pub struct RateLimiter {
+    interval: Duration,
+    next: tokio::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+impl RateLimiter {
+    pub fn new(per_second: f64) -> RateLimiter {
+        RateLimiter {
+            interval: Duration::from_secs_f64(1.0 / per_second.max(1e-3)),
+            next: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Waits for the next free slot.
+    pub async fn acquire(&self) {
+        let at = {
+            let mut next = self.next.lock().await;
+            let now = tokio::time::Instant::now();
+            let at = next.map_or(now, |n| n.max(now));
+            *next = Some(at + self.interval);
+            at
+        };
+        tokio::time::sleep_until(at).await;
+    }
 }
 
 /// The run's HTTP client; cheap to share (`Arc`).
@@ -194,6 +225,7 @@ pub struct Client {
     timeout: Duration,
     max_body: usize,
     requests: AtomicU64,
+    limiter: Option<RateLimiter>,
     pub redactor: Redactor,
 }
 
@@ -216,6 +248,7 @@ impl Client {
             timeout: config.timeout,
             max_body: config.max_body_bytes,
             requests: AtomicU64::new(0),
+            limiter: config.rate.map(RateLimiter::new),
             redactor,
         }))
     }
@@ -295,6 +328,9 @@ impl Client {
                 .header("Content-Type", "application/json")
                 .body(b.clone());
             shown_headers.push(("Content-Type".to_string(), "application/json".to_string()));
+        }
+        if let Some(limiter) = &self.limiter {
+            limiter.acquire().await;
         }
         self.requests.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
@@ -493,7 +529,111 @@ impl Exchange {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
     use super::*;
+
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::get;
+
+    /// A server whose first `busy` answers are 429 with `Retry-After: retry_after`, then 200;
+    /// it records when each request came.
+    async fn server(busy: usize, retry_after: &'static str) -> (String, Arc<Mutex<Vec<Instant>>>) {
+        let seen = Arc::new(Mutex::new(Vec::<Instant>::new()));
+        let log = seen.clone();
+        let app = axum::Router::new().route(
+            "/",
+            get(move || {
+                let log = log.clone();
+                async move {
+                    let mut v = log.lock().unwrap();
+                    v.push(Instant::now());
+                    let mut h = HeaderMap::new();
+                    if v.len() <= busy {
+                        h.insert("retry-after", retry_after.parse().unwrap());
+                        (StatusCode::TOO_MANY_REQUESTS, h, "busy")
+                    } else {
+                        (StatusCode::OK, h, "ok")
+                    }
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("http://{addr}"), seen)
+    }
+
+    fn client(base: &str, rate: Option<f64>) -> Arc<Client> {
+        Client::new(
+            ClientConfig {
+                base_url: base.to_string(),
+                api_key: None,
+                timeout: Duration::from_secs(5),
+                max_body_bytes: 1024,
+                rate,
+            },
+            Redactor::default(),
+        )
+        .unwrap()
+    }
+
+    fn get_root() -> Outgoing {
+        Outgoing {
+            method: "GET".into(),
+            path: "/".into(),
+            query: vec![],
+            headers: vec![],
+            body: None,
+            auth: Auth::None,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_rate_limit_is_shared_by_concurrent_requests() {
+        let (base, seen) = server(0, "0").await;
+        let c = client(&base, Some(20.0));
+        let start = Instant::now();
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..10 {
+            let c = c.clone();
+            set.spawn(async move { c.send(&get_root()).await });
+        }
+        while let Some(r) = set.join_next().await {
+            assert_eq!(r.unwrap().outcome.unwrap().status, 200);
+        }
+        // 10 requests at 20/s: the last leaves 9 intervals of 50 ms after the first.
+        assert!(
+            start.elapsed() >= Duration::from_millis(440),
+            "{:?}",
+            start.elapsed()
+        );
+        let times = seen.lock().unwrap().clone();
+        assert_eq!(times.len(), 10);
+        let span = times[9].duration_since(times[0]);
+        assert!(span >= Duration::from_millis(400), "{span:?}");
+    }
+
+    #[tokio::test]
+    async fn a_429_is_retried_after_its_retry_after() {
+        let (base, seen) = server(1, "1").await;
+        let c = client(&base, None);
+        let ex = c.send(&get_root()).await;
+        assert_eq!(ex.outcome.unwrap().status, 200);
+        let times = seen.lock().unwrap().clone();
+        assert_eq!(times.len(), 2);
+        assert!(times[1].duration_since(times[0]) >= Duration::from_millis(950));
+    }
+
+    #[tokio::test]
+    async fn retries_of_429_are_bounded() {
+        let (base, seen) = server(usize::MAX, "0").await;
+        let c = client(&base, None);
+        let ex = c.send(&get_root()).await;
+        assert_eq!(ex.outcome.unwrap().status, 429);
+        // The first attempt and 3 retries, then the 429 is the answer.
+        assert_eq!(seen.lock().unwrap().len(), 4);
+    }
 
     #[test]
     fn not_json_names_line_column_and_byte() {

@@ -42,6 +42,8 @@ pub struct Executor {
     pub seed: u64,
     /// Random inputs per property and direction.
     pub property_cases: u32,
+    /// What the run created, deleted at its end (and on Ctrl-C).
+    pub cleanup: Arc<crate::cleanup::Cleanup>,
     profile: Profile,
 }
 
@@ -53,6 +55,10 @@ impl Executor {
         run_id: String,
     ) -> Executor {
         Executor {
+            cleanup: Arc::new(crate::cleanup::Cleanup::new(
+                contract.clone(),
+                run_id.clone(),
+            )),
             contract,
             client,
             run_id,
@@ -79,13 +85,20 @@ impl Executor {
         vars
     }
 
+    /// Sends one request; what it creates or deletes is shown to the cleanup.
+    pub(crate) async fn send(&self, out: &Outgoing) -> Exchange {
+        let ex = self.client.send(out).await;
+        self.cleanup.observe(&ex);
+        ex
+    }
+
     /// Sends one request and runs the generic checks on its answer.
     pub(crate) async fn exchange(
         &self,
         out: &Outgoing,
         deviation: generic::Deviation,
     ) -> (Arc<Exchange>, Vec<Finding>) {
-        let ex = Arc::new(self.client.send(out).await);
+        let ex = Arc::new(self.send(out).await);
         let found = generic::check(&self.contract, &ex, deviation);
         (ex, found)
     }
@@ -106,8 +119,26 @@ impl Executor {
             .collect()
     }
 
-    /// Runs every step of the case (or its property) and gives the verdict.
+    /// Runs the case, unless the run is interrupted (Ctrl-C): then it does not start, or stops
+    /// at its next request, and is ignored.
     pub async fn run(&self, case: &Case) -> CaseResult {
+        let start = Instant::now();
+        let interrupted = || CaseResult {
+            verdict: Verdict::Ignored("the run was interrupted".into()),
+            exchanges: Vec::new(),
+            duration: start.elapsed(),
+        };
+        if self.cleanup.is_interrupted() {
+            return interrupted();
+        }
+        tokio::select! {
+            result = self.run_case(case) => result,
+            _ = self.cleanup.interrupted() => interrupted(),
+        }
+    }
+
+    /// Runs every step of the case (or its property) and gives the verdict.
+    async fn run_case(&self, case: &Case) -> CaseResult {
         let start = Instant::now();
         let missing = self.missing_fixtures(case);
         if !missing.is_empty() {
@@ -229,7 +260,7 @@ impl Executor {
         let mut accepted = 0u64;
         loop {
             let (outgoing, deviation) = self.render_request(&step.request, vars)?;
-            let ex = Arc::new(self.client.send(&outgoing).await);
+            let ex = Arc::new(self.send(&outgoing).await);
             let status = ex.outcome.as_ref().ok().map(|r| r.status);
             let again = status.is_some_and(|s| (200..300).contains(&s) && !repeat.until.allows(s));
             if again {
@@ -296,7 +327,7 @@ impl Executor {
         exchanges: &mut Vec<Arc<Exchange>>,
     ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
         let (outgoing, deviation) = self.render_request(&step.request, vars)?;
-        let ex = Arc::new(self.client.send(&outgoing).await);
+        let ex = Arc::new(self.send(&outgoing).await);
         self.judge(case, step, vars, exchanges, ex, &outgoing, deviation)
             .await
     }
@@ -359,7 +390,7 @@ impl Executor {
                 let mut next = outgoing.clone();
                 next.query.retain(|(k, _)| k != "pageToken");
                 next.query.push(("pageToken".to_string(), token));
-                async move { Arc::new(self.client.send(&next).await) }
+                async move { Arc::new(self.send(&next).await) }
             };
             let walk = pagination::walk(ex.clone(), fetch, limit, page, &case.clauses).await;
             for page_ex in walk.exchanges.iter().skip(1) {

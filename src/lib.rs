@@ -6,6 +6,7 @@
 pub mod app;
 pub mod cases;
 pub mod checks;
+pub mod cleanup;
 pub mod cli;
 pub mod client;
 pub mod contract;
@@ -14,4 +15,5 @@ pub mod plan;
 pub mod profile;
 pub mod properties;
 pub mod reference;
+pub mod report;
 pub mod tls;

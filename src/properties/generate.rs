@@ -397,6 +397,7 @@ mod tests {
             example: json!(example),
             keeps_format: false,
             avoid: vec![],
+            pool: vec![],
         }
     }
 
@@ -457,6 +458,7 @@ mod tests {
             example: json!("workspace-x"),
             keeps_format: false,
             avoid: vec!["workspace".into()],
+            pool: vec![],
         };
         let b = boundaries(
             &Constraint::Length {
@@ -478,6 +480,7 @@ mod tests {
             example: json!("https://crm.example.test/r1234567"),
             keeps_format: true,
             avoid: vec![],
+            pool: vec![],
         };
         let b = boundaries(
             &Constraint::Length {

@@ -1,0 +1,214 @@
+//! Cleanup of what a run created, also after Ctrl-C.
+//!
+//! Every answer the executor receives is shown to [`Cleanup::observe`]: a `POST` answered 2xx with
+//! an id whose resource path has a `DELETE` route in the route table (a task) is registered; a
+//! `DELETE` of a registered path answered 2xx or 404 unregisters it (the case cleaned up itself).
+//! A created resource without a delete endpoint (a contact) is listed as left: it carries the run
+//! id. At the end of the run, or when it is interrupted, [`Cleanup::finish`] deletes what is still
+//! registered and says what was removed and what could not be.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::client::{Auth, Client, Exchange, Outgoing};
+use crate::contract::Contract;
+use crate::execute::API_VERSION;
+
+/// What the run created and has not yet seen deleted.
+pub struct Cleanup {
+    contract: Arc<Contract>,
+    run_id: String,
+    /// Deletable resource paths, in creation order.
+    created: Mutex<Vec<String>>,
+    /// Created resources the API offers no delete for (path, run-tagged label).
+    left: Mutex<Vec<String>>,
+    interrupted: AtomicBool,
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+/// What the cleanup did, for the terminal and the reports.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub run_id: String,
+    /// Resources deleted by the cleanup (`DELETE path`).
+    pub removed: Vec<String>,
+    /// Registered resources already gone when the cleanup came (404).
+    pub already_gone: Vec<String>,
+    /// Resources the cleanup could not delete, with the reason.
+    pub not_removed: Vec<String>,
+    /// Created resources without a delete endpoint: left, tagged with the run id.
+    pub left: Vec<String>,
+}
+
+impl Summary {
+    /// The lines printed after the run.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "cleanup (run {}): {} removed, {} already gone, {} could not be removed, {} left without a delete endpoint (tagged with the run id)\n",
+            self.run_id,
+            self.removed.len(),
+            self.already_gone.len(),
+            self.not_removed.len(),
+            self.left.len()
+        );
+        let mut list = |label: &str, items: &[String]| {
+            for item in items.iter().take(10) {
+                out.push_str(&format!("  {label} {item}\n"));
+            }
+            if items.len() > 10 {
+                out.push_str(&format!("  {label} ... and {} more\n", items.len() - 10));
+            }
+        };
+        list("removed:    ", &self.removed);
+        list("NOT removed:", &self.not_removed);
+        list("left:       ", &self.left);
+        out
+    }
+}
+
+impl Cleanup {
+    pub fn new(contract: Arc<Contract>, run_id: String) -> Cleanup {
+        Cleanup {
+            contract,
+            run_id,
+            created: Mutex::default(),
+            left: Mutex::default(),
+            interrupted: AtomicBool::new(false),
+            stop: tokio::sync::watch::Sender::new(false),
+        }
+    }
+
+    /// Registers what an answer created, or forgets what it deleted.
+    pub fn observe(&self, ex: &Exchange) {
+        let Ok(resp) = &ex.outcome else {
+            return;
+        };
+        let path = ex.path.trim_end_matches('/');
+        if ex.method.eq_ignore_ascii_case("DELETE") {
+            if (200..300).contains(&resp.status) || resp.status == 404 {
+                if let Ok(mut v) = self.created.lock() {
+                    v.retain(|p| p != path);
+                }
+            }
+            return;
+        }
+        if !ex.method.eq_ignore_ascii_case("POST") || !(200..300).contains(&resp.status) {
+            return;
+        }
+        let Some(body) = resp.value() else {
+            return;
+        };
+        // The id sits under the name of the item route's parameter (`/v1/tasks/{taskId}`:
+        // `taskId`), or under `id`.
+        let Some(post) = self.contract.route("POST", path) else {
+            return;
+        };
+        let prefix = format!("{}/{{", post.template.trim_end_matches('/'));
+        let mut names: Vec<String> = self
+            .contract
+            .routes
+            .iter()
+            .filter_map(|r| r.template.strip_prefix(&prefix))
+            .filter_map(|rest| rest.strip_suffix('}'))
+            .filter(|name| !name.contains('/'))
+            .map(str::to_string)
+            .collect();
+        names.push("id".into());
+        let id = names
+            .iter()
+            .flat_map(|n| [format!("/data/{n}"), format!("/{n}")])
+            .find_map(|pointer| match body.pointer(&pointer) {
+                Some(Value::String(s)) if !s.is_empty() && !s.contains('/') => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            });
+        let Some(id) = id else {
+            return;
+        };
+        let resource = format!("{path}/{id}");
+        if self.contract.route("DELETE", &resource).is_some() {
+            if let Ok(mut v) = self.created.lock() {
+                if !v.contains(&resource) {
+                    v.push(resource);
+                }
+            }
+        } else if ["GET", "PATCH", "PUT"]
+            .iter()
+            .any(|m| self.contract.route(m, &resource).is_some())
+        {
+            let tag = body
+                .pointer("/data/externalId")
+                .or_else(|| body.pointer("/externalId"))
+                .and_then(Value::as_str)
+                .map(|e| format!(" (externalId {e})"))
+                .unwrap_or_default();
+            if let Ok(mut v) = self.left.lock() {
+                v.push(format!("{resource}{tag}"));
+            }
+        }
+    }
+
+    /// Paths registered and not yet deleted.
+    pub fn pending(&self) -> Vec<String> {
+        self.created.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+
+    /// Stops the run: no new case starts, running ones end at their next await.
+    pub fn interrupt(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+        self.stop.send_replace(true);
+    }
+
+    pub fn is_interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once the run is interrupted.
+    pub async fn interrupted(&self) {
+        let mut rx = self.stop.subscribe();
+        let _ = rx.wait_for(|stopped| *stopped).await;
+    }
+
+    /// Deletes every registered resource (newest first) and says what happened.
+    pub async fn finish(&self, client: &Client) -> Summary {
+        let pending: Vec<String> = self
+            .created
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default();
+        let mut summary = Summary {
+            run_id: self.run_id.clone(),
+            left: self.left.lock().map(|v| v.clone()).unwrap_or_default(),
+            ..Summary::default()
+        };
+        for path in pending.into_iter().rev() {
+            let headers = if path.starts_with("/v1/") {
+                vec![]
+            } else {
+                vec![("Service-Api-Version".to_string(), API_VERSION.to_string())]
+            };
+            let out = Outgoing {
+                method: "DELETE".into(),
+                path: path.clone(),
+                query: vec![],
+                headers,
+                body: None,
+                auth: Auth::Primary,
+            };
+            let ex = client.send(&out).await;
+            match &ex.outcome {
+                Ok(r) if (200..300).contains(&r.status) => summary.removed.push(path),
+                Ok(r) if r.status == 404 || r.status == 410 => summary.already_gone.push(path),
+                Ok(r) => summary
+                    .not_removed
+                    .push(format!("{path}: DELETE answered {}", r.status)),
+                Err(e) => summary.not_removed.push(format!("{path}: {e}")),
+            }
+        }
+        summary
+    }
+}

@@ -1,0 +1,40 @@
+//! The HTML certification report: one self-contained file (inline CSS, no script, no external
+//! asset), rendered by minijinja from `report.html` with HTML autoescaping.
+
+use minijinja::value::Serde;
+use minijinja::{Environment, context};
+
+use super::Report;
+
+const TEMPLATE: &str = include_str!("report.html");
+
+pub fn render(report: &Report) -> Result<String, String> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| format!("bad report template: {e}"))?;
+    let covered = report
+        .clauses
+        .iter()
+        .filter(|c| c.status != "not covered")
+        .count();
+    let failures: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.verdict == "failed")
+        .collect();
+    let ignored: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.verdict == "ignored")
+        .collect();
+    env.get_template("report.html")
+        .and_then(|t| {
+            t.render(context! {
+                r => Serde(report),
+                covered => covered,
+                failures => Serde(&failures),
+                ignored => Serde(&ignored),
+            })
+        })
+        .map_err(|e| format!("cannot render the HTML report: {e}"))
+}

@@ -1,0 +1,80 @@
+//! JUnit XML: one testsuite per `<generation>.<area>`, one testcase per trial; a failure carries
+//! the first failed check as its message and the whole explanation (with the curl reproduction)
+//! as its text; an ignored trial is skipped with its reason.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report as JUnit, TestCase, TestCaseStatus, TestSuite};
+
+use super::Report;
+
+pub fn render(report: &Report) -> Result<String, String> {
+    let mut junit = JUnit::new("workspace-conformance");
+    junit.set_time(Duration::from_secs_f64(report.duration_seconds));
+    let mut suites: BTreeMap<String, TestSuite> = BTreeMap::new();
+    for t in &report.trials {
+        let suite_name = format!("{}.{}", t.api, t.area);
+        let status = match t.verdict.as_str() {
+            "passed" => TestCaseStatus::success(),
+            "failed" => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                if let Some(f) = t.failures.first() {
+                    s.set_message(format!(
+                        "{}: expected {}, got {} ({})",
+                        f.check,
+                        f.expected,
+                        f.actual,
+                        f.clauses.join("; ")
+                    ));
+                    s.set_type(f.check.clone());
+                }
+                if let Some(e) = &t.explanation {
+                    s.set_description(e.clone());
+                }
+                s
+            }
+            _ => {
+                let mut s = TestCaseStatus::skipped();
+                if let Some(r) = &t.reason {
+                    s.set_message(r.clone());
+                }
+                s
+            }
+        };
+        let mut case = TestCase::new(t.name.clone(), status);
+        case.set_classname(suite_name.clone());
+        case.set_time(Duration::from_secs_f64(t.duration_seconds));
+        let reproduce: Vec<&str> = t
+            .failures
+            .iter()
+            .filter_map(|f| f.exchange.as_ref().map(|e| e.reproduce.as_str()))
+            .collect();
+        if !reproduce.is_empty() {
+            let mut seen = Vec::new();
+            for r in reproduce {
+                if !seen.contains(&r) {
+                    seen.push(r);
+                }
+            }
+            case.set_system_out(format!("reproduce:\n{}\n", seen.join("\n")));
+        }
+        suites
+            .entry(suite_name.clone())
+            .or_insert_with(|| TestSuite::new(suite_name))
+            .add_test_case(case);
+    }
+    for (_, mut suite) in suites {
+        let secs: f64 = suite
+            .test_cases
+            .iter()
+            .filter_map(|c| c.time)
+            .map(|d| d.as_secs_f64())
+            .sum();
+        suite.set_time(Duration::from_secs_f64(secs));
+        junit.add_test_suite(suite);
+    }
+    junit
+        .to_string()
+        .map_err(|e| format!("cannot write JUnit XML: {e}"))
+}
