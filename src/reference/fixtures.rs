@@ -303,7 +303,7 @@ fn seed_webhooks(store: &mut Store) {
         url: "https://hooks.workspace.example/messages".to_string(),
         created_at: at,
         updated_at: at,
-        api_version: API_VERSION.to_string(),
+        api_version: Some(API_VERSION.to_string()),
         events: vec!["message.received".into(), "message.delivered".into()],
         resource_ids: vec![PHONE_NUMBER_ID.to_string()],
     });
@@ -316,7 +316,7 @@ fn seed_webhooks(store: &mut Store) {
         url: "https://hooks.workspace.example/calls".to_string(),
         created_at: at,
         updated_at: at + Duration::days(3),
-        api_version: API_VERSION.to_string(),
+        api_version: Some(API_VERSION.to_string()),
         events: vec![
             "call.completed".into(),
             "call.ringing".into(),

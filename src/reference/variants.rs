@@ -96,6 +96,14 @@ variants! {
         "custom field items with a key the workspace does not know are dropped, not refused";
     ReservedSourceCaseSensitive => "reserved-source-case-sensitive", "6.5",
         "reserved source names are compared case-sensitively";
+    WebhookDeliveryDelay => "webhook-delivery-delay", "7.1",
+        "webhook deliveries leave 400 ms after the event, automatic retries 480 ms after a failed answer";
+    WebhookDelete200 => "webhook-delete-200", "2.2",
+        "DELETE /webhooks/{id} answers 200 with the deleted webhook instead of 204";
+    WebhookCreateMinimal => "webhook-create-minimal", "2.3",
+        "POST /webhooks and rotate answer only {data: {id, secret}} instead of the webhook with its secret";
+    WebhookSecretSigningKey => "webhook-secret-signing-key", "6.2",
+        "the signing secret comes in `signingKey` instead of `secret`";
 }
 
 impl Variant {
@@ -143,6 +151,7 @@ const REQUIRED: &[&str] = &[
     "docs", "title", "orgId", "label", "url", "createdAt", "updatedAt", "events", "resourceIds", "source", "revision",
     "emails", "phoneNumbers", "customFields", "key", "value", "completed", "dueDate", "description",
     "summary", "voicemail", "restrictions", "startTime", "text", "to", "media",
+    "apiVersion", "eventId", "resourceId", "secret", "signingKey",
 ];
 
 /// Reshapes answers (and incoming page tokens) as the instance's variants say.
