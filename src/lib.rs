@@ -15,3 +15,4 @@ pub mod profile;
 pub mod properties;
 pub mod reference;
 pub mod tls;
+pub mod webhooks;

@@ -8,7 +8,7 @@ pub mod yaml;
 
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
 pub use model::{
-    Api, Case, Direction, ErrorExpect, Expect, ForEach, OrderExpect, PageExpect, Repeat, Request,
+    Api, Bound, Case, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach, OrderExpect, PageExpect, Repeat, Request,
     StatusExpect, Step,
 };
 

@@ -146,11 +146,17 @@ pub(crate) fn profile() -> Profile {
         ("available_number_country", workspace::AVAILABLE_COUNTRY),
         // --- tasks (issue 6): add this area's fixtures below ---
         ("task_conversation_id", TASK_CONVERSATION_ID),
+        // --- webhooks (issue 7) ---
+        ("other_phone_number_id", workspace::SHARED_NUMBER_ID),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))
     .chain([
         ("open_task_limit".to_string(), json!(OPEN_TASK_LIMIT)),
+        // The reference delivers within tens of milliseconds and retries after 60 ms.
+        ("webhook_delivery_seconds".to_string(), json!(5)),
+        ("webhook_retry_seconds".to_string(), json!(5)),
+        ("webhook_quiet_seconds".to_string(), json!(0.3)),
         // --- messages and conversations (issue 4): array fixtures ---
         ("group_participants".to_string(), json!(messaging::GROUP)),
         (
