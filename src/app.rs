@@ -258,8 +258,15 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             .webhook_listen
             .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
         Some(
-            rt.block_on(crate::webhooks::Receiver::start(listen, args.webhook_url.as_deref()))
-                .map_err(|e| SetupError::new(format!("cannot start the webhook receiver on {listen}: {e}")))?,
+            rt.block_on(crate::webhooks::Receiver::start(
+                listen,
+                args.webhook_url.as_deref(),
+            ))
+            .map_err(|e| {
+                SetupError::new(format!(
+                    "cannot start the webhook receiver on {listen}: {e}"
+                ))
+            })?,
         )
     } else {
         None

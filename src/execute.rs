@@ -75,13 +75,16 @@ impl Executor {
     /// The waiting bounds of deliveries: profile fixtures, else the README's defaults.
     fn bounds(&self) -> Bounds {
         let secs = |name: &str| {
-            self.profile.fixtures.get(name).and_then(|v| match v {
-                Value::Number(n) => n.as_f64(),
-                Value::String(s) => s.trim().parse::<f64>().ok(),
-                _ => None,
-            })
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64)
+            self.profile
+                .fixtures
+                .get(name)
+                .and_then(|v| match v {
+                    Value::Number(n) => n.as_f64(),
+                    Value::String(s) => s.trim().parse::<f64>().ok(),
+                    _ => None,
+                })
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64)
         };
         let d = Bounds::default();
         Bounds {

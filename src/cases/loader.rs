@@ -222,16 +222,25 @@ fn normalise(
         let req_at = format!("{step_at}/request");
         let Some(request) = request else {
             let Some(d) = extras.deliveries else {
-                return Err(err(&step_at, "a step needs `request` or `deliveries`".into()));
+                return Err(err(
+                    &step_at,
+                    "a step needs `request` or `deliveries`".into(),
+                ));
             };
-            if expect.is_some() || !save.is_empty() || extras.repeat.is_some() || extras.for_each.is_some() || extras.secret.is_some() {
+            if expect.is_some()
+                || !save.is_empty()
+                || extras.repeat.is_some()
+                || extras.for_each.is_some()
+                || extras.secret.is_some()
+            {
                 return Err(err(
                     &step_at,
                     "a `deliveries` step takes no expect, save, secret, repeat or for_each (its own `save` goes inside it)".into(),
                 ));
             }
             let d_at = format!("{step_at}/deliveries");
-            let mut used: BTreeSet<String> = d.verify.iter().chain(d.reject.iter()).cloned().collect();
+            let mut used: BTreeSet<String> =
+                d.verify.iter().chain(d.reject.iter()).cloned().collect();
             for m in d.json.values().chain(d.select.values()) {
                 names_in_value(m, &mut used);
                 matcher::validate(m).map_err(|x| err(&d_at, x.0))?;
@@ -239,9 +248,14 @@ fn normalise(
             resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&d_at, m))?;
             for (name, from) in &d.save {
                 check_new_name(name).map_err(|m| err(&d_at, m))?;
-                let ok = from.as_str().is_some_and(|f| f.starts_with("header:") || f.is_empty() || f.starts_with('/'));
+                let ok = from.as_str().is_some_and(|f| {
+                    f.starts_with("header:") || f.is_empty() || f.starts_with('/')
+                });
                 if !ok {
-                    return Err(err(&d_at, format!("save `{name}`: `header:NAME` or a JSON Pointer")));
+                    return Err(err(
+                        &d_at,
+                        format!("save `{name}`: `header:NAME` or a JSON Pointer"),
+                    ));
                 }
                 defined.insert(name.clone());
             }
@@ -260,7 +274,10 @@ fn normalise(
             continue;
         };
         if extras.deliveries.is_some() {
-            return Err(err(&step_at, "a step has `request` or `deliveries`, not both".into()));
+            return Err(err(
+                &step_at,
+                "a step has `request` or `deliveries`, not both".into(),
+            ));
         }
         if let Some(each) = &extras.for_each {
             let list = BTreeSet::from([each.list.clone()]);

@@ -80,8 +80,7 @@ impl Hooks {
             "whsec_{}",
             base64::engine::general_purpose::STANDARD.encode(bytes)
         );
-        self.secrets
-            .insert(webhook_id.to_string(), secret.clone());
+        self.secrets.insert(webhook_id.to_string(), secret.clone());
         secret
     }
 
@@ -129,7 +128,10 @@ pub(crate) fn fire(
     resource_id: &str,
     resource: Value,
 ) -> Vec<Job> {
-    let any_resource = app.switches().faults.has(Fault::WebhookEventIgnoresResource);
+    let any_resource = app
+        .switches()
+        .faults
+        .has(Fault::WebhookEventIgnoresResource);
     let targets: Vec<Webhook> = store
         .webhooks()
         .iter()
@@ -240,7 +242,11 @@ async fn deliver(app: App, job: Job) {
     }
     for attempt in 0..MAX_ATTEMPTS {
         if attempt > 0 {
-            let pause = if delayed { RETRY_PAUSE * 8 } else { RETRY_PAUSE };
+            let pause = if delayed {
+                RETRY_PAUSE * 8
+            } else {
+                RETRY_PAUSE
+            };
             tokio::time::sleep(pause).await;
         }
         let msg_id = if attempt > 0 && faults.has(Fault::WebhookRetryNewId) {

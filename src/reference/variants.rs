@@ -144,7 +144,9 @@ impl VariantSet {
 /// `dueDate`, `description` (complete/reopen, due date, PUT), what `include` adds (`summary`,
 /// `voicemail`, `restrictions`), the keys of a stated order (`createdAt`, `startTime`), a message's
 /// `text` (the whitespace rule), `to` (one group message to several recipients) and `media`
-/// (present when attached). Every other field may go.
+/// (present when attached), a webhook's `apiVersion` (Versioning 3), a delivery record's `eventId`
+/// and `resourceId` (Events: null for test deliveries) and the signing secret of a create or rotate
+/// answer (READINGS 6.2: `secret`, or `signingKey` under its variant). Every other field may go.
 #[rustfmt::skip]
 const REQUIRED: &[&str] = &[
     "data", "totalItems", "nextPageToken", "id", "taskId", "conversationId", "phoneNumber", "message", "code", "status",

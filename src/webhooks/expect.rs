@@ -80,7 +80,12 @@ pub async fn check(
     let select: Vec<(String, Value)> = exp
         .select
         .iter()
-        .map(|(p, m)| (p.clone(), vars.render_value(m).unwrap_or_else(|_| m.clone())))
+        .map(|(p, m)| {
+            (
+                p.clone(),
+                vars.render_value(m).unwrap_or_else(|_| m.clone()),
+            )
+        })
         .collect();
     let selected = |d: &Delivery| {
         select.is_empty() || {
@@ -90,7 +95,11 @@ pub async fn check(
             })
         }
     };
-    let total = |slot: &Slot<'_>| slot.receiver.deliveries(slot.run, slot.case, &exp.path).len();
+    let total = |slot: &Slot<'_>| {
+        slot.receiver
+            .deliveries(slot.run, slot.case, &exp.path)
+            .len()
+    };
     let fresh = |slot: &Slot<'_>| -> Vec<Delivery> {
         slot.receiver
             .deliveries(slot.run, slot.case, &exp.path)
@@ -205,7 +214,11 @@ pub async fn check(
                         i + 1,
                         first.unwrap_or("(none)")
                     ),
-                    format!("{}; deliveries: {}", d.header("webhook-id").unwrap_or("(none)"), listing(&got)),
+                    format!(
+                        "{}; deliveries: {}",
+                        d.header("webhook-id").unwrap_or("(none)"),
+                        listing(&got)
+                    ),
                 ));
             }
         }

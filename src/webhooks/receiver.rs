@@ -54,7 +54,11 @@ impl Delivery {
     pub fn describe(&self) -> String {
         let body = String::from_utf8_lossy(&self.body);
         let cut: String = body.chars().take(300).collect();
-        let more = if body.chars().count() > 300 { " ..." } else { "" };
+        let more = if body.chars().count() > 300 {
+            " ..."
+        } else {
+            ""
+        };
         let headers: Vec<String> = self
             .headers
             .iter()
@@ -93,7 +97,10 @@ pub struct Receiver {
 impl Receiver {
     /// Binds `listen` and serves; `public_url` is the base a target is told (default: the bound
     /// address over http).
-    pub async fn start(listen: SocketAddr, public_url: Option<&str>) -> std::io::Result<Arc<Receiver>> {
+    pub async fn start(
+        listen: SocketAddr,
+        public_url: Option<&str>,
+    ) -> std::io::Result<Arc<Receiver>> {
         let listener = tokio::net::TcpListener::bind(listen).await?;
         let addr = listener.local_addr()?;
         let public_base = public_url

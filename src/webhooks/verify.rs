@@ -64,7 +64,9 @@ pub fn verify(delivery: &Delivery, secret: &str) -> Result<(), Rejection> {
                 "timestamp" => "webhook-timestamp",
                 _ => "webhook-signature",
             }),
-            WebhookError::InvalidTimestamp => Rejection::Timestamp("is not a Unix time in seconds".into()),
+            WebhookError::InvalidTimestamp => {
+                Rejection::Timestamp("is not a Unix time in seconds".into())
+            }
             WebhookError::TimestampTooOldError => Rejection::Timestamp(format!(
                 "is stale: {} s before the delivery arrived (tolerance 300 s)",
                 age(delivery).unwrap_or_default()
@@ -110,7 +112,9 @@ mod tests {
         assert_eq!(verify(&good, SECRET), Ok(()));
         assert_eq!(verify(&good, OTHER), Err(Rejection::Signature));
         let stale = delivery(SECRET, "msg_1", now - 600, r#"{"a":1}"#);
-        assert!(matches!(verify(&stale, SECRET), Err(Rejection::Timestamp(t)) if t.contains("stale")));
+        assert!(
+            matches!(verify(&stale, SECRET), Err(Rejection::Timestamp(t)) if t.contains("stale"))
+        );
         let mut unsigned = good.clone();
         unsigned.headers.retain(|(k, _)| k != "webhook-signature");
         assert_eq!(

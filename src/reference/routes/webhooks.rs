@@ -69,10 +69,7 @@ const EVENTS: &[(&str, &str)] = &[
 
 pub(super) fn routes() -> Router<App> {
     Router::new()
-        .route(
-            "/webhooks",
-            allow_only(get(list).post(create), "GET, POST"),
-        )
+        .route("/webhooks", allow_only(get(list).post(create), "GET, POST"))
         .route(
             "/webhooks/{webhookId}",
             allow_only(
@@ -316,8 +313,7 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             _ => crate::reference::auth::API_VERSION.to_string(),
         };
         let mut store = app.store();
-        if store.webhooks().len() >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced)
-        {
+        if store.webhooks().len() >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
             return Err(bad(format!(
                 "the workspace has {WEBHOOK_LIMIT} webhooks, the most it may have"
             )));
@@ -471,7 +467,10 @@ async fn test_delivery(
         let record = store.hooks.deliveries.last().map(|r| record_json(&app, r));
         drop(store);
         deliveries::dispatch(&app, jobs);
-        Ok(reply::data(StatusCode::ACCEPTED, record.unwrap_or(json!({}))))
+        Ok(reply::data(
+            StatusCode::ACCEPTED,
+            record.unwrap_or(json!({})),
+        ))
     });
     answer(&app, result)
 }
@@ -496,9 +495,11 @@ async fn history(
         if store.webhook(&id).is_none() {
             return Err(not_found(&app, &id));
         }
-        let filter = query
-            .first("resourceId")
-            .filter(|_| !app.switches().faults.has(Fault::WebhookResourceFilterIgnored));
+        let filter = query.first("resourceId").filter(|_| {
+            !app.switches()
+                .faults
+                .has(Fault::WebhookResourceFilterIgnored)
+        });
         let items: Vec<Value> = store
             .hooks
             .deliveries
@@ -568,7 +569,8 @@ fn split(
     app: &App,
     ids: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<(String, String), ApiError> {
-    let Path((id, event)) = ids.map_err(|e| bad(format!("path is not valid: {}", e.body_text())))?;
+    let Path((id, event)) =
+        ids.map_err(|e| bad(format!("path is not valid: {}", e.body_text())))?;
     let id = managed_id(app, Ok(Path(id)))?;
     if app.store().webhook(&id).is_none() {
         return Err(not_found(app, &id));
