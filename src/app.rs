@@ -136,7 +136,7 @@ pub fn client_for(
     max_body: usize,
     rate: Option<f64>,
 ) -> Result<Arc<Client>, SetupError> {
-    let mut redactor = Redactor::default();
+    let redactor = Redactor::default();
     for s in profile.secret_values() {
         redactor.secret(&s);
     }
@@ -263,9 +263,44 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     );
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
     let seed = args.seed.unwrap_or_else(rand::random);
+    if let Some(url) = &args.webhook_url {
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| SetupError::new(format!("bad --webhook-url `{url}`: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(SetupError::new(format!(
+                "bad --webhook-url `{url}`: use http:// or https://"
+            )));
+        }
+    }
+    // The receiver starts once, when a selected case needs it.
+    let selected = |c: &Arc<Case>| {
+        args.test
+            .filter
+            .as_deref()
+            .is_none_or(|f| c.name.contains(f))
+    };
+    let receiver = if !listing && cases.iter().any(|c| c.uses_receiver && selected(c)) {
+        let listen = args
+            .webhook_listen
+            .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+        Some(
+            rt.block_on(crate::webhooks::Receiver::start(
+                listen,
+                args.webhook_url.as_deref(),
+            ))
+            .map_err(|e| {
+                SetupError::new(format!(
+                    "cannot start the webhook receiver on {listen}: {e}"
+                ))
+            })?,
+        )
+    } else {
+        None
+    };
     let exec = Arc::new(
         Executor::new(contract.clone(), client.clone(), profile, run_id.clone())
-            .with_properties(seed, args.property_cases),
+            .with_properties(seed, args.property_cases)
+            .with_receiver(receiver),
     );
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(&cases, exec.clone(), rt.handle().clone(), recorder.clone());
@@ -480,8 +515,13 @@ pub async fn certify_reference_as(
         8 * 1024 * 1024,
         None,
     )?;
+    let receiver = crate::webhooks::Receiver::start(([127, 0, 0, 1], 0).into(), None)
+        .await
+        .map_err(|e| SetupError::new(format!("cannot start the webhook receiver: {e}")))?;
     let exec = Arc::new(
-        Executor::new(contract, client, profile, run_id.to_string()).with_properties(seed, 4),
+        Executor::new(contract, client, profile, run_id.to_string())
+            .with_properties(seed, 4)
+            .with_receiver(Some(receiver)),
     );
     let results = plan::run_all(cases, exec, 8).await;
     running.stop().await;

@@ -96,6 +96,13 @@ pub struct RunArgs {
     /// Run only cases of this area (`contacts`, `tasks`, `properties`, ...); repeatable.
     #[arg(long = "area", value_name = "AREA")]
     pub areas: Vec<String>,
+    /// Local address the webhook receiver binds (default: a free loopback port).
+    #[arg(long, value_name = "ADDR")]
+    pub webhook_listen: Option<SocketAddr>,
+    /// The receiver's URL as the target must reach it (default: http://<bound address>); cases
+    /// append their own path to it.
+    #[arg(long, value_name = "URL")]
+    pub webhook_url: Option<String>,
     #[command(flatten)]
     pub test: libtest_mimic::Arguments,
 }

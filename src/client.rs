@@ -28,33 +28,37 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'%');
 
 /// Replaces secrets (API keys, webhook secrets) in any text that leaves the suite.
+/// Cheap to clone; clones share the list, so a secret seen mid-run (a webhook signing secret)
+/// is redacted everywhere from then on.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    secrets: Vec<(String, &'static str)>,
+    secrets: Arc<std::sync::RwLock<Vec<(String, &'static str)>>>,
 }
 
 impl Redactor {
     /// Registers the run's API key.
-    pub fn api_key(&mut self, key: &str) {
+    pub fn api_key(&self, key: &str) {
         self.add(key, API_KEY_PLACEHOLDER);
     }
 
     /// Registers another secret.
-    pub fn secret(&mut self, value: &str) {
+    pub fn secret(&self, value: &str) {
         self.add(value, SECRET_PLACEHOLDER);
     }
 
-    fn add(&mut self, value: &str, placeholder: &'static str) {
+    fn add(&self, value: &str, placeholder: &'static str) {
+        let mut secrets = self.secrets.write().unwrap_or_else(|e| e.into_inner());
         // Very short values would redact ordinary text; keys are never that short.
-        if value.len() >= 4 && !self.secrets.iter().any(|(s, _)| s == value) {
-            self.secrets.push((value.to_string(), placeholder));
-            self.secrets.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
+        if value.len() >= 4 && !secrets.iter().any(|(s, _)| s == value) {
+            secrets.push((value.to_string(), placeholder));
+            secrets.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
         }
     }
 
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
-        for (s, placeholder) in &self.secrets {
+        let secrets = self.secrets.read().unwrap_or_else(|e| e.into_inner());
+        for (s, placeholder) in secrets.iter() {
             if out.contains(s.as_str()) {
                 out = out.replace(s.as_str(), placeholder);
             }
@@ -230,7 +234,7 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(config: ClientConfig, mut redactor: Redactor) -> Result<Arc<Client>, String> {
+    pub fn new(config: ClientConfig, redactor: Redactor) -> Result<Arc<Client>, String> {
         crate::tls::install_default_provider();
         if let Some(k) = &config.api_key {
             redactor.api_key(k);

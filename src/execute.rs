@@ -12,6 +12,7 @@ use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
 use crate::contract::Contract;
 use crate::profile::{KNOWN_FIXTURES, Profile};
+use crate::webhooks::expect::{Bounds, Slot};
 
 /// The version the suite certifies (Versioning 1).
 pub const API_VERSION: &str = "2026-03-30";
@@ -44,6 +45,8 @@ pub struct Executor {
     pub property_cases: u32,
     /// What the run created, deleted at its end (and on Ctrl-C).
     pub cleanup: Arc<crate::cleanup::Cleanup>,
+    /// The suite's webhook receiver, when a selected case needs it.
+    pub receiver: Option<Arc<crate::webhooks::Receiver>>,
     profile: Profile,
 }
 
@@ -64,7 +67,36 @@ impl Executor {
             run_id,
             seed: 0,
             property_cases: 4,
+            receiver: None,
             profile,
+        }
+    }
+
+    /// Gives cases the webhook receiver (`{{webhook_url}}`, `deliveries` steps).
+    pub fn with_receiver(mut self, receiver: Option<Arc<crate::webhooks::Receiver>>) -> Executor {
+        self.receiver = receiver;
+        self
+    }
+
+    /// The waiting bounds of deliveries: profile fixtures, else the README's defaults.
+    fn bounds(&self) -> Bounds {
+        let secs = |name: &str| {
+            self.profile
+                .fixtures
+                .get(name)
+                .and_then(|v| match v {
+                    Value::Number(n) => n.as_f64(),
+                    Value::String(s) => s.trim().parse::<f64>().ok(),
+                    _ => None,
+                })
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64)
+        };
+        let d = Bounds::default();
+        Bounds {
+            delivery: secs("webhook_delivery_seconds").unwrap_or(d.delivery),
+            retry: secs("webhook_retry_seconds").unwrap_or(d.retry),
+            quiet: secs("webhook_quiet_seconds").unwrap_or(d.quiet),
         }
     }
 
@@ -165,6 +197,30 @@ impl Executor {
             };
         }
         let mut vars = self.vars();
+        let mut slot = None;
+        if case.uses_receiver {
+            let Some(receiver) = &self.receiver else {
+                return CaseResult {
+                    verdict: Verdict::Ignored(
+                        "the case needs the webhook receiver, which this run did not start".into(),
+                    ),
+                    exchanges: Vec::new(),
+                    duration: start.elapsed(),
+                };
+            };
+            receiver.prepare(&self.run_id, &case.name, &case.receiver);
+            vars.set(
+                "webhook_url",
+                Value::String(receiver.url_for(&self.run_id, &case.name)),
+            );
+            slot = Some(Slot {
+                receiver,
+                run: &self.run_id,
+                case: &case.name,
+                seen: Default::default(),
+            });
+        }
+        let bounds = self.bounds();
         let mut exchanges = Vec::new();
         let steps = case.steps.len();
         let mut failures: Vec<Failure> = Vec::new();
@@ -180,6 +236,15 @@ impl Executor {
                 steps,
                 exchange,
             };
+            if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_mut()) {
+                let found = crate::webhooks::expect::check(slot, d, &mut vars, &bounds).await;
+                failures.extend(
+                    found
+                        .into_iter()
+                        .map(|f| fail(f.with_clauses(&case.clauses), None)),
+                );
+                continue;
+            }
             match self.run_step(case, step, &mut vars, &mut exchanges).await {
                 Ok(found) => failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex))),
                 // A cleanup step after a failure may lack what the failed step would have saved.
@@ -215,6 +280,9 @@ impl Executor {
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
     ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, MissingVar> {
+        let Some(request) = &step.request else {
+            return Ok(Vec::new());
+        };
         if let Some(each) = &step.for_each {
             let items = match vars.get(&each.list) {
                 Some(Value::Array(items)) => items.clone(),
@@ -259,7 +327,7 @@ impl Executor {
         }
         let mut accepted = 0u64;
         loop {
-            let (outgoing, deviation) = self.render_request(&step.request, vars)?;
+            let (outgoing, deviation) = self.render_request(request, vars)?;
             let ex = Arc::new(self.send(&outgoing).await);
             let status = ex.outcome.as_ref().ok().map(|r| r.status);
             let again = status.is_some_and(|s| (200..300).contains(&s) && !repeat.until.allows(s));
@@ -326,7 +394,10 @@ impl Executor {
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
     ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
-        let (outgoing, deviation) = self.render_request(&step.request, vars)?;
+        let Some(request) = &step.request else {
+            return Ok(Vec::new());
+        };
+        let (outgoing, deviation) = self.render_request(request, vars)?;
         let ex = Arc::new(self.send(&outgoing).await);
         self.judge(case, step, vars, exchanges, ex, &outgoing, deviation)
             .await
@@ -375,6 +446,36 @@ impl Executor {
                         ex.clone(),
                     )),
                 }
+            }
+        }
+        if let Some(name) = step.secret.as_ref().filter(|_| status_ok) {
+            // READINGS 6.2: the field the profile names, else the `whsec_` string of the answer.
+            let named = self
+                .profile
+                .fixtures
+                .get("webhook_secret_pointer")
+                .and_then(Value::as_str)
+                .and_then(|p| body.and_then(|b| b.pointer(p)))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            match named.or_else(|| body.and_then(crate::webhooks::expect::find_secret)) {
+                Some(secret) => {
+                    self.client.redactor.secret(&secret);
+                    if let Some(raw) = secret.strip_prefix("whsec_") {
+                        self.client.redactor.secret(raw);
+                    }
+                    vars.set(name.clone(), Value::String(secret));
+                }
+                None => found.push((
+                    Finding::new(
+                        "",
+                        format!("secret {name}"),
+                        "a signing secret (`whsec_...`) in the answer, or at the profile's `webhook_secret_pointer`",
+                        "none",
+                    )
+                    .with_clauses(&case.clauses),
+                    ex.clone(),
+                )),
             }
         }
         let expectation = render_expect(&step.expect, vars)?;

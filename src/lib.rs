@@ -17,3 +17,4 @@ pub mod properties;
 pub mod reference;
 pub mod report;
 pub mod tls;
+pub mod webhooks;

@@ -255,4 +255,25 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "task_conversation_id",
         "the id (CN...) of a conversation that tasks may be linked to; the conversation itself is not changed",
     ),
+    // --- webhooks (issue 7) ---
+    (
+        "other_phone_number_id",
+        "the id (PN...) of a phone number of the workspace other than `phone_number_id`; webhooks subscribe to it, nothing is sent from it",
+    ),
+    (
+        "webhook_delivery_seconds",
+        "how long to wait for a webhook delivery after the request that causes it (default 30)",
+    ),
+    (
+        "webhook_retry_seconds",
+        "how much longer to wait for an automatic retry after a failed answer (default 120)",
+    ),
+    (
+        "webhook_quiet_seconds",
+        "how long to watch for deliveries that must not come (default 3)",
+    ),
+    (
+        "webhook_secret_pointer",
+        "a JSON Pointer to the signing secret in the create and rotate answers (default: the `whsec_` string found in the answer)",
+    ),
 ];

@@ -224,7 +224,9 @@ impl Base<'_> {
             exclusive: false,
             read_only: request.method == "GET",
             steps: vec![Step {
-                request,
+                request: Some(request),
+                deliveries: None,
+                secret: None,
                 expect,
                 save: Vec::new(),
                 repeat: None,
@@ -236,6 +238,8 @@ impl Base<'_> {
             file: FILE.to_string(),
             line: self.line,
             property: None,
+            receiver: Vec::new(),
+            uses_receiver: false,
         }
     }
 }

@@ -16,8 +16,9 @@ use crate::checks::matcher;
 use crate::contract::Contract;
 use crate::profile::KNOWN_FIXTURES;
 
-/// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`.
-pub const BUILTINS: &[&str] = &["run"];
+/// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;
+/// `webhook_url` the case's own URL at the suite's webhook receiver.
+pub const BUILTINS: &[&str] = &["run", "webhook_url"];
 
 const CASE_FILE_SCHEMA: &str = include_str!("../../schemas/case-file.schema.json");
 
@@ -196,6 +197,8 @@ fn normalise(
                         repeat: s.repeat,
                         for_each: s.for_each,
                         always: s.always,
+                        deliveries: s.deliveries,
+                        secret: s.secret,
                     },
                 )
             })
@@ -203,7 +206,7 @@ fn normalise(
         None => match doc.request {
             Some(r) => vec![(
                 at.to_string(),
-                r,
+                Some(r),
                 doc.expect,
                 doc.save,
                 StepExtras::default(),
@@ -214,8 +217,68 @@ fn normalise(
     let mut defined: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
     let mut fixtures = BTreeSet::new();
     let mut steps = Vec::new();
+    let mut uses_receiver = false;
     for (step_at, request, expect, save, extras) in raw_steps {
         let req_at = format!("{step_at}/request");
+        let Some(request) = request else {
+            let Some(d) = extras.deliveries else {
+                return Err(err(
+                    &step_at,
+                    "a step needs `request` or `deliveries`".into(),
+                ));
+            };
+            if expect.is_some()
+                || !save.is_empty()
+                || extras.repeat.is_some()
+                || extras.for_each.is_some()
+                || extras.secret.is_some()
+            {
+                return Err(err(
+                    &step_at,
+                    "a `deliveries` step takes no expect, save, secret, repeat or for_each (its own `save` goes inside it)".into(),
+                ));
+            }
+            let d_at = format!("{step_at}/deliveries");
+            let mut used: BTreeSet<String> =
+                d.verify.iter().chain(d.reject.iter()).cloned().collect();
+            for m in d.json.values().chain(d.select.values()) {
+                names_in_value(m, &mut used);
+                matcher::validate(m).map_err(|x| err(&d_at, x.0))?;
+            }
+            resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&d_at, m))?;
+            for (name, from) in &d.save {
+                check_new_name(name).map_err(|m| err(&d_at, m))?;
+                let ok = from.as_str().is_some_and(|f| {
+                    f.starts_with("header:") || f.is_empty() || f.starts_with('/')
+                });
+                if !ok {
+                    return Err(err(
+                        &d_at,
+                        format!("save `{name}`: `header:NAME` or a JSON Pointer"),
+                    ));
+                }
+                defined.insert(name.clone());
+            }
+            uses_receiver = true;
+            steps.push(Step {
+                request: None,
+                deliveries: Some(d),
+                secret: None,
+                expect: Expect::default(),
+                save: Vec::new(),
+                repeat: None,
+                for_each: None,
+                always: extras.always,
+                line: lines.line_of(&step_at),
+            });
+            continue;
+        };
+        if extras.deliveries.is_some() {
+            return Err(err(
+                &step_at,
+                "a step has `request` or `deliveries`, not both".into(),
+            ));
+        }
         if let Some(each) = &extras.for_each {
             let list = BTreeSet::from([each.list.clone()]);
             resolve_names(&list, &defined, &mut fixtures)
@@ -257,7 +320,12 @@ fn normalise(
                 used.insert(fixture.to_string());
             }
         }
+        uses_receiver |= used.contains("webhook_url");
         resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&req_at, m))?;
+        if let Some(name) = &extras.secret {
+            check_new_name(name).map_err(|m| err(&format!("{step_at}/secret"), m))?;
+            defined.insert(name.clone());
+        }
         let mut save_list = Vec::new();
         for (name, pointer) in &save {
             let pointer = pointer.as_str().unwrap_or_default().to_string();
@@ -281,7 +349,9 @@ fn normalise(
         );
         resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
         steps.push(Step {
-            request,
+            request: Some(request),
+            deliveries: None,
+            secret: extras.secret,
             expect,
             save: save_list,
             repeat: extras.repeat,
@@ -290,7 +360,9 @@ fn normalise(
             line: lines.line_of(&step_at),
         });
     }
-    let read_only = steps.iter().all(|s| s.request.method == "GET");
+    let read_only = steps
+        .iter()
+        .all(|s| s.request.as_ref().is_none_or(|r| r.method == "GET"));
     Ok(Case {
         name: format!("{}.{}.{}", api.as_str(), area, doc.id),
         api,
@@ -306,13 +378,15 @@ fn normalise(
         file: file.to_string(),
         line: lines.line_of(at),
         property: None,
+        receiver: doc.receiver,
+        uses_receiver,
     })
 }
 
 /// A step as written, with the JSON Pointer of its place in the file.
 type RawStep = (
     String,
-    Request,
+    Option<Request>,
     Option<Expect>,
     serde_json::Map<String, Value>,
     StepExtras,
@@ -324,6 +398,8 @@ struct StepExtras {
     repeat: Option<Repeat>,
     for_each: Option<ForEach>,
     always: bool,
+    deliveries: Option<super::model::DeliveriesExpect>,
+    secret: Option<String>,
 }
 
 /// A name a case defines (save, collect, for_each) must not shadow a fixture or builtin.

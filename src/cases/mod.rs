@@ -8,8 +8,8 @@ pub mod yaml;
 
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
 pub use model::{
-    Api, Case, Direction, ErrorExpect, Expect, ForEach, OrderExpect, PageExpect, Repeat, Request,
-    StatusExpect, Step,
+    Api, Bound, Case, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach, OrderExpect,
+    PageExpect, Repeat, Request, StatusExpect, Step,
 };
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

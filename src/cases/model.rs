@@ -73,13 +73,23 @@ pub struct CaseDoc {
     pub save: Map<String, Value>,
     #[serde(default)]
     pub steps: Option<Vec<StepDoc>>,
+    /// How the webhook receiver answers this case's deliveries, in order (then 204).
+    #[serde(default)]
+    pub receiver: Vec<crate::webhooks::Answer>,
 }
 
 /// One step of a multi-step case as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepDoc {
-    pub request: Request,
+    #[serde(default)]
+    pub request: Option<Request>,
+    /// Instead of a request: what the webhook receiver must have got.
+    #[serde(default)]
+    pub deliveries: Option<DeliveriesExpect>,
+    /// Save the webhook signing secret of the answer under this name (READINGS 6.2).
+    #[serde(default)]
+    pub secret: Option<String>,
     #[serde(default)]
     pub expect: Option<Expect>,
     #[serde(default)]
@@ -90,6 +100,53 @@ pub struct StepDoc {
     pub for_each: Option<ForEach>,
     #[serde(default)]
     pub always: bool,
+}
+
+/// What the webhook receiver must have got since the case's previous `deliveries` step on the
+/// same path, waited for within a bound of the profile (READINGS 7.1).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveriesExpect {
+    /// The segment a case appended to `{{webhook_url}}` ("" for the URL itself).
+    #[serde(default)]
+    pub path: String,
+    /// Exactly this many new deliveries: wait for them, then a quiet period for more.
+    #[serde(default)]
+    pub count: Option<usize>,
+    /// At least this many new deliveries.
+    #[serde(default)]
+    pub min: Option<usize>,
+    /// Which bound of the profile applies: `delivery` (default) or `retry`.
+    #[serde(default)]
+    pub bound: Bound,
+    /// The variable holding the secret every delivery must verify with.
+    #[serde(default)]
+    pub verify: Option<String>,
+    /// The variable holding a secret no delivery may verify with (a rotated-out one).
+    #[serde(default)]
+    pub reject: Option<String>,
+    /// Every delivery carries the `webhook-id` of the first (a retry keeps it).
+    #[serde(default)]
+    pub same_id: bool,
+    /// Pointer into each delivery's JSON body -> matcher.
+    #[serde(default)]
+    pub json: Map<String, Value>,
+    /// Only deliveries whose JSON body matches these count: the case's own resource, when other
+    /// activity of the workspace fires the same event at a wildcard subscription.
+    #[serde(default, rename = "match")]
+    pub select: Map<String, Value>,
+    /// Name -> `header:NAME` or a pointer into the first delivery's body.
+    #[serde(default)]
+    pub save: Map<String, Value>,
+}
+
+/// The bounds of the profile a wait takes (README, "Profile").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bound {
+    #[default]
+    Delivery,
+    Retry,
 }
 
 /// Resend a step's request while it answers 2xx, until it answers `until` (a workspace-wide
@@ -291,12 +348,20 @@ pub struct Case {
     pub line: usize,
     /// A generated property (boundary inputs, round trip) instead of declarative steps.
     pub property: Option<std::sync::Arc<crate::properties::Property>>,
+    /// The webhook receiver's answers to this case's deliveries, in order.
+    pub receiver: Vec<crate::webhooks::Answer>,
+    /// Uses the webhook receiver (`{{webhook_url}}` or a `deliveries` step).
+    pub uses_receiver: bool,
 }
 
 /// One request of a case and what its answer must show.
 #[derive(Debug, Clone)]
 pub struct Step {
-    pub request: Request,
+    /// Absent on a `deliveries` step.
+    pub request: Option<Request>,
+    pub deliveries: Option<DeliveriesExpect>,
+    /// Save the signing secret of the answer under this name.
+    pub secret: Option<String>,
     pub expect: Expect,
     /// Variable name -> JSON Pointer into the response body.
     pub save: Vec<(String, String)>,

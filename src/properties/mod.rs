@@ -133,7 +133,9 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
         .setup
         .into_iter()
         .map(|s| Step {
-            request: s.request,
+            request: Some(s.request),
+            deliveries: None,
+            secret: None,
             expect: s.expect.unwrap_or_default(),
             save: s
                 .save
@@ -211,7 +213,11 @@ fn reject_status(route: &Route) -> crate::cases::StatusExpect {
 fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
     let mut used = BTreeSet::new();
     let mut saved: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
-    let mut requests: Vec<&Request> = example.setup.iter().map(|s| &s.request).collect();
+    let mut requests: Vec<&Request> = example
+        .setup
+        .iter()
+        .filter_map(|s| s.request.as_ref())
+        .collect();
     requests.push(&example.request);
     for template in example.items.values() {
         names_in_str(template, &mut used);
@@ -349,12 +355,17 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
                 // What a send changes, other trials may be listing.
                 exclusive: route.sends,
                 read_only: route.method == "GET"
-                    && example.setup.iter().all(|s| s.request.method == "GET"),
+                    && example
+                        .setup
+                        .iter()
+                        .all(|s| s.request.as_ref().is_none_or(|r| r.method == "GET")),
                 steps: Vec::new(),
                 fixtures: fixtures.clone(),
                 file: format!("schemas/openapi.yaml (x-example of {op})"),
                 line: 0,
                 property: Some(Arc::new(Property::Limit(Box::new(limit)))),
+                receiver: Vec::new(),
+                uses_receiver: false,
             });
         }
     }
@@ -382,6 +393,8 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
             file: "src/properties/roundtrip.rs".into(),
             line: 0,
             property: Some(Arc::new(Property::ContactRoundTrip)),
+            receiver: Vec::new(),
+            uses_receiver: false,
         });
     }
     Ok(out)

@@ -15,6 +15,8 @@ struct Inner {
     switches: Switches,
     keys: Vec<ApiKey>,
     store: Mutex<Store>,
+    /// Sends webhook deliveries (no proxy: receivers are often on loopback).
+    delivery: reqwest::Client,
 }
 
 impl App {
@@ -28,11 +30,22 @@ impl App {
             switches,
             keys: fixtures::api_keys(),
             store: Mutex::new(store),
+            delivery: {
+                crate::tls::install_default_provider();
+                reqwest::Client::builder()
+                    .no_proxy()
+                    .build()
+                    .unwrap_or_default()
+            },
         }))
     }
 
     pub fn switches(&self) -> &Switches {
         &self.0.switches
+    }
+
+    pub fn delivery_client(&self) -> &reqwest::Client {
+        &self.0.delivery
     }
 
     pub fn keys(&self) -> &[ApiKey] {

@@ -178,6 +178,44 @@ catalog! {
         "the deprecated `since` of GET /v1/calls behaves as createdAfter instead of createdBefore";
 
 
+    // --- webhooks (issue 7) ---
+    WebhookUnsigned => "webhook-unsigned", "Authentication > 4",
+        "deliveries carry no webhook-signature header";
+    WebhookSignedBodyOnly => "webhook-signed-body-only", "Authentication > 4",
+        "the signature is an HMAC of the body alone instead of id, timestamp and body";
+    WebhookStaleTimestamp => "webhook-stale-timestamp", "Authentication > 4",
+        "webhook-timestamp is ten minutes in the past";
+    WebhookRetryNewId => "webhook-retry-new-id", "Events > deliveries",
+        "an automatic retry carries a new webhook-id";
+    WebhookNoRetry => "webhook-no-retry", "Events > deliveries",
+        "a delivery answered 500 is never retried";
+    WebhookApiVersionNotPinned => "webhook-api-version-not-pinned", "Versioning > 3",
+        "POST /webhooks ignores x-service-api-version: apiVersion stays null";
+    WebhookMixedWildcardAccepted => "webhook-mixed-wildcard-accepted", "Resources > Webhook > resourceIds",
+        "resourceIds mixing `*` with phone number ids are accepted";
+    WebhookEmptyEventsAccepted => "webhook-empty-events-accepted", "Resources > Webhook > events",
+        "a webhook with an empty events array is accepted";
+    WebhookLimitNotEnforced => "webhook-limit-not-enforced", "Limits > webhooks per workspace",
+        "a 51st webhook is accepted";
+    WebhookStatusDefaultDisabled => "webhook-status-default-disabled", "Resources > Webhook > status",
+        "a webhook created without status is disabled";
+    WebhookRotateKeepsSecret => "webhook-rotate-keeps-secret", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "rotate answers and keeps the old secret";
+    WebhookEventIgnoresResource => "webhook-event-ignores-resource", "Events > subscriptions",
+        "events go to every webhook subscribed to the event, whatever its resourceIds";
+    WebhookHistoryIdDiffers => "webhook-history-id-differs", "Events > delivery records",
+        "delivery records carry an id other than the webhook-id header";
+    WebhookTestHasResourceId => "webhook-test-has-resource-id", "Events > delivery records",
+        "test deliveries show a resourceId instead of null";
+    WebhookResourceFilterIgnored => "webhook-resource-filter-ignored", "Events > delivery records",
+        "GET /webhooks/{id}/events ignores the resourceId filter";
+    WebhookManualRetryNoop => "webhook-manual-retry-noop", "Header-versioned API > webhook delivery history",
+        "a manual retry answers 2xx but sends nothing";
+    WebhookManagementIdUnchecked => "webhook-management-id-unchecked", "Errors > Header-versioned webhook error body",
+        "PATCH, DELETE and rotate of a non-numeric webhookId answer 404 instead of 400";
+    WebhookMixedVariantsAccepted => "webhook-mixed-variants-accepted", "Resources > Webhook > events",
+        "events of two variants of the events union are accepted on one webhook";
+
     // --- tasks (issue 6): add this area's faults below ---
     TaskCompleteNoEffect => "task-complete-no-effect", "States and transitions > Task > complete",
         "complete answers 200 but leaves the task open (completed false)";

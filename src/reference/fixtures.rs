@@ -146,11 +146,17 @@ pub(crate) fn profile() -> Profile {
         ("available_number_country", workspace::AVAILABLE_COUNTRY),
         // --- tasks (issue 6): add this area's fixtures below ---
         ("task_conversation_id", TASK_CONVERSATION_ID),
+        // --- webhooks (issue 7) ---
+        ("other_phone_number_id", workspace::SHARED_NUMBER_ID),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))
     .chain([
         ("open_task_limit".to_string(), json!(OPEN_TASK_LIMIT)),
+        // The reference delivers within tens of milliseconds and retries after 60 ms.
+        ("webhook_delivery_seconds".to_string(), json!(5)),
+        ("webhook_retry_seconds".to_string(), json!(5)),
+        ("webhook_quiet_seconds".to_string(), json!(0.3)),
         // --- messages and conversations (issue 4): array fixtures ---
         ("group_participants".to_string(), json!(messaging::GROUP)),
         (
@@ -303,7 +309,7 @@ fn seed_webhooks(store: &mut Store) {
         url: "https://hooks.workspace.example/messages".to_string(),
         created_at: at,
         updated_at: at,
-        api_version: API_VERSION.to_string(),
+        api_version: Some(API_VERSION.to_string()),
         events: vec!["message.received".into(), "message.delivered".into()],
         resource_ids: vec![PHONE_NUMBER_ID.to_string()],
     });
@@ -316,7 +322,7 @@ fn seed_webhooks(store: &mut Store) {
         url: "https://hooks.workspace.example/calls".to_string(),
         created_at: at,
         updated_at: at + Duration::days(3),
-        api_version: API_VERSION.to_string(),
+        api_version: Some(API_VERSION.to_string()),
         events: vec![
             "call.completed".into(),
             "call.ringing".into(),

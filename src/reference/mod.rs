@@ -10,6 +10,7 @@ pub mod variants;
 mod app;
 mod auth;
 mod contact_input;
+mod deliveries;
 mod errors;
 mod fixtures;
 mod input;

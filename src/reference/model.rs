@@ -58,7 +58,8 @@ pub(crate) struct Webhook {
     pub url: String,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
-    pub api_version: String,
+    /// Pinned at creation (Versioning 3); null only under a fault.
+    pub api_version: Option<String>,
     pub events: Vec<String>,
     pub resource_ids: Vec<String>,
 }

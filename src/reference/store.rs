@@ -14,6 +14,8 @@ pub(crate) struct Store {
     contacts: Vec<Contact>,
     custom_field_defs: Vec<CustomFieldDef>,
     webhooks: Vec<Webhook>,
+    /// Webhook secrets, deliveries and legacy webhooks (`deliveries.rs`).
+    pub hooks: super::deliveries::Hooks,
     // --- messages and conversations (issue 4): add this area's data below (one field holding its own store type) ---
     /// Lines, conversations and messages (`messaging.rs`).
     pub messaging: super::messaging::Messaging,
@@ -96,6 +98,20 @@ impl Store {
 
     pub fn webhook(&self, id: &str) -> Option<&Webhook> {
         self.webhooks.iter().find(|w| w.id == id)
+    }
+
+    pub fn webhooks(&self) -> &[Webhook] {
+        &self.webhooks
+    }
+
+    pub fn webhook_mut(&mut self, id: &str) -> Option<&mut Webhook> {
+        self.webhooks.iter_mut().find(|w| w.id == id)
+    }
+
+    pub fn remove_webhook(&mut self, id: &str) -> bool {
+        let before = self.webhooks.len();
+        self.webhooks.retain(|w| w.id != id);
+        self.webhooks.len() != before
     }
 
     pub fn tasks(&self) -> &TaskStore {

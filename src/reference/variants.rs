@@ -96,6 +96,14 @@ variants! {
         "custom field items with a key the workspace does not know are dropped, not refused";
     ReservedSourceCaseSensitive => "reserved-source-case-sensitive", "6.5",
         "reserved source names are compared case-sensitively";
+    WebhookDeliveryDelay => "webhook-delivery-delay", "7.1",
+        "webhook deliveries leave 400 ms after the event, automatic retries 480 ms after a failed answer";
+    WebhookDelete200 => "webhook-delete-200", "2.2",
+        "DELETE /webhooks/{id} answers 200 with the deleted webhook instead of 204";
+    WebhookCreateMinimal => "webhook-create-minimal", "2.3",
+        "POST /webhooks and rotate answer only {data: {id, secret}} instead of the webhook with its secret";
+    WebhookSecretSigningKey => "webhook-secret-signing-key", "6.2",
+        "the signing secret comes in `signingKey` instead of `secret`";
 }
 
 impl Variant {
@@ -136,13 +144,16 @@ impl VariantSet {
 /// `dueDate`, `description` (complete/reopen, due date, PUT), what `include` adds (`summary`,
 /// `voicemail`, `restrictions`), the keys of a stated order (`createdAt`, `startTime`), a message's
 /// `text` (the whitespace rule), `to` (one group message to several recipients) and `media`
-/// (present when attached). Every other field may go.
+/// (present when attached), a webhook's `apiVersion` (Versioning 3), a delivery record's `eventId`
+/// and `resourceId` (Events: null for test deliveries) and the signing secret of a create or rotate
+/// answer (READINGS 6.2: `secret`, or `signingKey` under its variant). Every other field may go.
 #[rustfmt::skip]
 const REQUIRED: &[&str] = &[
     "data", "totalItems", "nextPageToken", "id", "taskId", "conversationId", "phoneNumber", "message", "code", "status",
     "docs", "title", "orgId", "label", "url", "createdAt", "updatedAt", "events", "resourceIds", "source", "revision",
     "emails", "phoneNumbers", "customFields", "key", "value", "completed", "dueDate", "description",
     "summary", "voicemail", "restrictions", "startTime", "text", "to", "media",
+    "apiVersion", "eventId", "resourceId", "secret", "signingKey",
 ];
 
 /// Reshapes answers (and incoming page tokens) as the instance's variants say.

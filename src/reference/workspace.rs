@@ -14,7 +14,7 @@ pub(crate) const VOICEMAIL_CALL_ID: &str = "ACc4ll0000000003";
 pub(crate) const CALL_PARTICIPANT: &str = "+14155550199";
 pub(crate) const AVAILABLE_COUNTRY: &str = "US";
 /// A workspace number both seeded users are on.
-const SHARED_NUMBER_ID: &str = "PNs8h4r3d0n2";
+pub(crate) const SHARED_NUMBER_ID: &str = "PNs8h4r3d0n2";
 const SHARED_NUMBER: &str = "+14155550124";
 const TOLL_FREE_NUMBER_ID: &str = "PNt0ll5fr3e9";
 const THIRD_USER: &str = "USm3n4p5q6r7";

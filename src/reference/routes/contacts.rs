@@ -175,6 +175,16 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         .unwrap_or_else(|| caller.user_id.to_string());
     let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
     let json = contact.to_json(store.custom_field_defs());
+    let jobs = crate::reference::deliveries::fire(
+        app,
+        &mut store,
+        "contact.updated",
+        None,
+        &contact.id,
+        json.clone(),
+    );
+    drop(store);
+    crate::reference::deliveries::dispatch(app, jobs);
     Ok(if faults.has(Fault::CreateContactNoEnvelope) {
         reply::json(StatusCode::CREATED, &json)
     } else {

@@ -416,7 +416,19 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         "sent",
         OffsetDateTime::now_utc(),
     );
-    Ok(reply::data(StatusCode::ACCEPTED, message.to_json(true)))
+    let json = message.to_json(true);
+    let id = json["id"].as_str().unwrap_or_default().to_string();
+    let jobs = crate::reference::deliveries::fire(
+        app,
+        &mut store,
+        "message.delivered",
+        Some(line.id),
+        &id,
+        json.clone(),
+    );
+    drop(store);
+    crate::reference::deliveries::dispatch(app, jobs);
+    Ok(reply::data(StatusCode::ACCEPTED, json))
 }
 
 // --- GET /messages ------------------------------------------------------------------------

@@ -54,6 +54,9 @@ pub(crate) fn router(app: App) -> Router {
         // --- tasks (issue 6): merge this area's v1 routes below ---
         .merge(tasks::v1_routes())
         //
+        // --- webhooks (issue 7): legacy v1 creation endpoints ---
+        .merge(webhooks::v1_routes())
+        //
         .merge(header_versioned)
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(

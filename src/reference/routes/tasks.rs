@@ -227,7 +227,18 @@ async fn create(
             caller.user_id,
             OffsetDateTime::now_utc(),
         );
-        Ok(reply::data(StatusCode::CREATED, task_json(&task, faults)))
+        let json = task_json(&task, faults);
+        let jobs = crate::reference::deliveries::fire(
+            &app,
+            &mut store,
+            "task.created",
+            task.phone_number_id.as_deref(),
+            &task.task_id,
+            json.clone(),
+        );
+        drop(store);
+        crate::reference::deliveries::dispatch(&app, jobs);
+        Ok(reply::data(StatusCode::CREATED, json))
     });
     answer(&app, result)
 }

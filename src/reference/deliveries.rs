@@ -1,0 +1,309 @@
+//! Webhook deliveries of the reference: events become signed deliveries (Standard Webhooks), sent
+//! at once on a tokio task, retried with the same `webhook-id` after a failed answer, and kept in
+//! the delivery history that `GET /webhooks/{id}/events` reads.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use super::app::App;
+use super::faults::Fault;
+use super::model::{Webhook, timestamp};
+use super::store::Store;
+use super::variants::Variant;
+
+/// Attempts of one delivery, the first included (the schedule is open: READINGS 6.5).
+const MAX_ATTEMPTS: usize = 3;
+/// Pause before an automatic retry: short, so a run stays fast.
+const RETRY_PAUSE: Duration = Duration::from_millis(60);
+/// How long the reference waits for a receiver's answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Webhook secrets, the delivery history and the legacy webhooks of one instance.
+#[derive(Debug, Default)]
+pub(crate) struct Hooks {
+    next_webhook: u64,
+    next_delivery: u64,
+    secrets: HashMap<String, String>,
+    pub deliveries: Vec<DeliveryRecord>,
+    pub legacy: Vec<Value>,
+}
+
+/// One delivery: its payload and every attempt to deliver it.
+#[derive(Debug, Clone)]
+pub(crate) struct DeliveryRecord {
+    /// Equals the `webhook-id` header of its attempts.
+    pub id: String,
+    pub webhook_id: String,
+    /// The payload's id; null for test deliveries.
+    pub event_id: Option<String>,
+    /// The primary resource's id; null for test deliveries.
+    pub resource_id: Option<String>,
+    pub event: String,
+    pub payload: String,
+    pub created_at: OffsetDateTime,
+    pub attempts: Vec<Value>,
+}
+
+impl DeliveryRecord {
+    pub fn to_json(&self, test_has_resource: bool) -> Value {
+        let resource_id = match (&self.resource_id, test_has_resource) {
+            (None, true) => Some(self.webhook_id.clone()),
+            (r, _) => r.clone(),
+        };
+        json!({
+            "id": self.id,
+            "webhookId": self.webhook_id,
+            "eventId": self.event_id,
+            "resourceId": resource_id,
+            "type": self.event,
+            "createdAt": timestamp(self.created_at),
+            "attempts": self.attempts,
+        })
+    }
+}
+
+impl Hooks {
+    /// A fresh numeric webhook id (the seeded ones are 1001 and 1002).
+    pub fn new_webhook_id(&mut self) -> String {
+        self.next_webhook += 1;
+        (2000 + self.next_webhook).to_string()
+    }
+
+    /// A fresh signing secret, `whsec_` and base64 of 24 random bytes.
+    pub fn new_secret(&mut self, webhook_id: &str) -> String {
+        let bytes: [u8; 24] = rand::random();
+        let secret = format!(
+            "whsec_{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        );
+        self.secrets.insert(webhook_id.to_string(), secret.clone());
+        secret
+    }
+
+    pub fn secret(&self, webhook_id: &str) -> Option<&str> {
+        self.secrets.get(webhook_id).map(String::as_str)
+    }
+
+    fn new_delivery_id(&mut self) -> String {
+        self.next_delivery += 1;
+        format!("msg_{:016x}", 0x5eed_0000_0000 + self.next_delivery)
+    }
+
+    pub fn delivery(&self, webhook_id: &str, id: &str) -> Option<&DeliveryRecord> {
+        self.deliveries
+            .iter()
+            .find(|d| d.webhook_id == webhook_id && d.id == id)
+    }
+}
+
+/// A delivery to send: what the sending task needs without the store.
+pub(crate) struct Job {
+    id: String,
+    url: String,
+    secret: String,
+    payload: String,
+}
+
+/// Whether a webhook takes an event of `phone_number_id` (None: not tied to a number).
+fn subscribed(w: &Webhook, event: &str, phone_number_id: Option<&str>, any_resource: bool) -> bool {
+    if w.status != "enabled" || !w.events.iter().any(|e| e == event) {
+        return false;
+    }
+    any_resource
+        || w.resource_ids.iter().any(|r| r == "*")
+        || phone_number_id.is_some_and(|p| w.resource_ids.iter().any(|r| r == p))
+}
+
+/// Records a delivery of `event` to every webhook subscribed to it and its phone number.
+/// Returns the jobs to [`dispatch`] once the store lock is released.
+pub(crate) fn fire(
+    app: &App,
+    store: &mut Store,
+    event: &str,
+    phone_number_id: Option<&str>,
+    resource_id: &str,
+    resource: Value,
+) -> Vec<Job> {
+    let any_resource = app
+        .switches()
+        .faults
+        .has(Fault::WebhookEventIgnoresResource);
+    let targets: Vec<Webhook> = store
+        .webhooks()
+        .iter()
+        .filter(|w| subscribed(w, event, phone_number_id, any_resource))
+        .cloned()
+        .collect();
+    let mut jobs = Vec::new();
+    for w in targets {
+        let now = OffsetDateTime::now_utc();
+        let hooks = &mut store.hooks;
+        let id = hooks.new_delivery_id();
+        let event_id = format!("EV{}", &id[4..]);
+        let payload = json!({
+            "id": event_id,
+            "object": "event",
+            "apiVersion": w.api_version,
+            "createdAt": timestamp(now),
+            "type": event,
+            "data": {
+                "resource": resource,
+                "context": {"phoneNumberId": phone_number_id},
+                "links": {"webhook": format!("/webhooks/{}", w.id)},
+            },
+        })
+        .to_string();
+        jobs.extend(record(
+            hooks,
+            &w,
+            id,
+            Some(event_id),
+            Some(resource_id.to_string()),
+            event,
+            payload,
+        ));
+    }
+    jobs
+}
+
+/// Records a test delivery to one webhook (eventId and resourceId null).
+pub(crate) fn fire_test(store: &mut Store, webhook: &Webhook) -> Vec<Job> {
+    let hooks = &mut store.hooks;
+    let id = hooks.new_delivery_id();
+    let payload = json!({
+        "object": "event",
+        "type": "webhook.test",
+        "apiVersion": webhook.api_version,
+        "createdAt": timestamp(OffsetDateTime::now_utc()),
+        "data": {"resource": {"webhookId": webhook.id}, "context": {}, "links": {}},
+    })
+    .to_string();
+    record(hooks, webhook, id, None, None, "webhook.test", payload)
+        .into_iter()
+        .collect()
+}
+
+fn record(
+    hooks: &mut Hooks,
+    w: &Webhook,
+    id: String,
+    event_id: Option<String>,
+    resource_id: Option<String>,
+    event: &str,
+    payload: String,
+) -> Option<Job> {
+    hooks.deliveries.push(DeliveryRecord {
+        id: id.clone(),
+        webhook_id: w.id.clone(),
+        event_id,
+        resource_id,
+        event: event.to_string(),
+        payload: payload.clone(),
+        created_at: OffsetDateTime::now_utc(),
+        attempts: Vec::new(),
+    });
+    let secret = hooks.secret(&w.id)?.to_string();
+    Some(Job {
+        id,
+        url: w.url.clone(),
+        secret,
+        payload,
+    })
+}
+
+/// The job of a manual retry: the recorded delivery, sent again with the webhook's current secret.
+pub(crate) fn again(store: &Store, record: &DeliveryRecord) -> Option<Job> {
+    let w = store.webhook(&record.webhook_id)?;
+    Some(Job {
+        id: record.id.clone(),
+        url: w.url.clone(),
+        secret: store.hooks.secret(&w.id)?.to_string(),
+        payload: record.payload.clone(),
+    })
+}
+
+/// Sends each job on a task of its own.
+pub(crate) fn dispatch(app: &App, jobs: Vec<Job>) {
+    for job in jobs {
+        let app = app.clone();
+        tokio::spawn(async move { deliver(app, job).await });
+    }
+}
+
+async fn deliver(app: App, job: Job) {
+    let faults = app.switches().faults.clone();
+    let delayed = app.switches().variant(Variant::WebhookDeliveryDelay);
+    if delayed {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+    for attempt in 0..MAX_ATTEMPTS {
+        if attempt > 0 {
+            let pause = if delayed {
+                RETRY_PAUSE * 8
+            } else {
+                RETRY_PAUSE
+            };
+            tokio::time::sleep(pause).await;
+        }
+        let msg_id = if attempt > 0 && faults.has(Fault::WebhookRetryNewId) {
+            format!("{}-r{attempt}", job.id)
+        } else {
+            job.id.clone()
+        };
+        let mut ts = OffsetDateTime::now_utc().unix_timestamp();
+        if faults.has(Fault::WebhookStaleTimestamp) {
+            ts -= 600;
+        }
+        let mut req = app
+            .delivery_client()
+            .post(&job.url)
+            .timeout(ANSWER_TIMEOUT)
+            .header("content-type", "application/json")
+            .header("webhook-id", &msg_id)
+            .header("webhook-timestamp", ts.to_string());
+        if !faults.has(Fault::WebhookUnsigned) {
+            req = req.header("webhook-signature", signature(&job, &msg_id, ts, &faults));
+        }
+        let answer = req.body(job.payload.clone()).send().await;
+        let status = answer.as_ref().ok().map(|r| r.status().as_u16());
+        {
+            let mut store = app.store();
+            if let Some(d) = store.hooks.deliveries.iter_mut().find(|d| d.id == job.id) {
+                d.attempts.push(json!({
+                    "attemptedAt": timestamp(OffsetDateTime::now_utc()),
+                    "webhookId": msg_id,
+                    "responseStatus": status,
+                }));
+            }
+        }
+        let delivered = status.is_some_and(|s| (200..300).contains(&s));
+        if delivered || faults.has(Fault::WebhookNoRetry) {
+            return;
+        }
+    }
+}
+
+fn signature(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet) -> String {
+    let Ok(signer) = standardwebhooks::Webhook::new(&job.secret) else {
+        return String::new();
+    };
+    if faults.has(Fault::WebhookSignedBodyOnly) {
+        let key = job
+            .secret
+            .strip_prefix("whsec_")
+            .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
+            .unwrap_or_default();
+        let mac = hmac_sha256::HMAC::mac(job.payload.as_bytes(), &key);
+        return format!(
+            "v1,{}",
+            base64::engine::general_purpose::STANDARD.encode(mac)
+        );
+    }
+    signer
+        .sign(msg_id, ts, job.payload.as_bytes())
+        .unwrap_or_default()
+}

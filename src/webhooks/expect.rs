@@ -1,0 +1,273 @@
+//! Judges a `deliveries` step: waits (bounded, READINGS 7.1) for the deliveries a case expects at
+//! its receiver path, then verifies signatures, the retry's `webhook-id`, and the bodies.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::verify::verify;
+use super::{Delivery, Receiver};
+use crate::cases::template::Vars;
+use crate::cases::{Bound, DeliveriesExpect};
+use crate::checks::Finding;
+use crate::checks::matcher;
+
+/// How long a case waits, from the profile or the README's defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// For a first delivery after the request that causes it.
+    pub delivery: Duration,
+    /// For an automatic retry after a failed answer.
+    pub retry: Duration,
+    /// How long "no more deliveries" is watched for.
+    pub quiet: Duration,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            delivery: Duration::from_secs(30),
+            retry: Duration::from_secs(120),
+            quiet: Duration::from_secs(3),
+        }
+    }
+}
+
+/// Where a case's deliveries are and how far earlier steps have read them.
+pub struct Slot<'a> {
+    pub receiver: &'a Receiver,
+    pub run: &'a str,
+    pub case: &'a str,
+    /// Path -> deliveries already judged by an earlier step.
+    pub seen: HashMap<String, usize>,
+}
+
+const POLL: Duration = Duration::from_millis(20);
+
+fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+fn where_(path: &str) -> String {
+    if path.is_empty() {
+        "{{webhook_url}}".to_string()
+    } else {
+        format!("{{{{webhook_url}}}}/{path}")
+    }
+}
+
+fn listing(ds: &[Delivery]) -> String {
+    if ds.is_empty() {
+        return "none".to_string();
+    }
+    ds.iter()
+        .enumerate()
+        .map(|(i, d)| format!("#{} {}", i + 1, d.describe()))
+        .collect::<Vec<_>>()
+        .join("\n             ")
+}
+
+/// Runs the step; `vars` give the secrets and take what `save` names.
+pub async fn check(
+    slot: &mut Slot<'_>,
+    exp: &DeliveriesExpect,
+    vars: &mut Vars,
+    bounds: &Bounds,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let start = slot.seen.get(&exp.path).copied().unwrap_or(0);
+    let select: Vec<(String, Value)> = exp
+        .select
+        .iter()
+        .map(|(p, m)| {
+            (
+                p.clone(),
+                vars.render_value(m).unwrap_or_else(|_| m.clone()),
+            )
+        })
+        .collect();
+    let selected = |d: &Delivery| {
+        select.is_empty() || {
+            let body = d.json();
+            select.iter().all(|(p, m)| {
+                matcher::check(m, body.as_ref().and_then(|b| b.pointer(p)), p).is_ok()
+            })
+        }
+    };
+    let total = |slot: &Slot<'_>| {
+        slot.receiver
+            .deliveries(slot.run, slot.case, &exp.path)
+            .len()
+    };
+    let fresh = |slot: &Slot<'_>| -> Vec<Delivery> {
+        slot.receiver
+            .deliveries(slot.run, slot.case, &exp.path)
+            .into_iter()
+            .skip(start)
+            .filter(|d| selected(d))
+            .collect()
+    };
+    let want = exp.count.or(exp.min).unwrap_or(1);
+    let bound = match exp.bound {
+        Bound::Delivery => bounds.delivery,
+        Bound::Retry => bounds.delivery + bounds.retry,
+    };
+    let began = Instant::now();
+    let mut got = fresh(slot);
+    while got.len() < want && began.elapsed() < bound {
+        tokio::time::sleep(POLL).await;
+        got = fresh(slot);
+    }
+    let at = if select.is_empty() {
+        where_(&exp.path)
+    } else {
+        let what: Vec<String> = select
+            .iter()
+            .map(|(p, m)| format!("{p} {}", matcher::describe(m)))
+            .collect();
+        format!("{} matching {}", where_(&exp.path), what.join(", "))
+    };
+    if got.len() < want {
+        out.push(Finding::new(
+            "",
+            "deliveries",
+            format!("{want} deliveries at {at} within {}", secs(bound)),
+            format!(
+                "{} after waiting {}: {}",
+                got.len(),
+                secs(began.elapsed()),
+                listing(&got)
+            ),
+        ));
+        slot.seen.insert(exp.path.clone(), total(slot));
+        return out;
+    }
+    if let Some(count) = exp.count {
+        tokio::time::sleep(bounds.quiet).await;
+        got = fresh(slot);
+        if got.len() != count {
+            out.push(Finding::new(
+                "",
+                "deliveries",
+                format!(
+                    "exactly {count} deliveries at {at} (watched {} more for others)",
+                    secs(bounds.quiet)
+                ),
+                format!("{}: {}", got.len(), listing(&got)),
+            ));
+        }
+    }
+    slot.seen.insert(exp.path.clone(), total(slot));
+    let secret_of = |name: &str| vars.get(name).and_then(Value::as_str).map(str::to_string);
+    if let Some(name) = &exp.verify {
+        match secret_of(name) {
+            None => out.push(Finding::new(
+                "",
+                "signature",
+                format!("a signing secret saved as `{name}`"),
+                "no secret",
+            )),
+            Some(secret) => {
+                for (i, d) in got.iter().enumerate() {
+                    if let Err(why) = verify(d, &secret) {
+                        out.push(Finding::new(
+                            "",
+                            "signature",
+                            format!(
+                                "delivery #{} verifies (Standard Webhooks) with the secret `{name}`",
+                                i + 1
+                            ),
+                            format!("{why}; delivery {}", d.describe()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(name) = &exp.reject {
+        if let Some(secret) = secret_of(name) {
+            for (i, d) in got.iter().enumerate() {
+                if verify(d, &secret).is_ok() {
+                    out.push(Finding::new(
+                        "",
+                        "signature",
+                        format!(
+                            "delivery #{} does not verify with the replaced secret `{name}`",
+                            i + 1
+                        ),
+                        format!("it verifies; delivery {}", d.describe()),
+                    ));
+                }
+            }
+        }
+    }
+    if exp.same_id {
+        let first = got.first().and_then(|d| d.header("webhook-id"));
+        for (i, d) in got.iter().enumerate().skip(1) {
+            if d.header("webhook-id") != first || first.is_none() {
+                out.push(Finding::new(
+                    "",
+                    "webhook-id",
+                    format!(
+                        "delivery #{} (a retry) carries the webhook-id of the first, {}",
+                        i + 1,
+                        first.unwrap_or("(none)")
+                    ),
+                    format!(
+                        "{}; deliveries: {}",
+                        d.header("webhook-id").unwrap_or("(none)"),
+                        listing(&got)
+                    ),
+                ));
+            }
+        }
+    }
+    for (i, d) in got.iter().enumerate() {
+        let body = d.json();
+        for (pointer, m) in &exp.json {
+            let m = vars.render_value(m).unwrap_or_else(|_| m.clone());
+            let actual = body.as_ref().and_then(|b| b.pointer(pointer));
+            if let Err(mm) = matcher::check(&m, actual, pointer) {
+                out.push(
+                    Finding::new(
+                        "",
+                        format!("delivery #{} json {pointer}", i + 1),
+                        mm.expected,
+                        mm.actual,
+                    )
+                    .at(mm.pointer),
+                );
+            }
+        }
+    }
+    if let Some(first) = got.first() {
+        for (name, from) in &exp.save {
+            let from = from.as_str().unwrap_or_default();
+            let value = match from.strip_prefix("header:") {
+                Some(h) => first.header(h).map(|v| Value::String(v.to_string())),
+                None => first.json().and_then(|b| b.pointer(from).cloned()),
+            };
+            match value {
+                Some(v) => vars.set(name.clone(), v),
+                None => out.push(Finding::new(
+                    "",
+                    format!("save {name}"),
+                    format!("{from} in the first delivery"),
+                    "absent",
+                )),
+            }
+        }
+    }
+    out
+}
+
+/// The first string starting with `whsec_` anywhere in `value` (READINGS 6.2).
+pub fn find_secret(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if s.starts_with("whsec_") => Some(s.clone()),
+        Value::Object(o) => o.values().find_map(find_secret),
+        Value::Array(a) => a.iter().find_map(find_secret),
+        _ => None,
+    }
+}

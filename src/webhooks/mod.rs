@@ -1,0 +1,9 @@
+//! The suite's webhook receiver: it records every delivery a target sends (headers, body, time),
+//! answers each per the case's script, verifies Standard Webhooks signatures with the
+//! `standardwebhooks` crate, and judges the `deliveries` steps of cases.
+
+pub mod expect;
+pub mod receiver;
+pub mod verify;
+
+pub use receiver::{Answer, Delivery, Receiver};
