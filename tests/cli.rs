@@ -1,72 +1,17 @@
 //! The binary as a user runs it: exit codes, libtest arguments, serve with a profile, setup
 //! errors with clear messages, redaction of the API key.
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+mod common;
+
+use common::binary::{BIN, run, serve, temp_dir};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_workspace-conformance");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env_remove("WORKSPACE_API_KEY")
-        .output()
-        .expect("the binary runs")
-}
 
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wc-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-/// A `serve` process on a free loopback port; killed on drop.
-struct Served {
-    child: Child,
-    url: String,
-    profile: PathBuf,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(name: &str, extra: &[&str]) -> Served {
-    let profile = temp_dir(name).join("profile.json");
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--profile-out"])
-        .arg(&profile)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("first line");
-    let url = line.trim().rsplit(' ').next().expect("address").to_string();
-    assert!(
-        url.starts_with("http://127.0.0.1:"),
-        "unexpected first line: {line}"
-    );
-    Served {
-        child,
-        url,
-        profile,
-    }
 }
 
 #[test]

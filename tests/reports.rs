@@ -1,68 +1,15 @@
 //! Reports and run controls as a user runs them: --junit, --json, --report, secrets in every
 //! output, --read-only/--area/--tag/--partition, --rate, and the cleanup after Ctrl-C.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use common::binary::{BIN, Served, run, serve, temp_dir};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_workspace-conformance");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wc-reports-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env_remove("WORKSPACE_API_KEY")
-        .output()
-        .expect("the binary runs")
-}
-
-/// A `serve` process on a free loopback port; killed on drop.
-struct Served {
-    child: Child,
-    /// Kept open: the server prints more lines after the first.
-    _out: BufReader<std::process::ChildStdout>,
-    url: String,
-    profile: PathBuf,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(name: &str, extra: &[&str]) -> Served {
-    let profile = temp_dir(name).join("profile.json");
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--profile-out"])
-        .arg(&profile)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    let mut line = String::new();
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    out.read_line(&mut line).expect("first line");
-    let url = line.trim().rsplit(' ').next().expect("address").to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-    Served {
-        child,
-        _out: out,
-        url,
-        profile,
-    }
-}
 
 fn profile_json(s: &Served) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&s.profile).expect("profile")).expect("json")

@@ -2,6 +2,8 @@
 //! reading the verdicts.
 #![allow(dead_code)]
 
+pub mod binary;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
