@@ -27,6 +27,11 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'/')
     .add(b'%');
 
+/// A Standard Webhooks signing secret as text: `whsec_` and base64 (JSON may escape its `/`).
+static SIGNING_SECRET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"whsec_(?:[A-Za-z0-9+/=_-]|\\/)+").expect("a valid pattern")
+});
+
 /// Replaces secrets (API keys, webhook secrets) in any text that leaves the suite.
 /// Cheap to clone; clones share the list, so a secret seen mid-run (a webhook signing secret)
 /// is redacted everywhere from then on.
@@ -55,8 +60,28 @@ impl Redactor {
         }
     }
 
+    /// Registers every webhook signing secret (`whsec_...`) in an answer's body, and its base64
+    /// part, whatever field holds it: a secret the target hands out is never shown again.
+    pub fn secrets_in(&self, body: &[u8]) {
+        if !body.windows(6).any(|w| w == b"whsec_") {
+            return;
+        }
+        let text = String::from_utf8_lossy(body);
+        for m in SIGNING_SECRET.find_iter(&text) {
+            let secret = m.as_str().replace("\\/", "/");
+            self.secret(m.as_str());
+            self.secret(&secret);
+            self.secret(&secret["whsec_".len()..]);
+        }
+    }
+
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
+        if out.contains("whsec_") {
+            out = SIGNING_SECRET
+                .replace_all(&out, SECRET_PLACEHOLDER)
+                .into_owned();
+        }
         let secrets = self.secrets.read().unwrap_or_else(|e| e.into_inner());
         for (s, placeholder) in secrets.iter() {
             if out.contains(s.as_str()) {
@@ -339,6 +364,9 @@ impl Client {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
         let outcome = self.receive(req).await;
+        if let Ok(resp) = &outcome {
+            self.redactor.secrets_in(&resp.body);
+        }
         Exchange {
             method: out.method.clone(),
             path: out.path.clone(),
@@ -539,6 +567,22 @@ mod tests {
 
     use axum::http::{HeaderMap, StatusCode};
     use axum::routing::get;
+
+    #[test]
+    fn a_signing_secret_in_any_answer_is_redacted_everywhere() {
+        let r = Redactor::default();
+        r.secrets_in(br#"{"data":{"id":"7","signingKey":"whsec_MfKQ9r8GKYq\/TwjUPD8ILPZIo2La"}}"#);
+        // The secret, its base64 part, and any other whsec_ text are hidden.
+        assert_eq!(
+            r.redact("key whsec_MfKQ9r8GKYq/TwjUPD8ILPZIo2La raw MfKQ9r8GKYq/TwjUPD8ILPZIo2La"),
+            format!("key {SECRET_PLACEHOLDER} raw {SECRET_PLACEHOLDER}")
+        );
+        assert_eq!(
+            r.redact("other whsec_C2FVsBQIhrscChlQ=="),
+            format!("other {SECRET_PLACEHOLDER}")
+        );
+        assert_eq!(r.redact("no secret here"), "no secret here");
+    }
 
     /// A server whose first `busy` answers are 429 with `Retry-After: retry_after`, then 200;
     /// it records when each request came.

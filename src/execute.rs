@@ -183,19 +183,6 @@ impl Executor {
                 duration: start.elapsed(),
             };
         }
-        if let Some(property) = &case.property {
-            let (failures, exchanges) = crate::properties::run(self, case, property).await;
-            let verdict = if failures.is_empty() {
-                Verdict::Passed
-            } else {
-                Verdict::Failed(failures)
-            };
-            return CaseResult {
-                verdict,
-                exchanges,
-                duration: start.elapsed(),
-            };
-        }
         let mut vars = self.vars();
         let mut slot = None;
         if case.uses_receiver {
@@ -219,6 +206,19 @@ impl Executor {
                 case: &case.name,
                 seen: Default::default(),
             });
+        }
+        if let Some(property) = &case.property {
+            let (failures, exchanges) = crate::properties::run(self, case, property, vars).await;
+            let verdict = if failures.is_empty() {
+                Verdict::Passed
+            } else {
+                Verdict::Failed(failures)
+            };
+            return CaseResult {
+                verdict,
+                exchanges,
+                duration: start.elapsed(),
+            };
         }
         let bounds = self.bounds();
         let mut exchanges = Vec::new();

@@ -57,9 +57,10 @@ pub struct Example {
     pub unique: Vec<String>,
     /// When not empty, only these places (body pointers, parameter names) are probed.
     pub only: Vec<String>,
-    /// Body pointer -> a template of a list (a profile fixture): the items a count property
-    /// draws from, so no generated value reaches the target there (sandbox recipients).
-    pub items: std::collections::BTreeMap<String, String>,
+    /// Body pointer -> a list, or a template of one (a profile fixture): the items a count
+    /// property draws from, so no generated value reaches the target there (sandbox recipients,
+    /// the events of one variant of the webhook events union).
+    pub items: std::collections::BTreeMap<String, Value>,
 }
 
 /// One boundary property: a constraint at one place of one operation's request.
@@ -100,7 +101,7 @@ struct ExampleDoc {
     #[serde(default)]
     only: Vec<String>,
     #[serde(default)]
-    items: std::collections::BTreeMap<String, String>,
+    items: std::collections::BTreeMap<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -210,9 +211,9 @@ fn reject_status(route: &Route) -> crate::cases::StatusExpect {
     }
 }
 
-fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
+/// Every template name the example uses.
+fn names_of(example: &Example) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
-    let mut saved: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
     let mut requests: Vec<&Request> = example
         .setup
         .iter()
@@ -220,7 +221,7 @@ fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
         .collect();
     requests.push(&example.request);
     for template in example.items.values() {
-        names_in_str(template, &mut used);
+        names_in_value(template, &mut used);
     }
     for r in requests {
         names_in_str(&r.path, &mut used);
@@ -232,6 +233,12 @@ fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
             names_in_value(b, &mut used);
         }
     }
+    used
+}
+
+fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
+    let used = names_of(example);
+    let mut saved: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
     for s in &example.setup {
         saved.extend(s.save.iter().map(|(k, _)| k.clone()));
     }
@@ -267,6 +274,8 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
             .unwrap_or_else(|| format!("{} {}", route.method, route.template));
         let example = parse_example(route, doc).map_err(|e| format!("{op}: {e}"))?;
         let fixtures = fixtures_of(&example).map_err(|e| format!("{op}: {e}"))?;
+        // A webhook created by a property points at the run's receiver, like a case's.
+        let uses_receiver = names_of(&example).contains("webhook_url");
         let mut limits: Vec<(String, Option<String>, Limit)> = Vec::new();
         let base =
             |target: Target, wrap: bool, constraint: Constraint, schema: Value, field: String| {
@@ -365,7 +374,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
                 line: 0,
                 property: Some(Arc::new(Property::Limit(Box::new(limit)))),
                 receiver: Vec::new(),
-                uses_receiver: false,
+                uses_receiver,
             });
         }
     }

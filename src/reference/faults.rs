@@ -264,6 +264,7 @@ pub const BOUNDARY_FAULTS: &[Fault] = &[
     Fault::CallsMaxResultsMin2,
     Fault::TextUnicodeSpaceAccepted,
     Fault::ElevenRecipientsAccepted,
+    Fault::WebhookEmptyEventsAccepted,
 ];
 
 impl Fault {
