@@ -261,6 +261,10 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "the id (PN...) of a phone number of the workspace other than `phone_number_id`; webhooks subscribe to it, nothing is sent from it",
     ),
     (
+        "activity_trigger_path",
+        "a path on the target that simulates activity no endpoint can cause when POSTed a JSON body (README, \"Simulated activity\"); without it the cases of message.received, call and contact.deleted events are ignored",
+    ),
+    (
         "webhook_delivery_seconds",
         "how long to wait for a webhook delivery after the request that causes it (default 30)",
     ),

@@ -30,6 +30,7 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
             "rreplay0",
         ))
         .expect("run");
+    let port = regex::Regex::new(r"127\.0\.0\.1:[0-9]+").expect("pattern");
     let mut out = BTreeMap::new();
     for (case, result) in results {
         let verdict = match &result.verdict {
@@ -52,12 +53,16 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
                     .split_once('?')
                     .map(|(_, q)| q.to_string())
                     .unwrap_or_default();
-                let text = format!(
-                    "{} {query} {}",
-                    ex.method,
-                    ex.request_body.clone().unwrap_or_default()
+                // The receiver's port changes from run to run; it is no input.
+                let text = port.replace_all(
+                    &format!(
+                        "{} {query} {}",
+                        ex.method,
+                        ex.request_body.clone().unwrap_or_default()
+                    ),
+                    "127.0.0.1:PORT",
                 );
-                text
+                text.into_owned()
             })
             .collect();
         out.insert(case.name.clone(), (verdict, inputs));

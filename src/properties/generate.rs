@@ -316,7 +316,11 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
         Constraint::Count { min, max, item } => {
             let (item, ctx) = (item.clone(), ctx.clone());
             if valid {
-                let hi = max.unwrap_or(min + 10);
+                let mut hi = max.unwrap_or(min + 10);
+                if !ctx.pool.is_empty() {
+                    // Drawn from a list: no more items than it holds.
+                    hi = hi.min(ctx.pool.len() as _).max(*min);
+                }
                 Some(
                     (*min..=hi)
                         .prop_map(move |n| items(&item, n as usize, &ctx))

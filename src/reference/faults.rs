@@ -215,6 +215,18 @@ catalog! {
         "PATCH, DELETE and rotate of a non-numeric webhookId answer 404 instead of 400";
     WebhookMixedVariantsAccepted => "webhook-mixed-variants-accepted", "Resources > Webhook > events",
         "events of two variants of the events union are accepted on one webhook";
+    TaskEventsAllUpdated => "task-events-all-updated", "Events > event table",
+        "every task change after creation fires task.updated instead of its own event (task.completed, task.assigned, ...)";
+    MessageReceivedNotFired => "message-received-not-fired", "Events > event table",
+        "an inbound message fires no message.received";
+    CallProcessingEventsNotFired => "call-processing-events-not-fired", "Events > event table",
+        "a call fires ringing, answered and completed, but no recording, summary or transcript event";
+    CallForwardedWithoutNumbers => "call-forwarded-without-numbers", "Events > event table",
+        "call.forwarded carries neither forwardedFrom nor forwardedTo";
+    ContactDeletedNotFired => "contact-deleted-not-fired", "Events > event table",
+        "a deleted contact fires no contact.deleted";
+    ContactUpdateNotFired => "contact-update-not-fired", "Events > event table",
+        "PATCH /v1/contacts/{id} fires no contact.updated (only creation does)";
 
     // --- tasks (issue 6): add this area's faults below ---
     TaskCompleteNoEffect => "task-complete-no-effect", "States and transitions > Task > complete",

@@ -148,6 +148,10 @@ pub(crate) fn profile() -> Profile {
         ("task_conversation_id", TASK_CONVERSATION_ID),
         // --- webhooks (issue 7) ---
         ("other_phone_number_id", workspace::SHARED_NUMBER_ID),
+        (
+            "activity_trigger_path",
+            super::routes::activity::TRIGGER_PATH,
+        ),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))

@@ -18,7 +18,7 @@ mod messaging;
 mod model;
 mod pagination;
 mod reply;
-mod routes;
+pub(crate) mod routes;
 mod store;
 mod switches;
 mod task_store;

@@ -44,6 +44,11 @@ impl Store {
         self.next_seq
     }
 
+    /// A fresh number for an id (never repeated within an instance).
+    pub fn next_id(&mut self) -> u64 {
+        self.next_seq()
+    }
+
     /// 24 lowercase hex digits shaped like a document id: creation second, then a sequence.
     fn new_contact_id(&mut self, at: OffsetDateTime) -> String {
         let seq = self.next_seq();
@@ -106,6 +111,12 @@ impl Store {
 
     pub fn webhook_mut(&mut self, id: &str) -> Option<&mut Webhook> {
         self.webhooks.iter_mut().find(|w| w.id == id)
+    }
+
+    /// Removes a contact (a deletion made in the app, simulated by the activity hook).
+    pub fn remove_contact(&mut self, id: &str) -> Option<Contact> {
+        let at = self.contacts.iter().position(|c| c.id == id)?;
+        Some(self.contacts.remove(at))
     }
 
     pub fn remove_webhook(&mut self, id: &str) -> bool {

@@ -225,10 +225,22 @@ fn update(
             app.switches().variant(Variant::PatchClearsOmittedFields),
         )
         .ok_or_else(|| missing_contact(faults, V1_PATH, id))?;
-    Ok(reply::data(
-        StatusCode::OK,
-        contact_answer(app, updated.to_json(store.custom_field_defs())),
-    ))
+    let json = updated.to_json(store.custom_field_defs());
+    let jobs = if faults.has(Fault::ContactUpdateNotFired) {
+        Vec::new()
+    } else {
+        crate::reference::deliveries::fire(
+            app,
+            &mut store,
+            "contact.updated",
+            None,
+            &updated.id,
+            json.clone(),
+        )
+    };
+    drop(store);
+    crate::reference::deliveries::dispatch(app, jobs);
+    Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
 }
 
 /// The length limits of a create or an update body, as the spec states them unless a boundary

@@ -1,5 +1,6 @@
 //! The router: every route, the answers to unknown paths and methods, and the layers around them.
 
+pub(crate) mod activity;
 mod contacts;
 mod webhooks;
 // --- messages and conversations (issue 4): add this area's route module below ---
@@ -56,6 +57,8 @@ pub(crate) fn router(app: App) -> Router {
         //
         // --- webhooks (issue 7): legacy v1 creation endpoints ---
         .merge(webhooks::v1_routes())
+        // The reference's own hook simulating inbound activity (not part of the API).
+        .merge(activity::routes())
         //
         .merge(header_versioned)
         .fallback(not_found)

@@ -294,7 +294,7 @@ async fn update(
     let body = input::json_object(body, V1_PATH).await;
     let faults = &app.switches().faults;
     let result = task_id(id).and_then(|id| {
-        change(&app, &id, |task| {
+        change(&app, &id, "task.updated", |task| {
             let body = body?;
             let title = title_field(&body)?;
             let description = string_field(&body, "description")?;
@@ -315,7 +315,7 @@ async fn update(
 
 async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
     let result = task_id(id).and_then(|id| {
-        change(&app, &id, |task| {
+        change(&app, &id, "task.deleted", |task| {
             task.is_deleted = true;
             Ok(Changed::Yes)
         })
@@ -330,18 +330,20 @@ enum Changed {
     No,
 }
 
-/// Applies `op` to a live task and answers `{data: {taskId, revision}}`.
+/// Applies `op` to a live task and answers `{data: {taskId, revision}}`; a change fires `event`.
 fn change(
     app: &App,
     id: &str,
+    event: &str,
     op: impl FnOnce(&mut Task) -> Result<Changed, ApiError>,
 ) -> Result<Response, ApiError> {
-    change_data(app, id, op).map(|data| reply::data(StatusCode::OK, data))
+    change_data(app, id, event, op).map(|data| reply::data(StatusCode::OK, data))
 }
 
 fn change_data(
     app: &App,
     id: &str,
+    event: &str,
     op: impl FnOnce(&mut Task) -> Result<Changed, ApiError>,
 ) -> Result<Value, ApiError> {
     let faults = &app.switches().faults;
@@ -351,14 +353,34 @@ fn change_data(
         _ => return Err(not_found(id)),
     };
     let mut updated = task.clone();
-    if let Changed::Yes = op(&mut updated)? {
+    let changed = matches!(op(&mut updated)?, Changed::Yes);
+    if changed {
         updated.revision += 1;
         *task = updated;
     }
-    Ok(json!({
+    let task = task.clone();
+    let data = json!({
         "taskId": task.task_id,
-        "revision": shown_revision(task, faults).to_string(),
-    }))
+        "revision": shown_revision(&task, faults).to_string(),
+    });
+    if changed {
+        let event = if faults.has(Fault::TaskEventsAllUpdated) {
+            "task.updated"
+        } else {
+            event
+        };
+        let jobs = crate::reference::deliveries::fire(
+            app,
+            &mut store,
+            event,
+            task.phone_number_id.as_deref(),
+            &task.task_id,
+            task_json(&task, faults),
+        );
+        drop(store);
+        crate::reference::deliveries::dispatch(app, jobs);
+    }
+    Ok(data)
 }
 
 async fn transition(
@@ -386,7 +408,7 @@ fn run_transition(
 ) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     match action {
-        "complete" => change(app, id, |task| {
+        "complete" => change(app, id, "task.completed", |task| {
             if task.completed || faults.has(Fault::TaskCompleteNoEffect) {
                 return Ok(Changed::No);
             }
@@ -396,7 +418,7 @@ fn run_transition(
         }),
         "reopen" => {
             let open = app.store().tasks().open_count();
-            change(app, id, |task| {
+            change(app, id, "task.reopened", |task| {
                 body?;
                 if !task.completed || faults.has(Fault::TaskReopenNoEffect) {
                     return Ok(Changed::No);
@@ -408,7 +430,7 @@ fn run_transition(
                 Ok(Changed::Yes)
             })
         }
-        "assign" => change(app, id, |task| {
+        "assign" => change(app, id, "task.assigned", |task| {
             let body = body?;
             if faults.has(Fault::TaskAssignWithoutUserAccepted) && !body.contains_key("userId") {
                 return Ok(Changed::No);
@@ -420,7 +442,7 @@ fn run_transition(
             Ok(Changed::Yes)
         }),
         "unassign" => {
-            let mut data = change_data(app, id, |task| {
+            let mut data = change_data(app, id, "task.unassigned", |task| {
                 let user = required_id(&body?, "userId", "US")?;
                 let before = task.assignees.len();
                 task.assignees.retain(|u| *u != user);
@@ -437,7 +459,7 @@ fn run_transition(
             }
             Ok(reply::data(StatusCode::OK, data))
         }
-        "change-due-date" => change(app, id, |task| {
+        "change-due-date" => change(app, id, "task.duedate.updated", |task| {
             let body = body?;
             let due = match date_field(&body, "dueDate") {
                 Err(_) if faults.has(Fault::TaskInvalidDueDateAccepted) => return Ok(Changed::No),
@@ -447,7 +469,7 @@ fn run_transition(
             task.due_date = Some(due);
             Ok(Changed::Yes)
         }),
-        "remove-due-date" => change(app, id, |task| {
+        "remove-due-date" => change(app, id, "task.duedate.removed", |task| {
             body?;
             if task.due_date.is_none() || faults.has(Fault::TaskDueDateNotCleared) {
                 return Ok(Changed::No);
@@ -455,11 +477,11 @@ fn run_transition(
             task.due_date = None;
             Ok(Changed::Yes)
         }),
-        "link-conversation" => change(app, id, |task| {
+        "link-conversation" => change(app, id, "task.linked", |task| {
             task.conversation_id = Some(required_id(&body?, "conversationId", "CN")?);
             Ok(Changed::Yes)
         }),
-        "unlink-conversation" => change(app, id, |task| {
+        "unlink-conversation" => change(app, id, "task.unlinked", |task| {
             // A conversationId may be sent to name the link; the task has at most one.
             id_field(&body?, "conversationId", "CN")?;
             if task.conversation_id.is_none() || faults.has(Fault::TaskUnlinkNoEffect) {
