@@ -55,6 +55,15 @@ impl Profile {
                 });
             }
         }
+        // A hook is requested as a path of the target; anything else would go elsewhere.
+        if let Some(path) = profile.fixtures.get("activity_trigger_path") {
+            if !path.as_str().is_some_and(|p| p.starts_with('/')) {
+                return Err(ProfileError::Parse {
+                    path: shown,
+                    detail: "fixture `activity_trigger_path` must be a path starting with /".into(),
+                });
+            }
+        }
         Ok(profile)
     }
 

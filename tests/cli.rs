@@ -251,6 +251,24 @@ fn bad_profile_and_bad_arguments_exit_2() {
         "{err}"
     );
 
+    std::fs::write(
+        &file,
+        "{\"apiKey\": \"k\", \"fixtures\": {\"activity_trigger_path\": \"http://elsewhere\"}}",
+    )
+    .expect("write");
+    let o = run(&[
+        "--target",
+        "http://127.0.0.1:9",
+        "--profile",
+        file.to_str().expect("utf-8"),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err.contains("activity_trigger_path") && err.contains("starting with /"),
+        "{err}"
+    );
+
     std::fs::write(&file, "{\"apiKey\": \"k\",\n \"fixtures\": [}").expect("write");
     let (_, err) = text(&run(&[
         "--target",

@@ -54,15 +54,12 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
                     .map(|(_, q)| q.to_string())
                     .unwrap_or_default();
                 // The receiver's port changes from run to run; it is no input.
-                let text = port.replace_all(
-                    &format!(
-                        "{} {query} {}",
-                        ex.method,
-                        ex.request_body.clone().unwrap_or_default()
-                    ),
-                    "127.0.0.1:PORT",
+                let text = format!(
+                    "{} {query} {}",
+                    ex.method,
+                    ex.request_body.clone().unwrap_or_default()
                 );
-                text.into_owned()
+                port.replace_all(&text, "127.0.0.1:PORT").into_owned()
             })
             .collect();
         out.insert(case.name.clone(), (verdict, inputs));
