@@ -105,6 +105,7 @@ impl Cleanup {
         // The id sits under the name of the item route's parameter (`/v1/tasks/{taskId}`:
         // `taskId`), or under `id`.
         let Some(post) = self.contract.route("POST", path) else {
+            self.observe_hook(ex);
             return;
         };
         let prefix = format!("{}/{{", post.template.trim_end_matches('/'));
@@ -149,6 +150,24 @@ impl Cleanup {
             if let Ok(mut v) = self.left.lock() {
                 v.push(format!("{resource}{tag}"));
             }
+        }
+    }
+
+    /// A contact the activity hook deleted (README, "Simulated activity") is no longer left.
+    fn observe_hook(&self, ex: &Exchange) {
+        let Some(body) = ex
+            .request_body
+            .as_deref()
+            .and_then(|b| serde_json::from_str::<Value>(b).ok())
+        else {
+            return;
+        };
+        if body["kind"] != "delete-contact" {
+            return;
+        }
+        if let (Some(id), Ok(mut left)) = (body["contactId"].as_str(), self.left.lock()) {
+            let resource = format!("/v1/contacts/{id}");
+            left.retain(|l| l != &resource && !l.starts_with(&format!("{resource} ")));
         }
     }
 

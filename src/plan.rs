@@ -37,8 +37,13 @@ pub fn trials(
     recorder: Arc<Recorder>,
 ) -> Vec<Trial> {
     let gate = Arc::new(RwLock::new(()));
-    cases
-        .iter()
+    // Exclusive cases first: each waits for the trials in flight to end (the lock prefers
+    // writers), so one met in the middle of the run would stall every thread behind the slowest
+    // trial running then. First, they run back to back before the shared ones start.
+    let (alone, shared): (Vec<_>, Vec<_>) = cases.iter().partition(|c| c.exclusive);
+    alone
+        .into_iter()
+        .chain(shared)
         .map(|case| {
             let (case, exec, rt, recorder, gate) = (
                 case.clone(),

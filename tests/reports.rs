@@ -101,8 +101,12 @@ fn a_failing_run_writes_every_report_and_no_secret_anywhere() {
     assert!(!failed.is_empty());
     for t in &failed {
         assert!(t["explanation"].is_string());
-        assert!(t["failures"][0]["exchange"]["reproduce"].is_string(), "{t}");
-        assert!(t["failures"][0]["clauses"][0].is_string());
+        let first = &t["failures"][0];
+        // A delivery that did not come has no request of its own to reproduce.
+        if !matches!(first["check"].as_str(), Some("deliveries" | "signature")) {
+            assert!(first["exchange"]["reproduce"].is_string(), "{t}");
+        }
+        assert!(first["clauses"][0].is_string());
     }
     // JUnit: suites per area, failures with the explanation.
     let xml = &outputs[2].1;
