@@ -215,6 +215,8 @@ catalog! {
         "PATCH, DELETE and rotate of a non-numeric webhookId answer 404 instead of 400";
     WebhookMixedVariantsAccepted => "webhook-mixed-variants-accepted", "Resources > Webhook > events",
         "events of two variants of the events union are accepted on one webhook";
+    WebhookResourceIdPatternUnchecked => "webhook-resource-id-pattern-unchecked", "Resources > Webhook > resourceIds",
+        "resourceIds items that are neither `*` nor a phone number id (^PN) are accepted";
     TaskEventsAllUpdated => "task-events-all-updated", "Events > event table",
         "every task change after creation fires task.updated instead of its own event (task.completed, task.assigned, ...)";
     MessageReceivedNotFired => "message-received-not-fired", "Events > event table",
@@ -277,6 +279,7 @@ pub const BOUNDARY_FAULTS: &[Fault] = &[
     Fault::TextUnicodeSpaceAccepted,
     Fault::ElevenRecipientsAccepted,
     Fault::WebhookEmptyEventsAccepted,
+    Fault::WebhookResourceIdPatternUnchecked,
 ];
 
 impl Fault {

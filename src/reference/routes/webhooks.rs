@@ -263,7 +263,11 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
         if ids.is_empty() {
             return Err(bad("resourceIds must hold phone number ids or [\"*\"]"));
         }
-        if let Some(bad_id) = ids.iter().find(|r| *r != "*" && !r.starts_with("PN")) {
+        let unchecked = faults.has(Fault::WebhookResourceIdPatternUnchecked);
+        if let Some(bad_id) = ids
+            .iter()
+            .find(|r| *r != "*" && !r.starts_with("PN") && !unchecked)
+        {
             return Err(bad(format!(
                 "resourceIds: '{bad_id}' is not a phone number id (^PN(.*)$)"
             )));
