@@ -233,49 +233,33 @@ fn broken_case_file_exits_2_naming_file_and_line() {
 fn bad_profile_and_bad_arguments_exit_2() {
     let dir = temp_dir("bad-profile");
     let file = dir.join("profile.json");
-    std::fs::write(
-        &file,
-        "{\"apiKey\": \"k\",\n \"fixtures\": {\"webhook_id\": {}}}",
-    )
-    .expect("write");
-    let o = run(&[
-        "--target",
-        "http://127.0.0.1:9",
-        "--profile",
-        file.to_str().expect("utf-8"),
-    ]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2));
+    // Runs against an unreachable target with `profile` as the profile: exit code and stderr.
+    let with_profile = |profile: &str| {
+        std::fs::write(&file, profile).expect("write");
+        let o = run(&[
+            "--target",
+            "http://127.0.0.1:9",
+            "--profile",
+            file.to_str().expect("utf-8"),
+        ]);
+        (o.status.code(), text(&o).1)
+    };
+    let (code, err) = with_profile("{\"apiKey\": \"k\",\n \"fixtures\": {\"webhook_id\": {}}}");
+    assert_eq!(code, Some(2));
     assert!(
         err.contains("profile.json") && err.contains("webhook_id"),
         "{err}"
     );
-
-    std::fs::write(
-        &file,
+    let (code, err) = with_profile(
         "{\"apiKey\": \"k\", \"fixtures\": {\"activity_trigger_path\": \"http://elsewhere\"}}",
-    )
-    .expect("write");
-    let o = run(&[
-        "--target",
-        "http://127.0.0.1:9",
-        "--profile",
-        file.to_str().expect("utf-8"),
-    ]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2));
+    );
+    assert_eq!(code, Some(2));
     assert!(
         err.contains("activity_trigger_path") && err.contains("starting with /"),
         "{err}"
     );
-
-    std::fs::write(&file, "{\"apiKey\": \"k\",\n \"fixtures\": [}").expect("write");
-    let (_, err) = text(&run(&[
-        "--target",
-        "http://127.0.0.1:9",
-        "--profile",
-        file.to_str().expect("utf-8"),
-    ]));
+    let (code, err) = with_profile("{\"apiKey\": \"k\",\n \"fixtures\": [}");
+    assert_eq!(code, Some(2));
     assert!(err.contains("line 2"), "{err}");
 
     for args in [

@@ -39,6 +39,51 @@ use crate::reference::workspace::Call;
 /// Where a simulated `menu-forward` call is forwarded to (a fictional number).
 const FORWARD_TO: &str = "+14155550123";
 
+/// The outcomes of a simulated call: its status, its route, and the events it fires in order.
+type Outcome = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static [&'static str],
+);
+const OUTCOMES: &[Outcome] = &[
+    (
+        "answered",
+        "completed",
+        None,
+        &[
+            "call.ringing",
+            "call.answered",
+            "call.recording.completed",
+            "call.summary.completed",
+            "call.transcript.completed",
+            "call.completed",
+        ],
+    ),
+    (
+        "voicemail",
+        "missed",
+        Some("voicemail"),
+        &[
+            "call.ringing",
+            "call.missed",
+            "call.voicemail.completed",
+            "call.completed",
+        ],
+    ),
+    (
+        "menu-forward",
+        "completed",
+        Some("phone-menu"),
+        &[
+            "call.ringing",
+            "call.menu.selected",
+            "call.forwarded",
+            "call.completed",
+        ],
+    ),
+];
+
 /// Where the hook listens; the reference profile names it as `activity_trigger_path`.
 pub(crate) const TRIGGER_PATH: &str = "/_reference/activity";
 
@@ -128,45 +173,18 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         .ok_or_else(|| bad_request(format!("no phone number {phone_number_id}")))?;
     let id = format!("AC{:016x}", 0x51_0000_0000 + store.next_id());
     let user = caller.user_id.to_string();
-    let (fields, steps): (Value, &[&str]) = match outcome {
-        "answered" => (
-            json!({"direction": "incoming", "status": "completed", "answeredBy": user,
-                   "answeredAt": timestamp(now), "completedAt": timestamp(now), "duration": 0}),
-            &[
-                "call.ringing",
-                "call.answered",
-                "call.recording.completed",
-                "call.summary.completed",
-                "call.transcript.completed",
-                "call.completed",
-            ],
-        ),
-        "voicemail" => (
-            json!({"direction": "incoming", "status": "missed", "callRoute": "voicemail",
-                   "completedAt": timestamp(now), "duration": 0}),
-            &[
-                "call.ringing",
-                "call.missed",
-                "call.voicemail.completed",
-                "call.completed",
-            ],
-        ),
-        "menu-forward" => (
-            json!({"direction": "incoming", "status": "completed", "callRoute": "phone-menu",
-                   "completedAt": timestamp(now), "duration": 0}),
-            &[
-                "call.ringing",
-                "call.menu.selected",
-                "call.forwarded",
-                "call.completed",
-            ],
-        ),
-        other => {
-            return Err(bad_request(format!(
-                "body field outcome must be answered, voicemail or menu-forward; got {other}"
-            )));
-        }
+    let Some((_, status, route, steps)) = OUTCOMES.iter().find(|(name, ..)| *name == outcome)
+    else {
+        return Err(bad_request(format!(
+            "body field outcome must be answered, voicemail or menu-forward; got {outcome}"
+        )));
     };
+    let mut fields = json!({"direction": "incoming", "status": status, "callRoute": route,
+                            "completedAt": timestamp(now), "duration": 0});
+    if outcome == "answered" {
+        fields["answeredBy"] = json!(user);
+        fields["answeredAt"] = json!(timestamp(now));
+    }
     let call = Call {
         id: id.clone(),
         phone_number_id: phone_number_id.clone(),
