@@ -25,8 +25,7 @@ fn catalog_has_at_least_25_variants_each_with_a_reading() {
 fn each_variant_alone_fails_no_case() {
     let (contract, cases) = common::catalog();
     let rt = common::runtime();
-    let mut broken = Vec::new();
-    for v in VARIANTS {
+    let broken = common::in_parallel(VARIANTS, |v| {
         let results = common::certify(
             &rt,
             &contract,
@@ -35,13 +34,15 @@ fn each_variant_alone_fails_no_case() {
             VariantSet::new([v.variant]),
         );
         let failed = common::failure_report(&results);
-        if !failed.is_empty() {
-            broken.push(format!(
+        if failed.is_empty() {
+            Vec::new()
+        } else {
+            vec![format!(
                 "variant {} (READINGS {}):\n{failed}",
                 v.name, v.reading
-            ));
+            )]
         }
-    }
+    });
     assert!(
         broken.is_empty(),
         "checks that fail a conforming variant:\n{}",

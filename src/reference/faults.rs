@@ -215,6 +215,8 @@ catalog! {
         "PATCH, DELETE and rotate of a non-numeric webhookId answer 404 instead of 400";
     WebhookMixedVariantsAccepted => "webhook-mixed-variants-accepted", "Resources > Webhook > events",
         "events of two variants of the events union are accepted on one webhook";
+    WebhookIdNotNumeric => "webhook-id-not-numeric", "Resources > Webhook > id",
+        "created webhooks get ids like `wh2001` instead of stringified numbers";
     WebhookResourceIdPatternUnchecked => "webhook-resource-id-pattern-unchecked", "Resources > Webhook > resourceIds",
         "resourceIds items that are neither `*` nor a phone number id (^PN) are accepted";
     TaskEventsAllUpdated => "task-events-all-updated", "Events > event table",

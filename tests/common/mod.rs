@@ -101,60 +101,68 @@ pub fn ignored(results: &Results) -> Vec<String> {
 
 /// Faults not caught as the self-test requires: a failed check citing the fault's clause, and
 /// for boundary faults a failed property citing it.
+/// Runs `f` on every item, `AT_ONCE` items at a time, and gathers what it returns. Each item gets
+/// a reference of its own; most of a run is waiting (deliveries, the bound of a missing one), not
+/// computing, so a few runs at once share the two cores well.
+pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> Vec<R> + Sync) -> Vec<R> {
+    use std::sync::Mutex;
+    const AT_ONCE: usize = 3;
+    let next = Mutex::new(items.iter());
+    let out = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE {
+            scope.spawn(|| {
+                loop {
+                    let Some(item) = next.lock().expect("queue").next() else {
+                        break;
+                    };
+                    let found = f(item);
+                    out.lock().expect("results").extend(found);
+                }
+            });
+        }
+    });
+    out.into_inner().expect("results")
+}
+
 pub fn uncaught_faults(
     rt: &tokio::runtime::Runtime,
     contract: &Arc<Contract>,
     cases: &[Arc<Case>],
     variants: &VariantSet,
 ) -> Vec<String> {
-    use std::sync::Mutex;
     use workspace_conformance::reference::{BOUNDARY_FAULTS, CATALOG};
-    // Each fault gets a reference of its own; a few run at once, since most of a run is waiting
-    // (deliveries, the bound of a missing one), not computing.
-    const AT_ONCE: usize = 3;
-    let next = Mutex::new(CATALOG.iter());
-    let uncaught = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..AT_ONCE {
-            scope.spawn(|| {
-                loop {
-                    let Some(fault) = next.lock().expect("queue").next() else {
-                        break;
-                    };
-                    let results = certify(
-                        rt,
-                        contract,
-                        cases,
-                        FaultSet::new([fault.fault]),
-                        variants.clone(),
-                    );
-                    let mut found = Vec::new();
-                    if BOUNDARY_FAULTS.contains(&fault.fault)
-                        && !failed_clauses(&results, true).contains(fault.clause)
-                    {
-                        found.push(format!(
-                            "boundary fault {} ({}) is not caught by a property: failed {:?}",
-                            fault.name,
-                            fault.clause,
-                            failed_names(&results)
-                        ));
-                    }
-                    let clauses = failed_clauses(&results, false);
-                    if !clauses.contains(fault.clause) {
-                        found.push(format!(
-                            "{} ({}): failed cases {:?} cite {:?}",
-                            fault.name,
-                            fault.clause,
-                            failed_names(&results),
-                            clauses
-                        ));
-                    }
-                    uncaught.lock().expect("results").extend(found);
-                }
-            });
+    let mut uncaught = in_parallel(CATALOG, |fault| {
+        let results = certify(
+            rt,
+            contract,
+            cases,
+            FaultSet::new([fault.fault]),
+            variants.clone(),
+        );
+        let mut found = Vec::new();
+        if BOUNDARY_FAULTS.contains(&fault.fault)
+            && !failed_clauses(&results, true).contains(fault.clause)
+        {
+            found.push(format!(
+                "boundary fault {} ({}) is not caught by a property: failed {:?}",
+                fault.name,
+                fault.clause,
+                failed_names(&results)
+            ));
         }
+        let clauses = failed_clauses(&results, false);
+        if !clauses.contains(fault.clause) {
+            found.push(format!(
+                "{} ({}): failed cases {:?} cite {:?}",
+                fault.name,
+                fault.clause,
+                failed_names(&results),
+                clauses
+            ));
+        }
+        found
     });
-    let mut uncaught = uncaught.into_inner().expect("results");
     uncaught.sort();
     uncaught
 }

@@ -323,7 +323,10 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             )));
         }
         let now = OffsetDateTime::now_utc();
-        let id = store.hooks.new_webhook_id();
+        let mut id = store.hooks.new_webhook_id();
+        if faults.has(Fault::WebhookIdNotNumeric) {
+            id = format!("wh{id}");
+        }
         let default_status = if faults.has(Fault::WebhookStatusDefaultDisabled) {
             "disabled"
         } else {
