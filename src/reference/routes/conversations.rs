@@ -28,37 +28,38 @@ const DEFAULT_RESULTS: usize = 10;
 const MAX_PHONE_NUMBERS: usize = 100;
 
 pub(super) fn v1_routes() -> Router<App> {
-    Router::new()
-        .route(V1_PATH, allow_only(get(list_v1), "GET"))
-        .route(
-            "/v1/conversations/{conversationId}/mark-as-done",
-            allow_only(post(done_v1), "POST"),
-        )
-        .route(
-            "/v1/conversations/{conversationId}/mark-as-open",
-            allow_only(post(open_v1), "POST"),
-        )
-        .route(
-            "/v1/conversations/{conversationId}/mark-as-read",
-            allow_only(post(read_v1), "POST"),
-        )
+    inbox_routes(
+        Router::new().route(V1_PATH, allow_only(get(list_v1), "GET")),
+        V1_PATH,
+    )
 }
 
 pub(super) fn header_versioned_routes() -> Router<App> {
-    Router::new()
-        .route(HV_PATH, allow_only(get(list_hv), "GET"))
-        .route(
-            "/conversations/{conversationId}/mark-as-done",
-            allow_only(post(done_hv), "POST"),
+    inbox_routes(
+        Router::new().route(HV_PATH, allow_only(get(list_hv), "GET")),
+        HV_PATH,
+    )
+}
+
+/// `POST {base}/{conversationId}/mark-as-done|open|read` (see [`mark`]).
+fn inbox_routes(router: Router<App>, base: &'static str) -> Router<App> {
+    [
+        ("mark-as-done", Mark::Done),
+        ("mark-as-open", Mark::Open),
+        ("mark-as-read", Mark::Read),
+    ]
+    .into_iter()
+    .fold(router, |router, (action, how)| {
+        let handler = move |State(app): State<App>,
+                            Extension(c): Extension<Caller>,
+                            id: Result<Path<String>, PathRejection>| async move {
+            mark(&app, &c, base, id, how)
+        };
+        router.route(
+            &format!("{base}/{{conversationId}}/{action}"),
+            allow_only(post(handler), "POST"),
         )
-        .route(
-            "/conversations/{conversationId}/mark-as-open",
-            allow_only(post(open_hv), "POST"),
-        )
-        .route(
-            "/conversations/{conversationId}/mark-as-read",
-            allow_only(post(read_hv), "POST"),
-        )
+    })
 }
 
 fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
@@ -291,47 +292,4 @@ fn mark(
         Ok(reply::data(StatusCode::OK, updated.to_json()))
     });
     answer(app, result)
-}
-
-async fn done_v1(
-    State(app): State<App>,
-    Extension(c): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
-) -> Response {
-    mark(&app, &c, V1_PATH, id, Mark::Done)
-}
-async fn open_v1(
-    State(app): State<App>,
-    Extension(c): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
-) -> Response {
-    mark(&app, &c, V1_PATH, id, Mark::Open)
-}
-async fn read_v1(
-    State(app): State<App>,
-    Extension(c): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
-) -> Response {
-    mark(&app, &c, V1_PATH, id, Mark::Read)
-}
-async fn done_hv(
-    State(app): State<App>,
-    Extension(c): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
-) -> Response {
-    mark(&app, &c, HV_PATH, id, Mark::Done)
-}
-async fn open_hv(
-    State(app): State<App>,
-    Extension(c): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
-) -> Response {
-    mark(&app, &c, HV_PATH, id, Mark::Open)
-}
-async fn read_hv(
-    State(app): State<App>,
-    Extension(c): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
-) -> Response {
-    mark(&app, &c, HV_PATH, id, Mark::Read)
 }

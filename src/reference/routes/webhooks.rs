@@ -25,6 +25,7 @@ use crate::reference::fixtures;
 use crate::reference::input::{self, Query};
 use crate::reference::model::Webhook;
 use crate::reference::reply;
+use crate::reference::store::Store;
 use crate::reference::variants::Variant;
 
 const PATH: &str = "/webhooks";
@@ -531,10 +532,7 @@ async fn history_one(
 ) -> Response {
     let result = split(&app, ids).and_then(|(id, event)| {
         let store = app.store();
-        let record = store
-            .hooks
-            .delivery(&id, &delivery_key(&app, &event))
-            .ok_or_else(|| missing_delivery(&event))?;
+        let record = delivery(&app, &store, &id, &event)?;
         let mut v = record_json(&app, record);
         v["payload"] = serde_json::from_str(&record.payload).unwrap_or(Value::Null);
         Ok(reply::data(StatusCode::OK, v))
@@ -548,10 +546,7 @@ async fn manual_retry(
 ) -> Response {
     let result = split(&app, ids).and_then(|(id, event)| {
         let store = app.store();
-        let record = store
-            .hooks
-            .delivery(&id, &delivery_key(&app, &event))
-            .ok_or_else(|| missing_delivery(&event))?;
+        let record = delivery(&app, &store, &id, &event)?;
         let json = record_json(&app, record);
         let job = deliveries::again(&store, record);
         drop(store);
@@ -561,6 +556,19 @@ async fn manual_retry(
         Ok(reply::data(StatusCode::ACCEPTED, json))
     });
     answer(&app, result)
+}
+
+/// The delivery `event` (as the caller wrote its id) of webhook `id`, or 404.
+fn delivery<'a>(
+    app: &App,
+    store: &'a Store,
+    id: &str,
+    event: &str,
+) -> Result<&'a DeliveryRecord, ApiError> {
+    store
+        .hooks
+        .delivery(id, &delivery_key(app, event))
+        .ok_or_else(|| missing_delivery(event))
 }
 
 fn missing_delivery(event: &str) -> ApiError {
