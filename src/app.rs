@@ -136,7 +136,8 @@ pub fn client_for(
     max_body: usize,
     rate: Option<f64>,
 ) -> Result<Arc<Client>, SetupError> {
-    let redactor = Redactor::default();
+    // The process's redactor: checks redact what they quote from the target with it.
+    let redactor = Redactor::global();
     for s in profile.secret_values() {
         redactor.secret(&s);
     }

@@ -8,10 +8,7 @@ use std::time::{Duration, Instant};
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::Value;
 
-/// The placeholder shown instead of the run's API key.
-pub const API_KEY_PLACEHOLDER: &str = "<API_KEY>";
-/// The placeholder shown instead of any other secret.
-pub const SECRET_PLACEHOLDER: &str = "<REDACTED>";
+pub use crate::redact::{API_KEY_PLACEHOLDER, Redactor, SECRET_PLACEHOLDER};
 
 /// Characters escaped inside one path segment.
 const SEGMENT: &AsciiSet = &CONTROLS
@@ -26,71 +23,6 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'}')
     .add(b'/')
     .add(b'%');
-
-/// A Standard Webhooks signing secret as text: `whsec_` and base64 (JSON may escape its `/`).
-static SIGNING_SECRET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"whsec_(?:[A-Za-z0-9+/=_-]|\\/)+").expect("a valid pattern")
-});
-
-/// Replaces secrets (API keys, webhook secrets) in any text that leaves the suite.
-/// Cheap to clone; clones share the list, so a secret seen mid-run (a webhook signing secret)
-/// is redacted everywhere from then on.
-#[derive(Debug, Clone, Default)]
-pub struct Redactor {
-    secrets: Arc<std::sync::RwLock<Vec<(String, &'static str)>>>,
-}
-
-impl Redactor {
-    /// Registers the run's API key.
-    pub fn api_key(&self, key: &str) {
-        self.add(key, API_KEY_PLACEHOLDER);
-    }
-
-    /// Registers another secret.
-    pub fn secret(&self, value: &str) {
-        self.add(value, SECRET_PLACEHOLDER);
-    }
-
-    fn add(&self, value: &str, placeholder: &'static str) {
-        let mut secrets = self.secrets.write().unwrap_or_else(|e| e.into_inner());
-        // Very short values would redact ordinary text; keys are never that short.
-        if value.len() >= 4 && !secrets.iter().any(|(s, _)| s == value) {
-            secrets.push((value.to_string(), placeholder));
-            secrets.sort_by_key(|s| std::cmp::Reverse(s.0.len()));
-        }
-    }
-
-    /// Registers every webhook signing secret (`whsec_...`) in an answer's body, and its base64
-    /// part, whatever field holds it: a secret the target hands out is never shown again.
-    pub fn secrets_in(&self, body: &[u8]) {
-        if !body.windows(6).any(|w| w == b"whsec_") {
-            return;
-        }
-        let text = String::from_utf8_lossy(body);
-        for m in SIGNING_SECRET.find_iter(&text) {
-            let secret = m.as_str().replace("\\/", "/");
-            self.secret(m.as_str());
-            self.secret(&secret);
-            self.secret(&secret["whsec_".len()..]);
-        }
-    }
-
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        if out.contains("whsec_") {
-            out = SIGNING_SECRET
-                .replace_all(&out, SECRET_PLACEHOLDER)
-                .into_owned();
-        }
-        let secrets = self.secrets.read().unwrap_or_else(|e| e.into_inner());
-        for (s, placeholder) in secrets.iter() {
-            if out.contains(s.as_str()) {
-                out = out.replace(s.as_str(), placeholder);
-            }
-        }
-        out
-    }
-}
 
 /// Which credentials a request carries.
 #[derive(Debug, Clone)]
@@ -169,11 +101,108 @@ pub const MAX_REDIRECTS: usize = 5;
 pub struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,
+    /// The whole body while the answer is being checked; empty once the exchange is recorded
+    /// ([`Exchange::recorded`]).
     pub body: Vec<u8>,
-    /// `None` for an empty body; `Some(Err)` says why a body is not JSON.
+    /// The body's length as received.
+    pub size: usize,
+    /// `None` for an empty body; `Some(Err)` says why a body is not JSON. `None` once recorded.
     pub json: Option<Result<Value, String>>,
     /// Names (lower case) of headers whose value is not UTF-8; `headers` holds them lossily.
     pub non_utf8_headers: Vec<String>,
+    /// The start of the body as text, redacted before it was cut ([`EXCERPT_CHARS`] at most):
+    /// all that the reports keep of a body.
+    pub excerpt: String,
+    /// Whether the excerpt is shorter than the body.
+    pub excerpt_cut: bool,
+}
+
+/// Characters of a body kept for the reports.
+pub const EXCERPT_CHARS: usize = 2000;
+
+/// A body at least this large holds the run's large-answer gate while its trial runs.
+pub const LARGE_BODY: usize = 1 << 20;
+/// Trials that may hold large answers (parsed, they take ten times their size) at once.
+pub const LARGE_BODY_TRIALS: usize = 1;
+
+static LARGE_GATE: std::sync::LazyLock<Arc<tokio::sync::Semaphore>> =
+    std::sync::LazyLock::new(|| Arc::new(tokio::sync::Semaphore::new(LARGE_BODY_TRIALS)));
+
+tokio::task_local! {
+    /// The large-answer permit of the trial running on this task, once it needed one.
+    static LARGE_PERMIT: std::cell::RefCell<Option<tokio::sync::OwnedSemaphorePermit>>;
+}
+
+/// Runs one trial's future with its own slot for the large-answer permit: a trial takes the
+/// permit at its first answer over [`LARGE_BODY`] and keeps it to its end, so at most
+/// [`LARGE_BODY_TRIALS`] trials hold large answers at once (each waits holding none: no
+/// deadlock), and memory stays bounded whatever the target answers.
+pub async fn with_large_body_slot<F: std::future::Future>(f: F) -> F::Output {
+    LARGE_PERMIT.scope(std::cell::RefCell::new(None), f).await
+}
+
+/// A large body is parsed on one thread of its own: the parsed value's memory then comes from
+/// that thread's allocator arena and goes back to it when the value is dropped (on any thread),
+/// to be reused by the next large body, instead of each trial thread keeping its own peak.
+async fn parse_large(chunks: Vec<bytes::Bytes>) -> (Vec<u8>, Option<Result<Value, String>>) {
+    type Parsed = (Vec<u8>, Option<Result<Value, String>>);
+    type Job = (Vec<bytes::Bytes>, tokio::sync::oneshot::Sender<Parsed>);
+    static PARSER: std::sync::LazyLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>> =
+        std::sync::LazyLock::new(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<Job>();
+            std::thread::Builder::new()
+                .name("large-body-parser".into())
+                .spawn(move || {
+                    // Ends when the process does (the sender is static).
+                    while let Ok((chunks, reply)) = rx.recv() {
+                        let body = chunks.concat();
+                        drop(chunks);
+                        let json = parse_body(&body);
+                        let _ = reply.send((body, json));
+                    }
+                })
+                .ok()
+                .map(|_| std::sync::Mutex::new(tx))
+        });
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let sent = match PARSER.as_ref().and_then(|tx| tx.lock().ok()) {
+        Some(tx) => tx.send((chunks, reply)),
+        None => Err(std::sync::mpsc::SendError((chunks, reply))),
+    };
+    match sent {
+        Ok(()) => answer
+            .await
+            .unwrap_or_else(|_| (Vec::new(), Some(Err("the body could not be parsed".into())))),
+        // No parser thread: parse here.
+        Err(std::sync::mpsc::SendError((chunks, _))) => {
+            let body = chunks.concat();
+            let json = parse_body(&body);
+            (body, json)
+        }
+    }
+}
+
+/// `None` for a body of only whitespace, else the body parsed as JSON or why it is not JSON.
+fn parse_body(body: &[u8]) -> Option<Result<Value, String>> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        Some(parse_json(body))
+    }
+}
+
+/// Waits for the large-answer permit unless this trial holds it. Outside a trial (the probe,
+/// the cleanup) the permit is held by the caller for the one answer.
+async fn large_body_permit() -> Option<tokio::sync::OwnedSemaphorePermit> {
+    match LARGE_PERMIT.try_with(|p| p.borrow().is_some()) {
+        Ok(true) => None,
+        Ok(false) => {
+            let permit = LARGE_GATE.clone().acquire_owned().await.ok()?;
+            let _ = LARGE_PERMIT.try_with(|p| *p.borrow_mut() = Some(permit));
+            None
+        }
+        Err(_) => LARGE_GATE.clone().acquire_owned().await.ok(),
+    }
 }
 
 impl Response {
@@ -364,9 +393,6 @@ impl Client {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
         let outcome = self.receive(req).await;
-        if let Ok(resp) = &outcome {
-            self.redactor.secrets_in(&resp.body);
-        }
         Exchange {
             method: out.method.clone(),
             path: out.path.clone(),
@@ -405,33 +431,52 @@ impl Client {
         }
         // The body streams in chunks; it is dropped as soon as it passes the cap, so memory
         // stays bounded whatever the target sends.
-        let mut body = Vec::new();
+        // The chunks are kept as they came; a large body is joined and parsed on the parser
+        // thread (see `parse_large`), so no trial thread grows a large buffer of its own.
+        let mut chunks: Vec<bytes::Bytes> = Vec::new();
+        let mut size = 0usize;
+        let mut _large = None;
         loop {
             let chunk = match resp.chunk().await {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => break,
-                Err(e) => return Err(self.classify(&e, Some(body.len()))),
+                Err(e) => return Err(self.classify(&e, Some(size))),
             };
-            if body.len() + chunk.len() > self.max_body {
+            if size + chunk.len() > self.max_body {
                 return Err(TransportError::BodyTooLarge {
                     cap: self.max_body,
                     declared: None,
-                    received: body.len() + chunk.len(),
+                    received: size + chunk.len(),
                 });
             }
-            body.extend_from_slice(&chunk);
+            let before = size;
+            size += chunk.len();
+            chunks.push(chunk);
+            if before < LARGE_BODY && size >= LARGE_BODY {
+                _large = large_body_permit().await;
+            }
         }
-        let json = if body.iter().all(u8::is_ascii_whitespace) {
-            None
+        let (body, json) = if size >= LARGE_BODY {
+            parse_large(chunks).await
         } else {
-            Some(parse_json(&body))
+            let body = chunks.concat();
+            let json = parse_body(&body);
+            (body, json)
         };
+        // A secret the answer hands out is registered before anything of it is shown.
+        self.redactor.secrets_in(&body);
+        let (excerpt, excerpt_cut) = self
+            .redactor
+            .cut(&String::from_utf8_lossy(&body), EXCERPT_CHARS);
         Ok(Response {
             status,
             headers,
+            size: body.len(),
             body,
             json,
             non_utf8_headers,
+            excerpt,
+            excerpt_cut,
         })
     }
 
@@ -543,19 +588,44 @@ impl Exchange {
         redactor.redact(&cmd)
     }
 
-    /// The answer's body as text, cut to `limit` characters.
+    /// The answer's body as text, cut to `limit` characters (at most [`EXCERPT_CHARS`]: the
+    /// excerpt kept on receipt, redacted before it was cut and once more now, for secrets seen
+    /// since).
     pub fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {
         let Ok(r) = &self.outcome else {
             return String::new();
         };
-        let text = String::from_utf8_lossy(&r.body);
-        let cut: String = text.chars().take(limit).collect();
-        let more = if text.chars().count() > limit {
-            format!("… ({} bytes in all)", r.body.len())
-        } else {
-            String::new()
+        match redactor.cut(&r.excerpt, limit) {
+            (cut, more) if more || r.excerpt_cut => format!("{cut}… ({} bytes in all)", r.size),
+            (cut, _) => cut,
+        }
+    }
+
+    /// The exchange as recorded for the reports: the body and its parsed value dropped, the
+    /// redacted excerpt kept. Checks run before; nothing after needs the body.
+    pub fn recorded(&self) -> Exchange {
+        let outcome = match &self.outcome {
+            Ok(r) => Ok(Response {
+                status: r.status,
+                headers: r.headers.clone(),
+                body: Vec::new(),
+                size: r.size,
+                json: None,
+                non_utf8_headers: r.non_utf8_headers.clone(),
+                excerpt: r.excerpt.clone(),
+                excerpt_cut: r.excerpt_cut,
+            }),
+            Err(e) => Err(e.clone()),
         };
-        redactor.redact(&format!("{cut}{more}"))
+        Exchange {
+            method: self.method.clone(),
+            path: self.path.clone(),
+            url: self.url.clone(),
+            request_headers: self.request_headers.clone(),
+            request_body: self.request_body.clone(),
+            outcome,
+            elapsed: self.elapsed,
+        }
     }
 }
 
@@ -567,22 +637,6 @@ mod tests {
 
     use axum::http::{HeaderMap, StatusCode};
     use axum::routing::get;
-
-    #[test]
-    fn a_signing_secret_in_any_answer_is_redacted_everywhere() {
-        let r = Redactor::default();
-        r.secrets_in(br#"{"data":{"id":"7","signingKey":"whsec_MfKQ9r8GKYq\/TwjUPD8ILPZIo2La"}}"#);
-        // The secret, its base64 part, and any other whsec_ text are hidden.
-        assert_eq!(
-            r.redact("key whsec_MfKQ9r8GKYq/TwjUPD8ILPZIo2La raw MfKQ9r8GKYq/TwjUPD8ILPZIo2La"),
-            format!("key {SECRET_PLACEHOLDER} raw {SECRET_PLACEHOLDER}")
-        );
-        assert_eq!(
-            r.redact("other whsec_C2FVsBQIhrscChlQ=="),
-            format!("other {SECRET_PLACEHOLDER}")
-        );
-        assert_eq!(r.redact("no secret here"), "no secret here");
-    }
 
     /// A server whose first `busy` answers are 429 with `Retry-After: retry_after`, then 200;
     /// it records when each request came.

@@ -163,10 +163,12 @@ impl Executor {
         if self.cleanup.is_interrupted() {
             return interrupted();
         }
-        tokio::select! {
-            result = self.run_case(case) => result,
+        let run = crate::client::with_large_body_slot(self.run_case(case));
+        let result = tokio::select! {
+            result = run => result,
             _ = self.cleanup.interrupted() => interrupted(),
-        }
+        };
+        recorded(result)
     }
 
     /// Runs every step of the case (or its property) and gives the verdict.
@@ -377,8 +379,9 @@ impl Executor {
                 }
                 return Ok(with_exchange(found));
             }
-            exchanges.push(ex.clone());
             let generic = generic::check(&self.contract, &ex, deviation);
+            let ex = Arc::new(ex.recorded());
+            exchanges.push(ex.clone());
             if !generic.is_empty() {
                 return Ok(generic.into_iter().map(|f| (f, Some(ex.clone()))).collect());
             }
@@ -493,17 +496,14 @@ impl Executor {
                 next.query.push(("pageToken".to_string(), token));
                 async move { Arc::new(self.send(&next).await) }
             };
-            let walk = pagination::walk(ex.clone(), fetch, limit, page, &case.clauses).await;
-            for page_ex in walk.exchanges.iter().skip(1) {
-                exchanges.push(page_ex.clone());
-                found.extend(
-                    generic::check(&self.contract, page_ex, deviation)
-                        .into_iter()
-                        .map(|f| (f, page_ex.clone())),
-                );
-            }
+            let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
+            let walk =
+                pagination::walk(ex.clone(), fetch, generic, limit, page, &case.clauses).await;
+            // The first page is this step's exchange, already recorded above.
+            exchanges.extend(walk.exchanges.into_iter().skip(1));
             found.extend(walk.findings);
         }
+        record_in(&ex, exchanges, &mut found);
         Ok(found)
     }
 
@@ -574,6 +574,44 @@ impl Executor {
             },
             deviation,
         ))
+    }
+}
+
+/// The result as the reports keep it: every exchange without its body ([`Exchange::recorded`]),
+/// one recorded copy per exchange so that "as above" still finds the same one.
+fn recorded(mut result: CaseResult) -> CaseResult {
+    let mut copies: std::collections::HashMap<*const Exchange, Arc<Exchange>> = Default::default();
+    let mut copy = |ex: &Arc<Exchange>| -> Arc<Exchange> {
+        copies
+            .entry(Arc::as_ptr(ex))
+            .or_insert_with(|| Arc::new(ex.recorded()))
+            .clone()
+    };
+    for ex in result.exchanges.iter_mut() {
+        *ex = copy(ex);
+    }
+    if let Verdict::Failed(failures) = &mut result.verdict {
+        for f in failures.iter_mut() {
+            if let Some(ex) = &mut f.exchange {
+                *ex = copy(ex);
+            }
+        }
+    }
+    result
+}
+
+/// Replaces `full` by its recorded copy wherever a step's list holds it: its checks are done.
+fn record_in<T>(
+    full: &Arc<Exchange>,
+    exchanges: &mut [Arc<Exchange>],
+    found: &mut [(T, Arc<Exchange>)],
+) {
+    let copy = Arc::new(full.recorded());
+    for ex in exchanges.iter_mut().filter(|e| Arc::ptr_eq(e, full)) {
+        *ex = copy.clone();
+    }
+    for (_, ex) in found.iter_mut().filter(|(_, e)| Arc::ptr_eq(e, full)) {
+        *ex = copy.clone();
     }
 }
 

@@ -14,6 +14,7 @@ pub mod execute;
 pub mod plan;
 pub mod profile;
 pub mod properties;
+pub mod redact;
 pub mod reference;
 pub mod report;
 pub mod tls;

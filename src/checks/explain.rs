@@ -76,17 +76,18 @@ fn write_exchange(out: &mut String, ex: &Exchange, redactor: &Redactor) {
             let ct = r.header("content-type").unwrap_or("no Content-Type");
             let _ = writeln!(
                 out,
-                "  response:  {} ({ct}), {} bytes in {:.1} ms",
+                "  response:  {} ({}), {} bytes in {:.1} ms",
                 r.status,
-                r.body.len(),
+                redactor.excerpt(ct, 200),
+                r.size,
                 ex.elapsed.as_secs_f64() * 1000.0
             );
             for name in ["retry-after", "location", "www-authenticate"] {
                 if let Some(v) = r.header(name) {
-                    let _ = writeln!(out, "             {name}: {}", redactor.redact(v));
+                    let _ = writeln!(out, "             {name}: {}", redactor.excerpt(v, 300));
                 }
             }
-            if !r.body.is_empty() {
+            if r.size > 0 {
                 let _ = writeln!(out, "  body:      {}", ex.body_excerpt(600, redactor));
             }
         }

@@ -34,8 +34,8 @@ impl Finding {
         Finding {
             clauses: vec![clause.to_string()],
             check: check.into(),
-            expected: expected.into(),
-            actual: actual.into(),
+            expected: shown(expected.into()),
+            actual: shown(actual.into()),
             pointer: None,
         }
     }
@@ -50,6 +50,18 @@ impl Finding {
         self.clauses = clauses.to_vec();
         self
     }
+}
+
+/// Characters of an expected or actual text a finding keeps: whatever a check puts there (a
+/// value of the target, a schema message quoting it) is redacted, then cut to this.
+pub const FINDING_CHARS: usize = 1000;
+
+fn shown(text: String) -> String {
+    if text.len() <= 64 && !text.contains(['\\', '%', '&']) {
+        // Short text: redaction alone (nothing to cut).
+        return crate::redact::Redactor::global().redact(&text);
+    }
+    crate::redact::excerpt(&text, FINDING_CHARS)
 }
 
 /// A finding with the step and exchange it came from.

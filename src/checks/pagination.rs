@@ -31,7 +31,9 @@ pub fn page_limit(route: Option<&Route>, query: &[(String, String)]) -> Option<u
         .and_then(Value::as_u64)
 }
 
-/// What a walk saw.
+/// What a walk saw. Pages after the first are kept as recorded (without their bodies), and of
+/// each item only what the walk compares (its id and its sort key), so a walk's memory does not
+/// grow with the size of the pages.
 pub struct Walk {
     pub items: Vec<Value>,
     pub exchanges: Vec<Arc<Exchange>>,
@@ -39,10 +41,38 @@ pub struct Walk {
     pub findings: Vec<(Finding, Arc<Exchange>)>,
 }
 
-/// Walks from the first page; `fetch(token)` requests the next page with the same query.
-pub async fn walk<F, Fut>(
+/// The parts of an item the walk compares, at the same pointers.
+fn projected(item: &Value, pointers: &[&str]) -> Value {
+    let mut out = Value::Object(Default::default());
+    for pointer in pointers {
+        let Some(v) = item.pointer(pointer) else {
+            continue;
+        };
+        let mut at = &mut out;
+        let tokens: Vec<String> = pointer
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        for (i, token) in tokens.iter().enumerate() {
+            let Value::Object(map) = at else { break };
+            let next = if i + 1 == tokens.len() {
+                v.clone()
+            } else {
+                Value::Object(Default::default())
+            };
+            at = map.entry(token.clone()).or_insert(next);
+        }
+    }
+    out
+}
+
+/// Walks from the first page; `fetch(token)` requests the next page with the same query, and
+/// `generic` runs the generic checks on each page after the first while its body is at hand.
+pub async fn walk<F, Fut, G>(
     first: Arc<Exchange>,
     mut fetch: F,
+    generic: G,
     limit: Option<u64>,
     spec: &PageExpect,
     clauses: &[String],
@@ -50,6 +80,7 @@ pub async fn walk<F, Fut>(
 where
     F: FnMut(String) -> Fut,
     Fut: Future<Output = Arc<Exchange>>,
+    G: Fn(&Exchange) -> Vec<Finding>,
 {
     let max_pages = spec.max_pages.unwrap_or(100);
     let id_pointer = spec.id.clone().unwrap_or_else(|| "/id".to_string());
@@ -59,12 +90,26 @@ where
         findings: Vec::new(),
     };
     let mut seen: HashSet<String> = HashSet::new();
-    let mut page = first;
+    let mut kept: Vec<&str> = vec![id_pointer.as_str()];
+    if let Some(order) = &spec.order {
+        kept.push(order.by.as_str());
+    }
+    let mut full = first;
     let mut number = 1;
     loop {
+        // Findings and the record hold the page without its body (the first page is the
+        // caller's exchange, recorded by the caller).
+        let page = if number == 1 {
+            full.clone()
+        } else {
+            let page = Arc::new(full.recorded());
+            walk.findings
+                .extend(generic(&full).into_iter().map(|f| (f, page.clone())));
+            page
+        };
         walk.exchanges.push(page.clone());
-        let body = match &page.outcome {
-            Ok(r) if (200..300).contains(&r.status) => r.value().cloned(),
+        let body = match &full.outcome {
+            Ok(r) if (200..300).contains(&r.status) => r.value(),
             _ => None,
         };
         let Some(body) = body else {
@@ -83,11 +128,11 @@ where
             }
             return walk;
         };
+        let no_items = Vec::new();
         let items = body
             .get("data")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+            .unwrap_or(&no_items);
         if let Some(limit) = limit {
             if items.len() as u64 > limit {
                 // The page size rule may be stated by the endpoint (the case's clause) or generally.
@@ -152,7 +197,8 @@ where
                 }
             }
         }
-        walk.items.extend(items);
+        walk.items
+            .extend(items.iter().map(|item| projected(item, &kept)));
         let token = match body.get("nextPageToken") {
             Some(Value::String(t)) => t.clone(),
             _ => break,
@@ -170,7 +216,7 @@ where
             return walk;
         }
         number += 1;
-        page = fetch(token).await;
+        full = fetch(token).await;
     }
     let last = walk.exchanges.last().cloned().expect("at least one page");
     let ids: Vec<&Value> = walk

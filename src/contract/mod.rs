@@ -143,13 +143,63 @@ impl Contract {
                 message: format!("unknown schema `{name}`"),
             }];
         };
+        if validator.is_valid(instance) {
+            return Vec::new();
+        }
+        // jsonschema builds the errors of every item of an array at once: for a list of 100,000
+        // items that is more memory than the list. The errors are looked for first in a copy
+        // whose arrays keep their first items (the same pointers; the contract's schemas have
+        // no `contains`, `uniqueItems` or `minItems` above that count, so a prefix adds no
+        // error), and in the whole instance only if the prefix shows none.
+        let prefix = long_arrays_cut(instance);
+        let errors: Vec<_> = prefix
+            .as_ref()
+            .map(|p| validator.iter_errors(p).take(5).map(violation).collect())
+            .unwrap_or_default();
+        if !errors.is_empty() {
+            return errors;
+        }
         validator
             .iter_errors(instance)
             .take(5)
-            .map(|e| SchemaViolation {
-                pointer: e.instance_path().to_string(),
-                message: e.to_string(),
-            })
+            .map(violation)
             .collect()
+    }
+}
+
+/// Items of an array the first error search looks at.
+const PREFIX_ITEMS: usize = 100;
+
+/// A copy of `v` whose arrays keep their first [`PREFIX_ITEMS`] items, if any array is longer.
+fn long_arrays_cut(v: &Value) -> Option<Value> {
+    fn has_long(v: &Value) -> bool {
+        match v {
+            Value::Array(a) => a.len() > PREFIX_ITEMS || a.iter().any(has_long),
+            Value::Object(m) => m.values().any(has_long),
+            _ => false,
+        }
+    }
+    fn cut(v: &Value) -> Value {
+        match v {
+            Value::Array(a) => Value::Array(a.iter().take(PREFIX_ITEMS).map(cut).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), cut(v))).collect()),
+            other => other.clone(),
+        }
+    }
+    has_long(v).then(|| cut(v))
+}
+
+/// A schema error as a finding shows it: the message quotes the instance, and a large one is
+/// shown as a bounded excerpt.
+fn violation(e: jsonschema::ValidationError<'_>) -> SchemaViolation {
+    let shown = crate::checks::matcher::compact(e.instance());
+    let message = if shown.ends_with('…') {
+        e.masked_with(shown).to_string()
+    } else {
+        e.to_string()
+    };
+    SchemaViolation {
+        pointer: e.instance_path().to_string(),
+        message,
     }
 }

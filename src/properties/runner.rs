@@ -325,7 +325,10 @@ async fn run_limit(
             }
             let (ex, found) = exec.exchange(&out, deviation).await;
             let mut found: Found = found.into_iter().map(|f| (f, ex.clone())).collect();
-            recorded.lock().map(|mut r| r.push(ex.clone())).ok();
+            recorded
+                .lock()
+                .map(|mut r| r.push(Arc::new(ex.recorded())))
+                .ok();
             let (want, word) = if valid {
                 (&limit.accept, "accepted")
             } else {

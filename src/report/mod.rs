@@ -171,7 +171,7 @@ fn exchange_out(ex: &Exchange, r: &Redactor) -> ExchangeOut {
     let (status, content_type, response_body, error) = match &ex.outcome {
         Ok(resp) => (
             Some(resp.status),
-            resp.header("content-type").map(|c| r.redact(c)),
+            resp.header("content-type").map(|c| r.excerpt(c, 200)),
             Some(ex.body_excerpt(2000, r)),
             None,
         ),
