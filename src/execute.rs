@@ -187,6 +187,9 @@ impl Executor {
         }
         let mut vars = self.vars();
         let mut slot = None;
+        // The trial's slot at the receiver: open while the case runs, closed when this lease is
+        // dropped, on every way out of this function (and when an interrupted run drops it).
+        let mut _lease = None;
         if case.uses_receiver {
             let Some(receiver) = &self.receiver else {
                 return CaseResult {
@@ -197,7 +200,7 @@ impl Executor {
                     duration: start.elapsed(),
                 };
             };
-            receiver.prepare(&self.run_id, &case.name, &case.receiver);
+            _lease = Some(receiver.open(&self.run_id, &case.name, &case.receiver));
             vars.set(
                 "webhook_url",
                 Value::String(receiver.url_for(&self.run_id, &case.name)),
@@ -240,11 +243,19 @@ impl Executor {
             };
             if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_mut()) {
                 let found = crate::webhooks::expect::check(slot, d, &mut vars, &bounds).await;
-                failures.extend(
-                    found
-                        .into_iter()
-                        .map(|f| fail(f.with_clauses(&case.clauses), None)),
-                );
+                // The case's clauses, and the one a finding names itself (a delivery that does
+                // not verify breaks Authentication 4 whatever the case is about).
+                failures.extend(found.into_iter().map(|f| {
+                    let own: Vec<String> = f
+                        .clauses
+                        .iter()
+                        .filter(|c| !c.is_empty() && !case.clauses.contains(c))
+                        .cloned()
+                        .collect();
+                    let mut f = f.with_clauses(&case.clauses);
+                    f.clauses.extend(own);
+                    fail(f, None)
+                }));
                 continue;
             }
             match self.run_step(case, step, &mut vars, &mut exchanges).await {

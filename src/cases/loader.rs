@@ -239,6 +239,14 @@ fn normalise(
                 ));
             }
             let d_at = format!("{step_at}/deliveries");
+            // Every delivery a step credits is verified (Authentication 4): a step that waits for
+            // one names the secret (`secret:` of the step that created the webhook).
+            if d.count.or(d.min).unwrap_or(1) > 0 && d.verify.is_none() {
+                return Err(err(
+                    &d_at,
+                    "a step that waits for deliveries names `verify`: the secret (saved by `secret:` where the webhook was created or rotated) every delivery it credits must verify with".into(),
+                ));
+            }
             let mut used: BTreeSet<String> =
                 d.verify.iter().chain(d.reject.iter()).cloned().collect();
             for m in d.json.values().chain(d.select.values()) {

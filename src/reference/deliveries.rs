@@ -288,7 +288,20 @@ async fn deliver(app: App, job: Job) {
 }
 
 fn signature(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet) -> String {
-    let Ok(signer) = standardwebhooks::Webhook::new(&job.secret) else {
+    if faults.has(Fault::WebhookMalformedSignature) {
+        return "v1,not a base64 signature!".to_string();
+    }
+    let secret = if faults.has(Fault::WebhookWrongSecret) {
+        // A well-formed secret of its own, not the webhook's.
+        let bytes: [u8; 24] = rand::random();
+        format!(
+            "whsec_{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    } else {
+        job.secret.clone()
+    };
+    let Ok(signer) = standardwebhooks::Webhook::new(&secret) else {
         return String::new();
     };
     if faults.has(Fault::WebhookSignedBodyOnly) {

@@ -185,6 +185,10 @@ catalog! {
         "the signature is an HMAC of the body alone instead of id, timestamp and body";
     WebhookStaleTimestamp => "webhook-stale-timestamp", "Authentication > 4",
         "webhook-timestamp is ten minutes in the past";
+    WebhookWrongSecret => "webhook-wrong-secret", "Authentication > 4",
+        "deliveries are signed with a secret other than the webhook's";
+    WebhookMalformedSignature => "webhook-malformed-signature", "Authentication > 4",
+        "webhook-signature is `v1,` followed by text that is not base64";
     WebhookRetryNewId => "webhook-retry-new-id", "Events > deliveries",
         "an automatic retry carries a new webhook-id";
     WebhookNoRetry => "webhook-no-retry", "Events > deliveries",

@@ -57,18 +57,39 @@ fn where_(path: &str) -> String {
     }
 }
 
+/// Deliveries shown in a failure message at most; the rest are counted.
+const SHOWN: usize = 5;
+
+/// The clause every credited delivery is verified against.
+const SIGNED: &str = "Authentication > 4";
+
 fn listing(ds: &[Delivery]) -> String {
+    listing_with(ds, |_| String::new())
+}
+
+/// Numbered one-line descriptions, at most [`SHOWN`], each after the `note` of it.
+fn listing_with(ds: &[Delivery], note: impl Fn(&Delivery) -> String) -> String {
     if ds.is_empty() {
         return "none".to_string();
     }
-    ds.iter()
+    let mut lines: Vec<String> = ds
+        .iter()
+        .take(SHOWN)
         .enumerate()
-        .map(|(i, d)| format!("#{} {}", i + 1, d.describe()))
-        .collect::<Vec<_>>()
-        .join("\n             ")
+        .map(|(i, d)| format!("#{} {}{}", i + 1, note(d), d.describe()))
+        .collect();
+    if ds.len() > SHOWN {
+        lines.push(format!("... and {} more", ds.len() - SHOWN));
+    }
+    lines.join("\n             ")
 }
 
 /// Runs the step; `vars` give the secrets and take what `save` names.
+///
+/// A delivery counts towards `count` or `min` (is credited) only if it verifies with the secret
+/// `verify` names: the headers webhook-id, webhook-timestamp and webhook-signature present, the
+/// timestamp within the scheme's five minutes, the signature that of the secret (Authentication
+/// 4). A step that waits for deliveries therefore needs `verify` (the loader requires it).
 pub async fn check(
     slot: &mut Slot<'_>,
     exp: &DeliveriesExpect,
@@ -108,14 +129,56 @@ pub async fn check(
             .filter(|d| selected(d))
             .collect()
     };
+    let not_kept = |slot: &Slot<'_>| {
+        let n = slot.receiver.not_kept(slot.run, slot.case, &exp.path);
+        if n == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {n} more deliveries at this path were not kept (the receiver keeps {} per trial)",
+                super::receiver::KEPT_PER_TRIAL
+            )
+        }
+    };
+    let secret_of = |name: &str| vars.get(name).and_then(Value::as_str).map(str::to_string);
     let want = exp.count.or(exp.min).unwrap_or(1);
+    let secret = exp.verify.as_deref().and_then(secret_of);
+    if want > 0 {
+        let problem = match (&exp.verify, &secret) {
+            (None, _) => Some((
+                "a `verify` secret for a step that waits for deliveries".to_string(),
+                "none named: no delivery can be credited".to_string(),
+            )),
+            (Some(name), None) => Some((
+                format!("a signing secret saved as `{name}`"),
+                "no secret".to_string(),
+            )),
+            _ => None,
+        };
+        if let Some((expected, actual)) = problem {
+            out.push(Finding::new("", "signature", expected, actual));
+            slot.seen.insert(exp.path.clone(), total(slot));
+            return out;
+        }
+    }
+    // Why a delivery is not credited: None when it verifies with the step's secret.
+    let uncredited = |d: &Delivery| -> Option<String> {
+        let secret = secret.as_deref()?;
+        verify(d, secret).err().map(|why| why.to_string())
+    };
     let bound = match exp.bound {
         Bound::Delivery => bounds.delivery,
         Bound::Retry => bounds.delivery + bounds.retry,
     };
+    let credited = |ds: &[Delivery]| ds.iter().filter(|d| uncredited(d).is_none()).count();
     let began = Instant::now();
     let mut got = fresh(slot);
-    while got.len() < want && began.elapsed() < bound {
+    // An unverifiable delivery fails the step whatever comes after it (every delivery the step
+    // selects must verify, below), so the wait ends there.
+    while credited(&got) < want
+        && got.iter().all(|d| uncredited(d).is_none())
+        && began.elapsed() < bound
+    {
         tokio::time::sleep(POLL).await;
         got = fresh(slot);
     }
@@ -128,24 +191,43 @@ pub async fn check(
             .collect();
         format!("{} matching {}", where_(&exp.path), what.join(", "))
     };
-    if got.len() < want {
-        out.push(Finding::new(
+    let good = credited(&got);
+    if good < want {
+        let forged = got.iter().any(|d| uncredited(d).is_some());
+        let name = exp.verify.as_deref().unwrap_or_default();
+        let mut finding = Finding::new(
             "",
             "deliveries",
-            format!("{want} deliveries at {at} within {}", secs(bound)),
             format!(
-                "{} after waiting {}: {}",
-                got.len(),
-                secs(began.elapsed()),
-                listing(&got)
+                "{want} deliveries at {at} within {}, each verified with the secret `{name}`",
+                secs(bound)
             ),
-        ));
+            format!(
+                "{good} after waiting {}: {}{}",
+                secs(began.elapsed()),
+                listing_with(&got, |d| match uncredited(d) {
+                    Some(why) => format!("not credited, {why}: "),
+                    None => String::new(),
+                }),
+                not_kept(slot)
+            ),
+        );
+        if forged {
+            finding.clauses.push(SIGNED.to_string());
+        }
+        out.push(finding);
         slot.seen.insert(exp.path.clone(), total(slot));
         return out;
     }
     if let Some(count) = exp.count {
         tokio::time::sleep(bounds.quiet).await;
         got = fresh(slot);
+        // "Exactly N" counts every delivery the step selects, verified or not: a delivery that
+        // must not come is wrong whether or not it is signed, and an unsigned or forged one at a
+        // trial's own path is itself a failure (Authentication 4). Crediting only verified
+        // deliveries here would let a target pass a quiet check (`count: 0`) by sending its
+        // unwanted delivery unsigned. A stranger who knows a live trial's path can make the
+        // check fail, never pass.
         if got.len() != count {
             out.push(Finding::new(
                 "",
@@ -154,34 +236,23 @@ pub async fn check(
                     "exactly {count} deliveries at {at} (watched {} more for others)",
                     secs(bounds.quiet)
                 ),
-                format!("{}: {}", got.len(), listing(&got)),
+                format!("{}: {}{}", got.len(), listing(&got), not_kept(slot)),
             ));
         }
     }
     slot.seen.insert(exp.path.clone(), total(slot));
-    let secret_of = |name: &str| vars.get(name).and_then(Value::as_str).map(str::to_string);
-    if let Some(name) = &exp.verify {
-        match secret_of(name) {
-            None => out.push(Finding::new(
-                "",
-                "signature",
-                format!("a signing secret saved as `{name}`"),
-                "no secret",
-            )),
-            Some(secret) => {
-                for (i, d) in got.iter().enumerate() {
-                    if let Err(why) = verify(d, &secret) {
-                        out.push(Finding::new(
-                            "",
-                            "signature",
-                            format!(
-                                "delivery #{} verifies (Standard Webhooks) with the secret `{name}`",
-                                i + 1
-                            ),
-                            format!("{why}; delivery {}", d.describe()),
-                        ));
-                    }
-                }
+    if let (Some(name), Some(secret)) = (&exp.verify, &secret) {
+        for (i, d) in got.iter().enumerate() {
+            if let Err(why) = verify(d, secret) {
+                out.push(Finding::new(
+                    SIGNED,
+                    "signature",
+                    format!(
+                        "delivery #{} verifies (Standard Webhooks) with the secret `{name}`",
+                        i + 1
+                    ),
+                    format!("{why}; delivery {}", d.describe()),
+                ));
             }
         }
     }
@@ -241,7 +312,8 @@ pub async fn check(
             }
         }
     }
-    if let Some(first) = got.first() {
+    // Values are saved from the first credited delivery only.
+    if let Some(first) = got.iter().find(|d| uncredited(d).is_none()) {
         for (name, from) in &exp.save {
             let from = from.as_str().unwrap_or_default();
             let value = match from.strip_prefix("header:") {

@@ -2,6 +2,15 @@
 //! `--webhook-url` (default: the bound address). Each case gets its own path,
 //! `<base>/hooks/<run>/<case>`, so deliveries of concurrent cases never mix; a case may append
 //! one more segment to tell several webhooks apart.
+//!
+//! The receiver is bounded, whoever reaches it (`--webhook-listen 0.0.0.0:...` exposes it):
+//! - it accepts deliveries only on the paths of this run's live trials: a slot is opened by
+//!   [`Receiver::open`] when a trial starts and closed when the trial ends (its [`Lease`] is
+//!   dropped); any other path is answered 404 and its body is not read;
+//! - a body over [`BODY_CAP`] is answered 413 and not kept (a `Content-Length` over the cap is
+//!   refused before the body is read; a body without one is read up to the cap only);
+//! - a trial keeps at most [`KEPT_PER_TRIAL`] deliveries (all its paths together); the rest are
+//!   answered as usual and counted, and the count shows in failure messages.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -9,12 +18,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header::CONTENT_LENGTH};
 use axum::routing::any;
 use serde::Deserialize;
 use time::OffsetDateTime;
+
+/// The largest delivery body the receiver takes (256 KiB); a larger one is answered 413 and not
+/// kept. Event payloads are envelopes of one resource, far below this.
+pub const BODY_CAP: usize = 256 * 1024;
+
+/// Deliveries kept per trial, all its paths together; later ones are counted, not kept.
+pub const KEPT_PER_TRIAL: usize = 64;
 
 /// One answer of a case's script: a status, optionally after a pause (a slow receiver).
 #[derive(Debug, Clone, Deserialize)]
@@ -30,7 +46,8 @@ pub struct Answer {
 pub struct Delivery {
     /// Header names lowercased, in arrival order.
     pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+    /// At most [`BODY_CAP`] bytes; shared, so copies of a delivery cost no body.
+    pub body: Bytes,
     pub at: Instant,
     pub received_at: OffsetDateTime,
     /// The status the receiver answered.
@@ -52,9 +69,10 @@ impl Delivery {
 
     /// A one-line description for failure messages: time, id and a body excerpt.
     pub fn describe(&self) -> String {
-        let body = String::from_utf8_lossy(&self.body);
+        // 300 characters take at most 1200 bytes of UTF-8: only that much is decoded.
+        let body = String::from_utf8_lossy(&self.body[..self.body.len().min(1200)]);
         let cut: String = body.chars().take(300).collect();
-        let more = if body.chars().count() > 300 {
+        let more = if body.chars().count() > 300 || self.body.len() > 1200 {
             " ..."
         } else {
             ""
@@ -85,13 +103,33 @@ struct Slot {
     script: VecDeque<Answer>,
     /// Sub-path ("" for the case's own URL) -> deliveries in arrival order.
     deliveries: HashMap<String, Vec<Delivery>>,
+    /// Deliveries kept, all sub-paths together (at most [`KEPT_PER_TRIAL`]).
+    kept: usize,
+    /// Sub-path -> deliveries accepted but not kept, over the cap.
+    not_kept: HashMap<String, usize>,
 }
 
 /// The running receiver, shared by every trial of a run.
 pub struct Receiver {
     public_base: String,
     pub addr: SocketAddr,
+    /// The live trials' slots, by `<run>/<case>`.
     slots: Mutex<HashMap<String, Slot>>,
+}
+
+/// A trial's open slot at the receiver: closed (its deliveries dropped, its paths answered 404)
+/// when the lease is dropped, whichever way the trial ends.
+pub struct Lease {
+    receiver: Arc<Receiver>,
+    key: String,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let Ok(mut slots) = self.receiver.slots.lock() {
+            slots.remove(&self.key);
+        }
+    }
 }
 
 impl Receiver {
@@ -114,6 +152,7 @@ impl Receiver {
         let app = Router::new()
             .route("/hooks/{slot}/{case}", any(receive_root))
             .route("/hooks/{slot}/{case}/{sub}", any(receive_sub))
+            .fallback(|| async { StatusCode::NOT_FOUND })
             .with_state(receiver.clone());
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
@@ -130,16 +169,44 @@ impl Receiver {
         format!("{run}/{case}")
     }
 
-    /// Sets the answer script of a case (answers given in order; then 204 to everything).
-    pub fn prepare(&self, run: &str, case: &str, script: &[Answer]) {
-        if let Ok(mut slots) = self.slots.lock() {
-            let slot = slots.entry(Self::key(run, case)).or_default();
-            slot.script = script.iter().cloned().collect();
-            slot.deliveries.clear();
+    /// Opens the slot of a trial with its answer script (answers given in order; then 204 to
+    /// everything): its paths take deliveries until the returned lease is dropped.
+    pub fn open(self: &Arc<Self>, run: &str, case: &str, script: &[Answer]) -> Lease {
+        self.prepare(run, case, script);
+        Lease {
+            receiver: self.clone(),
+            key: Self::key(run, case),
         }
     }
 
-    /// Deliveries of a case's path so far (`sub` "" for the case's own URL).
+    /// Opens (or resets) the slot of a trial; it stays open until [`Receiver::release`].
+    pub fn prepare(&self, run: &str, case: &str, script: &[Answer]) {
+        if let Ok(mut slots) = self.slots.lock() {
+            slots.insert(
+                Self::key(run, case),
+                Slot {
+                    script: script.iter().cloned().collect(),
+                    ..Slot::default()
+                },
+            );
+        }
+    }
+
+    /// Closes the slot of a trial: its deliveries are dropped and its paths answer 404.
+    pub fn release(&self, run: &str, case: &str) {
+        if let Ok(mut slots) = self.slots.lock() {
+            slots.remove(&Self::key(run, case));
+        }
+    }
+
+    /// Whether the trial's slot is open.
+    pub fn is_open(&self, run: &str, case: &str) -> bool {
+        self.slots
+            .lock()
+            .is_ok_and(|s| s.contains_key(&Self::key(run, case)))
+    }
+
+    /// Deliveries kept at a case's path so far (`sub` "" for the case's own URL).
     pub fn deliveries(&self, run: &str, case: &str, sub: &str) -> Vec<Delivery> {
         self.slots
             .lock()
@@ -151,27 +218,46 @@ impl Receiver {
             .unwrap_or_default()
     }
 
-    fn next_answer(&self, key: &str) -> Answer {
+    /// Deliveries accepted at a case's path but not kept: the trial had [`KEPT_PER_TRIAL`].
+    pub fn not_kept(&self, run: &str, case: &str, sub: &str) -> usize {
         self.slots
             .lock()
             .ok()
-            .and_then(|mut s| s.get_mut(key).and_then(|slot| slot.script.pop_front()))
-            .unwrap_or(Answer {
-                status: 204,
-                delay_ms: 0,
+            .and_then(|s| {
+                s.get(&Self::key(run, case))
+                    .and_then(|slot| slot.not_kept.get(sub).copied())
             })
+            .unwrap_or(0)
     }
 
+    /// The next answer of an open slot; None when the slot is not open.
+    fn next_answer(&self, key: &str) -> Option<Answer> {
+        let mut slots = self.slots.lock().ok()?;
+        let slot = slots.get_mut(key)?;
+        Some(slot.script.pop_front().unwrap_or(Answer {
+            status: 204,
+            delay_ms: 0,
+        }))
+    }
+
+    /// Keeps a delivery, or counts it when the trial has its fill; nothing when the slot closed
+    /// meanwhile.
     fn record(&self, key: &str, sub: &str, delivery: Delivery) {
-        if let Ok(mut slots) = self.slots.lock() {
-            slots
-                .entry(key.to_string())
-                .or_default()
-                .deliveries
-                .entry(sub.to_string())
-                .or_default()
-                .push(delivery);
+        let Ok(mut slots) = self.slots.lock() else {
+            return;
+        };
+        let Some(slot) = slots.get_mut(key) else {
+            return;
+        };
+        if slot.kept >= KEPT_PER_TRIAL {
+            *slot.not_kept.entry(sub.to_string()).or_default() += 1;
+            return;
         }
+        slot.kept += 1;
+        slot.deliveries
+            .entry(sub.to_string())
+            .or_default()
+            .push(delivery);
     }
 }
 
@@ -179,7 +265,7 @@ async fn receive_root(
     State(r): State<Arc<Receiver>>,
     Path((slot, case)): Path<(String, String)>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> StatusCode {
     receive(r, Receiver::key(&slot, &case), String::new(), headers, body).await
 }
@@ -188,7 +274,7 @@ async fn receive_sub(
     State(r): State<Arc<Receiver>>,
     Path((slot, case, sub)): Path<(String, String, String)>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> StatusCode {
     receive(r, Receiver::key(&slot, &case), sub, headers, body).await
 }
@@ -198,11 +284,29 @@ async fn receive(
     key: String,
     sub: String,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> StatusCode {
     let at = Instant::now();
     let received_at = OffsetDateTime::now_utc();
-    let answer = r.next_answer(&key);
+    // Not a live trial of this run: refused before the body is read.
+    if !r.slots.lock().is_ok_and(|s| s.contains_key(&key)) {
+        return StatusCode::NOT_FOUND;
+    }
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_CAP as u64) {
+        return StatusCode::PAYLOAD_TOO_LARGE;
+    }
+    let Ok(body) = axum::body::to_bytes(body, BODY_CAP).await else {
+        // Over the cap (or cut off): nothing is kept.
+        return StatusCode::PAYLOAD_TOO_LARGE;
+    };
+    // The slot may have closed while the body came.
+    let Some(answer) = r.next_answer(&key) else {
+        return StatusCode::NOT_FOUND;
+    };
     if answer.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(answer.delay_ms)).await;
     }
@@ -220,7 +324,7 @@ async fn receive(
         &sub,
         Delivery {
             headers,
-            body: body.to_vec(),
+            body,
             at,
             received_at,
             answered: answer.status,

@@ -95,7 +95,7 @@ mod tests {
                 ("webhook-timestamp".into(), ts.to_string()),
                 ("webhook-signature".into(), signature),
             ],
-            body: body.as_bytes().to_vec(),
+            body: axum::body::Bytes::copy_from_slice(body.as_bytes()),
             at: std::time::Instant::now(),
             received_at: OffsetDateTime::now_utc(),
             answered: 204,
