@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::cases::template::{MissingVar, Vars};
+use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
 use crate::cases::{Case, Expect, Request, Step};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
@@ -279,7 +279,7 @@ impl Executor {
         step: &Step,
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
-    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, TemplateError> {
         let Some(request) = &step.request else {
             return Ok(Vec::new());
         };
@@ -287,7 +287,7 @@ impl Executor {
             let items = match vars.get(&each.list) {
                 Some(Value::Array(items)) => items.clone(),
                 Some(other) => vec![other.clone()],
-                None => return Err(MissingVar(each.list.clone())),
+                None => return Err(MissingVar(each.list.clone()).into()),
             };
             let mut found = Vec::new();
             for item in items {
@@ -393,7 +393,7 @@ impl Executor {
         step: &Step,
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
-    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
         let Some(request) = &step.request else {
             return Ok(Vec::new());
         };
@@ -414,7 +414,7 @@ impl Executor {
         ex: Arc<Exchange>,
         outgoing: &Outgoing,
         deviation: generic::Deviation,
-    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
         exchanges.push(ex.clone());
         let mut found: Vec<(Finding, Arc<Exchange>)> =
             generic::check(&self.contract, &ex, deviation)
@@ -511,7 +511,7 @@ impl Executor {
         &self,
         req: &Request,
         vars: &Vars,
-    ) -> Result<(Outgoing, generic::Deviation), MissingVar> {
+    ) -> Result<(Outgoing, generic::Deviation), TemplateError> {
         let mut query = Vec::new();
         for (k, v) in &req.query {
             let key = vars.render_text(k)?;
@@ -563,17 +563,39 @@ impl Executor {
             .as_ref()
             .map(|b| vars.render_value(b))
             .transpose()?;
-        Ok((
-            Outgoing {
-                method: req.method.clone(),
-                path: vars.render_text(&req.path)?,
-                query,
-                headers,
-                body,
-                auth,
-            },
-            deviation,
-        ))
+        let out = Outgoing {
+            method: req.method.clone(),
+            path: vars.render_text(&req.path)?,
+            query,
+            headers,
+            body,
+            auth,
+        };
+        // What still looks like a template after rendering is never sent.
+        let left = unresolved_in(&out.path)
+            .map(|t| (t, "path"))
+            .or_else(|| {
+                out.query
+                    .iter()
+                    .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in(v)))
+                    .map(|t| (t, "query"))
+            })
+            .or_else(|| {
+                out.headers
+                    .iter()
+                    .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in(v)))
+                    .map(|t| (t, "headers"))
+            })
+            .or_else(|| {
+                out.body
+                    .as_ref()
+                    .and_then(unresolved_in_value)
+                    .map(|t| (t, "body"))
+            });
+        if let Some((text, part)) = left {
+            return Err(TemplateError::Unresolved(text, part));
+        }
+        Ok((out, deviation))
     }
 }
 
