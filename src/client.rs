@@ -382,7 +382,7 @@ impl Client {
         let mut resp = req.send().await.map_err(|e| self.classify(&e, None))?;
         let status = resp.status().as_u16();
         let mut non_utf8_headers = Vec::new();
-        let headers = resp
+        let headers: Vec<(String, String)> = resp
             .headers()
             .iter()
             .map(|(k, v)| {
@@ -424,7 +424,8 @@ impl Client {
         let json = if body.iter().all(u8::is_ascii_whitespace) {
             None
         } else {
-            Some(parse_json(&body))
+            let encoding = resp_header(&headers, "content-encoding");
+            Some(parse_body(&body, encoding))
         };
         Ok(Response {
             status,
@@ -477,10 +478,55 @@ fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> 
     None
 }
 
+/// The first value of a header among `headers` (names compare case-insensitively).
+fn resp_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Parses a body as JSON; when it is not, names a content encoding the suite did not ask for
+/// (it sends no `Accept-Encoding` and decodes nothing) or a byte-order mark before the reason.
+pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, String> {
+    let e = match parse_json(body) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let encoding = content_encoding
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"));
+    if let Some(c) = encoding {
+        let name = c.split(',').next().unwrap_or(c).trim().to_ascii_lowercase();
+        return Err(format!(
+            "a {name}-encoded body (Content-Encoding: {c}), not decoded: the suite does not ask for compression ({e})"
+        ));
+    }
+    if body.starts_with(&[0x1f, 0x8b]) {
+        return Err(format!(
+            "a gzip stream (starts with 1F 8B) without Content-Encoding, not JSON ({e})"
+        ));
+    }
+    Err(e)
+}
+
 /// Parses a body as JSON, or says where and why it is not JSON: line, column and byte offset.
 /// serde_json stops at 128 levels of nesting, so a hostile deeply nested body is an error, not
 /// a stack overflow.
 pub fn parse_json(body: &[u8]) -> Result<Value, String> {
+    // RFC 8259 8.1: a JSON text has no byte-order mark; implementations may ignore one, the
+    // suite names it instead of failing at "byte 0".
+    for (bom, name, hex) in [
+        (&[0xef, 0xbb, 0xbf][..], "a UTF-8", "EF BB BF"),
+        (&[0xfe, 0xff][..], "a UTF-16 (big-endian)", "FE FF"),
+        (&[0xff, 0xfe][..], "a UTF-16 (little-endian)", "FF FE"),
+    ] {
+        if body.starts_with(bom) {
+            return Err(format!(
+                "the body starts with {name} byte-order mark ({hex}): not JSON (RFC 8259 8.1)"
+            ));
+        }
+    }
     serde_json::from_slice::<Value>(body).map_err(|e| {
         let byte = byte_offset(body, e.line(), e.column());
         let full = e.to_string();
@@ -689,6 +735,33 @@ mod tests {
         assert_eq!(e, "not JSON at line 2 column 8 (byte 16): expected value");
         let e = parse_json(br#"{"data": [1, 2,, 3]}"#).unwrap_err();
         assert_eq!(e, "not JSON at line 1 column 16 (byte 15): expected value");
+    }
+
+    #[test]
+    fn an_encoding_and_a_byte_order_mark_are_named() {
+        let e = parse_json(b"\xef\xbb\xbf{\"data\":[]}").unwrap_err();
+        assert_eq!(
+            e,
+            "the body starts with a UTF-8 byte-order mark (EF BB BF): not JSON (RFC 8259 8.1)"
+        );
+        let e = parse_body(b"\x1f\x8b\x08\x00", Some("gzip")).unwrap_err();
+        assert!(
+            e.starts_with("a gzip-encoded body (Content-Encoding: gzip), not decoded: the suite does not ask for compression (not JSON at line 1 column 1"),
+            "{e}"
+        );
+        let e = parse_body(b"\x78\x01\x01", Some("Deflate")).unwrap_err();
+        assert!(
+            e.starts_with("a deflate-encoded body (Content-Encoding: Deflate), not decoded"),
+            "{e}"
+        );
+        let e = parse_body(b"\x1f\x8b\x08\x00", None).unwrap_err();
+        assert!(
+            e.starts_with("a gzip stream (starts with 1F 8B) without Content-Encoding"),
+            "{e}"
+        );
+        // JSON is JSON whatever the header says.
+        assert!(parse_body(b"{}", Some("gzip")).is_ok());
+        assert!(parse_body(b"{}", Some("identity")).is_ok());
     }
 
     #[test]

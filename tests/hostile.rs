@@ -56,6 +56,60 @@ enum Mode {
     BadHeader,
     /// A valid answer whose Content-Type holds a non-UTF-8 byte.
     BadContentType,
+    /// The list answer gzip-compressed, with `Content-Encoding: gzip`, though nobody asked.
+    Gzip,
+    /// The list answer as a zlib stream, with `Content-Encoding: deflate`.
+    Deflate,
+    /// The list answer after a UTF-8 byte-order mark.
+    Bom,
+}
+
+/// CRC-32 (IEEE) of `data`, for a gzip trailer.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for b in data {
+        crc ^= u32::from(*b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// One stored (uncompressed) deflate block holding `data` (under 64 KiB).
+fn stored_block(data: &[u8]) -> Vec<u8> {
+    let len = data.len() as u16;
+    let mut out = vec![0x01];
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// `data` as a valid gzip member.
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    out.extend(stored_block(data));
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// `data` as a valid zlib stream (what HTTP calls `deflate`).
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x78, 0x01];
+    out.extend(stored_block(data));
+    let (mut a, mut b) = (1u32, 0u32);
+    for d in data {
+        a = (a + u32::from(*d)) % 65521;
+        b = (b + a) % 65521;
+    }
+    out.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    out
 }
 
 const LIST: &str = r#"{"data":[],"totalItems":0,"nextPageToken":null}"#;
@@ -247,6 +301,28 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
                     LIST.as_bytes(),
                 ))
                 .await;
+        }
+        Mode::Gzip => {
+            let body = gzip(LIST.as_bytes());
+            let _ = stream
+                .write_all(&whole("200 OK", JSON, b"Content-Encoding: gzip\r\n", &body))
+                .await;
+        }
+        Mode::Deflate => {
+            let body = zlib(LIST.as_bytes());
+            let _ = stream
+                .write_all(&whole(
+                    "200 OK",
+                    JSON,
+                    b"Content-Encoding: deflate\r\n",
+                    &body,
+                ))
+                .await;
+        }
+        Mode::Bom => {
+            let mut body = b"\xef\xbb\xbf".to_vec();
+            body.extend_from_slice(LIST.as_bytes());
+            let _ = stream.write_all(&whole("200 OK", JSON, b"", &body)).await;
         }
         Mode::BadContentType => {
             let _ = stream
@@ -497,4 +573,34 @@ fn a_non_utf8_extra_header_is_opaque_data() {
     let run = certify(&h.url, 1.0, &[]);
     assert_eq!(run.code, Some(0), "{}\n{}", run.out, run.err);
     assert!(run.out.contains("2 passed; 0 failed"), "{}", run.out);
+}
+
+#[test]
+fn a_gzip_body_is_named_not_decoded() {
+    let h = start(Mode::Gzip);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "a gzip-encoded body (Content-Encoding: gzip), not decoded: the suite does not ask for compression",
+    );
+}
+
+#[test]
+fn a_deflate_body_is_named_not_decoded() {
+    let h = start(Mode::Deflate);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "a deflate-encoded body (Content-Encoding: deflate), not decoded: the suite does not ask for compression",
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_named() {
+    let h = start(Mode::Bom);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "the body starts with a UTF-8 byte-order mark (EF BB BF): not JSON (RFC 8259 8.1)",
+    );
 }
