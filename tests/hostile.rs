@@ -1,6 +1,6 @@
 //! The suite against hostile targets: a loopback server that misbehaves in one way per mode
 //! (never answers, stalls, trickles, sends 50 MB, broken JSON, HTML, a cut chunked body, a reset,
-//! a redirect loop, 100,000 levels of nesting, non-UTF-8 header bytes). For every mode the binary
+//! redirects (answers, never followed), 100,000 levels of nesting, non-UTF-8 header bytes). For every mode the binary
 //! runs two trials against it and must end within a bound derived from `--timeout`, never panic,
 //! exit 1 (not 101), and fail each trial with a reason naming the misbehaviour.
 //!
@@ -50,6 +50,8 @@ enum Mode {
     Reset,
     /// 302 to the same path, forever.
     RedirectLoop,
+    /// 308 (for a POST) or 307 (otherwise) to the same path on ANOTHER loopback server.
+    RedirectElsewhere,
     /// Valid JSON nested 100,000 levels deep.
     Deep,
     /// A valid answer with a non-UTF-8 byte in an extra header `x-bad`.
@@ -118,6 +120,8 @@ struct Hostile {
     url: String,
     /// Body bytes the server managed to write on misbehaving answers.
     sent: Arc<AtomicU64>,
+    /// Connections accepted by the other origin of `RedirectElsewhere`.
+    elsewhere: Arc<AtomicU64>,
     _rt: tokio::runtime::Runtime,
 }
 
@@ -132,25 +136,57 @@ fn start(mode: Mode) -> Hostile {
         .block_on(TcpListener::bind("127.0.0.1:0"))
         .expect("bind loopback");
     let addr: SocketAddr = listener.local_addr().expect("address");
+    // Another origin, which answers 200 to anything and counts the connections it gets.
+    let elsewhere = Arc::new(AtomicU64::new(0));
+    let other = rt
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let other_url: Arc<str> = format!("http://{}", other.local_addr().expect("address")).into();
+    let count = elsewhere.clone();
+    rt.spawn(async move {
+        while let Ok((mut stream, _)) = other.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(SERVER_PATIENCE, async {
+                    if read_head(&mut stream).await.is_some() {
+                        let body = LIST.as_bytes();
+                        let _ = stream
+                            .write_all(&whole("200 OK", b"application/json", b"", body))
+                            .await;
+                    }
+                })
+                .await;
+            });
+        }
+    });
     let counter = sent.clone();
     rt.spawn(async move {
         // Ends when the runtime is dropped at the end of the test.
         while let Ok((stream, _)) = listener.accept().await {
             let counter = counter.clone();
+            let other_url = other_url.clone();
             tokio::spawn(async move {
-                let _ = tokio::time::timeout(SERVER_PATIENCE, serve(stream, mode, counter)).await;
+                let _ =
+                    tokio::time::timeout(SERVER_PATIENCE, serve(stream, mode, counter, other_url))
+                        .await;
             });
         }
     });
     Hostile {
         url: format!("http://{addr}"),
         sent,
+        elsewhere,
         _rt: rt,
     }
 }
 
 /// Reads one request head (bounded) and returns its path.
 async fn read_head(stream: &mut TcpStream) -> Option<String> {
+    read_request_head(stream).await.map(|(_, path)| path)
+}
+
+/// Reads one request head (bounded) and returns its method and path.
+async fn read_request_head(stream: &mut TcpStream) -> Option<(String, String)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -164,7 +200,8 @@ async fn read_head(stream: &mut TcpStream) -> Option<String> {
         buf.extend_from_slice(&chunk[..n]);
     }
     let text = String::from_utf8_lossy(&buf);
-    text.split_whitespace().nth(1).map(str::to_string)
+    let mut words = text.split_whitespace();
+    Some((words.next()?.to_string(), words.next()?.to_string()))
 }
 
 fn head(status: &str, content_type: &[u8], extra: &[u8]) -> Vec<u8> {
@@ -182,8 +219,8 @@ fn whole(status: &str, content_type: &[u8], extra: &[u8], body: &[u8]) -> Vec<u8
     h
 }
 
-async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
-    let Some(path) = read_head(&mut stream).await else {
+async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>, other: Arc<str>) {
+    let Some((method, path)) = read_request_head(&mut stream).await else {
         return;
     };
     const JSON: &[u8] = b"application/json";
@@ -286,6 +323,19 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
                 .write_all(&head("302 Found", JSON, extra.as_bytes()))
                 .await;
         }
+        Mode::RedirectElsewhere => {
+            // 307 and 308 keep the method and the body: a client that follows them sends the
+            // whole request to the other origin.
+            let status = if method == "POST" {
+                "308 Permanent Redirect"
+            } else {
+                "307 Temporary Redirect"
+            };
+            let extra = format!("Location: {other}{path}\r\nContent-Length: 0\r\n\r\n");
+            let _ = stream
+                .write_all(&head(status, JSON, extra.as_bytes()))
+                .await;
+        }
         Mode::Deep => {
             let depth = 100_000;
             let mut body = vec![b'['; depth];
@@ -337,16 +387,8 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
     }
 }
 
-/// The case files: two one-request trials, `v1.hostile.contacts` and `v1.hostile.tasks`.
-fn case_dir() -> PathBuf {
-    // One directory per run: the tests of this file run in parallel.
-    let dir = std::env::temp_dir().join(format!(
-        "wc-hostile-{}-{:x}",
-        std::process::id(),
-        rand_suffix()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let text = r#"area: hostile
+/// Two one-request trials: `GET /v1/contacts` and `GET /v1/tasks`, each expecting 200.
+const CASES: &str = r#"area: hostile
 api: v1
 cases:
   - id: contacts
@@ -358,6 +400,30 @@ cases:
     request: { method: GET, path: /v1/tasks }
     expect: { status: 200 }
 "#;
+
+/// The same trial names, with a body on the first: `POST /v1/contacts` expecting 201.
+const CASES_WITH_POST: &str = r#"area: hostile
+api: v1
+cases:
+  - id: contacts
+    clause: "Endpoints > answers"
+    request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Ada }, externalId: "{{run}}-ada" } }
+    expect: { status: 201 }
+  - id: tasks
+    clause: "Endpoints > answers"
+    request: { method: GET, path: /v1/tasks }
+    expect: { status: 200 }
+"#;
+
+/// A directory holding `text` as its only case file.
+fn case_dir_with(text: &str) -> PathBuf {
+    // One directory per run: the tests of this file run in parallel.
+    let dir = std::env::temp_dir().join(format!(
+        "wc-hostile-{}-{:x}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
     std::fs::write(dir.join("hostile.yaml"), text).expect("case file");
     dir
 }
@@ -373,7 +439,12 @@ struct Run {
 
 /// Runs the binary against `url` with `--timeout timeout`; asserts the bound and no panic.
 fn certify(url: &str, timeout: f64, extra: &[&str]) -> Run {
-    let dir = case_dir();
+    certify_cases(url, timeout, extra, CASES)
+}
+
+/// As [`certify`], with the case file `cases` (trials `v1.hostile.contacts` and `.tasks`).
+fn certify_cases(url: &str, timeout: f64, extra: &[&str], cases: &str) -> Run {
+    let dir = case_dir_with(cases);
     let time_out = dir.join("time");
     let timer = std::path::Path::new("/usr/bin/time");
     let mut cmd = if timer.exists() {
@@ -542,10 +613,52 @@ fn a_reset_mid_response_is_named() {
 }
 
 #[test]
-fn a_redirect_loop_stops() {
+fn a_redirect_is_the_answer_not_a_detour() {
+    // A loop to the same path: one request per trial, the 302 is the answer.
     let h = start(Mode::RedirectLoop);
     let run = certify(&h.url, 1.0, &[]);
-    assert_both_fail_with(&run, "too many redirects (stopped after 5)");
+    for path in ["/v1/contacts", "/v1/tasks"] {
+        assert!(
+            run.out.contains(&format!(
+                "302: the target redirected to {}{path}; certify that URL instead",
+                h.url
+            )),
+            "{}",
+            run.out
+        );
+    }
+    assert_both_fail_with(&run, "; certify that URL instead");
+    assert_both_fail_with(&run, "expected:  one of 200");
+}
+
+#[test]
+fn a_307_or_308_to_another_origin_sends_nothing_there() {
+    let h = start(Mode::RedirectElsewhere);
+    let run = certify_cases(&h.url, 1.0, &[], CASES_WITH_POST);
+    assert_both_fail_with(&run, "; certify that URL instead");
+    let other = run
+        .out
+        .split("308: the target redirected to ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap_or_else(|| panic!("no 308 with its Location:\n{}", run.out));
+    assert!(
+        other.starts_with("http://127.0.0.1:")
+            && other.ends_with("/v1/contacts")
+            && !other.starts_with(&h.url),
+        "{other}"
+    );
+    assert!(
+        run.out
+            .contains("307: the target redirected to http://127.0.0.1:"),
+        "{}",
+        run.out
+    );
+    assert_eq!(
+        h.elsewhere.load(Ordering::SeqCst),
+        0,
+        "a request reached the other origin"
+    );
 }
 
 #[test]
