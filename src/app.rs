@@ -167,9 +167,21 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
         .await
         .map_err(|_| TransportError::Timeout(Duration::from_secs(5)))?;
     match ex.outcome {
-        Ok(_) | Err(TransportError::BodyTooLarge { .. }) => Ok(()),
-        Err(e) => Err(e),
+        // A target that says it closes is taken at its word: that connection is never reused.
+        Ok(r)
+            if r.header("connection")
+                .is_some_and(|c| c.to_ascii_lowercase().contains("close")) =>
+        {
+            return Ok(());
+        }
+        Ok(_) => {}
+        Err(TransportError::BodyTooLarge { .. }) => return Ok(()),
+        Err(e) => return Err(e),
     }
+    // Bounded like the probe: a target that answered once answers again, or keeps its pool.
+    let _ =
+        tokio::time::timeout(Duration::from_secs(5), client.settle_connection_reuse(&out)).await;
+    Ok(())
 }
 
 fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
@@ -244,6 +256,11 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     if !listing {
         rt.block_on(probe(&client))
             .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
+        if client.one_connection_per_request() {
+            println!(
+                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request"
+            );
+        }
     }
     if let Some(rate) = args.rate {
         if !(rate.is_finite() && rate > 0.0) {

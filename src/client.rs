@@ -146,6 +146,12 @@ pub enum TransportError {
         None => String::new(),
     })]
     Reset { received: Option<usize> },
+    /// The connection was closed after the request went out and before any byte of an answer.
+    /// The target may have read the request, so it is never sent again.
+    #[error(
+        "the connection was closed before any answer: the request was sent and is not sent again ({0})"
+    )]
+    ClosedBeforeAnswer(String),
     /// The connection ended before the body was complete (short chunked or Content-Length body).
     #[error("the body was cut off after {received} bytes: {detail}")]
     Truncated { received: usize, detail: String },
@@ -240,9 +246,55 @@ impl RateLimiter {
     }
 }
 
+/// A connector layer that counts the connections the client opens.
+#[derive(Clone)]
+struct CountConnections(Arc<AtomicU64>);
+
+impl<S> tower_layer::Layer<S> for CountConnections {
+    type Service = Counted<S>;
+    fn layer(&self, inner: S) -> Counted<S> {
+        Counted {
+            inner,
+            count: self.0.clone(),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Counted<S> {
+    inner: S,
+    count: Arc<AtomicU64>,
+}
+
+impl<S: tower_service::Service<R>, R> tower_service::Service<R> for Counted<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: R) -> S::Future {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.inner.call(req)
+    }
+}
+
 /// The run's HTTP client; cheap to share (`Arc`).
 pub struct Client {
+    /// Keeps connections open between requests.
     http: reqwest::Client,
+    /// Opens a connection per request: used once the target is seen closing connections after
+    /// its answers without saying so (`Connection: close`), where a reused connection could be
+    /// closed under a request.
+    fresh: reqwest::Client,
+    one_connection_per_request: std::sync::atomic::AtomicBool,
+    /// Connections opened by `http`.
+    connections: Arc<AtomicU64>,
     base: String,
     api_key: Option<String>,
     timeout: Duration,
@@ -258,16 +310,28 @@ impl Client {
         if let Some(k) = &config.api_key {
             redactor.api_key(k);
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.timeout.min(Duration::from_secs(5)))
-            // A redirect is the target's answer, never a detour: following one would send the
-            // request (and its body) to an origin nobody asked the suite to certify.
-            .redirect(reqwest::redirect::Policy::none())
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(config.timeout.min(Duration::from_secs(5)))
+                // A redirect is the target's answer, never a detour: following one would send the
+                // request (and its body) to an origin nobody asked the suite to certify.
+                .redirect(reqwest::redirect::Policy::none())
+        };
+        let connections = Arc::new(AtomicU64::new(0));
+        let http = builder()
             .pool_max_idle_per_host(64)
+            .connector_layer(CountConnections(connections.clone()))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let fresh = builder()
+            .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Arc::new(Client {
             http,
+            fresh,
+            one_connection_per_request: Default::default(),
+            connections,
             base: config.base_url.trim_end_matches('/').to_string(),
             api_key: config.api_key,
             timeout: config.timeout,
@@ -276,6 +340,34 @@ impl Client {
             limiter: config.rate.map(RateLimiter::new),
             redactor,
         }))
+    }
+
+    /// Whether the client opens a connection per request (the target closes connections after
+    /// its answers).
+    pub fn one_connection_per_request(&self) -> bool {
+        self.one_connection_per_request.load(Ordering::SeqCst)
+    }
+
+    /// Stops reusing connections for the rest of the run; true the first time.
+    fn stop_reusing_connections(&self) -> bool {
+        !self.one_connection_per_request.swap(true, Ordering::SeqCst)
+    }
+
+    /// After a first answer (the probe): sends `out` again a moment later and watches whether it
+    /// needed a new connection. A target that closes its connection after each answer without
+    /// `Connection: close` (as servers and proxies do at their idle timeout) would make reused
+    /// connections close under requests, which are then lost; such a target gets a connection
+    /// per request for the whole run. Returns true when it does.
+    pub async fn settle_connection_reuse(&self, out: &Outgoing) -> bool {
+        // Long enough for the target's close to reach the client's pool on any sane network.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let before = self.connections.load(Ordering::SeqCst);
+        let ex = self.send_once(out).await;
+        let opened = self.connections.load(Ordering::SeqCst) > before;
+        if opened && ex.outcome.is_ok() {
+            self.stop_reusing_connections();
+        }
+        self.one_connection_per_request()
     }
 
     /// Requests sent so far.
@@ -328,7 +420,12 @@ impl Client {
         let method =
             reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut shown_headers = Vec::new();
-        let mut req = self.http.request(method, &url).timeout(self.timeout);
+        let http = if self.one_connection_per_request() {
+            &self.fresh
+        } else {
+            &self.http
+        };
+        let mut req = http.request(method, &url).timeout(self.timeout);
         match &out.auth {
             Auth::Primary => {
                 if let Some(k) = &self.api_key {
@@ -443,8 +540,21 @@ impl Client {
                 },
             };
         }
-        if io_kind(e) == Some(std::io::ErrorKind::ConnectionReset) {
+        let closed_early = received.is_none()
+            && find_in_chain::<hyper::Error>(e).is_some_and(hyper::Error::is_incomplete_message);
+        let reset = io_kind(e) == Some(std::io::ErrorKind::ConnectionReset);
+        if (closed_early || (reset && received.is_none())) && self.stop_reusing_connections() {
+            // A connection closed under a request, maybe one the target closed after its last
+            // answer: from now on no request rides on a connection the target may close.
+            eprintln!(
+                "note: the target closed a connection before answering; from now on the suite opens one connection per request"
+            );
+        }
+        if reset {
             return TransportError::Reset { received };
+        }
+        if closed_early {
+            return TransportError::ClosedBeforeAnswer(error_chain(e));
         }
         if e.is_connect() {
             return TransportError::Connect(error_chain(e));
@@ -457,6 +567,20 @@ impl Client {
             None => TransportError::Other(error_chain(e)),
         }
     }
+}
+
+/// The first error of type `T` in the chain of `e`.
+fn find_in_chain<'a, T: std::error::Error + 'static>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
+    let mut source = Some(e);
+    while let Some(s) = source {
+        if let Some(t) = s.downcast_ref::<T>() {
+            return Some(t);
+        }
+        source = s.source();
+    }
+    None
 }
 
 /// The kind of the first I/O error in the chain of `e`, if any.

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+mod common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_workspace-conformance");
 
 /// Trials of the hostile case file (each one request).
@@ -64,6 +66,9 @@ enum Mode {
     Deflate,
     /// The list answer after a UTF-8 byte-order mark.
     Bom,
+    /// Reads the whole request (a POST with its body) and closes without a byte of answer;
+    /// counts the POSTs in `sent`.
+    ReadThenClose,
 }
 
 /// CRC-32 (IEEE) of `data`, for a gzip trailer.
@@ -220,6 +225,20 @@ fn whole(status: &str, content_type: &[u8], extra: &[u8], body: &[u8]) -> Vec<u8
 }
 
 async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>, other: Arc<str>) {
+    if mode == Mode::ReadThenClose {
+        let Some((head, _body)) = read_request(&mut stream).await else {
+            return;
+        };
+        if head.starts_with("GET / ") {
+            let body = br#"{"message":"not found"}"#;
+            let _ = stream
+                .write_all(&whole("404 Not Found", b"application/json", b"", body))
+                .await;
+        } else if head.starts_with("POST ") {
+            sent.fetch_add(1, Ordering::SeqCst);
+        }
+        return;
+    }
     let Some((method, path)) = read_request_head(&mut stream).await else {
         return;
     };
@@ -336,6 +355,7 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>, other: A
                 .write_all(&head(status, JSON, extra.as_bytes()))
                 .await;
         }
+        Mode::ReadThenClose => {}
         Mode::Deep => {
             let depth = 100_000;
             let mut body = vec![b'['; depth];
@@ -716,4 +736,169 @@ fn a_byte_order_mark_is_named() {
         &run,
         "the body starts with a UTF-8 byte-order mark (EF BB BF): not JSON (RFC 8259 8.1)",
     );
+}
+
+/// A proxy in front of `upstream` that serves one request per connection: it reads the request,
+/// forwards it on a fresh upstream connection, passes the answer back WITHOUT `Connection:
+/// close`, and closes the connection (as servers and proxies do at their idle timeout).
+/// Returns its URL and the requests it forwarded.
+fn closing_proxy(rt: &tokio::runtime::Runtime, upstream: &str) -> (String, Arc<AtomicU64>) {
+    let upstream = upstream.trim_start_matches("http://").to_string();
+    let listener = rt
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let forwarded = Arc::new(AtomicU64::new(0));
+    let count = forwarded.clone();
+    rt.spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let upstream = upstream.clone();
+            let count = count.clone();
+            tokio::spawn(async move {
+                let _ =
+                    tokio::time::timeout(SERVER_PATIENCE, forward_one(client, &upstream, &count))
+                        .await;
+            });
+        }
+    });
+    (url, forwarded)
+}
+
+/// Reads a whole request (head and Content-Length body, bounded): its head and body.
+async fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        if buf.len() > 64 * 1024 {
+            return None;
+        }
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = buf[end..].to_vec();
+    while body.len() < length.min(16 * 1024 * 1024) {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some((head, body))
+}
+
+async fn forward_one(mut client: TcpStream, upstream: &str, count: &AtomicU64) {
+    let Some((head, body)) = read_request(&mut client).await else {
+        return;
+    };
+    count.fetch_add(1, Ordering::SeqCst);
+    let Ok(mut up) = TcpStream::connect(upstream).await else {
+        return;
+    };
+    // Upstream closes after its answer, so the answer ends where its stream ends.
+    let mut request: Vec<u8> = head
+        .trim_end()
+        .lines()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+        .flat_map(|l| [l.as_bytes(), b"\r\n"].concat())
+        .collect();
+    request.extend_from_slice(b"Connection: close\r\n\r\n");
+    request.extend_from_slice(&body);
+    if up.write_all(&request).await.is_err() {
+        return;
+    }
+    let mut answer = Vec::new();
+    if up.read_to_end(&mut answer).await.is_err() {
+        return;
+    }
+    // The answer as upstream gave it, less its `Connection: close`.
+    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return;
+    };
+    let head = String::from_utf8_lossy(&answer[..end]).into_owned();
+    let mut out: Vec<u8> = head
+        .lines()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+        .flat_map(|l| [l.as_bytes(), b"\r\n"].concat())
+        .collect();
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&answer[end + 4..]);
+    let _ = client.write_all(&out).await;
+    // Closed here: the client was never told.
+    let _ = client.shutdown().await;
+}
+
+#[test]
+fn a_server_that_closes_after_each_answer_fails_nothing() {
+    let served = common::binary::serve("closing-proxy", &[]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (url, forwarded) = closing_proxy(&rt, &served.url);
+    let start = Instant::now();
+    let o = Command::new(BIN)
+        .args(["--target", &url, "--profile"])
+        .arg(&served.profile)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let failed: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("test ") && l.ends_with("FAILED"))
+        .collect();
+    eprintln!(
+        "{} failed through the closing proxy, {} requests forwarded, in {:?}",
+        failed.len(),
+        forwarded.load(Ordering::SeqCst),
+        start.elapsed()
+    );
+    assert!(
+        failed.is_empty(),
+        "{} failed:\n{}\n{}",
+        failed.len(),
+        failed.join("\n"),
+        out.lines()
+            .filter(|l| l.contains("actual:"))
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    assert!(forwarded.load(Ordering::SeqCst) > 400);
+    assert!(
+        out.contains("the suite opens one connection per request"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_request_read_then_closed_on_is_sent_once_and_named() {
+    let h = start(Mode::ReadThenClose);
+    let run = certify_cases(&h.url, 2.0, &[], CASES_WITH_POST);
+    assert_both_fail_with(
+        &run,
+        "the connection was closed before any answer: the request was sent and is not sent again",
+    );
+    // The POST reached the server once: never again after the server read it.
+    assert_eq!(h.sent.load(Ordering::SeqCst), 1, "{}", run.out);
 }
