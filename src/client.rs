@@ -370,6 +370,11 @@ impl Client {
         self.one_connection_per_request()
     }
 
+    /// The timeout of every request.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Requests sent so far.
     pub fn request_count(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)

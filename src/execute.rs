@@ -230,6 +230,11 @@ impl Executor {
             if after_failure && !step.always {
                 continue;
             }
+            // After a transport failure nothing runs: the target stopped answering, and what
+            // the case created is the run's cleanup's, which is bounded.
+            if after_failure && transport_failed(&exchanges) {
+                break;
+            }
             let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure {
                 finding,
                 step: i + 1,
@@ -293,6 +298,11 @@ impl Executor {
             for item in items {
                 vars.set(each.item.clone(), item);
                 found.extend(self.run_once(case, step, vars, exchanges).await?);
+                // A target that stopped answering is not asked again for every item: each
+                // request would only wait out its timeout (the run's cleanup is bounded).
+                if transport_failed(exchanges) {
+                    break;
+                }
             }
             return Ok(with_exchange(found));
         }
@@ -597,6 +607,11 @@ impl Executor {
         }
         Ok((out, deviation))
     }
+}
+
+/// Whether the last request of a trial got no complete answer.
+fn transport_failed(exchanges: &[Arc<Exchange>]) -> bool {
+    exchanges.last().is_some_and(|ex| ex.outcome.is_err())
 }
 
 fn with_exchange(found: Vec<(Finding, Arc<Exchange>)>) -> Vec<(Finding, Option<Arc<Exchange>>)> {

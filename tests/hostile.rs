@@ -69,6 +69,9 @@ enum Mode {
     /// Reads the whole request (a POST with its body) and closes without a byte of answer;
     /// counts the POSTs in `sent`.
     ReadThenClose,
+    /// Answers every `POST /v1/tasks` with 201 and a new task id (counted in `sent`), and
+    /// nothing else: every other request (the deletes) meets silence.
+    CreatesThenSilent,
 }
 
 /// CRC-32 (IEEE) of `data`, for a gzip trailer.
@@ -225,6 +228,36 @@ fn whole(status: &str, content_type: &[u8], extra: &[u8], body: &[u8]) -> Vec<u8
 }
 
 async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>, other: Arc<str>) {
+    if mode == Mode::CreatesThenSilent {
+        let Some((head, _body)) = read_request(&mut stream).await else {
+            return;
+        };
+        if head.starts_with("GET / ") {
+            let body = br#"{"message":"not found"}"#;
+            let _ = stream
+                .write_all(&whole("404 Not Found", b"application/json", b"", body))
+                .await;
+        } else if head.starts_with("POST /v1/tasks ") {
+            let n = sent.fetch_add(1, Ordering::SeqCst);
+            let body = format!(r#"{{"data":{{"taskId":"TK{n:016}","title":"t"}}}}"#);
+            let _ = stream
+                .write_all(&whole(
+                    "201 Created",
+                    b"application/json",
+                    b"",
+                    body.as_bytes(),
+                ))
+                .await;
+        } else {
+            let mut sink = [0u8; 256];
+            while let Ok(n) = stream.read(&mut sink).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+        return;
+    }
     if mode == Mode::ReadThenClose {
         let Some((head, _body)) = read_request(&mut stream).await else {
             return;
@@ -355,7 +388,7 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>, other: A
                 .write_all(&head(status, JSON, extra.as_bytes()))
                 .await;
         }
-        Mode::ReadThenClose => {}
+        Mode::ReadThenClose | Mode::CreatesThenSilent => {}
         Mode::Deep => {
             let depth = 100_000;
             let mut body = vec![b'['; depth];
@@ -901,4 +934,157 @@ fn a_request_read_then_closed_on_is_sent_once_and_named() {
     );
     // The POST reached the server once: never again after the server read it.
     assert_eq!(h.sent.load(Ordering::SeqCst), 1, "{}", run.out);
+}
+
+/// One trial that fills the open-task limit (31 creates answered, at most 30 expected), then
+/// deletes what it made, always: against `CreatesThenSilent` every delete meets silence.
+const FILL_THEN_DELETE: &str = r#"area: hostile
+api: v1
+cases:
+  - id: contacts
+    clause: "Errors > Rules > 6"
+    exclusive: true
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: "{{run}} fill", phoneNumberId: PN1 } }
+        repeat: { until: 402, max: 30, collect: { filled: /data/taskId } }
+        expect: { status: 402 }
+      - request: { method: DELETE, path: "/v1/tasks/{{task}}" }
+        for_each: { in: filled, as: task }
+        always: true
+  - id: tasks
+    clause: "Endpoints > answers"
+    request: { method: GET, path: /v1/tasks }
+    expect: { status: 200 }
+"#;
+
+/// The report arguments for files in `dir`.
+fn report_args(dir: &std::path::Path) -> Vec<String> {
+    [
+        ("--junit", "junit.xml"),
+        ("--json", "run.json"),
+        ("--report", "report.html"),
+    ]
+    .iter()
+    .flat_map(|(flag, file)| [flag.to_string(), dir.join(file).display().to_string()])
+    .collect()
+}
+
+#[test]
+fn a_target_gone_silent_gets_a_bounded_cleanup_and_reports() {
+    let h = start(Mode::CreatesThenSilent);
+    let reports = common::binary::temp_dir("silent-cleanup");
+    let args = report_args(&reports);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let run = certify_cases(&h.url, 1.0, &args, FILL_THEN_DELETE);
+    let elapsed = started.elapsed();
+    assert_eq!(run.code, Some(1), "{}\n{}", run.out, run.err);
+    // 31 creates answered; the trial stopped at its first unanswered delete.
+    assert_eq!(h.sent.load(Ordering::SeqCst), 31);
+    // The cleanup: 31 registered tasks, 8 deletes at a time, none answered: one timeout, then
+    // no new delete; bounded by 3 timeouts whatever happens.
+    let took: f64 = run
+        .out
+        .split("cleanup took ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no cleanup time:\n{}", run.out));
+    eprintln!("cleanup took {took} s, the run {elapsed:?}");
+    assert!(took <= 3.2, "cleanup took {took} s:\n{}", run.out);
+    assert!(
+        run.out.contains("31 could not be removed")
+            && run
+                .out
+                .contains("not tried: the target did not answer an earlier delete"),
+        "{}",
+        run.out
+    );
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    for file in ["junit.xml", "run.json", "report.html"] {
+        let text = std::fs::read_to_string(reports.join(file)).expect(file);
+        assert!(
+            text.contains("TK0000000000000030"),
+            "{file} names what is left"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("run.json")).expect("json"))
+            .expect("valid JSON");
+    assert_eq!(
+        json["cleanup"]["notRemoved"].as_array().map(Vec::len),
+        Some(31),
+        "{}",
+        json["cleanup"]
+    );
+}
+
+#[test]
+fn sigterm_during_the_cleanup_leaves_the_reports() {
+    let h = start(Mode::CreatesThenSilent);
+    let reports = common::binary::temp_dir("sigterm-cleanup");
+    let dir = case_dir_with(FILL_THEN_DELETE);
+    let mut child = Command::new(BIN)
+        .args([
+            "--target",
+            &h.url,
+            "--api-key",
+            "hostile-test-key",
+            "--timeout",
+            "4",
+        ])
+        .arg("--case-dir")
+        .arg(&dir)
+        .args(report_args(&reports))
+        .arg("hostile.")
+        .env_remove("WORKSPACE_API_KEY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // The reports are written before the cleanup starts; the cleanup then waits on silence.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let files = ["junit.xml", "run.json", "report.html"];
+    while !files.iter().all(|f| reports.join(f).exists()) {
+        assert!(Instant::now() < deadline, "no reports before the cleanup");
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the run ended before its cleanup: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let o = child.wait_with_output().expect("the run ends");
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        signalled.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    assert!(err.contains("interrupted during the cleanup"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("run.json")).expect("json"))
+            .expect("valid JSON");
+    let left = json["cleanup"]["notRemoved"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(left.len(), 31, "{}", json["cleanup"]);
+    assert!(
+        left.iter().all(|l| l
+            .as_str()
+            .is_some_and(|l| l.contains("the cleanup had not run"))),
+        "{left:?}"
+    );
+    for file in ["junit.xml", "report.html"] {
+        let text = std::fs::read_to_string(reports.join(file)).expect(file);
+        assert!(text.contains("v1.hostile.contacts"), "{file}");
+    }
 }
