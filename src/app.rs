@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -168,9 +169,21 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
         .await
         .map_err(|_| TransportError::Timeout(Duration::from_secs(5)))?;
     match ex.outcome {
-        Ok(_) | Err(TransportError::BodyTooLarge { .. }) => Ok(()),
-        Err(e) => Err(e),
+        // A target that says it closes is taken at its word: that connection is never reused.
+        Ok(r)
+            if r.header("connection")
+                .is_some_and(|c| c.to_ascii_lowercase().contains("close")) =>
+        {
+            return Ok(());
+        }
+        Ok(_) => {}
+        Err(TransportError::BodyTooLarge { .. }) => return Ok(()),
+        Err(e) => return Err(e),
     }
+    // Bounded like the probe: a target that answered once answers again, or keeps its pool.
+    let _ =
+        tokio::time::timeout(Duration::from_secs(5), client.settle_connection_reuse(&out)).await;
+    Ok(())
 }
 
 fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
@@ -245,6 +258,11 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     if !listing {
         rt.block_on(probe(&client))
             .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
+        if client.one_connection_per_request() {
+            println!(
+                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request"
+            );
+        }
     }
     if let Some(rate) = args.rate {
         if !(rate.is_finite() && rate > 0.0) {
@@ -309,6 +327,10 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         // Trials wait on the network, not the CPU: more threads than cores keeps the pipe full.
         args.test.test_threads = Some(8);
     }
+    // What the run is doing, for a signal: trials, or the cleanup (the reports are written).
+    let phase = Arc::new(AtomicU8::new(TRIALS));
+    // The exit code of the signal that interrupted the run (130 Ctrl-C, 143 SIGTERM).
+    let signal = Arc::new(AtomicU8::new(0));
     if !listing {
         let what = if args.target.is_some() {
             base_url.clone()
@@ -319,18 +341,31 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             "certifying {what} (run {run_id}, seed {seed}, {} trials)",
             cases.len()
         );
-        // Ctrl-C: no new trial starts, running ones stop, what the run created is deleted.
-        // A second Ctrl-C quits at once.
+        // Ctrl-C or SIGTERM (a CI kill): no new trial starts, running ones stop, the reports are
+        // written, what the run created is deleted. During the cleanup, or a second time: quit
+        // at once; the reports written before the cleanup stand.
         let cleanup = exec.cleanup.clone();
+        let phase = phase.clone();
+        let signal = signal.clone();
         rt.spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            let mut first = true;
+            while let Some(code) = next_signal().await {
+                if phase.load(Ordering::SeqCst) == CLEANING {
+                    eprintln!(
+                        "interrupted during the cleanup: quitting; the reports written before it list what may be left"
+                    );
+                    std::process::exit(i32::from(code));
+                }
+                if !first {
+                    eprintln!("interrupted again: quitting at once");
+                    std::process::exit(i32::from(code));
+                }
+                first = false;
+                signal.store(code, Ordering::SeqCst);
                 eprintln!(
                     "interrupted: stopping the trials and removing what the run created (Ctrl-C again to quit at once)"
                 );
                 cleanup.interrupt();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
-                }
             }
         });
     }
@@ -340,16 +375,18 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     if listing {
         return Ok(ExitCode::SUCCESS);
     }
-    let summary = rt.block_on(exec.cleanup.finish(&client));
-    let interrupted = exec.cleanup.is_interrupted();
     let secs = start.elapsed().as_secs_f64();
     let n = client.request_count();
     println!(
         "requests: {n} sent in {secs:.2} s ({:.0} requests/s)",
         n as f64 / secs.max(1e-9)
     );
-    print!("{}", client.redactor.redact(&summary.render()));
-    if args.junit.is_some() || args.json.is_some() || args.report.is_some() {
+    let results = recorder.take();
+    let wants_reports = args.junit.is_some() || args.json.is_some() || args.report.is_some();
+    let write_reports = |summary: &crate::cleanup::Summary| -> Result<(), SetupError> {
+        if !wants_reports {
+            return Ok(());
+        }
         let info = RunInfo {
             target: base_url.clone(),
             profile: match (&args.profile, &args.target) {
@@ -362,30 +399,85 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             seed,
             started,
             duration: start.elapsed(),
-            requests: n,
-            interrupted,
+            requests: client.request_count(),
+            interrupted: exec.cleanup.is_interrupted(),
         };
-        let results = recorder.take();
-        let report = Report::build(&info, &contract, &results, &client.redactor, Some(&summary));
+        let report = Report::build(&info, &contract, &results, &client.redactor, Some(summary));
         let r = &client.redactor;
         if let Some(p) = &args.json {
-            report::write(p, &report.to_json(r)).map_err(SetupError)?;
+            write_whole(p, &report.to_json(r))?;
         }
         if let Some(p) = &args.junit {
-            report::write(p, &report.to_junit(r).map_err(SetupError)?).map_err(SetupError)?;
+            write_whole(p, &report.to_junit(r).map_err(SetupError)?)?;
         }
         if let Some(p) = &args.report {
-            report::write(p, &report.to_html(r).map_err(SetupError)?).map_err(SetupError)?;
+            write_whole(p, &report.to_html(r).map_err(SetupError)?)?;
         }
+        Ok(())
+    };
+    // The reports exist before the cleanup, which a silent target or a kill can cut short; they
+    // list what is still registered as not removed, and are rewritten once the cleanup is done.
+    write_reports(&exec.cleanup.pending_summary())?;
+    phase.store(CLEANING, Ordering::SeqCst);
+    let cleanup_start = Instant::now();
+    let summary = rt.block_on(exec.cleanup.finish(&client));
+    let cleanup_secs = cleanup_start.elapsed().as_secs_f64();
+    print!("{}", client.redactor.redact(&summary.render()));
+    if cleanup_secs >= 1.0 || !summary.not_removed.is_empty() {
+        println!(
+            "cleanup took {cleanup_secs:.1} s (bound {} s)",
+            crate::cleanup::cleanup_bound(timeout).as_secs_f64()
+        );
     }
+    phase.store(REWRITING, Ordering::SeqCst);
+    write_reports(&summary)?;
+    let interrupted = exec.cleanup.is_interrupted();
     Ok(if interrupted {
         eprintln!("the run was interrupted: the results are partial");
-        ExitCode::from(130)
+        ExitCode::from(match signal.load(Ordering::SeqCst) {
+            0 => 130,
+            code => code,
+        })
     } else if conclusion.has_failed() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Phases of a run, as a signal sees them.
+const TRIALS: u8 = 0;
+/// The reports are written; the cleanup runs.
+const CLEANING: u8 = 1;
+/// The reports are being rewritten after the cleanup.
+const REWRITING: u8 = 2;
+
+/// The next Ctrl-C (130) or SIGTERM (143), as the exit code it gives.
+async fn next_signal() -> Option<u8> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).ok()?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r.ok().map(|_| 130),
+            r = term.recv() => r.map(|_| 143),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await.ok().map(|_| 130)
+    }
+}
+
+/// Writes a report whole or not at all (a temporary file renamed over it), so a kill while
+/// rewriting leaves the earlier report.
+fn write_whole(path: &Path, text: &str) -> Result<(), SetupError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = std::path::PathBuf::from(tmp);
+    report::write(&tmp, text).map_err(SetupError)?;
+    std::fs::rename(&tmp, path)
+        .map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Which cases a run selects (`--area`, `--tag`, `--read-only`, `--partition`).

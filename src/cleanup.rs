@@ -192,42 +192,151 @@ impl Cleanup {
         let _ = rx.wait_for(|stopped| *stopped).await;
     }
 
-    /// Deletes every registered resource (newest first) and says what happened.
-    pub async fn finish(&self, client: &Client) -> Summary {
+    /// What the summary would say if the cleanup never ran: every registered resource is not
+    /// (yet) removed. The reports written before the cleanup carry it, so a run killed during
+    /// the cleanup still says what may be left.
+    pub fn pending_summary(&self) -> Summary {
+        Summary {
+            run_id: self.run_id.clone(),
+            not_removed: self
+                .pending()
+                .into_iter()
+                .rev()
+                .map(|p| format!("{p}: the cleanup had not run when this report was written"))
+                .collect(),
+            left: self.left.lock().map(|v| v.clone()).unwrap_or_default(),
+            ..Summary::default()
+        }
+    }
+
+    /// Deletes every registered resource, [`CLEANUP_CONCURRENCY`] at a time, within
+    /// [`cleanup_bound`] in all, and says what happened. Once a delete gets no answer (a silent
+    /// target), no further delete starts: each would only wait out its own timeout.
+    pub async fn finish(&self, client: &Arc<Client>) -> Summary {
         let pending: Vec<String> = self
             .created
             .lock()
             .map(|mut v| std::mem::take(&mut *v))
             .unwrap_or_default();
-        let mut summary = Summary {
+        let summary = Arc::new(Mutex::new(Summary {
             run_id: self.run_id.clone(),
             left: self.left.lock().map(|v| v.clone()).unwrap_or_default(),
             ..Summary::default()
-        };
-        for path in pending.into_iter().rev() {
-            let headers = if path.starts_with("/v1/") {
-                vec![]
-            } else {
-                vec![("Service-Api-Version".to_string(), API_VERSION.to_string())]
-            };
-            let out = Outgoing {
-                method: "DELETE".into(),
-                path: path.clone(),
-                query: vec![],
-                headers,
-                body: None,
-                auth: Auth::Primary,
-            };
-            let ex = client.send(&out).await;
-            match &ex.outcome {
-                Ok(r) if (200..300).contains(&r.status) => summary.removed.push(path),
-                Ok(r) if r.status == 404 || r.status == 410 => summary.already_gone.push(path),
-                Ok(r) => summary
-                    .not_removed
-                    .push(format!("{path}: DELETE answered {}", r.status)),
-                Err(e) => summary.not_removed.push(format!("{path}: {e}")),
+        }));
+        let record = |summary: &Mutex<Summary>, f: &dyn Fn(&mut Summary)| {
+            if let Ok(mut s) = summary.lock() {
+                f(&mut s);
             }
+        };
+        // Newest first: a resource created from another goes before it.
+        let queue: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(pending.clone()));
+        let started: Arc<Mutex<Vec<String>>> = Arc::default();
+        let silent = Arc::new(AtomicBool::new(false));
+        let mut workers = tokio::task::JoinSet::new();
+        for _ in 0..CLEANUP_CONCURRENCY.min(pending.len()) {
+            let (queue, started, silent) = (queue.clone(), started.clone(), silent.clone());
+            let (client, summary) = (client.clone(), summary.clone());
+            workers.spawn(async move {
+                loop {
+                    if silent.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Some(path) = queue.lock().ok().and_then(|mut q| q.pop()) else {
+                        break;
+                    };
+                    if let Ok(mut s) = started.lock() {
+                        s.push(path.clone());
+                    }
+                    let ex = client.send(&delete(&path)).await;
+                    let done = path.clone();
+                    match &ex.outcome {
+                        Ok(r) if (200..300).contains(&r.status) => {
+                            record(&summary, &|s| s.removed.push(done.clone()))
+                        }
+                        Ok(r) if r.status == 404 || r.status == 410 => {
+                            record(&summary, &|s| s.already_gone.push(done.clone()))
+                        }
+                        Ok(r) => record(&summary, &|s| {
+                            s.not_removed
+                                .push(format!("{done}: DELETE answered {}", r.status))
+                        }),
+                        Err(e) => {
+                            silent.store(true, Ordering::SeqCst);
+                            record(&summary, &|s| s.not_removed.push(format!("{done}: {e}")))
+                        }
+                    }
+                }
+            });
+        }
+        let bound = cleanup_bound(client.timeout());
+        let in_time = tokio::time::timeout(bound, async {
+            while workers.join_next().await.is_some() {}
+        })
+        .await
+        .is_ok();
+        // Whatever did not finish in time is aborted and said so.
+        workers.abort_all();
+        let mut summary = summary.lock().map(|s| s.clone()).unwrap_or_default();
+        let accounted: Vec<String> = summary
+            .removed
+            .iter()
+            .chain(&summary.already_gone)
+            .cloned()
+            .chain(
+                summary
+                    .not_removed
+                    .iter()
+                    .map(|n| n.split(": ").next().unwrap_or(n).to_string()),
+            )
+            .collect();
+        let started = started.lock().map(|s| s.clone()).unwrap_or_default();
+        for path in pending.iter().rev() {
+            if accounted.contains(path) {
+                continue;
+            }
+            let why = if started.contains(path) {
+                format!(
+                    "no answer within the cleanup's bound of {} s",
+                    bound.as_secs_f64()
+                )
+            } else if silent.load(Ordering::SeqCst) {
+                "not tried: the target did not answer an earlier delete".to_string()
+            } else if !in_time {
+                format!(
+                    "not tried within the cleanup's bound of {} s",
+                    bound.as_secs_f64()
+                )
+            } else {
+                "not tried".to_string()
+            };
+            summary.not_removed.push(format!("{path}: {why}"));
         }
         summary
+    }
+}
+
+/// Deletes the cleanup runs at the same time.
+pub const CLEANUP_CONCURRENCY: usize = 8;
+
+/// The longest the whole cleanup takes: three request timeouts (each delete is bounded by one,
+/// a silent target stops new deletes after its first), at least one second.
+pub fn cleanup_bound(timeout: std::time::Duration) -> std::time::Duration {
+    (timeout * 3).max(std::time::Duration::from_secs(1))
+}
+
+/// The `DELETE` of a registered resource, with the version header of its generation.
+fn delete(path: &str) -> Outgoing {
+    let headers = if path.starts_with("/v1/") {
+        vec![]
+    } else {
+        vec![("Service-Api-Version".to_string(), API_VERSION.to_string())]
+    };
+    Outgoing {
+        method: "DELETE".into(),
+        path: path.to_string(),
+        query: vec![],
+        headers,
+        body: None,
+        auth: Auth::Primary,
     }
 }

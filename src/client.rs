@@ -72,15 +72,18 @@ pub enum TransportError {
         declared: Option<u64>,
         received: usize,
     },
-    /// More redirects than the client follows.
-    #[error("too many redirects (stopped after {0})")]
-    Redirects(usize),
     /// The peer reset the connection; `received` body bytes had come when it did.
     #[error("connection reset by peer{}", match received {
         Some(n) => format!(" after {n} body bytes"),
         None => String::new(),
     })]
     Reset { received: Option<usize> },
+    /// The connection was closed after the request went out and before any byte of an answer.
+    /// The target may have read the request, so it is never sent again.
+    #[error(
+        "the connection was closed before any answer: the request was sent and is not sent again ({0})"
+    )]
+    ClosedBeforeAnswer(String),
     /// The connection ended before the body was complete (short chunked or Content-Length body).
     #[error("the body was cut off after {received} bytes: {detail}")]
     Truncated { received: usize, detail: String },
@@ -92,9 +95,6 @@ pub enum TransportError {
 fn secs(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
-
-/// Redirects followed before the client gives up.
-pub const MAX_REDIRECTS: usize = 5;
 
 /// An answer, with its body parsed as JSON when it is JSON.
 #[derive(Debug, Clone)]
@@ -144,9 +144,16 @@ pub async fn with_large_body_slot<F: std::future::Future>(f: F) -> F::Output {
 /// A large body is parsed on one thread of its own: the parsed value's memory then comes from
 /// that thread's allocator arena and goes back to it when the value is dropped (on any thread),
 /// to be reused by the next large body, instead of each trial thread keeping its own peak.
-async fn parse_large(chunks: Vec<bytes::Bytes>) -> (Vec<u8>, Option<Result<Value, String>>) {
+async fn parse_large(
+    chunks: Vec<bytes::Bytes>,
+    encoding: Option<String>,
+) -> (Vec<u8>, Option<Result<Value, String>>) {
     type Parsed = (Vec<u8>, Option<Result<Value, String>>);
-    type Job = (Vec<bytes::Bytes>, tokio::sync::oneshot::Sender<Parsed>);
+    type Job = (
+        Vec<bytes::Bytes>,
+        Option<String>,
+        tokio::sync::oneshot::Sender<Parsed>,
+    );
     static PARSER: std::sync::LazyLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>> =
         std::sync::LazyLock::new(|| {
             let (tx, rx) = std::sync::mpsc::channel::<Job>();
@@ -154,10 +161,10 @@ async fn parse_large(chunks: Vec<bytes::Bytes>) -> (Vec<u8>, Option<Result<Value
                 .name("large-body-parser".into())
                 .spawn(move || {
                     // Ends when the process does (the sender is static).
-                    while let Ok((chunks, reply)) = rx.recv() {
+                    while let Ok((chunks, encoding, reply)) = rx.recv() {
                         let body = chunks.concat();
                         drop(chunks);
-                        let json = parse_body(&body);
+                        let json = parse_answer(&body, encoding.as_deref());
                         let _ = reply.send((body, json));
                     }
                 })
@@ -166,28 +173,28 @@ async fn parse_large(chunks: Vec<bytes::Bytes>) -> (Vec<u8>, Option<Result<Value
         });
     let (reply, answer) = tokio::sync::oneshot::channel();
     let sent = match PARSER.as_ref().and_then(|tx| tx.lock().ok()) {
-        Some(tx) => tx.send((chunks, reply)),
-        None => Err(std::sync::mpsc::SendError((chunks, reply))),
+        Some(tx) => tx.send((chunks, encoding, reply)),
+        None => Err(std::sync::mpsc::SendError((chunks, encoding, reply))),
     };
     match sent {
         Ok(()) => answer
             .await
             .unwrap_or_else(|_| (Vec::new(), Some(Err("the body could not be parsed".into())))),
         // No parser thread: parse here.
-        Err(std::sync::mpsc::SendError((chunks, _))) => {
+        Err(std::sync::mpsc::SendError((chunks, encoding, _))) => {
             let body = chunks.concat();
-            let json = parse_body(&body);
+            let json = parse_answer(&body, encoding.as_deref());
             (body, json)
         }
     }
 }
 
 /// `None` for a body of only whitespace, else the body parsed as JSON or why it is not JSON.
-fn parse_body(body: &[u8]) -> Option<Result<Value, String>> {
+fn parse_answer(body: &[u8], encoding: Option<&str>) -> Option<Result<Value, String>> {
     if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        Some(parse_json(body))
+        Some(parse_body(body, encoding))
     }
 }
 
@@ -275,9 +282,55 @@ impl RateLimiter {
     }
 }
 
+/// A connector layer that counts the connections the client opens.
+#[derive(Clone)]
+struct CountConnections(Arc<AtomicU64>);
+
+impl<S> tower_layer::Layer<S> for CountConnections {
+    type Service = Counted<S>;
+    fn layer(&self, inner: S) -> Counted<S> {
+        Counted {
+            inner,
+            count: self.0.clone(),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Counted<S> {
+    inner: S,
+    count: Arc<AtomicU64>,
+}
+
+impl<S: tower_service::Service<R>, R> tower_service::Service<R> for Counted<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: R) -> S::Future {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.inner.call(req)
+    }
+}
+
 /// The run's HTTP client; cheap to share (`Arc`).
 pub struct Client {
+    /// Keeps connections open between requests.
     http: reqwest::Client,
+    /// Opens a connection per request: used once the target is seen closing connections after
+    /// its answers without saying so (`Connection: close`), where a reused connection could be
+    /// closed under a request.
+    fresh: reqwest::Client,
+    one_connection_per_request: std::sync::atomic::AtomicBool,
+    /// Connections opened by `http`.
+    connections: Arc<AtomicU64>,
     base: String,
     api_key: Option<String>,
     timeout: Duration,
@@ -293,14 +346,28 @@ impl Client {
         if let Some(k) = &config.api_key {
             redactor.api_key(k);
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.timeout.min(Duration::from_secs(5)))
-            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(config.timeout.min(Duration::from_secs(5)))
+                // A redirect is the target's answer, never a detour: following one would send the
+                // request (and its body) to an origin nobody asked the suite to certify.
+                .redirect(reqwest::redirect::Policy::none())
+        };
+        let connections = Arc::new(AtomicU64::new(0));
+        let http = builder()
             .pool_max_idle_per_host(64)
+            .connector_layer(CountConnections(connections.clone()))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let fresh = builder()
+            .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Arc::new(Client {
             http,
+            fresh,
+            one_connection_per_request: Default::default(),
+            connections,
             base: config.base_url.trim_end_matches('/').to_string(),
             api_key: config.api_key,
             timeout: config.timeout,
@@ -309,6 +376,39 @@ impl Client {
             limiter: config.rate.map(RateLimiter::new),
             redactor,
         }))
+    }
+
+    /// Whether the client opens a connection per request (the target closes connections after
+    /// its answers).
+    pub fn one_connection_per_request(&self) -> bool {
+        self.one_connection_per_request.load(Ordering::SeqCst)
+    }
+
+    /// Stops reusing connections for the rest of the run; true the first time.
+    fn stop_reusing_connections(&self) -> bool {
+        !self.one_connection_per_request.swap(true, Ordering::SeqCst)
+    }
+
+    /// After a first answer (the probe): sends `out` again a moment later and watches whether it
+    /// needed a new connection. A target that closes its connection after each answer without
+    /// `Connection: close` (as servers and proxies do at their idle timeout) would make reused
+    /// connections close under requests, which are then lost; such a target gets a connection
+    /// per request for the whole run. Returns true when it does.
+    pub async fn settle_connection_reuse(&self, out: &Outgoing) -> bool {
+        // Long enough for the target's close to reach the client's pool on any sane network.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let before = self.connections.load(Ordering::SeqCst);
+        let ex = self.send_once(out).await;
+        let opened = self.connections.load(Ordering::SeqCst) > before;
+        if opened && ex.outcome.is_ok() {
+            self.stop_reusing_connections();
+        }
+        self.one_connection_per_request()
+    }
+
+    /// The timeout of every request.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Requests sent so far.
@@ -361,7 +461,12 @@ impl Client {
         let method =
             reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut shown_headers = Vec::new();
-        let mut req = self.http.request(method, &url).timeout(self.timeout);
+        let http = if self.one_connection_per_request() {
+            &self.fresh
+        } else {
+            &self.http
+        };
+        let mut req = http.request(method, &url).timeout(self.timeout);
         match &out.auth {
             Auth::Primary => {
                 if let Some(k) = &self.api_key {
@@ -408,7 +513,7 @@ impl Client {
         let mut resp = req.send().await.map_err(|e| self.classify(&e, None))?;
         let status = resp.status().as_u16();
         let mut non_utf8_headers = Vec::new();
-        let headers = resp
+        let headers: Vec<(String, String)> = resp
             .headers()
             .iter()
             .map(|(k, v)| {
@@ -456,11 +561,12 @@ impl Client {
                 _large = large_body_permit().await;
             }
         }
+        let encoding = resp_header(&headers, "content-encoding").map(str::to_string);
         let (body, json) = if size >= LARGE_BODY {
-            parse_large(chunks).await
+            parse_large(chunks, encoding).await
         } else {
             let body = chunks.concat();
-            let json = parse_body(&body);
+            let json = parse_answer(&body, encoding.as_deref());
             (body, json)
         };
         // A secret the answer hands out is registered before anything of it is shown.
@@ -491,11 +597,21 @@ impl Client {
                 },
             };
         }
-        if e.is_redirect() {
-            return TransportError::Redirects(MAX_REDIRECTS);
+        let closed_early = received.is_none()
+            && find_in_chain::<hyper::Error>(e).is_some_and(hyper::Error::is_incomplete_message);
+        let reset = io_kind(e) == Some(std::io::ErrorKind::ConnectionReset);
+        if (closed_early || (reset && received.is_none())) && self.stop_reusing_connections() {
+            // A connection closed under a request, maybe one the target closed after its last
+            // answer: from now on no request rides on a connection the target may close.
+            eprintln!(
+                "note: the target closed a connection before answering; from now on the suite opens one connection per request"
+            );
         }
-        if io_kind(e) == Some(std::io::ErrorKind::ConnectionReset) {
+        if reset {
             return TransportError::Reset { received };
+        }
+        if closed_early {
+            return TransportError::ClosedBeforeAnswer(error_chain(e));
         }
         if e.is_connect() {
             return TransportError::Connect(error_chain(e));
@@ -510,6 +626,20 @@ impl Client {
     }
 }
 
+/// The first error of type `T` in the chain of `e`.
+fn find_in_chain<'a, T: std::error::Error + 'static>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
+    let mut source = Some(e);
+    while let Some(s) = source {
+        if let Some(t) = s.downcast_ref::<T>() {
+            return Some(t);
+        }
+        source = s.source();
+    }
+    None
+}
+
 /// The kind of the first I/O error in the chain of `e`, if any.
 fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
     let mut source = Some(e);
@@ -522,10 +652,55 @@ fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> 
     None
 }
 
+/// The first value of a header among `headers` (names compare case-insensitively).
+fn resp_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Parses a body as JSON; when it is not, names a content encoding the suite did not ask for
+/// (it sends no `Accept-Encoding` and decodes nothing) or a byte-order mark before the reason.
+pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, String> {
+    let e = match parse_json(body) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let encoding = content_encoding
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"));
+    if let Some(c) = encoding {
+        let name = c.split(',').next().unwrap_or(c).trim().to_ascii_lowercase();
+        return Err(format!(
+            "a {name}-encoded body (Content-Encoding: {c}), not decoded: the suite does not ask for compression ({e})"
+        ));
+    }
+    if body.starts_with(&[0x1f, 0x8b]) {
+        return Err(format!(
+            "a gzip stream (starts with 1F 8B) without Content-Encoding, not JSON ({e})"
+        ));
+    }
+    Err(e)
+}
+
 /// Parses a body as JSON, or says where and why it is not JSON: line, column and byte offset.
 /// serde_json stops at 128 levels of nesting, so a hostile deeply nested body is an error, not
 /// a stack overflow.
 pub fn parse_json(body: &[u8]) -> Result<Value, String> {
+    // RFC 8259 8.1: a JSON text has no byte-order mark; implementations may ignore one, the
+    // suite names it instead of failing at "byte 0".
+    for (bom, name, hex) in [
+        (&[0xef, 0xbb, 0xbf][..], "a UTF-8", "EF BB BF"),
+        (&[0xfe, 0xff][..], "a UTF-16 (big-endian)", "FE FF"),
+        (&[0xff, 0xfe][..], "a UTF-16 (little-endian)", "FF FE"),
+    ] {
+        if body.starts_with(bom) {
+            return Err(format!(
+                "the body starts with {name} byte-order mark ({hex}): not JSON (RFC 8259 8.1)"
+            ));
+        }
+    }
     serde_json::from_slice::<Value>(body).map_err(|e| {
         let byte = byte_offset(body, e.line(), e.column());
         let full = e.to_string();
@@ -746,6 +921,33 @@ mod tests {
     }
 
     #[test]
+    fn an_encoding_and_a_byte_order_mark_are_named() {
+        let e = parse_json(b"\xef\xbb\xbf{\"data\":[]}").unwrap_err();
+        assert_eq!(
+            e,
+            "the body starts with a UTF-8 byte-order mark (EF BB BF): not JSON (RFC 8259 8.1)"
+        );
+        let e = parse_body(b"\x1f\x8b\x08\x00", Some("gzip")).unwrap_err();
+        assert!(
+            e.starts_with("a gzip-encoded body (Content-Encoding: gzip), not decoded: the suite does not ask for compression (not JSON at line 1 column 1"),
+            "{e}"
+        );
+        let e = parse_body(b"\x78\x01\x01", Some("Deflate")).unwrap_err();
+        assert!(
+            e.starts_with("a deflate-encoded body (Content-Encoding: Deflate), not decoded"),
+            "{e}"
+        );
+        let e = parse_body(b"\x1f\x8b\x08\x00", None).unwrap_err();
+        assert!(
+            e.starts_with("a gzip stream (starts with 1F 8B) without Content-Encoding"),
+            "{e}"
+        );
+        // JSON is JSON whatever the header says.
+        assert!(parse_body(b"{}", Some("gzip")).is_ok());
+        assert!(parse_body(b"{}", Some("identity")).is_ok());
+    }
+
+    #[test]
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let depth = 100_000;
         let mut body = vec![b'['; depth];
@@ -779,10 +981,6 @@ mod tests {
         assert_eq!(
             t(TransportError::Reset { received: None }),
             "connection reset by peer"
-        );
-        assert_eq!(
-            t(TransportError::Redirects(5)),
-            "too many redirects (stopped after 5)"
         );
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::cases::template::{MissingVar, Vars};
+use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
 use crate::cases::{Case, Expect, Request, Step};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
@@ -235,6 +235,11 @@ impl Executor {
             if after_failure && !step.always {
                 continue;
             }
+            // After a transport failure nothing runs: the target stopped answering, and what
+            // the case created is the run's cleanup's, which is bounded.
+            if after_failure && transport_failed(&exchanges) {
+                break;
+            }
             let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure {
                 finding,
                 step: i + 1,
@@ -292,7 +297,7 @@ impl Executor {
         step: &Step,
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
-    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, TemplateError> {
         let Some(request) = &step.request else {
             return Ok(Vec::new());
         };
@@ -300,12 +305,17 @@ impl Executor {
             let items = match vars.get(&each.list) {
                 Some(Value::Array(items)) => items.clone(),
                 Some(other) => vec![other.clone()],
-                None => return Err(MissingVar(each.list.clone())),
+                None => return Err(MissingVar(each.list.clone()).into()),
             };
             let mut found = Vec::new();
             for item in items {
                 vars.set(each.item.clone(), item);
                 found.extend(self.run_once(case, step, vars, exchanges).await?);
+                // A target that stopped answering is not asked again for every item: each
+                // request would only wait out its timeout (the run's cleanup is bounded).
+                if transport_failed(exchanges) {
+                    break;
+                }
             }
             return Ok(with_exchange(found));
         }
@@ -407,7 +417,7 @@ impl Executor {
         step: &Step,
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
-    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
         let Some(request) = &step.request else {
             return Ok(Vec::new());
         };
@@ -428,7 +438,7 @@ impl Executor {
         ex: Arc<Exchange>,
         outgoing: &Outgoing,
         deviation: generic::Deviation,
-    ) -> Result<Vec<(Finding, Arc<Exchange>)>, MissingVar> {
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
         exchanges.push(ex.clone());
         let mut found: Vec<(Finding, Arc<Exchange>)> =
             generic::check(&self.contract, &ex, deviation)
@@ -522,7 +532,7 @@ impl Executor {
         &self,
         req: &Request,
         vars: &Vars,
-    ) -> Result<(Outgoing, generic::Deviation), MissingVar> {
+    ) -> Result<(Outgoing, generic::Deviation), TemplateError> {
         let mut query = Vec::new();
         for (k, v) in &req.query {
             let key = vars.render_text(k)?;
@@ -574,17 +584,39 @@ impl Executor {
             .as_ref()
             .map(|b| vars.render_value(b))
             .transpose()?;
-        Ok((
-            Outgoing {
-                method: req.method.clone(),
-                path: vars.render_text(&req.path)?,
-                query,
-                headers,
-                body,
-                auth,
-            },
-            deviation,
-        ))
+        let out = Outgoing {
+            method: req.method.clone(),
+            path: vars.render_text(&req.path)?,
+            query,
+            headers,
+            body,
+            auth,
+        };
+        // What still looks like a template after rendering is never sent.
+        let left = unresolved_in(&out.path)
+            .map(|t| (t, "path"))
+            .or_else(|| {
+                out.query
+                    .iter()
+                    .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in(v)))
+                    .map(|t| (t, "query"))
+            })
+            .or_else(|| {
+                out.headers
+                    .iter()
+                    .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in(v)))
+                    .map(|t| (t, "headers"))
+            })
+            .or_else(|| {
+                out.body
+                    .as_ref()
+                    .and_then(unresolved_in_value)
+                    .map(|t| (t, "body"))
+            });
+        if let Some((text, part)) = left {
+            return Err(TemplateError::Unresolved(text, part));
+        }
+        Ok((out, deviation))
     }
 }
 
@@ -624,6 +656,11 @@ fn record_in<T>(
     for (_, ex) in found.iter_mut().filter(|(_, e)| Arc::ptr_eq(e, full)) {
         *ex = copy.clone();
     }
+}
+
+/// Whether the last request of a trial got no complete answer.
+fn transport_failed(exchanges: &[Arc<Exchange>]) -> bool {
+    exchanges.last().is_some_and(|ex| ex.outcome.is_err())
 }
 
 fn with_exchange(found: Vec<(Finding, Arc<Exchange>)>) -> Vec<(Finding, Option<Arc<Exchange>>)> {

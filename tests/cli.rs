@@ -227,6 +227,19 @@ fn broken_case_file_exits_2_naming_file_and_line() {
     std::fs::write(&file, "area: contacts\napi: v1\ncases:\n  - id: x\n    clause: \"Authentication > 1\"\n    request: { method: GET, path: \"/v1/contacts/{{typo}}\" }\n").expect("write");
     let (_, err) = text(&run(&["--case-dir", dir.to_str().expect("utf-8")]));
     assert!(err.contains(":6:") && err.contains("typo"), "{err}");
+
+    // Text that only looks like a template would be sent as it stands: a load error.
+    std::fs::write(&file, "area: contacts\napi: v1\ncases:\n  - id: literal\n    clause: \"Authentication > 1\"\n    request: { method: GET, path: \"/v1/contacts\", query: { q: \"{{987654321}}\" } }\n").expect("write");
+    let o = run(&["--case-dir", dir.to_str().expect("utf-8")]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}:6:", file.display()))
+            && err.contains("case `literal`")
+            && err.contains("`{{987654321}}`"),
+        "{err}"
+    );
+    assert!(!out.contains("test "), "nothing is sent: {out}");
 }
 
 #[test]

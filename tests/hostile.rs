@@ -1,6 +1,6 @@
 //! The suite against hostile targets: a loopback server that misbehaves in one way per mode
 //! (never answers, stalls, trickles, sends 50 MB, broken JSON, HTML, a cut chunked body, a reset,
-//! a redirect loop, 100,000 levels of nesting, non-UTF-8 header bytes). For every mode the binary
+//! redirects (answers, never followed), 100,000 levels of nesting, non-UTF-8 header bytes). For every mode the binary
 //! runs two trials against it and must end within a bound derived from `--timeout`, never panic,
 //! exit 1 (not 101), and fail each trial with a reason naming the misbehaviour.
 //!
@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_workspace-conformance");
 
@@ -50,12 +52,74 @@ enum Mode {
     Reset,
     /// 302 to the same path, forever.
     RedirectLoop,
+    /// 308 (for a POST) or 307 (otherwise) to the same path on ANOTHER loopback server.
+    RedirectElsewhere,
     /// Valid JSON nested 100,000 levels deep.
     Deep,
     /// A valid answer with a non-UTF-8 byte in an extra header `x-bad`.
     BadHeader,
     /// A valid answer whose Content-Type holds a non-UTF-8 byte.
     BadContentType,
+    /// The list answer gzip-compressed, with `Content-Encoding: gzip`, though nobody asked.
+    Gzip,
+    /// The list answer as a zlib stream, with `Content-Encoding: deflate`.
+    Deflate,
+    /// The list answer after a UTF-8 byte-order mark.
+    Bom,
+    /// Reads the whole request (a POST with its body) and closes without a byte of answer;
+    /// counts the POSTs in `sent`.
+    ReadThenClose,
+    /// Answers every `POST /v1/tasks` with 201 and a new task id (counted in `sent`), and
+    /// nothing else: every other request (the deletes) meets silence.
+    CreatesThenSilent,
+}
+
+/// CRC-32 (IEEE) of `data`, for a gzip trailer.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for b in data {
+        crc ^= u32::from(*b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// One stored (uncompressed) deflate block holding `data` (under 64 KiB).
+fn stored_block(data: &[u8]) -> Vec<u8> {
+    let len = data.len() as u16;
+    let mut out = vec![0x01];
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// `data` as a valid gzip member.
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    out.extend(stored_block(data));
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// `data` as a valid zlib stream (what HTTP calls `deflate`).
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x78, 0x01];
+    out.extend(stored_block(data));
+    let (mut a, mut b) = (1u32, 0u32);
+    for d in data {
+        a = (a + u32::from(*d)) % 65521;
+        b = (b + a) % 65521;
+    }
+    out.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    out
 }
 
 const LIST: &str = r#"{"data":[],"totalItems":0,"nextPageToken":null}"#;
@@ -64,6 +128,8 @@ struct Hostile {
     url: String,
     /// Body bytes the server managed to write on misbehaving answers.
     sent: Arc<AtomicU64>,
+    /// Connections accepted by the other origin of `RedirectElsewhere`.
+    elsewhere: Arc<AtomicU64>,
     _rt: tokio::runtime::Runtime,
 }
 
@@ -78,25 +144,57 @@ fn start(mode: Mode) -> Hostile {
         .block_on(TcpListener::bind("127.0.0.1:0"))
         .expect("bind loopback");
     let addr: SocketAddr = listener.local_addr().expect("address");
+    // Another origin, which answers 200 to anything and counts the connections it gets.
+    let elsewhere = Arc::new(AtomicU64::new(0));
+    let other = rt
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let other_url: Arc<str> = format!("http://{}", other.local_addr().expect("address")).into();
+    let count = elsewhere.clone();
+    rt.spawn(async move {
+        while let Ok((mut stream, _)) = other.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(SERVER_PATIENCE, async {
+                    if read_head(&mut stream).await.is_some() {
+                        let body = LIST.as_bytes();
+                        let _ = stream
+                            .write_all(&whole("200 OK", b"application/json", b"", body))
+                            .await;
+                    }
+                })
+                .await;
+            });
+        }
+    });
     let counter = sent.clone();
     rt.spawn(async move {
         // Ends when the runtime is dropped at the end of the test.
         while let Ok((stream, _)) = listener.accept().await {
             let counter = counter.clone();
+            let other_url = other_url.clone();
             tokio::spawn(async move {
-                let _ = tokio::time::timeout(SERVER_PATIENCE, serve(stream, mode, counter)).await;
+                let _ =
+                    tokio::time::timeout(SERVER_PATIENCE, serve(stream, mode, counter, other_url))
+                        .await;
             });
         }
     });
     Hostile {
         url: format!("http://{addr}"),
         sent,
+        elsewhere,
         _rt: rt,
     }
 }
 
 /// Reads one request head (bounded) and returns its path.
 async fn read_head(stream: &mut TcpStream) -> Option<String> {
+    read_request_head(stream).await.map(|(_, path)| path)
+}
+
+/// Reads one request head (bounded) and returns its method and path.
+async fn read_request_head(stream: &mut TcpStream) -> Option<(String, String)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -110,7 +208,8 @@ async fn read_head(stream: &mut TcpStream) -> Option<String> {
         buf.extend_from_slice(&chunk[..n]);
     }
     let text = String::from_utf8_lossy(&buf);
-    text.split_whitespace().nth(1).map(str::to_string)
+    let mut words = text.split_whitespace();
+    Some((words.next()?.to_string(), words.next()?.to_string()))
 }
 
 fn head(status: &str, content_type: &[u8], extra: &[u8]) -> Vec<u8> {
@@ -128,8 +227,52 @@ fn whole(status: &str, content_type: &[u8], extra: &[u8], body: &[u8]) -> Vec<u8
     h
 }
 
-async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
-    let Some(path) = read_head(&mut stream).await else {
+async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>, other: Arc<str>) {
+    if mode == Mode::CreatesThenSilent {
+        let Some((head, _body)) = read_request(&mut stream).await else {
+            return;
+        };
+        if head.starts_with("GET / ") {
+            let body = br#"{"message":"not found"}"#;
+            let _ = stream
+                .write_all(&whole("404 Not Found", b"application/json", b"", body))
+                .await;
+        } else if head.starts_with("POST /v1/tasks ") {
+            let n = sent.fetch_add(1, Ordering::SeqCst);
+            let body = format!(r#"{{"data":{{"taskId":"TK{n:016}","title":"t"}}}}"#);
+            let _ = stream
+                .write_all(&whole(
+                    "201 Created",
+                    b"application/json",
+                    b"",
+                    body.as_bytes(),
+                ))
+                .await;
+        } else {
+            let mut sink = [0u8; 256];
+            while let Ok(n) = stream.read(&mut sink).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+        return;
+    }
+    if mode == Mode::ReadThenClose {
+        let Some((head, _body)) = read_request(&mut stream).await else {
+            return;
+        };
+        if head.starts_with("GET / ") {
+            let body = br#"{"message":"not found"}"#;
+            let _ = stream
+                .write_all(&whole("404 Not Found", b"application/json", b"", body))
+                .await;
+        } else if head.starts_with("POST ") {
+            sent.fetch_add(1, Ordering::SeqCst);
+        }
+        return;
+    }
+    let Some((method, path)) = read_request_head(&mut stream).await else {
         return;
     };
     const JSON: &[u8] = b"application/json";
@@ -232,6 +375,20 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
                 .write_all(&head("302 Found", JSON, extra.as_bytes()))
                 .await;
         }
+        Mode::RedirectElsewhere => {
+            // 307 and 308 keep the method and the body: a client that follows them sends the
+            // whole request to the other origin.
+            let status = if method == "POST" {
+                "308 Permanent Redirect"
+            } else {
+                "307 Temporary Redirect"
+            };
+            let extra = format!("Location: {other}{path}\r\nContent-Length: 0\r\n\r\n");
+            let _ = stream
+                .write_all(&head(status, JSON, extra.as_bytes()))
+                .await;
+        }
+        Mode::ReadThenClose | Mode::CreatesThenSilent => {}
         Mode::Deep => {
             let depth = 100_000;
             let mut body = vec![b'['; depth];
@@ -248,6 +405,28 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
                 ))
                 .await;
         }
+        Mode::Gzip => {
+            let body = gzip(LIST.as_bytes());
+            let _ = stream
+                .write_all(&whole("200 OK", JSON, b"Content-Encoding: gzip\r\n", &body))
+                .await;
+        }
+        Mode::Deflate => {
+            let body = zlib(LIST.as_bytes());
+            let _ = stream
+                .write_all(&whole(
+                    "200 OK",
+                    JSON,
+                    b"Content-Encoding: deflate\r\n",
+                    &body,
+                ))
+                .await;
+        }
+        Mode::Bom => {
+            let mut body = b"\xef\xbb\xbf".to_vec();
+            body.extend_from_slice(LIST.as_bytes());
+            let _ = stream.write_all(&whole("200 OK", JSON, b"", &body)).await;
+        }
         Mode::BadContentType => {
             let _ = stream
                 .write_all(&whole(
@@ -261,16 +440,8 @@ async fn serve(mut stream: TcpStream, mode: Mode, sent: Arc<AtomicU64>) {
     }
 }
 
-/// The case files: two one-request trials, `v1.hostile.contacts` and `v1.hostile.tasks`.
-fn case_dir() -> PathBuf {
-    // One directory per run: the tests of this file run in parallel.
-    let dir = std::env::temp_dir().join(format!(
-        "wc-hostile-{}-{:x}",
-        std::process::id(),
-        rand_suffix()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let text = r#"area: hostile
+/// Two one-request trials: `GET /v1/contacts` and `GET /v1/tasks`, each expecting 200.
+const CASES: &str = r#"area: hostile
 api: v1
 cases:
   - id: contacts
@@ -282,6 +453,30 @@ cases:
     request: { method: GET, path: /v1/tasks }
     expect: { status: 200 }
 "#;
+
+/// The same trial names, with a body on the first: `POST /v1/contacts` expecting 201.
+const CASES_WITH_POST: &str = r#"area: hostile
+api: v1
+cases:
+  - id: contacts
+    clause: "Endpoints > answers"
+    request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Ada }, externalId: "{{run}}-ada" } }
+    expect: { status: 201 }
+  - id: tasks
+    clause: "Endpoints > answers"
+    request: { method: GET, path: /v1/tasks }
+    expect: { status: 200 }
+"#;
+
+/// A directory holding `text` as its only case file.
+fn case_dir_with(text: &str) -> PathBuf {
+    // One directory per run: the tests of this file run in parallel.
+    let dir = std::env::temp_dir().join(format!(
+        "wc-hostile-{}-{:x}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
     std::fs::write(dir.join("hostile.yaml"), text).expect("case file");
     dir
 }
@@ -297,7 +492,12 @@ struct Run {
 
 /// Runs the binary against `url` with `--timeout timeout`; asserts the bound and no panic.
 fn certify(url: &str, timeout: f64, extra: &[&str]) -> Run {
-    let dir = case_dir();
+    certify_cases(url, timeout, extra, CASES)
+}
+
+/// As [`certify`], with the case file `cases` (trials `v1.hostile.contacts` and `.tasks`).
+fn certify_cases(url: &str, timeout: f64, extra: &[&str], cases: &str) -> Run {
+    let dir = case_dir_with(cases);
     let time_out = dir.join("time");
     let timer = std::path::Path::new("/usr/bin/time");
     let mut cmd = if timer.exists() {
@@ -466,10 +666,52 @@ fn a_reset_mid_response_is_named() {
 }
 
 #[test]
-fn a_redirect_loop_stops() {
+fn a_redirect_is_the_answer_not_a_detour() {
+    // A loop to the same path: one request per trial, the 302 is the answer.
     let h = start(Mode::RedirectLoop);
     let run = certify(&h.url, 1.0, &[]);
-    assert_both_fail_with(&run, "too many redirects (stopped after 5)");
+    for path in ["/v1/contacts", "/v1/tasks"] {
+        assert!(
+            run.out.contains(&format!(
+                "302: the target redirected to {}{path}; certify that URL instead",
+                h.url
+            )),
+            "{}",
+            run.out
+        );
+    }
+    assert_both_fail_with(&run, "; certify that URL instead");
+    assert_both_fail_with(&run, "expected:  one of 200");
+}
+
+#[test]
+fn a_307_or_308_to_another_origin_sends_nothing_there() {
+    let h = start(Mode::RedirectElsewhere);
+    let run = certify_cases(&h.url, 1.0, &[], CASES_WITH_POST);
+    assert_both_fail_with(&run, "; certify that URL instead");
+    let other = run
+        .out
+        .split("308: the target redirected to ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap_or_else(|| panic!("no 308 with its Location:\n{}", run.out));
+    assert!(
+        other.starts_with("http://127.0.0.1:")
+            && other.ends_with("/v1/contacts")
+            && !other.starts_with(&h.url),
+        "{other}"
+    );
+    assert!(
+        run.out
+            .contains("307: the target redirected to http://127.0.0.1:"),
+        "{}",
+        run.out
+    );
+    assert_eq!(
+        h.elsewhere.load(Ordering::SeqCst),
+        0,
+        "a request reached the other origin"
+    );
 }
 
 #[test]
@@ -497,4 +739,352 @@ fn a_non_utf8_extra_header_is_opaque_data() {
     let run = certify(&h.url, 1.0, &[]);
     assert_eq!(run.code, Some(0), "{}\n{}", run.out, run.err);
     assert!(run.out.contains("2 passed; 0 failed"), "{}", run.out);
+}
+
+#[test]
+fn a_gzip_body_is_named_not_decoded() {
+    let h = start(Mode::Gzip);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "a gzip-encoded body (Content-Encoding: gzip), not decoded: the suite does not ask for compression",
+    );
+}
+
+#[test]
+fn a_deflate_body_is_named_not_decoded() {
+    let h = start(Mode::Deflate);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "a deflate-encoded body (Content-Encoding: deflate), not decoded: the suite does not ask for compression",
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_named() {
+    let h = start(Mode::Bom);
+    let run = certify(&h.url, 1.0, &[]);
+    assert_both_fail_with(
+        &run,
+        "the body starts with a UTF-8 byte-order mark (EF BB BF): not JSON (RFC 8259 8.1)",
+    );
+}
+
+/// A proxy in front of `upstream` that serves one request per connection: it reads the request,
+/// forwards it on a fresh upstream connection, passes the answer back WITHOUT `Connection:
+/// close`, and closes the connection (as servers and proxies do at their idle timeout).
+/// Returns its URL and the requests it forwarded.
+fn closing_proxy(rt: &tokio::runtime::Runtime, upstream: &str) -> (String, Arc<AtomicU64>) {
+    let upstream = upstream.trim_start_matches("http://").to_string();
+    let listener = rt
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let forwarded = Arc::new(AtomicU64::new(0));
+    let count = forwarded.clone();
+    rt.spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let upstream = upstream.clone();
+            let count = count.clone();
+            tokio::spawn(async move {
+                let _ =
+                    tokio::time::timeout(SERVER_PATIENCE, forward_one(client, &upstream, &count))
+                        .await;
+            });
+        }
+    });
+    (url, forwarded)
+}
+
+/// Reads a whole request (head and Content-Length body, bounded): its head and body.
+async fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        if buf.len() > 64 * 1024 {
+            return None;
+        }
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = buf[end..].to_vec();
+    while body.len() < length.min(16 * 1024 * 1024) {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some((head, body))
+}
+
+async fn forward_one(mut client: TcpStream, upstream: &str, count: &AtomicU64) {
+    let Some((head, body)) = read_request(&mut client).await else {
+        return;
+    };
+    count.fetch_add(1, Ordering::SeqCst);
+    let Ok(mut up) = TcpStream::connect(upstream).await else {
+        return;
+    };
+    // Upstream closes after its answer, so the answer ends where its stream ends.
+    let mut request: Vec<u8> = head
+        .trim_end()
+        .lines()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+        .flat_map(|l| [l.as_bytes(), b"\r\n"].concat())
+        .collect();
+    request.extend_from_slice(b"Connection: close\r\n\r\n");
+    request.extend_from_slice(&body);
+    if up.write_all(&request).await.is_err() {
+        return;
+    }
+    let mut answer = Vec::new();
+    if up.read_to_end(&mut answer).await.is_err() {
+        return;
+    }
+    // The answer as upstream gave it, less its `Connection: close`.
+    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return;
+    };
+    let head = String::from_utf8_lossy(&answer[..end]).into_owned();
+    let mut out: Vec<u8> = head
+        .lines()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+        .flat_map(|l| [l.as_bytes(), b"\r\n"].concat())
+        .collect();
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&answer[end + 4..]);
+    let _ = client.write_all(&out).await;
+    // Closed here: the client was never told.
+    let _ = client.shutdown().await;
+}
+
+#[test]
+fn a_server_that_closes_after_each_answer_fails_nothing() {
+    let served = common::binary::serve("closing-proxy", &[]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (url, forwarded) = closing_proxy(&rt, &served.url);
+    let start = Instant::now();
+    let o = Command::new(BIN)
+        .args(["--target", &url, "--profile"])
+        .arg(&served.profile)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let failed: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("test ") && l.ends_with("FAILED"))
+        .collect();
+    eprintln!(
+        "{} failed through the closing proxy, {} requests forwarded, in {:?}",
+        failed.len(),
+        forwarded.load(Ordering::SeqCst),
+        start.elapsed()
+    );
+    assert!(
+        failed.is_empty(),
+        "{} failed:\n{}\n{}",
+        failed.len(),
+        failed.join("\n"),
+        out.lines()
+            .filter(|l| l.contains("actual:"))
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    assert!(forwarded.load(Ordering::SeqCst) > 400);
+    assert!(
+        out.contains("the suite opens one connection per request"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_request_read_then_closed_on_is_sent_once_and_named() {
+    let h = start(Mode::ReadThenClose);
+    let run = certify_cases(&h.url, 2.0, &[], CASES_WITH_POST);
+    assert_both_fail_with(
+        &run,
+        "the connection was closed before any answer: the request was sent and is not sent again",
+    );
+    // The POST reached the server once: never again after the server read it.
+    assert_eq!(h.sent.load(Ordering::SeqCst), 1, "{}", run.out);
+}
+
+/// One trial that fills the open-task limit (31 creates answered, at most 30 expected), then
+/// deletes what it made, always: against `CreatesThenSilent` every delete meets silence.
+const FILL_THEN_DELETE: &str = r#"area: hostile
+api: v1
+cases:
+  - id: contacts
+    clause: "Errors > Rules > 6"
+    exclusive: true
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: "{{run}} fill", phoneNumberId: PN1 } }
+        repeat: { until: 402, max: 30, collect: { filled: /data/taskId } }
+        expect: { status: 402 }
+      - request: { method: DELETE, path: "/v1/tasks/{{task}}" }
+        for_each: { in: filled, as: task }
+        always: true
+  - id: tasks
+    clause: "Endpoints > answers"
+    request: { method: GET, path: /v1/tasks }
+    expect: { status: 200 }
+"#;
+
+/// The report arguments for files in `dir`.
+fn report_args(dir: &std::path::Path) -> Vec<String> {
+    [
+        ("--junit", "junit.xml"),
+        ("--json", "run.json"),
+        ("--report", "report.html"),
+    ]
+    .iter()
+    .flat_map(|(flag, file)| [flag.to_string(), dir.join(file).display().to_string()])
+    .collect()
+}
+
+#[test]
+fn a_target_gone_silent_gets_a_bounded_cleanup_and_reports() {
+    let h = start(Mode::CreatesThenSilent);
+    let reports = common::binary::temp_dir("silent-cleanup");
+    let args = report_args(&reports);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let run = certify_cases(&h.url, 1.0, &args, FILL_THEN_DELETE);
+    let elapsed = started.elapsed();
+    assert_eq!(run.code, Some(1), "{}\n{}", run.out, run.err);
+    // 31 creates answered; the trial stopped at its first unanswered delete.
+    assert_eq!(h.sent.load(Ordering::SeqCst), 31);
+    // The cleanup: 31 registered tasks, 8 deletes at a time, none answered: one timeout, then
+    // no new delete; bounded by 3 timeouts whatever happens.
+    let took: f64 = run
+        .out
+        .split("cleanup took ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no cleanup time:\n{}", run.out));
+    eprintln!("cleanup took {took} s, the run {elapsed:?}");
+    assert!(took <= 3.2, "cleanup took {took} s:\n{}", run.out);
+    assert!(
+        run.out.contains("31 could not be removed")
+            && run
+                .out
+                .contains("not tried: the target did not answer an earlier delete"),
+        "{}",
+        run.out
+    );
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    for file in ["junit.xml", "run.json", "report.html"] {
+        let text = std::fs::read_to_string(reports.join(file)).expect(file);
+        assert!(
+            text.contains("TK0000000000000030"),
+            "{file} names what is left"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("run.json")).expect("json"))
+            .expect("valid JSON");
+    assert_eq!(
+        json["cleanup"]["notRemoved"].as_array().map(Vec::len),
+        Some(31),
+        "{}",
+        json["cleanup"]
+    );
+}
+
+#[test]
+fn sigterm_during_the_cleanup_leaves_the_reports() {
+    let h = start(Mode::CreatesThenSilent);
+    let reports = common::binary::temp_dir("sigterm-cleanup");
+    let dir = case_dir_with(FILL_THEN_DELETE);
+    let mut child = Command::new(BIN)
+        .args([
+            "--target",
+            &h.url,
+            "--api-key",
+            "hostile-test-key",
+            "--timeout",
+            "4",
+        ])
+        .arg("--case-dir")
+        .arg(&dir)
+        .args(report_args(&reports))
+        .arg("hostile.")
+        .env_remove("WORKSPACE_API_KEY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // The reports are written before the cleanup starts; the cleanup then waits on silence.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let files = ["junit.xml", "run.json", "report.html"];
+    while !files.iter().all(|f| reports.join(f).exists()) {
+        assert!(Instant::now() < deadline, "no reports before the cleanup");
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the run ended before its cleanup: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let o = child.wait_with_output().expect("the run ends");
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        signalled.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    assert!(err.contains("interrupted during the cleanup"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("run.json")).expect("json"))
+            .expect("valid JSON");
+    let left = json["cleanup"]["notRemoved"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(left.len(), 31, "{}", json["cleanup"]);
+    assert!(
+        left.iter().all(|l| l
+            .as_str()
+            .is_some_and(|l| l.contains("the cleanup had not run"))),
+        "{left:?}"
+    );
+    for file in ["junit.xml", "report.html"] {
+        let text = std::fs::read_to_string(reports.join(file)).expect(file);
+        assert!(text.contains("v1.hostile.contacts"), "{file}");
+    }
 }

@@ -134,3 +134,78 @@ cases:
     assert_eq!(failures[0].finding.check, "repeat");
     assert_eq!(count(result, "POST"), 0);
 }
+
+#[test]
+fn text_that_only_looks_like_a_template_is_a_load_error_naming_file_line_and_case() {
+    for (part, request) in [
+        (
+            "path",
+            r#"{ method: GET, path: "/v1/contacts/{{987654321}}" }"#,
+        ),
+        (
+            "query",
+            r#"{ method: GET, path: /v1/contacts, query: { q: "a{{ no such }}" } }"#,
+        ),
+        (
+            "headers",
+            r#"{ method: GET, path: /v1/contacts, headers: { X-Id: "{{1}}" } }"#,
+        ),
+        (
+            "body",
+            r#"{ method: POST, path: /v1/contacts, body: { externalId: "{{run}}-{{-}}" } }"#,
+        ),
+    ] {
+        let text = format!(
+            "area: steps\napi: v1\ncases:\n  - id: looks-like-a-template\n    clause: \"Authentication > 1\"\n    request: {request}\n"
+        );
+        let err = load(&text).expect_err(part);
+        assert!(
+            err.starts_with("steps.yaml:6:")
+                && err.contains("case `looks-like-a-template`")
+                && err.contains(&format!("in the request's {part}"))
+                && err.contains("it would be sent as it stands"),
+            "{part}: {err}"
+        );
+    }
+}
+
+#[test]
+fn no_generated_trial_sends_a_template() {
+    // The access matrix and versioning cells, run against the reference: every path, query,
+    // header and body went out rendered.
+    let contract = Arc::new(Contract::embedded().expect("contract loads"));
+    let cases: Vec<Arc<Case>> = workspace_conformance::cases::generated::generate(&contract)
+        .expect("generated")
+        .into_iter()
+        .map(Arc::new)
+        .collect();
+    let results = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(certify_reference(contract, &cases, FaultSet::default(), 1))
+        .expect("run");
+    let mut sent = 0;
+    for (case, r) in &results {
+        assert!(
+            matches!(r.verdict, Verdict::Passed),
+            "{}: {:?}",
+            case.name,
+            r.verdict
+        );
+        for ex in &r.exchanges {
+            sent += 1;
+            let shown = format!("{} {:?} {:?}", ex.url, ex.request_headers, ex.request_body);
+            assert!(
+                !shown.contains("{{") && !shown.to_ascii_uppercase().contains("%7B%7B"),
+                "{}: {shown}",
+                case.name
+            );
+        }
+    }
+    assert!(
+        sent >= cases.len(),
+        "{sent} requests for {} cases",
+        cases.len()
+    );
+}

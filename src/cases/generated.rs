@@ -111,6 +111,14 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
             };
             let access_line = lines.line_of(&format!("{op_at}/x-access"));
             let request = base_request(&upper, template, &access);
+            if let Some((part, text)) = super::loader::unresolved_in_request(&request) {
+                return Err(err(
+                    access_line,
+                    format!(
+                        "x-access of {upper} {template}: `{text}` in the {part} is not a template of a variable; it would be sent as it stands"
+                    ),
+                ));
+            }
             let fixtures = used_fixtures(&request)
                 .map_err(|m| err(access_line, format!("x-access of {upper} {template}: {m}")))?;
             let slug = slug(&upper, template);
@@ -291,10 +299,14 @@ fn base_request(method: &str, template: &str, access: &Access) -> Request {
         .split('/')
         .map(
             |seg| match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) => match access.path.get(name).and_then(Value::as_str) {
-                    Some(v) if v.contains("{{") => v.to_string(),
-                    Some(fixture) => format!("{{{{{fixture}}}}}"),
-                    None => "{{run}}".to_string(),
+                Some(name) => match access.path.get(name) {
+                    Some(Value::String(v)) if v.contains("{{") => v.to_string(),
+                    // A name (`call_id`) is a fixture; anything else (`987654321987654321`)
+                    // is the value itself.
+                    Some(Value::String(v)) if is_name(v) => format!("{{{{{v}}}}}"),
+                    Some(Value::String(v)) => v.clone(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    _ => "{{run}}".to_string(),
                 },
                 None => seg.to_string(),
             },
@@ -310,6 +322,15 @@ fn base_request(method: &str, template: &str, access: &Access) -> Request {
         auth: None,
         version: None,
     }
+}
+
+/// Whether `text` can name a fixture (the names templates accept).
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The fixtures a request names; a name that is neither a builtin nor a known fixture is an error.
@@ -353,6 +374,23 @@ fn slug(method: &str, template: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_generated_request_holds_an_unresolved_template() {
+        let contract = Contract::embedded().expect("contract");
+        for case in generate(&contract).expect("generated") {
+            for step in &case.steps {
+                let r = step.request.as_ref().expect("a request");
+                assert_eq!(
+                    super::super::loader::unresolved_in_request(r),
+                    None,
+                    "{}",
+                    case.name
+                );
+                assert!(!r.path.contains("987654321987654321}}"), "{}", case.name);
+            }
+        }
+    }
 
     #[test]
     fn slugs_drop_the_generation_and_braces() {
@@ -405,6 +443,16 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["call_id"]
         );
+        // A value that cannot name a fixture is sent as it is.
+        let literal = base_request(
+            "GET",
+            "/webhooks/{webhookId}",
+            &serde_json::from_value(
+                serde_json::json!({ "path": { "webhookId": "987654321987654321" } }),
+            )
+            .expect("access"),
+        );
+        assert_eq!(literal.path, "/webhooks/987654321987654321");
         let bad = base_request(
             "GET",
             "/x/{a}",

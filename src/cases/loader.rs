@@ -10,7 +10,9 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::{Api, Case, CaseDoc, CaseFileDoc, Expect, ForEach, Repeat, Request, Step};
-use super::template::{names_in_str, names_in_value};
+use super::template::{
+    names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
+};
 use super::{path_to_pointer, yaml};
 use crate::checks::matcher;
 use crate::contract::Contract;
@@ -300,6 +302,14 @@ fn normalise(
             resolve_names(&used, &defined, &mut fixtures)
                 .map_err(|m| err(&format!("{step_at}/repeat"), m))?;
         }
+        if let Some((part, text)) = unresolved_in_request(&request) {
+            return Err(err(
+                &format!("{req_at}/{part}"),
+                format!(
+                    "`{text}` in the request's {part} is not a template of a variable (`{{{{name}}}}`, a name of letters, digits and `_`); it would be sent as it stands"
+                ),
+            ));
+        }
         let concrete = TEMPLATE_PLACEHOLDER.replace_all(&request.path, "x");
         // A path that is a fixture as a whole names a hook of the target outside the API (the
         // activity hook); every other path must be a route of the contract.
@@ -392,6 +402,31 @@ fn normalise(
         receiver: doc.receiver,
         uses_receiver,
     })
+}
+
+/// The first `{{...}}` of a request that no rendering resolves, with the part that holds it
+/// (path, query, headers, body, version).
+pub(crate) fn unresolved_in_request(request: &Request) -> Option<(&'static str, String)> {
+    if let Some(t) = unresolved_in_template(&request.path) {
+        return Some(("path", t));
+    }
+    for (k, v) in &request.query {
+        if let Some(t) = unresolved_in_template(k).or_else(|| unresolved_in_template_value(v)) {
+            return Some(("query", t));
+        }
+    }
+    for (k, v) in &request.headers {
+        if let Some(t) = unresolved_in_template(k).or_else(|| unresolved_in_template_value(v)) {
+            return Some(("headers", t));
+        }
+    }
+    if let Some(t) = request.body.as_ref().and_then(unresolved_in_template_value) {
+        return Some(("body", t));
+    }
+    if let Some(t) = request.version.as_deref().and_then(unresolved_in_template) {
+        return Some(("version", t));
+    }
+    None
 }
 
 /// A step as written, with the JSON Pointer of its place in the file.

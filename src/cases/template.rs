@@ -16,10 +16,61 @@ static TEMPLATE: LazyLock<Regex> =
 #[derive(Debug, Clone, Default)]
 pub struct Vars(HashMap<String, Value>);
 
+/// Anything between `{{` and `}}`: a template, or text that only looks like one.
+static BRACES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{[^{}]*\}\}").expect("valid regex"));
+
 /// A template named a variable that has no value.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("template variable `{0}` has no value")]
 pub struct MissingVar(pub String);
+
+/// Why a request could not be rendered: it is never sent.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TemplateError {
+    #[error(transparent)]
+    Missing(#[from] MissingVar),
+    /// The rendered request still holds `{{...}}`: a template that names no variable
+    /// (`{{987654321}}`), or a value that carried one in.
+    #[error("the rendered request still holds `{0}` in its {1}: not sent")]
+    Unresolved(String, &'static str),
+}
+
+/// The first `{{...}}` in a template text that is not a template of a variable
+/// (`{{987654321}}`, `{{ a b }}`): it would be sent as it stands.
+pub fn unresolved_in_template(text: &str) -> Option<String> {
+    let rest = TEMPLATE.replace_all(text, "");
+    BRACES.find(&rest).map(|m| m.as_str().to_string())
+}
+
+/// The first `{{...}}` in a template value (strings and keys), as [`unresolved_in_template`].
+pub fn unresolved_in_template_value(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => unresolved_in_template(s),
+        Value::Array(items) => items.iter().find_map(unresolved_in_template_value),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            unresolved_in_template(k).or_else(|| unresolved_in_template_value(v))
+        }),
+        _ => None,
+    }
+}
+
+/// The first `{{...}}` left in a rendered text.
+pub fn unresolved_in(text: &str) -> Option<String> {
+    BRACES.find(text).map(|m| m.as_str().to_string())
+}
+
+/// The first `{{...}}` left in a rendered value (strings and keys).
+pub fn unresolved_in_value(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => unresolved_in(s),
+        Value::Array(items) => items.iter().find_map(unresolved_in_value),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in_value(v))),
+        _ => None,
+    }
+}
 
 impl Vars {
     pub fn set(&mut self, name: impl Into<String>, value: Value) {
@@ -142,6 +193,21 @@ mod tests {
     #[test]
     fn missing_variable_is_named() {
         assert_eq!(vars().render_str("{{nope}}/x").unwrap_err().0, "nope");
+    }
+
+    #[test]
+    fn text_that_only_looks_like_a_template_is_found() {
+        assert_eq!(
+            unresolved_in_template("/webhooks/{{987654321987654321}}/{{run}}"),
+            Some("{{987654321987654321}}".to_string())
+        );
+        assert_eq!(unresolved_in_template("/x/{{ run }}-{{id}}"), None);
+        assert_eq!(
+            unresolved_in_template_value(&json!({"a": ["{{not a name}}"]})),
+            Some("{{not a name}}".to_string())
+        );
+        assert_eq!(unresolved_in("/x/r1234567"), None);
+        assert_eq!(unresolved_in("/x/{{id}}"), Some("{{id}}".to_string()));
     }
 
     #[test]

@@ -22,7 +22,9 @@ pub fn check(
     let status = expect.status.as_ref().unwrap_or(&default_status);
     if !status.allows(resp.status) {
         let mut f = Finding::new("", "status", status.describe(), resp.status.to_string());
-        if let Some(body) = resp.value() {
+        if let Some(note) = super::generic::redirect_note(resp, None) {
+            f.actual = format!("{}: {note}", resp.status);
+        } else if let Some(body) = resp.value() {
             if let Some(msg) = body.get("message").and_then(Value::as_str) {
                 f.actual = format!("{} (message: {msg:?})", resp.status);
             }

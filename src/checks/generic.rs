@@ -52,11 +52,15 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
     if let Some(route) = route {
         let widened = deviation.version && (400..500).contains(&resp.status);
         if resp.status != 429 && !widened && route.response(resp.status).is_none() {
+            let actual = match redirect_note(resp, Some(&ex.url)) {
+                Some(note) => format!("{}: {note}", resp.status),
+                None => resp.status.to_string(),
+            };
             out.push(Finding::new(
                 DECLARED,
                 "declared status",
                 format!("one of {}", route.declared()),
-                resp.status.to_string(),
+                actual,
             ));
         }
     }
@@ -114,6 +118,24 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
         error_body(contract, route, kind, resp, &mut out);
     }
     out
+}
+
+/// For a 3xx answer: where the target sent the suite, which never follows (a redirect is the
+/// answer; the URL it names is another target to certify). `base` resolves a relative Location.
+pub fn redirect_note(resp: &Response, base: Option<&str>) -> Option<String> {
+    if !(300..400).contains(&resp.status) {
+        return None;
+    }
+    Some(match resp.header("location") {
+        Some(location) => {
+            let target = base
+                .and_then(|b| reqwest::Url::parse(b).ok())
+                .and_then(|b| b.join(location.trim()).ok())
+                .map_or_else(|| location.to_string(), |u| u.to_string());
+            format!("the target redirected to {target}; certify that URL instead")
+        }
+        None => "a redirect without a Location".to_string(),
+    })
 }
 
 fn is_json_content_type(ct: Option<&str>) -> bool {

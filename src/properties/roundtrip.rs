@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::generate::e164;
-use super::runner::{Found, runner_for, search, show};
+use super::runner::{Found, input_note, runner_for, search};
 use crate::cases::{Case, Request};
 use crate::checks::{Failure, Finding};
 use crate::client::Exchange;
@@ -308,24 +308,21 @@ pub(super) async fn run(
     exchanges.extend(recorded.into_inner().unwrap_or_default());
     match result {
         None => Vec::new(),
-        Some((input, found)) => found
-            .into_iter()
-            .map(|(mut finding, ex)| {
-                finding.actual = format!(
-                    "{}; minimal input after shrinking: {} (replay: --seed {} --run-id {})",
-                    finding.actual,
-                    show(&input),
-                    exec.seed,
-                    exec.run_id
-                );
-                Failure {
-                    finding,
-                    step: 1,
-                    steps: 1,
-                    exchange: Some(ex),
-                }
-            })
-            .collect(),
+        Some((input, found)) => {
+            let note = input_note(&input, &found, exec.seed, &exec.run_id);
+            found
+                .into_iter()
+                .map(|(mut finding, ex)| {
+                    finding.actual = format!("{}; {note}", finding.actual);
+                    Failure {
+                        finding,
+                        step: 1,
+                        steps: 1,
+                        exchange: Some(ex),
+                    }
+                })
+                .collect()
+        }
     }
 }
 

@@ -66,8 +66,31 @@ pub(super) fn runner_for(seed: u64, name: &str) -> TestRunner {
     )
 }
 
+/// Whether the findings hold a transport failure (no complete answer): it says nothing about the
+/// input, so it is never shrunk.
+pub(super) fn transport_failure(found: &Found) -> bool {
+    found.iter().any(|(_, ex)| ex.outcome.is_err())
+}
+
+/// The note on a failing random input: the minimal input after shrinking, or, for a transport
+/// failure, the input as it was (a transport failure is not the input's fault).
+pub(super) fn input_note(input: &Value, found: &Found, seed: u64, run: &str) -> String {
+    if transport_failure(found) {
+        format!(
+            "a transport failure on the random input {}, not shrunk: it says nothing of the input (replay: --seed {seed} --run-id {run})",
+            show(input)
+        )
+    } else {
+        format!(
+            "minimal input after shrinking: {} (replay: --seed {seed} --run-id {run})",
+            show(input)
+        )
+    }
+}
+
 /// Tries `n` random inputs; on the first failure shrinks it and returns the minimal failing input
-/// with its findings.
+/// with its findings. A transport failure is returned as it came, unshrunk, and a transport
+/// failure while shrinking ends the shrinking with the smallest input that failed on its own.
 pub(super) async fn search<F, Fut>(
     runner: &mut TestRunner,
     strategy: &SBoxedStrategy<Value>,
@@ -86,6 +109,9 @@ where
         if found.is_empty() {
             continue;
         }
+        if transport_failure(&found) {
+            return Some((tree.current(), found));
+        }
         let mut best = (tree.current(), found);
         let mut passed_last = false;
         for _ in 0..MAX_SHRINK_STEPS {
@@ -98,6 +124,9 @@ where
                 break;
             }
             let found = test(tree.current()).await;
+            if transport_failure(&found) {
+                break;
+            }
             if found.is_empty() {
                 passed_last = true;
             } else {
@@ -411,15 +440,8 @@ async fn run_limit(
             })
             .await
             {
-                let seed = exec.seed;
-                let run = &exec.run_id;
-                break 'search fail(
-                    found,
-                    format!(
-                        "minimal input after shrinking: {} (replay: --seed {seed} --run-id {run})",
-                        show(&input)
-                    ),
-                );
+                let note = input_note(&input, &found, exec.seed, &exec.run_id);
+                break 'search fail(found, note);
             }
         }
         Vec::new()
@@ -453,4 +475,65 @@ async fn cleanup(exec: &Executor, limit: &Limit, id: &str) -> Option<Arc<Exchang
     };
     let (out, deviation) = exec.render_request(&request, &vars).ok()?;
     Some(exec.exchange(&out, deviation).await.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A real exchange that failed in transport: a request to a port nobody listens on.
+    async fn failed_exchange() -> Arc<Exchange> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let client = crate::client::Client::new(
+            crate::client::ClientConfig {
+                base_url: format!("http://127.0.0.1:{port}"),
+                api_key: None,
+                timeout: Duration::from_secs(2),
+                max_body_bytes: 1024,
+                rate: None,
+            },
+            Default::default(),
+        )
+        .expect("client");
+        let out = Outgoing {
+            method: "GET".into(),
+            path: "/".into(),
+            query: vec![],
+            headers: vec![],
+            body: None,
+            auth: crate::client::Auth::None,
+        };
+        let ex = client.send(&out).await;
+        assert!(ex.outcome.is_err());
+        Arc::new(ex)
+    }
+
+    #[tokio::test]
+    async fn a_transport_failure_is_not_shrunk() {
+        let strategy: SBoxedStrategy<Value> = proptest::string::string_regex("[a-z]{5,40}")
+            .expect("regex")
+            .prop_map(Value::String)
+            .sboxed();
+        let mut runner = runner_for(7, "t");
+        let ex = failed_exchange().await;
+        let mut calls = 0;
+        let result = search(&mut runner, &strategy, 4, |_| {
+            calls += 1;
+            let ex = ex.clone();
+            async move { vec![(Finding::new("", "answer", "an answer", "none"), ex)] }
+        })
+        .await;
+        let (input, found) = result.expect("a failure");
+        assert_eq!(calls, 1, "no shrinking step after a transport failure");
+        let note = input_note(&input, &found, 7, "r0000001");
+        assert!(
+            note.starts_with("a transport failure on the random input")
+                && !note.contains("minimal input"),
+            "{note}"
+        );
+    }
 }

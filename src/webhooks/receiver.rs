@@ -69,10 +69,12 @@ impl Delivery {
 
     /// A one-line description for failure messages: time, id and a body excerpt.
     pub fn describe(&self) -> String {
-        // 300 characters take at most 1200 bytes of UTF-8: only that much is decoded.
-        let body = String::from_utf8_lossy(&self.body[..self.body.len().min(1200)]);
-        let cut: String = body.chars().take(300).collect();
-        let more = if body.chars().count() > 300 || self.body.len() > 1200 {
+        // Redacted before it is cut (a delivery may carry a secret); only the start of the body
+        // is decoded.
+        let start = &self.body[..self.body.len().min(16 * 1024)];
+        let (cut, more) =
+            crate::redact::Redactor::global().cut(&String::from_utf8_lossy(start), 300);
+        let more = if more || self.body.len() > start.len() {
             " ..."
         } else {
             ""
@@ -81,7 +83,7 @@ impl Delivery {
             .headers
             .iter()
             .filter(|(k, _)| k.starts_with("webhook-"))
-            .map(|(k, v)| format!("{k}: {v}"))
+            .map(|(k, v)| format!("{k}: {}", crate::redact::excerpt(v, 200)))
             .collect();
         format!(
             "[{}] answered {}; {}; body {cut}{more}",
