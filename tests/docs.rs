@@ -35,3 +35,21 @@ fn readme_lists_every_variant_with_its_reading() {
         assert!(README.contains(&row), "README lacks the variant row {row}");
     }
 }
+
+/// `docs/READINGS.md` is the project's copy of the readings the suite follows; it stays
+/// identical to `../shared/spec/READINGS.md` wherever that file is present (CI has it beside the
+/// clone).
+#[test]
+fn readings_are_the_shared_readings() {
+    let shared =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/READINGS.md");
+    let Ok(shared) = std::fs::read_to_string(&shared) else {
+        eprintln!("no ../shared/spec/READINGS.md beside the project: nothing to compare");
+        return;
+    };
+    let ours = include_str!("../docs/READINGS.md");
+    assert!(
+        ours == shared,
+        "docs/READINGS.md differs from ../shared/spec/READINGS.md: copy it over"
+    );
+}

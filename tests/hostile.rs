@@ -550,6 +550,13 @@ fn certify_cases(url: &str, timeout: f64, extra: &[&str], cases: &str) -> Run {
         run.err
     );
     assert_ne!(run.code, Some(101), "{}\n{}", run.out, run.err);
+    // Whatever the misbehaviour, the key never reaches an output.
+    assert!(
+        !run.out.contains("hostile-test-key") && !run.err.contains("hostile-test-key"),
+        "the key is shown:\n{}\n{}",
+        run.out,
+        run.err
+    );
     run
 }
 

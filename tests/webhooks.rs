@@ -133,7 +133,7 @@ use std::time::{Duration, Instant};
 use workspace_conformance::cases::Case;
 use workspace_conformance::execute::Verdict;
 use workspace_conformance::reference::{CATALOG, FaultSet, VariantSet};
-use workspace_conformance::webhooks::{BODY_CAP, KEPT_PER_TRIAL, Receiver};
+use workspace_conformance::webhooks::{BODY_CAP, KEPT_BYTES_PER_TRIAL, Receiver};
 
 /// The faults that make the reference send forged deliveries instead of genuine ones.
 const FORGERIES: [&str; 5] = [
@@ -336,18 +336,24 @@ fn the_receiver_takes_only_live_trials_capped_bodies_and_a_capped_count() {
             .len(),
         BODY_CAP
     );
-    // The trial keeps KEPT_PER_TRIAL over all its paths; the rest are answered and counted.
-    for i in 0..KEPT_PER_TRIAL + 9 {
+    // The trial keeps KEPT_BYTES_PER_TRIAL of bodies over all its paths (the one above counts);
+    // the rest are answered and counted.
+    let fit = KEPT_BYTES_PER_TRIAL / BODY_CAP;
+    for i in 1..fit + 10 {
         let path = if i % 2 == 0 {
             live.to_string()
         } else {
             format!("{live}/other")
         };
-        assert_eq!(post(addr, &path, 2, false), Some(204), "delivery {i}");
+        assert_eq!(
+            post(addr, &path, BODY_CAP, false),
+            Some(204),
+            "delivery {i}"
+        );
     }
     let root = receiver.deliveries("run00001", "latest.hooks.case", "");
     let other = receiver.deliveries("run00001", "latest.hooks.case", "other");
-    assert_eq!(root.len() + other.len(), KEPT_PER_TRIAL);
+    assert_eq!(root.len() + other.len(), fit);
     let not_kept = receiver.not_kept("run00001", "latest.hooks.case", "")
         + receiver.not_kept("run00001", "latest.hooks.case", "other");
     assert_eq!(not_kept, 10);
@@ -439,9 +445,10 @@ cases:
         let o = output(child);
         panic!("the trial's path never opened: {}", stdout(&o));
     }
-    // More than the trial keeps: the rest are counted.
-    for _ in 0..KEPT_PER_TRIAL + 5 {
-        assert_eq!(post(addr, live, 2, false), Some(204));
+    // More than the trial keeps (the probe above kept 2 bytes, so 15 bodies of the cap fit):
+    // the rest are counted.
+    for _ in 0..KEPT_BYTES_PER_TRIAL / BODY_CAP + 5 {
+        assert_eq!(post(addr, live, BODY_CAP, false), Some(204));
     }
     // 700 deliveries of 2 MB from 8 connections at a time: declared and chunked ones at the
     // live path, and some at a path of no trial.
@@ -499,7 +506,7 @@ cases:
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(
         out.contains(&format!(
-            "6 more deliveries at this path were not kept (the receiver keeps {KEPT_PER_TRIAL} per trial)"
+            "6 more deliveries at this path were not kept (the receiver keeps {KEPT_BYTES_PER_TRIAL} bytes of bodies per trial)"
         )),
         "{out}"
     );

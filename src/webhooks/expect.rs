@@ -135,8 +135,8 @@ pub async fn check(
             String::new()
         } else {
             format!(
-                "; {n} more deliveries at this path were not kept (the receiver keeps {} per trial)",
-                super::receiver::KEPT_PER_TRIAL
+                "; {n} more deliveries at this path were not kept (the receiver keeps {} bytes of bodies per trial)",
+                super::receiver::KEPT_BYTES_PER_TRIAL
             )
         }
     };

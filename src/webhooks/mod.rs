@@ -6,4 +6,4 @@ pub mod expect;
 pub mod receiver;
 pub mod verify;
 
-pub use receiver::{Answer, BODY_CAP, Delivery, KEPT_PER_TRIAL, Lease, Receiver};
+pub use receiver::{Answer, BODY_CAP, Delivery, KEPT_BYTES_PER_TRIAL, Lease, Receiver};

@@ -9,8 +9,10 @@
 //!   dropped); any other path is answered 404 and its body is not read;
 //! - a body over [`BODY_CAP`] is answered 413 and not kept (a `Content-Length` over the cap is
 //!   refused before the body is read; a body without one is read up to the cap only);
-//! - a trial keeps at most [`KEPT_PER_TRIAL`] deliveries (all its paths together); the rest are
-//!   answered as usual and counted, and the count shows in failure messages.
+//! - a trial keeps at most [`KEPT_BYTES_PER_TRIAL`] bytes of delivery bodies (all its paths
+//!   together); the rest are answered as usual and counted, and the count shows in failure
+//!   messages. A budget of bytes, not a count: a webhook on `*` sees every contact event of a
+//!   whole concurrent run (dozens), and the one its case waits for must still be kept.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -29,8 +31,9 @@ use time::OffsetDateTime;
 /// kept. Event payloads are envelopes of one resource, far below this.
 pub const BODY_CAP: usize = 256 * 1024;
 
-/// Deliveries kept per trial, all its paths together; later ones are counted, not kept.
-pub const KEPT_PER_TRIAL: usize = 64;
+/// Bytes of delivery bodies kept per trial (4 MiB), all its paths together; later deliveries
+/// are counted, not kept. Event payloads take about a kilobyte: thousands fit.
+pub const KEPT_BYTES_PER_TRIAL: usize = 4 * 1024 * 1024;
 
 /// One answer of a case's script: a status, optionally after a pause (a slow receiver).
 #[derive(Debug, Clone, Deserialize)]
@@ -105,7 +108,7 @@ struct Slot {
     script: VecDeque<Answer>,
     /// Sub-path ("" for the case's own URL) -> deliveries in arrival order.
     deliveries: HashMap<String, Vec<Delivery>>,
-    /// Deliveries kept, all sub-paths together (at most [`KEPT_PER_TRIAL`]).
+    /// Body bytes kept, all sub-paths together (at most [`KEPT_BYTES_PER_TRIAL`]).
     kept: usize,
     /// Sub-path -> deliveries accepted but not kept, over the cap.
     not_kept: HashMap<String, usize>,
@@ -220,7 +223,7 @@ impl Receiver {
             .unwrap_or_default()
     }
 
-    /// Deliveries accepted at a case's path but not kept: the trial had [`KEPT_PER_TRIAL`].
+    /// Deliveries accepted at a case's path but not kept: the trial had [`KEPT_BYTES_PER_TRIAL`].
     pub fn not_kept(&self, run: &str, case: &str, sub: &str) -> usize {
         self.slots
             .lock()
@@ -251,11 +254,13 @@ impl Receiver {
         let Some(slot) = slots.get_mut(key) else {
             return;
         };
-        if slot.kept >= KEPT_PER_TRIAL {
+        // Each delivery counts at least 1 byte, so empty bodies are bounded too.
+        let cost = delivery.body.len().max(1);
+        if slot.kept + cost > KEPT_BYTES_PER_TRIAL {
             *slot.not_kept.entry(sub.to_string()).or_default() += 1;
             return;
         }
-        slot.kept += 1;
+        slot.kept += cost;
         slot.deliveries
             .entry(sub.to_string())
             .or_default()
