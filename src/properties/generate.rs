@@ -213,7 +213,7 @@ pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
             }
             if let Ok(re) = Regex::new(p) {
                 for v in ["", "x", "abc", "-1", "12a", "1.5", "ZZ123", "us123"] {
-                    if !re.is_match(v) {
+                    if !re.is_match(v) && !re.is_match(v.trim()) {
                         b.invalid.push(json!(v));
                     }
                 }
@@ -357,6 +357,11 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
                         )
                             .prop_map(|(d, l)| format!("+1{d}{l}")),
                     ]
+                    // READINGS 6.7: a target may trim surrounding whitespace before validating,
+                    // so a must-reject value stays invalid once trimmed ("+1000 " is no input).
+                    .prop_filter("must stay invalid after trimming", |s| {
+                        !Regex::new(E164).is_ok_and(|re| re.is_match(s.trim()))
+                    })
                     .prop_map(|s| json!(s))
                     .sboxed(),
                 )
@@ -369,7 +374,9 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
             let re = Regex::new(p).ok()?;
             Some(
                 text_strategy(&['a', 'b', 'q', 'z', '-', '.'], 1..=6)
-                    .prop_filter("must violate the pattern", move |s| !re.is_match(s))
+                    .prop_filter("must violate the pattern, also trimmed", move |s| {
+                        !re.is_match(s) && !re.is_match(s.trim())
+                    })
                     .prop_map(|s| json!(s))
                     .sboxed(),
             )
@@ -447,12 +454,17 @@ mod tests {
         let re = Regex::new(E164).unwrap();
         let b = boundaries(&Constraint::Pattern(E164.into()), &ctx("+14155550100"));
         assert!(b.valid.iter().all(|v| re.is_match(v.as_str().unwrap())));
-        assert!(b.invalid.iter().all(|v| !re.is_match(v.as_str().unwrap())));
+        // READINGS 6.7: invalid also once surrounding whitespace is trimmed.
+        assert!(
+            b.invalid
+                .iter()
+                .all(|v| !re.is_match(v.as_str().unwrap().trim()))
+        );
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let s = strategy(&Constraint::Pattern(E164.into()), false, &ctx("+1")).unwrap();
-        for _ in 0..200 {
+        for _ in 0..2000 {
             let v = s.new_tree(&mut runner).unwrap().current();
-            assert!(!re.is_match(v.as_str().unwrap()), "{v}");
+            assert!(!re.is_match(v.as_str().unwrap().trim()), "{v}");
         }
     }
 
