@@ -55,3 +55,23 @@ fn every_contact_create_sends_default_fields_with_a_first_name() {
     }
     assert!(seen >= 60, "only {seen} contact creates found");
 }
+
+#[test]
+fn a_404_counts_as_accepted_only_where_a_place_names_resources_and_the_route_declares_it() {
+    // READINGS 6.6: 100 distinct phone numbers are more than a profile gives; nowhere else.
+    let (_, cases) = load_catalog(None).expect("catalog");
+    let mut with = Vec::new();
+    for case in &cases {
+        if let Some(Property::Limit(l)) = case.property.as_deref() {
+            if let Some(either) = &l.accept_invented {
+                assert!(either.allows(404), "{}", case.name);
+                with.push(case.name.clone());
+            }
+        }
+    }
+    assert_eq!(
+        with,
+        ["v1.properties.listConversationsV1.phoneNumbers.count"],
+        "places whose invented values may get 404"
+    );
+}

@@ -36,6 +36,9 @@ pub struct Context {
     pub avoid: Vec<String>,
     /// Items an array must be drawn from (`x-example.items`); empty: generated items.
     pub pool: Vec<Value>,
+    /// The value names workspace resources (`x-example.resources`): a count input starts with
+    /// the example's own (profile) item, so the smallest valid input names nothing invented.
+    pub resources: bool,
 }
 
 /// Deterministic boundary inputs.
@@ -101,20 +104,26 @@ fn items(kind: &ItemKind, n: usize, ctx: &Context) -> Value {
         .as_ref()
         .and_then(Value::as_str)
         .is_some_and(|s| Regex::new(E164).is_ok_and(|re| re.is_match(s)));
-    Value::Array(
-        (0..n)
-            .map(|i| match kind {
-                ItemKind::E164 => json!(e164(i)),
-                ItemKind::Example(_) if first_is_e164 => json!(e164(i)),
-                ItemKind::Enum(values) => values
-                    .get(i % values.len().max(1))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                ItemKind::Text => json!(format!("item-{i}")),
-                ItemKind::Example(v) => first.clone().unwrap_or_else(|| v.clone()),
-            })
-            .collect(),
-    )
+    let generated = (0..).map(|i| match kind {
+        ItemKind::E164 => json!(e164(i)),
+        ItemKind::Example(_) if first_is_e164 => json!(e164(i)),
+        ItemKind::Enum(values) => values
+            .get(i % values.len().max(1))
+            .cloned()
+            .unwrap_or(Value::Null),
+        ItemKind::Text => json!(format!("item-{i}")),
+        ItemKind::Example(v) => first.clone().unwrap_or_else(|| v.clone()),
+    });
+    match first.clone().filter(|_| ctx.resources && n > 0) {
+        // The profile's resource first, then distinct invented ones (READINGS 6.6); only where
+        // generated items are distinct (phone numbers), so the filter always finds more.
+        Some(own) if first_is_e164 || matches!(kind, ItemKind::E164) => Value::Array(
+            std::iter::once(own.clone())
+                .chain(generated.filter(|v| v != &own).take(n - 1))
+                .collect(),
+        ),
+        _ => Value::Array(generated.take(n).collect()),
+    }
 }
 
 fn push_unique(list: &mut Vec<Value>, v: Value) {
@@ -409,6 +418,7 @@ mod tests {
             keeps_format: false,
             avoid: vec![],
             pool: vec![],
+            resources: false,
         }
     }
 
@@ -469,12 +479,38 @@ mod tests {
     }
 
     #[test]
+    fn resource_counts_start_with_the_example_and_stay_distinct() {
+        let mut c = ctx("+14155550103");
+        c.resources = true;
+        let count = Constraint::Count {
+            min: 1,
+            max: Some(100),
+            item: ItemKind::E164,
+        };
+        let b = boundaries(&count, &c);
+        // The smallest valid input names only the profile's number.
+        assert_eq!(b.valid[0], json!(["+14155550103"]));
+        for v in b.valid.iter().chain(&b.invalid) {
+            let items = v.as_array().unwrap();
+            if items.is_empty() {
+                continue; // below the minimum
+            }
+            assert_eq!(items.first(), Some(&json!("+14155550103")));
+            let distinct: std::collections::BTreeSet<_> =
+                items.iter().map(Value::to_string).collect();
+            assert_eq!(distinct.len(), items.len(), "{v}");
+        }
+        assert_eq!(b.invalid[0].as_array().unwrap().len(), 101);
+    }
+
+    #[test]
     fn reserved_prefixes_are_avoided() {
         let c = Context {
             example: json!("workspace-x"),
             keeps_format: false,
             avoid: vec!["workspace".into()],
             pool: vec![],
+            resources: false,
         };
         let b = boundaries(
             &Constraint::Length {
@@ -497,6 +533,7 @@ mod tests {
             keeps_format: true,
             avoid: vec![],
             pool: vec![],
+            resources: false,
         };
         let b = boundaries(
             &Constraint::Length {
