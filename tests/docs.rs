@@ -35,3 +35,14 @@ fn readme_lists_every_variant_with_its_reading() {
         assert!(README.contains(&row), "README lacks the variant row {row}");
     }
 }
+
+#[test]
+fn readme_lists_every_renameable_request_field() {
+    for (key, method, path, field, _) in workspace_conformance::profile::REQUEST_FIELDS {
+        let row = format!("| `{key}` | {method} {path} | `{field}` |");
+        assert!(
+            README.contains(&row),
+            "README lacks the request field row {row}"
+        );
+    }
+}

@@ -75,6 +75,17 @@ pub(crate) fn reserved_names() -> ReservedNames {
 }
 
 /// The profile the runner needs to certify this instance.
+/// The profile of an instance with these variants: a variant that names a request field its own
+/// way declares it in `requestFields` (READINGS 6.1).
+pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
+    let mut p = profile();
+    if variants.has(super::variants::Variant::MessageTextContent) {
+        p.request_fields
+            .insert("message.text".to_string(), "content".to_string());
+    }
+    p
+}
+
 pub(crate) fn profile() -> Profile {
     let (_, ids) = messaging::seeded(PRIMARY_USER, RESTRICTED_USER);
     let fixtures: BTreeMap<String, Value> = [
@@ -180,6 +191,7 @@ pub(crate) fn profile() -> Profile {
     Profile {
         api_key: Some(PRIMARY_KEY.to_string()),
         fixtures,
+        request_fields: Default::default(),
     }
 }
 

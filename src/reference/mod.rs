@@ -82,6 +82,7 @@ pub async fn start(opts: Options) -> std::io::Result<Running> {
     let listener = tokio::net::TcpListener::bind(opts.listen).await?;
     let addr = listener.local_addr()?;
     let router = router(&opts);
+    let profile = fixtures::profile_for(&opts.variants);
     let (shutdown, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let signal = async move {
@@ -95,7 +96,7 @@ pub async fn start(opts: Options) -> std::io::Result<Running> {
     });
     Ok(Running {
         addr,
-        profile: fixtures::profile(),
+        profile,
         shutdown: Some(shutdown),
         task: Some(task),
     })

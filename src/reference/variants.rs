@@ -104,6 +104,9 @@ variants! {
         "POST /webhooks and rotate answer only {data: {id, secret}} instead of the webhook with its secret";
     WebhookSecretSigningKey => "webhook-secret-signing-key", "6.2",
         "the signing secret comes in `signingKey` instead of `secret`";
+    // --- What a target may demand of a request (READINGS 6) ---
+    MessageTextContent => "message-text-content", "6.1",
+        "POST /v1/messages reads the text from `content` and refuses `text`; the profile's requestFields maps message.text to content";
 }
 
 impl Variant {
