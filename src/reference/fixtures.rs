@@ -83,6 +83,17 @@ pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
         p.request_fields
             .insert("message.text".to_string(), "content".to_string());
     }
+    if variants.has(super::variants::Variant::GroupRecipients10) {
+        // The other end of the stated range (2 to 10, READINGS 6.5).
+        p.fixtures.insert(
+            "sandbox_group_recipient_numbers".to_string(),
+            json!(
+                (0..10)
+                    .map(|i| format!("+141555501{:02}", 70 + i))
+                    .collect::<Vec<_>>()
+            ),
+        );
+    }
     p
 }
 

@@ -11,6 +11,7 @@ mod app;
 mod auth;
 mod contact_input;
 mod deliveries;
+mod demands;
 mod errors;
 mod fixtures;
 mod input;

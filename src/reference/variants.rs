@@ -107,6 +107,22 @@ variants! {
     // --- What a target may demand of a request (READINGS 6) ---
     MessageTextContent => "message-text-content", "6.1",
         "POST /v1/messages reads the text from `content` and refuses `text`; the profile's requestFields maps message.text to content";
+    RequireDefaultFields => "require-default-fields", "6.3",
+        "POST /v1/contacts refuses (400) a body without defaultFields holding a firstName";
+    RequireListFilters => "require-list-filters", "6.3",
+        "GET /v1/messages and GET /v1/calls refuse (400) a query without phoneNumberId and participants";
+    UnknownResources404 => "unknown-resources-404", "6.6",
+        "GET /v1/conversations answers 404 for a phone number in phoneNumbers that the workspace lacks";
+    RouteBeforeAuth => "route-before-auth", "6.8",
+        "routing before authentication: 404 for unserved paths and path values outside a closed set, 405 for unserved methods, before the key is checked";
+    TrimWhitespace => "trim-whitespace", "6.7",
+        "surrounding whitespace of query values and body strings is trimmed before validation";
+    UnknownFields400 => "unknown-fields-400", "6.3",
+        "400 for query parameters and body fields the contract does not name (GET /v1/conversations aside: its unshown filters are the profile's)";
+    JsonBody415 => "json-body-415", "2.2",
+        "415 for a request body without a JSON content type";
+    GroupRecipients10 => "group-recipients-10", "6.5",
+        "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
 }
 
 impl Variant {
