@@ -22,6 +22,33 @@ fn catalog_has_at_least_25_variants_each_with_a_reading() {
 }
 
 #[test]
+fn the_demanding_family_has_at_least_ten_variants_of_readings_6_or_2() {
+    // Issue 15: what a target may demand of a request is tested like what it answers.
+    let demanding: Vec<_> = VARIANTS.iter().filter(|v| v.variant.demanding()).collect();
+    assert!(
+        demanding.len() >= 9,
+        "only {} demanding variants",
+        demanding.len()
+    );
+    for v in [
+        "message-text-content",
+        "require-default-fields",
+        "require-list-filters",
+        "unknown-resources-404",
+        "route-before-auth",
+        "trim-whitespace",
+        "unknown-fields-400",
+        "json-body-415",
+        "group-recipients-10",
+    ] {
+        assert!(
+            demanding.iter().any(|d| d.name == v),
+            "demanding variant {v} missing"
+        );
+    }
+}
+
+#[test]
 fn each_variant_alone_fails_no_case() {
     let (contract, cases) = common::catalog();
     let rt = common::runtime();
@@ -34,14 +61,27 @@ fn each_variant_alone_fails_no_case() {
             VariantSet::new([v.variant]),
         );
         let failed = common::failure_report(&results);
-        if failed.is_empty() {
-            Vec::new()
-        } else {
-            vec![format!(
+        let ignored = common::ignored(&results);
+        let mut out = Vec::new();
+        // Every trial of the default run ran: none failed, none ignored, none missing.
+        if results.len() != cases.len() {
+            out.push(format!(
+                "variant {}: {} trials, not {}",
+                v.name,
+                results.len(),
+                cases.len()
+            ));
+        }
+        if !ignored.is_empty() {
+            out.push(format!("variant {}: ignored {ignored:?}", v.name));
+        }
+        if !failed.is_empty() {
+            out.push(format!(
                 "variant {} (READINGS {}):\n{failed}",
                 v.name, v.reading
-            )]
+            ));
         }
+        out
     });
     assert!(
         broken.is_empty(),
@@ -67,6 +107,8 @@ fn all_variants_together_fail_no_case() {
     );
     let ignored = common::ignored(&results);
     assert!(ignored.is_empty(), "{ignored:?}");
+    assert_eq!(results.len(), cases.len(), "every trial ran");
+    assert!(cases.len() >= 480, "only {} trials", cases.len());
 }
 
 #[test]

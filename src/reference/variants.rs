@@ -126,6 +126,12 @@ variants! {
 }
 
 impl Variant {
+    /// Of the second family: strictness in what the reference accepts (READINGS 6), rather than
+    /// a choice in what it answers. The family starts at `message-text-content` in the catalog.
+    pub fn demanding(self) -> bool {
+        self >= Variant::MessageTextContent
+    }
+
     /// Looks a variant up by its catalog name.
     pub fn from_name(name: &str) -> Option<Variant> {
         VARIANTS.iter().find(|v| v.name == name).map(|v| v.variant)
