@@ -122,3 +122,139 @@ fn every_fault_is_still_caught_with_all_variants_on() {
         uncaught.join("\n")
     );
 }
+
+/// Status of one request to a reference with `variants` on; `key`: send the profile's API key.
+async fn status_with(
+    variants: &[workspace_conformance::reference::Variant],
+    method: &str,
+    path_and_query: &str,
+    body: Option<(&str, &str)>,
+    key: bool,
+) -> u16 {
+    use workspace_conformance::reference::{Options, start};
+    let running = start(Options {
+        variants: VariantSet::new(variants.iter().copied()),
+        ..Options::default()
+    })
+    .await
+    .expect("reference");
+    let client = reqwest::Client::new();
+    let mut req = client.request(
+        method.parse().expect("method"),
+        format!("{}{path_and_query}", running.base_url()),
+    );
+    if key {
+        req = req.header(
+            "Authorization",
+            running.profile.api_key.clone().expect("key"),
+        );
+    }
+    if let Some((content_type, text)) = body {
+        req = req
+            .header("Content-Type", content_type)
+            .body(text.to_string());
+    }
+    req.send().await.expect("answer").status().as_u16()
+}
+
+#[test]
+fn each_demanding_variant_refuses_what_the_default_accepts() {
+    // The variants are not idle: each refuses (or routes away) a request the default reference
+    // takes, so "0 failed with the variant" says the suite no longer sends that request.
+    use workspace_conformance::reference::Variant as V;
+    let rt = common::runtime();
+    let json = "application/json";
+    let pn = "PNq7R2s9T4u1";
+    let probes: Vec<(V, &str, String, Option<(&str, &str)>, bool, u16)> = vec![
+        (
+            V::RequireDefaultFields,
+            "POST",
+            "/v1/contacts".into(),
+            Some((json, r#"{"externalId":"rprobe01-a"}"#)),
+            true,
+            400,
+        ),
+        (
+            V::RequireListFilters,
+            "GET",
+            format!("/v1/messages?phoneNumberId={pn}&maxResults=10"),
+            None,
+            true,
+            400,
+        ),
+        (
+            V::UnknownResources404,
+            "GET",
+            "/v1/conversations?phoneNumbers=%2B14155550111&maxResults=10".into(),
+            None,
+            true,
+            404,
+        ),
+        (
+            V::RouteBeforeAuth,
+            "POST",
+            "/v1/webhooks/rprobe01".into(),
+            Some((json, "{}")),
+            false,
+            404,
+        ),
+        (
+            V::UnknownFields400,
+            "POST",
+            "/v1/contacts".into(),
+            Some((json, r#"{"defaultFields":{"firstName":"A"},"bogus":1}"#)),
+            true,
+            400,
+        ),
+        (
+            V::JsonBody415,
+            "POST",
+            "/v1/contacts".into(),
+            Some(("text/plain", r#"{"defaultFields":{"firstName":"A"}}"#)),
+            true,
+            415,
+        ),
+        (
+            V::MessageTextContent,
+            "POST",
+            "/v1/messages".into(),
+            Some((
+                json,
+                r#"{"to":["+14155550104"],"from":"+14155550100","text":"hi"}"#,
+            )),
+            true,
+            400,
+        ),
+    ];
+    for (v, method, path, body, key, refused) in probes {
+        let default = rt.block_on(status_with(&[], method, &path, body, key));
+        let demanding = rt.block_on(status_with(&[v], method, &path, body, key));
+        assert_eq!(demanding, refused, "{v:?}: {method} {path}");
+        assert_ne!(
+            default, refused,
+            "{v:?}: the default reference refuses it too"
+        );
+    }
+    // Trimming: a participant with a trailing space is refused by default, read once trimmed.
+    let path =
+        format!("/v1/messages?phoneNumberId={pn}&participants=%2B14155550101%20&maxResults=10");
+    assert_eq!(rt.block_on(status_with(&[], "GET", &path, None, true)), 400);
+    assert_eq!(
+        rt.block_on(status_with(&[V::TrimWhitespace], "GET", &path, None, true)),
+        200
+    );
+    // Profile lists at the other end of their range.
+    let ten = rt.block_on(async {
+        workspace_conformance::reference::start(workspace_conformance::reference::Options {
+            variants: VariantSet::new([V::GroupRecipients10]),
+            ..Default::default()
+        })
+        .await
+        .expect("reference")
+        .profile
+        .fixtures["sandbox_group_recipient_numbers"]
+            .as_array()
+            .map(Vec::len)
+    });
+    assert_eq!(ten, Some(10));
+}
