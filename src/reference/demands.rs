@@ -110,11 +110,13 @@ pub(crate) async fn route_first(State(app): State<App>, req: Request, next: Next
     }
 }
 
-/// Trims surrounding whitespace of every string of a JSON value.
+/// Trims surrounding (ASCII) whitespace of every string of a JSON value: space, tab, CR, LF, FF,
+/// as a target's framework commonly does. Unicode spaces stay, so a rule about whitespace itself
+/// (a text of only whitespace) is still the handler's to apply.
 fn trim_strings(value: &mut Value) {
     match value {
         Value::String(s) => {
-            let t = s.trim();
+            let t = s.trim_matches(|c: char| c.is_ascii_whitespace());
             if t.len() != s.len() {
                 *s = t.to_string();
             }
@@ -129,7 +131,10 @@ fn trim_strings(value: &mut Value) {
 fn trimmed_query(uri: &Uri) -> Option<Uri> {
     let query = uri.query()?;
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.trim().to_string()))
+        .map(|(k, v)| {
+            let v = v.trim_matches(|c: char| c.is_ascii_whitespace());
+            (k.into_owned(), v.to_string())
+        })
         .collect();
     let encoded = form_urlencoded::Serializer::new(String::new())
         .extend_pairs(&pairs)
@@ -157,7 +162,8 @@ fn refusal(
     body: Option<&Value>,
 ) -> Option<(StatusCode, String)> {
     let on = |v| app.switches().variant(v);
-    let has = |name: &str| query.iter().any(|(k, v)| k == name && !v.is_empty());
+    // Present, even empty: an empty value is the handler's to judge (Errors > Rules > 3).
+    let has = |name: &str| query.iter().any(|(k, _)| k == name);
     if on(Variant::RequireDefaultFields) && method == Method::POST && path == "/v1/contacts" {
         let first = body
             .and_then(|b| b.pointer("/defaultFields/firstName"))
