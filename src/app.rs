@@ -523,8 +523,13 @@ fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
     if args.list_variants {
         let width = VARIANTS.iter().map(|v| v.name.len()).max().unwrap_or(0);
         for v in VARIANTS {
+            let family = if v.variant.demanding() {
+                "demands: "
+            } else {
+                ""
+            };
             println!(
-                "{:width$}  READINGS {}  {}",
+                "{:width$}  READINGS {}  {family}{}",
                 v.name, v.reading, v.description
             );
         }

@@ -118,10 +118,40 @@ impl Executor {
     }
 
     /// Sends one request; what it creates or deletes is shown to the cleanup.
+    ///
+    /// Body fields the profile renames (`requestFields`, READINGS 6.1) go out under the target's
+    /// name only, whichever case or property built the request.
     pub(crate) async fn send(&self, out: &Outgoing) -> Exchange {
+        let renamed = self.rename_fields(out);
+        let out = renamed.as_ref().unwrap_or(out);
         let ex = self.client.send(out).await;
         self.cleanup.observe(&ex);
         ex
+    }
+
+    /// The request with the profile's renamed body fields, or `None` when nothing is renamed.
+    fn rename_fields(&self, out: &Outgoing) -> Option<Outgoing> {
+        if self.profile.request_fields.is_empty() {
+            return None;
+        }
+        let path = out.path.split('?').next().unwrap_or("");
+        let route = self.contract.route(&out.method, path)?;
+        let renames = self.profile.renamed_fields(&out.method, &route.template);
+        let body = out.body.as_ref()?.as_object()?;
+        if !renames.iter().any(|(from, _)| body.contains_key(*from)) {
+            return None;
+        }
+        let mut moved = serde_json::Map::new();
+        for (k, v) in body {
+            let name = renames
+                .iter()
+                .find(|(from, _)| from == k)
+                .map_or(k.as_str(), |(_, to)| to);
+            moved.insert(name.to_string(), v.clone());
+        }
+        let mut renamed = out.clone();
+        renamed.body = Some(Value::Object(moved));
+        Some(renamed)
     }
 
     /// Sends one request and runs the generic checks on its answer.

@@ -19,6 +19,128 @@ pub struct Profile {
     /// a boolean or an array of those.
     #[serde(default)]
     pub fixtures: BTreeMap<String, Value>,
+    /// Request field names the spec does not show, renamed to the target's (READINGS 6.1):
+    /// `"message.text": "content"`. Keys are those of [`REQUEST_FIELDS`]; the suite sends the
+    /// renamed field only.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub request_fields: BTreeMap<String, String>,
+}
+
+/// The request fields whose names the spec does not show (READINGS 6.1), renameable in a
+/// profile's `requestFields`: (key, method, route template, body field, what it holds).
+pub const REQUEST_FIELDS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "message.text",
+        "POST",
+        "/v1/messages",
+        "text",
+        "the text of a message sent",
+    ),
+    (
+        "message.to",
+        "POST",
+        "/v1/messages",
+        "to",
+        "the recipients of a message sent",
+    ),
+    (
+        "message.from",
+        "POST",
+        "/v1/messages",
+        "from",
+        "the sending number of a message sent",
+    ),
+    (
+        "task.title",
+        "POST",
+        "/v1/tasks",
+        "title",
+        "the title of a task created",
+    ),
+    (
+        "task.description",
+        "POST",
+        "/v1/tasks",
+        "description",
+        "the description of a task created",
+    ),
+    (
+        "task.phoneNumberId",
+        "POST",
+        "/v1/tasks",
+        "phoneNumberId",
+        "the phone number a task created is linked to",
+    ),
+    (
+        "task.conversationId",
+        "POST",
+        "/v1/tasks",
+        "conversationId",
+        "the conversation a task created is linked to",
+    ),
+    (
+        "task.activityId",
+        "POST",
+        "/v1/tasks",
+        "activityId",
+        "the activity a task created is linked to",
+    ),
+    (
+        "task.dueDate",
+        "POST",
+        "/v1/tasks",
+        "dueDate",
+        "the due date of a task created",
+    ),
+];
+
+impl Profile {
+    /// The body fields of `method` on the route `template` renamed by `requestFields`:
+    /// (spec name, target name).
+    pub fn renamed_fields(&self, method: &str, template: &str) -> Vec<(&'static str, &str)> {
+        REQUEST_FIELDS
+            .iter()
+            .filter(|(_, m, t, _, _)| *m == method && *t == template)
+            .filter_map(|(key, _, _, field, _)| {
+                self.request_fields
+                    .get(*key)
+                    .map(|to| (*field, to.as_str()))
+                    .filter(|(from, to)| from != to)
+            })
+            .collect()
+    }
+
+    /// Checks `requestFields`: known keys, a plain name each, no two fields of one request
+    /// under one name.
+    pub fn check_request_fields(&self) -> Result<(), String> {
+        for (key, to) in &self.request_fields {
+            let Some((_, m, t, _, _)) = REQUEST_FIELDS.iter().find(|(k, ..)| k == key) else {
+                let known: Vec<&str> = REQUEST_FIELDS.iter().map(|(k, ..)| *k).collect();
+                return Err(format!(
+                    "requestFields: unknown field `{key}` (renameable: {})",
+                    known.join(", ")
+                ));
+            };
+            if to.is_empty() || to.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(format!(
+                    "requestFields: `{key}` must be a field name without whitespace"
+                ));
+            }
+            // Another field of the same request, renamed or not, must not end up under it.
+            let clash = REQUEST_FIELDS
+                .iter()
+                .filter(|(k, m2, t2, _, _)| k != key && m2 == m && t2 == t)
+                .find(|(k, _, _, f, _)| {
+                    self.request_fields.get(*k).map_or(*f, |s| s.as_str()) == to
+                });
+            if let Some((other, ..)) = clash {
+                return Err(format!(
+                    "requestFields: `{key}` and `{other}` would both be sent as `{to}`"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why a profile could not be used.
@@ -55,6 +177,12 @@ impl Profile {
                 });
             }
         }
+        profile
+            .check_request_fields()
+            .map_err(|detail| ProfileError::Parse {
+                path: shown.clone(),
+                detail,
+            })?;
         // A hook is requested as a path of the target; anything else would go elsewhere.
         if let Some(path) = profile.fixtures.get("activity_trigger_path") {
             if !path.as_str().is_some_and(|p| p.starts_with('/')) {
@@ -290,3 +418,62 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "a JSON Pointer to the signing secret in the create and rotate answers (default: the `whsec_` string found in the answer)",
     ),
 ];
+
+#[cfg(test)]
+mod request_field_tests {
+    use super::*;
+
+    fn with(fields: &[(&str, &str)]) -> Profile {
+        Profile {
+            request_fields: fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Profile::default()
+        }
+    }
+
+    #[test]
+    fn request_fields_are_checked_and_applied_per_route() {
+        let p = with(&[("message.text", "content")]);
+        assert!(p.check_request_fields().is_ok());
+        assert_eq!(
+            p.renamed_fields("POST", "/v1/messages"),
+            [("text", "content")]
+        );
+        assert!(p.renamed_fields("GET", "/v1/messages").is_empty());
+        assert!(p.renamed_fields("POST", "/v1/tasks").is_empty());
+        assert!(
+            with(&[("message.body", "content")])
+                .check_request_fields()
+                .is_err()
+        );
+        assert!(
+            with(&[("message.text", "")])
+                .check_request_fields()
+                .is_err()
+        );
+        assert!(
+            with(&[("message.text", "a b")])
+                .check_request_fields()
+                .is_err()
+        );
+        // Two fields of one request under one name.
+        assert!(
+            with(&[("message.text", "to")])
+                .check_request_fields()
+                .is_err()
+        );
+        assert!(
+            with(&[("message.text", "x"), ("message.from", "x")])
+                .check_request_fields()
+                .is_err()
+        );
+        // A swap is fine.
+        assert!(
+            with(&[("message.text", "to"), ("message.to", "text")])
+                .check_request_fields()
+                .is_ok()
+        );
+    }
+}

@@ -53,3 +53,14 @@ fn readings_are_the_shared_readings() {
         "docs/READINGS.md differs from ../shared/spec/READINGS.md: copy it over"
     );
 }
+
+#[test]
+fn readme_lists_every_renameable_request_field() {
+    for (key, method, path, field, _) in workspace_conformance::profile::REQUEST_FIELDS {
+        let row = format!("| `{key}` | {method} {path} | `{field}` |");
+        assert!(
+            README.contains(&row),
+            "README lacks the request field row {row}"
+        );
+    }
+}

@@ -22,6 +22,33 @@ fn catalog_has_at_least_25_variants_each_with_a_reading() {
 }
 
 #[test]
+fn the_demanding_family_has_at_least_ten_variants_of_readings_6_or_2() {
+    // Issue 15: what a target may demand of a request is tested like what it answers.
+    let demanding: Vec<_> = VARIANTS.iter().filter(|v| v.variant.demanding()).collect();
+    assert!(
+        demanding.len() >= 9,
+        "only {} demanding variants",
+        demanding.len()
+    );
+    for v in [
+        "message-text-content",
+        "require-default-fields",
+        "require-list-filters",
+        "unknown-resources-404",
+        "route-before-auth",
+        "trim-whitespace",
+        "unknown-fields-400",
+        "json-body-415",
+        "group-recipients-10",
+    ] {
+        assert!(
+            demanding.iter().any(|d| d.name == v),
+            "demanding variant {v} missing"
+        );
+    }
+}
+
+#[test]
 fn each_variant_alone_fails_no_case() {
     let (contract, cases) = common::catalog();
     let rt = common::runtime();
@@ -34,14 +61,27 @@ fn each_variant_alone_fails_no_case() {
             VariantSet::new([v.variant]),
         );
         let failed = common::failure_report(&results);
-        if failed.is_empty() {
-            Vec::new()
-        } else {
-            vec![format!(
+        let ignored = common::ignored(&results);
+        let mut out = Vec::new();
+        // Every trial of the default run ran: none failed, none ignored, none missing.
+        if results.len() != cases.len() {
+            out.push(format!(
+                "variant {}: {} trials, not {}",
+                v.name,
+                results.len(),
+                cases.len()
+            ));
+        }
+        if !ignored.is_empty() {
+            out.push(format!("variant {}: ignored {ignored:?}", v.name));
+        }
+        if !failed.is_empty() {
+            out.push(format!(
                 "variant {} (READINGS {}):\n{failed}",
                 v.name, v.reading
-            )]
+            ));
         }
+        out
     });
     assert!(
         broken.is_empty(),
@@ -67,6 +107,8 @@ fn all_variants_together_fail_no_case() {
     );
     let ignored = common::ignored(&results);
     assert!(ignored.is_empty(), "{ignored:?}");
+    assert_eq!(results.len(), cases.len(), "every trial ran");
+    assert!(cases.len() >= 480, "only {} trials", cases.len());
 }
 
 #[test]
@@ -79,4 +121,140 @@ fn every_fault_is_still_caught_with_all_variants_on() {
         "faults hidden by the variants:\n{}",
         uncaught.join("\n")
     );
+}
+
+/// Status of one request to a reference with `variants` on; `key`: send the profile's API key.
+async fn status_with(
+    variants: &[workspace_conformance::reference::Variant],
+    method: &str,
+    path_and_query: &str,
+    body: Option<(&str, &str)>,
+    key: bool,
+) -> u16 {
+    use workspace_conformance::reference::{Options, start};
+    let running = start(Options {
+        variants: VariantSet::new(variants.iter().copied()),
+        ..Options::default()
+    })
+    .await
+    .expect("reference");
+    let client = reqwest::Client::new();
+    let mut req = client.request(
+        method.parse().expect("method"),
+        format!("{}{path_and_query}", running.base_url()),
+    );
+    if key {
+        req = req.header(
+            "Authorization",
+            running.profile.api_key.clone().expect("key"),
+        );
+    }
+    if let Some((content_type, text)) = body {
+        req = req
+            .header("Content-Type", content_type)
+            .body(text.to_string());
+    }
+    req.send().await.expect("answer").status().as_u16()
+}
+
+#[test]
+fn each_demanding_variant_refuses_what_the_default_accepts() {
+    // The variants are not idle: each refuses (or routes away) a request the default reference
+    // takes, so "0 failed with the variant" says the suite no longer sends that request.
+    use workspace_conformance::reference::Variant as V;
+    let rt = common::runtime();
+    let json = "application/json";
+    let pn = "PNq7R2s9T4u1";
+    let probes: Vec<(V, &str, String, Option<(&str, &str)>, bool, u16)> = vec![
+        (
+            V::RequireDefaultFields,
+            "POST",
+            "/v1/contacts".into(),
+            Some((json, r#"{"externalId":"rprobe01-a"}"#)),
+            true,
+            400,
+        ),
+        (
+            V::RequireListFilters,
+            "GET",
+            format!("/v1/messages?phoneNumberId={pn}&maxResults=10"),
+            None,
+            true,
+            400,
+        ),
+        (
+            V::UnknownResources404,
+            "GET",
+            "/v1/conversations?phoneNumbers=%2B14155550111&maxResults=10".into(),
+            None,
+            true,
+            404,
+        ),
+        (
+            V::RouteBeforeAuth,
+            "POST",
+            "/v1/webhooks/rprobe01".into(),
+            Some((json, "{}")),
+            false,
+            404,
+        ),
+        (
+            V::UnknownFields400,
+            "POST",
+            "/v1/contacts".into(),
+            Some((json, r#"{"defaultFields":{"firstName":"A"},"bogus":1}"#)),
+            true,
+            400,
+        ),
+        (
+            V::JsonBody415,
+            "POST",
+            "/v1/contacts".into(),
+            Some(("text/plain", r#"{"defaultFields":{"firstName":"A"}}"#)),
+            true,
+            415,
+        ),
+        (
+            V::MessageTextContent,
+            "POST",
+            "/v1/messages".into(),
+            Some((
+                json,
+                r#"{"to":["+14155550104"],"from":"+14155550100","text":"hi"}"#,
+            )),
+            true,
+            400,
+        ),
+    ];
+    for (v, method, path, body, key, refused) in probes {
+        let default = rt.block_on(status_with(&[], method, &path, body, key));
+        let demanding = rt.block_on(status_with(&[v], method, &path, body, key));
+        assert_eq!(demanding, refused, "{v:?}: {method} {path}");
+        assert_ne!(
+            default, refused,
+            "{v:?}: the default reference refuses it too"
+        );
+    }
+    // Trimming: a participant with a trailing space is refused by default, read once trimmed.
+    let path =
+        format!("/v1/messages?phoneNumberId={pn}&participants=%2B14155550101%20&maxResults=10");
+    assert_eq!(rt.block_on(status_with(&[], "GET", &path, None, true)), 400);
+    assert_eq!(
+        rt.block_on(status_with(&[V::TrimWhitespace], "GET", &path, None, true)),
+        200
+    );
+    // Profile lists at the other end of their range.
+    let ten = rt.block_on(async {
+        workspace_conformance::reference::start(workspace_conformance::reference::Options {
+            variants: VariantSet::new([V::GroupRecipients10]),
+            ..Default::default()
+        })
+        .await
+        .expect("reference")
+        .profile
+        .fixtures["sandbox_group_recipient_numbers"]
+            .as_array()
+            .map(Vec::len)
+    });
+    assert_eq!(ten, Some(10));
 }

@@ -110,7 +110,7 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
                 })?,
             };
             let access_line = lines.line_of(&format!("{op_at}/x-access"));
-            let request = base_request(&upper, template, &access);
+            let request = base_request(&upper, template, &access, &route.params);
             if let Some((part, text)) = super::loader::unresolved_in_request(&request) {
                 return Err(err(
                     access_line,
@@ -294,7 +294,29 @@ fn second_key_case(base: &Base<'_>, sk: &SecondKey) -> Case {
 }
 
 /// The request of an operation: path parameters from fixtures or templates, query and body.
-fn base_request(method: &str, template: &str, access: &Access) -> Request {
+///
+/// A path parameter the access table leaves open is the run id, except where its values form a
+/// closed set (an `enum`, such as the legacy webhook kinds): then it is the set's first member,
+/// since a target may route before it authenticates (READINGS 6.6, 6.8).
+fn base_request(
+    method: &str,
+    template: &str,
+    access: &Access,
+    params: &[crate::contract::Param],
+) -> Request {
+    let closed = |name: &str| {
+        params
+            .iter()
+            .find(|p| p.name == name && matches!(p.location, crate::contract::ParamIn::Path))
+            .and_then(|p| p.schema.get("enum"))
+            .and_then(Value::as_array)
+            .and_then(|e| e.first())
+            .and_then(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+    };
     let path = template
         .split('/')
         .map(
@@ -306,7 +328,7 @@ fn base_request(method: &str, template: &str, access: &Access) -> Request {
                     Some(Value::String(v)) if is_name(v) => format!("{{{{{v}}}}}"),
                     Some(Value::String(v)) => v.clone(),
                     Some(Value::Number(n)) => n.to_string(),
-                    _ => "{{run}}".to_string(),
+                    _ => closed(name).unwrap_or_else(|| "{{run}}".to_string()),
                 },
                 None => seg.to_string(),
             },
@@ -376,6 +398,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn closed_set_path_parameters_are_sent_with_a_member() {
+        // READINGS 6.6, 6.8: never the run id where the values form a closed set.
+        let contract = Contract::embedded().expect("contract");
+        let kinds = ["messages", "calls", "call-summaries", "call-transcripts"];
+        let mut seen = 0;
+        for case in generate(&contract).expect("generated") {
+            for step in &case.steps {
+                let r = step.request.as_ref().expect("a request");
+                if let Some(kind) = r.path.strip_prefix("/v1/webhooks/") {
+                    if r.method == "POST" {
+                        assert!(kinds.contains(&kind), "{}: {}", case.name, r.path);
+                        seen += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            seen >= 2,
+            "the no-key and wrong-key cells of the legacy webhooks"
+        );
+    }
+
+    #[test]
     fn no_generated_request_holds_an_unresolved_template() {
         let contract = Contract::embedded().expect("contract");
         for case in generate(&contract).expect("generated") {
@@ -434,7 +479,7 @@ mod tests {
             "path": { "a": "call_id", "b": "{{run}}-absent" }
         }))
         .expect("access");
-        let r = base_request("GET", "/x/{a}/{b}/{c}", &access);
+        let r = base_request("GET", "/x/{a}/{b}/{c}", &access, &[]);
         assert_eq!(r.path, "/x/{{call_id}}/{{run}}-absent/{{run}}");
         assert_eq!(
             used_fixtures(&r)
@@ -451,6 +496,7 @@ mod tests {
                 serde_json::json!({ "path": { "webhookId": "987654321987654321" } }),
             )
             .expect("access"),
+            &[],
         );
         assert_eq!(literal.path, "/webhooks/987654321987654321");
         let bad = base_request(
@@ -458,6 +504,7 @@ mod tests {
             "/x/{a}",
             &serde_json::from_value(serde_json::json!({ "path": { "a": "no_such" } }))
                 .expect("access"),
+            &[],
         );
         assert!(used_fixtures(&bad).is_err());
     }

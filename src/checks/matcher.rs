@@ -4,7 +4,8 @@
 //! Versioning rule 2). An object with a single operator key is an operator: `length`, `absent`,
 //! `absentOrNull`, `present`, `nonEmpty`, `pattern`, `contains`, `excludes`, `type`, `oneOf`,
 //! `not`, `equals`, `nullOr` (absent, null, or matching: READINGS 1.3 for fields that are
-//! not required), and `atOrAfter` / `atOrBefore` (an RFC 3339 instant compared as an instant, the
+//! not required), `length` (an integer, or a list such as a profile list given as a whole
+//! template `"{{name}}"`: as long as that list, READINGS 6.5), and `atOrAfter` / `atOrBefore` (an RFC 3339 instant compared as an instant, the
 //! bound included, for the time-range filters of lists).
 
 use regex::Regex;
@@ -42,11 +43,26 @@ pub struct Mismatch {
 #[error("{0}")]
 pub struct BadMatcher(pub String);
 
+/// A list, or a string that is one whole template (`"{{name}}"`), which renders to a list.
+fn is_list_or_list_template(v: &Value) -> bool {
+    match v {
+        Value::Array(_) => true,
+        Value::String(s) => {
+            let t = s.trim();
+            t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1 && t.len() > 4
+        }
+        _ => false,
+    }
+}
+
 /// Checks that the matcher is well formed, without evaluating it.
 pub fn validate(matcher: &Value) -> Result<(), BadMatcher> {
     match operator(matcher) {
-        Some(("length", v)) if v.as_u64().is_none() => {
-            Err(BadMatcher("`length` takes a non-negative integer".into()))
+        Some(("length", v)) if v.as_u64().is_none() && !is_list_or_list_template(v) => {
+            Err(BadMatcher(
+                "`length` takes a non-negative integer, a list, or a whole template naming a list (\"{{name}}\")"
+                    .into(),
+            ))
         }
         Some(("absent" | "absentOrNull" | "present" | "nonEmpty", v))
             if v != &Value::Bool(true) =>
@@ -115,7 +131,11 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
                 _ => false,
             },
             "length" => {
-                let want = arg.as_u64().unwrap_or(u64::MAX);
+                // A list (a rendered profile list): its length, whatever the profile gives.
+                let want = match arg {
+                    Value::Array(list) => list.len() as u64,
+                    other => other.as_u64().unwrap_or(u64::MAX),
+                };
                 match actual {
                     Some(Value::Array(a)) => a.len() as u64 == want,
                     Some(Value::String(s)) => s.chars().count() as u64 == want,
@@ -217,6 +237,13 @@ pub fn describe(expected: &Value) -> String {
         Some(("absentOrNull", _)) => "absent or null".into(),
         Some(("present", _)) => "present and not null".into(),
         Some(("nonEmpty", _)) => "a non-empty value".into(),
+        Some(("length", Value::Array(list))) => {
+            format!(
+                "length {} (the length of {})",
+                list.len(),
+                compact(&Value::Array(list.clone()))
+            )
+        }
         Some(("length", n)) => format!("length {n}"),
         Some(("pattern", p)) => format!("a string matching {}", compact(p)),
         Some(("type", t)) => format!("a value of type {}", t.as_str().unwrap_or("?")),
@@ -385,5 +412,15 @@ mod tests {
         assert!(validate(&json!({"pattern": "("})).is_err());
         assert!(validate(&json!({"type": "str"})).is_err());
         assert!(validate(&json!({"a": {"length": "x"}})).is_err());
+        assert!(validate(&json!({"a": {"length": "x {{list}}"}})).is_err());
+        assert!(validate(&json!({"a": {"length": "{{list}}"}})).is_ok());
+    }
+
+    #[test]
+    fn length_of_a_list_is_that_lists_length() {
+        let three = json!({"length": ["+1", "+2", "+3"]});
+        assert!(check(&three, Some(&json!(["a", "b", "c"])), "").is_ok());
+        assert!(check(&three, Some(&json!(["a", "b"])), "").is_err());
+        assert!(check(&json!({"length": []}), Some(&json!([])), "").is_ok());
     }
 }

@@ -36,6 +36,9 @@ pub struct Context {
     pub avoid: Vec<String>,
     /// Items an array must be drawn from (`x-example.items`); empty: generated items.
     pub pool: Vec<Value>,
+    /// The value names workspace resources (`x-example.resources`): a count input starts with
+    /// the example's own (profile) item, so the smallest valid input names nothing invented.
+    pub resources: bool,
 }
 
 /// Deterministic boundary inputs.
@@ -101,20 +104,26 @@ fn items(kind: &ItemKind, n: usize, ctx: &Context) -> Value {
         .as_ref()
         .and_then(Value::as_str)
         .is_some_and(|s| Regex::new(E164).is_ok_and(|re| re.is_match(s)));
-    Value::Array(
-        (0..n)
-            .map(|i| match kind {
-                ItemKind::E164 => json!(e164(i)),
-                ItemKind::Example(_) if first_is_e164 => json!(e164(i)),
-                ItemKind::Enum(values) => values
-                    .get(i % values.len().max(1))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                ItemKind::Text => json!(format!("item-{i}")),
-                ItemKind::Example(v) => first.clone().unwrap_or_else(|| v.clone()),
-            })
-            .collect(),
-    )
+    let generated = (0..).map(|i| match kind {
+        ItemKind::E164 => json!(e164(i)),
+        ItemKind::Example(_) if first_is_e164 => json!(e164(i)),
+        ItemKind::Enum(values) => values
+            .get(i % values.len().max(1))
+            .cloned()
+            .unwrap_or(Value::Null),
+        ItemKind::Text => json!(format!("item-{i}")),
+        ItemKind::Example(v) => first.clone().unwrap_or_else(|| v.clone()),
+    });
+    match first.clone().filter(|_| ctx.resources && n > 0) {
+        // The profile's resource first, then distinct invented ones (READINGS 6.6); only where
+        // generated items are distinct (phone numbers), so the filter always finds more.
+        Some(own) if first_is_e164 || matches!(kind, ItemKind::E164) => Value::Array(
+            std::iter::once(own.clone())
+                .chain(generated.filter(|v| v != &own).take(n - 1))
+                .collect(),
+        ),
+        _ => Value::Array(generated.take(n).collect()),
+    }
 }
 
 fn push_unique(list: &mut Vec<Value>, v: Value) {
@@ -213,7 +222,7 @@ pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
             }
             if let Ok(re) = Regex::new(p) {
                 for v in ["", "x", "abc", "-1", "12a", "1.5", "ZZ123", "us123"] {
-                    if !re.is_match(v) {
+                    if !re.is_match(v) && !re.is_match(v.trim()) {
                         b.invalid.push(json!(v));
                     }
                 }
@@ -357,6 +366,11 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
                         )
                             .prop_map(|(d, l)| format!("+1{d}{l}")),
                     ]
+                    // READINGS 6.7: a target may trim surrounding whitespace before validating,
+                    // so a must-reject value stays invalid once trimmed ("+1000 " is no input).
+                    .prop_filter("must stay invalid after trimming", |s| {
+                        !Regex::new(E164).is_ok_and(|re| re.is_match(s.trim()))
+                    })
                     .prop_map(|s| json!(s))
                     .sboxed(),
                 )
@@ -369,7 +383,9 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
             let re = Regex::new(p).ok()?;
             Some(
                 text_strategy(&['a', 'b', 'q', 'z', '-', '.'], 1..=6)
-                    .prop_filter("must violate the pattern", move |s| !re.is_match(s))
+                    .prop_filter("must violate the pattern, also trimmed", move |s| {
+                        !re.is_match(s) && !re.is_match(s.trim())
+                    })
                     .prop_map(|s| json!(s))
                     .sboxed(),
             )
@@ -402,6 +418,7 @@ mod tests {
             keeps_format: false,
             avoid: vec![],
             pool: vec![],
+            resources: false,
         }
     }
 
@@ -447,13 +464,43 @@ mod tests {
         let re = Regex::new(E164).unwrap();
         let b = boundaries(&Constraint::Pattern(E164.into()), &ctx("+14155550100"));
         assert!(b.valid.iter().all(|v| re.is_match(v.as_str().unwrap())));
-        assert!(b.invalid.iter().all(|v| !re.is_match(v.as_str().unwrap())));
+        // READINGS 6.7: invalid also once surrounding whitespace is trimmed.
+        assert!(
+            b.invalid
+                .iter()
+                .all(|v| !re.is_match(v.as_str().unwrap().trim()))
+        );
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let s = strategy(&Constraint::Pattern(E164.into()), false, &ctx("+1")).unwrap();
-        for _ in 0..200 {
+        for _ in 0..2000 {
             let v = s.new_tree(&mut runner).unwrap().current();
-            assert!(!re.is_match(v.as_str().unwrap()), "{v}");
+            assert!(!re.is_match(v.as_str().unwrap().trim()), "{v}");
         }
+    }
+
+    #[test]
+    fn resource_counts_start_with_the_example_and_stay_distinct() {
+        let mut c = ctx("+14155550103");
+        c.resources = true;
+        let count = Constraint::Count {
+            min: 1,
+            max: Some(100),
+            item: ItemKind::E164,
+        };
+        let b = boundaries(&count, &c);
+        // The smallest valid input names only the profile's number.
+        assert_eq!(b.valid[0], json!(["+14155550103"]));
+        for v in b.valid.iter().chain(&b.invalid) {
+            let items = v.as_array().unwrap();
+            if items.is_empty() {
+                continue; // below the minimum
+            }
+            assert_eq!(items.first(), Some(&json!("+14155550103")));
+            let distinct: std::collections::BTreeSet<_> =
+                items.iter().map(Value::to_string).collect();
+            assert_eq!(distinct.len(), items.len(), "{v}");
+        }
+        assert_eq!(b.invalid[0].as_array().unwrap().len(), 101);
     }
 
     #[test]
@@ -463,6 +510,7 @@ mod tests {
             keeps_format: false,
             avoid: vec!["workspace".into()],
             pool: vec![],
+            resources: false,
         };
         let b = boundaries(
             &Constraint::Length {
@@ -485,6 +533,7 @@ mod tests {
             keeps_format: true,
             avoid: vec![],
             pool: vec![],
+            resources: false,
         };
         let b = boundaries(
             &Constraint::Length {

@@ -61,6 +61,11 @@ pub struct Example {
     /// property draws from, so no generated value reaches the target there (sandbox recipients,
     /// the events of one variant of the webhook events union).
     pub items: std::collections::BTreeMap<String, Value>,
+    /// Parameter names or body pointers whose values name workspace resources (phone numbers of
+    /// a filter): a count input keeps the example's (profile) value first, and where a bound needs
+    /// more distinct resources than the profile gives, a 404 on a route that declares 404 counts
+    /// as accepted (READINGS 6.6).
+    pub resources: Vec<String>,
 }
 
 /// One boundary property: a constraint at one place of one operation's request.
@@ -78,6 +83,9 @@ pub struct Limit {
     pub accept: crate::cases::StatusExpect,
     /// What an invalid input must get.
     pub reject: crate::cases::StatusExpect,
+    /// What a valid input that names resources the profile does not give (invented) must get:
+    /// `accept` or a 404, where the place names resources and the route declares 404.
+    pub accept_invented: Option<crate::cases::StatusExpect>,
 }
 
 /// A generated trial.
@@ -102,6 +110,8 @@ struct ExampleDoc {
     only: Vec<String>,
     #[serde(default)]
     items: std::collections::BTreeMap<String, Value>,
+    #[serde(default)]
+    resources: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -169,6 +179,31 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
         unique: doc.unique,
         only: doc.only,
         items: doc.items,
+        resources: doc.resources,
+    })
+}
+
+/// `accept_invented` of a place: where it names resources (`x-example.resources`) and the route
+/// declares 404, a valid input naming something the workspace lacks may get 404 (READINGS 6.6).
+fn invented_status(
+    route: &Route,
+    example: &Example,
+    target: &Target,
+) -> Option<crate::cases::StatusExpect> {
+    let place = match target {
+        Target::Query(name) => name.as_str(),
+        Target::Body(pointer) => pointer.as_str(),
+        Target::Path(_) => return None,
+    };
+    let declares_404 = route
+        .responses
+        .iter()
+        .any(|r| r.status == StatusKey::Exact(404));
+    (declares_404 && example.resources.iter().any(|r| r == place)).then(|| {
+        crate::cases::StatusExpect::Any(vec![
+            success_status(route),
+            crate::cases::StatusExpect::Code(404),
+        ])
     })
 }
 
@@ -279,6 +314,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
         let mut limits: Vec<(String, Option<String>, Limit)> = Vec::new();
         let base =
             |target: Target, wrap: bool, constraint: Constraint, schema: Value, field: String| {
+                let accept_invented = invented_status(route, &example, &target);
                 Limit {
                     example: example.clone(),
                     target,
@@ -288,6 +324,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
                     field,
                     accept: success_status(route),
                     reject: reject_status(route),
+                    accept_invented,
                 }
             };
         let segments: Vec<&str> = route.template.trim_start_matches('/').split('/').collect();

@@ -313,6 +313,19 @@ async fn run_limit(
             Some(Value::Array(items)) => items,
             _ => Vec::new(),
         },
+        resources: limit.accept_invented.is_some(),
+    };
+    // The values the example (the profile, the run) gives at the probed place: a valid input
+    // naming anything else names an invented resource (READINGS 6.6).
+    let own: Vec<Value> = match &ctx.example {
+        Value::Array(items) => items.clone(),
+        Value::Null => Vec::new(),
+        one => vec![one.clone()],
+    };
+    let invents = |value: &Value| match value {
+        Value::Array(items) => items.iter().any(|i| !own.contains(i)),
+        Value::Null => false,
+        one => !own.contains(one),
     };
     let recorded = std::sync::Mutex::new(Vec::new());
     // Unique suffixes depend only on the trial and the input's rank, so a seed replays exactly.
@@ -348,6 +361,7 @@ async fn run_limit(
             }
         }
         let recorded = &recorded;
+        let invented = valid && invents(&value);
         async move {
             if skip {
                 return Found::new();
@@ -359,7 +373,13 @@ async fn run_limit(
                 .map(|mut r| r.push(Arc::new(ex.recorded())))
                 .ok();
             let (want, word) = if valid {
-                (&limit.accept, "accepted")
+                match &limit.accept_invented {
+                    Some(either) if invented => (
+                        either,
+                        "accepted (or 404: names a resource the profile does not give)",
+                    ),
+                    _ => (&limit.accept, "accepted"),
+                }
             } else {
                 (&limit.reject, "rejected")
             };

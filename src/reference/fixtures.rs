@@ -75,6 +75,28 @@ pub(crate) fn reserved_names() -> ReservedNames {
 }
 
 /// The profile the runner needs to certify this instance.
+/// The profile of an instance with these variants: a variant that names a request field its own
+/// way declares it in `requestFields` (READINGS 6.1).
+pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
+    let mut p = profile();
+    if variants.has(super::variants::Variant::MessageTextContent) {
+        p.request_fields
+            .insert("message.text".to_string(), "content".to_string());
+    }
+    if variants.has(super::variants::Variant::GroupRecipients10) {
+        // The other end of the stated range (2 to 10, READINGS 6.5).
+        p.fixtures.insert(
+            "sandbox_group_recipient_numbers".to_string(),
+            json!(
+                (0..10)
+                    .map(|i| format!("+141555501{:02}", 70 + i))
+                    .collect::<Vec<_>>()
+            ),
+        );
+    }
+    p
+}
+
 pub(crate) fn profile() -> Profile {
     let (_, ids) = messaging::seeded(PRIMARY_USER, RESTRICTED_USER);
     let fixtures: BTreeMap<String, Value> = [
@@ -180,6 +202,7 @@ pub(crate) fn profile() -> Profile {
     Profile {
         api_key: Some(PRIMARY_KEY.to_string()),
         fixtures,
+        request_fields: Default::default(),
     }
 }
 

@@ -11,6 +11,7 @@ mod app;
 mod auth;
 mod contact_input;
 mod deliveries;
+mod demands;
 mod errors;
 mod fixtures;
 mod input;
@@ -82,6 +83,7 @@ pub async fn start(opts: Options) -> std::io::Result<Running> {
     let listener = tokio::net::TcpListener::bind(opts.listen).await?;
     let addr = listener.local_addr()?;
     let router = router(&opts);
+    let profile = fixtures::profile_for(&opts.variants);
     let (shutdown, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let signal = async move {
@@ -95,7 +97,7 @@ pub async fn start(opts: Options) -> std::io::Result<Running> {
     });
     Ok(Running {
         addr,
-        profile: fixtures::profile(),
+        profile,
         shutdown: Some(shutdown),
         task: Some(task),
     })

@@ -104,9 +104,34 @@ variants! {
         "POST /webhooks and rotate answer only {data: {id, secret}} instead of the webhook with its secret";
     WebhookSecretSigningKey => "webhook-secret-signing-key", "6.2",
         "the signing secret comes in `signingKey` instead of `secret`";
+    // --- What a target may demand of a request (READINGS 6) ---
+    MessageTextContent => "message-text-content", "6.1",
+        "POST /v1/messages reads the text from `content` and refuses `text`; the profile's requestFields maps message.text to content";
+    RequireDefaultFields => "require-default-fields", "6.3",
+        "POST /v1/contacts refuses (400) a body without defaultFields holding a firstName";
+    RequireListFilters => "require-list-filters", "6.3",
+        "GET /v1/messages and GET /v1/calls refuse (400) a query without phoneNumberId and participants";
+    UnknownResources404 => "unknown-resources-404", "6.6",
+        "GET /v1/conversations answers 404 for a phone number in phoneNumbers that the workspace lacks";
+    RouteBeforeAuth => "route-before-auth", "6.8",
+        "routing before authentication: 404 for unserved paths and path values outside a closed set, 405 for unserved methods, before the key is checked";
+    TrimWhitespace => "trim-whitespace", "6.7",
+        "surrounding whitespace of query values and body strings is trimmed before validation";
+    UnknownFields400 => "unknown-fields-400", "6.3",
+        "400 for query parameters and body fields the contract does not name (GET /v1/conversations aside: its unshown filters are the profile's)";
+    JsonBody415 => "json-body-415", "2.2",
+        "415 for a request body without a JSON content type";
+    GroupRecipients10 => "group-recipients-10", "6.5",
+        "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
 }
 
 impl Variant {
+    /// Of the second family: strictness in what the reference accepts (READINGS 6), rather than
+    /// a choice in what it answers. The family starts at `message-text-content` in the catalog.
+    pub fn demanding(self) -> bool {
+        self >= Variant::MessageTextContent
+    }
+
     /// Looks a variant up by its catalog name.
     pub fn from_name(name: &str) -> Option<Variant> {
         VARIANTS.iter().find(|v| v.name == name).map(|v| v.variant)

@@ -174,6 +174,19 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .iter()
         .filter_map(|n| m.line(workspace, n).map(|l| l.id))
         .collect();
+    // Variant unknown-resources-404 (READINGS 6.6): a number the workspace lacks is not found.
+    if app
+        .switches()
+        .variant(crate::reference::variants::Variant::UnknownResources404)
+    {
+        if let Some(n) = numbers.iter().find(|n| m.line(workspace, n).is_none()) {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::NOT_FOUND,
+                format!("phone number {n} is not in this workspace"),
+            ));
+        }
+    }
     let mut items: Vec<Conversation> = of_workspace(m, workspace)
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);

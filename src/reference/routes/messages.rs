@@ -20,6 +20,7 @@ use crate::reference::input::{self, Query};
 use crate::reference::messaging::{self, A2p, Message, RetryRefusal, Workspace};
 use crate::reference::pagination;
 use crate::reference::reply;
+use crate::reference::variants::Variant;
 
 const V1_PATH: &str = "/v1/messages";
 const HV_PATH: &str = "/messages";
@@ -261,10 +262,22 @@ async fn send_v1(
 
 fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
-    let text = match body.get("text") {
+    // Variant message-text-content (READINGS 6.1): the text under the target's own name.
+    let field = if app.switches().variant(Variant::MessageTextContent) {
+        if body.contains_key("text") {
+            return Err(bad(
+                V1_PATH,
+                "text is not a field of this body; send content",
+            ));
+        }
+        "content"
+    } else {
+        "text"
+    };
+    let text = match body.get(field) {
         Some(Value::String(t)) => t.clone(),
-        Some(_) => return Err(bad(V1_PATH, "text must be a string")),
-        None => return Err(bad(V1_PATH, "text is required")),
+        Some(_) => return Err(bad(V1_PATH, format!("{field} must be a string"))),
+        None => return Err(bad(V1_PATH, format!("{field} is required"))),
     };
     let blank = if faults.has(Fault::TextUnicodeSpaceAccepted) {
         text.trim_matches(|c: char| c.is_ascii_whitespace())

@@ -62,9 +62,19 @@ pub(crate) fn router(app: App) -> Router {
         //
         .merge(header_versioned)
         .fallback(not_found)
+        // Demanding variants (READINGS 6): after authentication, in front of the handlers.
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            super::demands::demand,
+        ))
         .layer(middleware::from_fn_with_state(
             app.clone(),
             auth::require_key,
+        ))
+        // Routing before authentication (variant route-before-auth, READINGS 6.8).
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            super::demands::route_first,
         ))
         // Outside authentication, so 401 answers take the variants' shapes too.
         .layer(middleware::from_fn_with_state(
