@@ -51,6 +51,39 @@ struct Secrets {
     /// Secrets shorter than [`EDGE_MIN`] (4 to 7 characters), matched one by one.
     short: Vec<usize>,
     longest: usize,
+    /// First and last characters of the secrets: most positions of a text are passed over on
+    /// one table look-up, without hashing a window.
+    firsts: CharSet,
+    lasts: CharSet,
+}
+
+/// A set of characters: a table for ASCII, one flag for the rest.
+#[derive(Debug)]
+struct CharSet {
+    ascii: [bool; 128],
+    other: bool,
+}
+
+impl Default for CharSet {
+    fn default() -> Self {
+        CharSet {
+            ascii: [false; 128],
+            other: false,
+        }
+    }
+}
+
+impl CharSet {
+    fn insert(&mut self, c: char) {
+        match self.ascii.get_mut(c as usize) {
+            Some(slot) => *slot = true,
+            None => self.other = true,
+        }
+    }
+
+    fn contains(&self, c: char) -> bool {
+        self.ascii.get(c as usize).copied().unwrap_or(self.other)
+    }
 }
 
 impl Secrets {
@@ -66,6 +99,10 @@ impl Secrets {
             self.short.push(i);
         }
         self.longest = self.longest.max(n);
+        if let (Some(first), Some(last)) = (secret.chars.first(), secret.chars.last()) {
+            self.firsts.insert(*first);
+            self.lasts.insert(*last);
+        }
         self.list.push(secret);
     }
 }
@@ -338,6 +375,10 @@ fn find_spans(text: &str, secrets: &Secrets) -> Vec<(usize, usize, &'static str)
     // Whole secrets anywhere: leftmost, and the longest of those starting there.
     let mut i = 0;
     while i < len {
+        if !secrets.firsts.contains(chars[i]) {
+            i += 1;
+            continue;
+        }
         let mut best: Option<&Secret> = None;
         let candidates = window(i)
             .and_then(|w| secrets.heads.get(&w))
@@ -375,6 +416,9 @@ fn find_spans(text: &str, secrets: &Secrets) -> Vec<(usize, usize, &'static str)
         // A prefix of a secret ending at the edge: its first 8 characters start at `p`.
         let from = edge.saturating_sub(reach);
         for p in from..edge.saturating_sub(EDGE_MIN - 1) {
+            if !secrets.firsts.contains(chars[p]) {
+                continue;
+            }
             let Some(ids) = window(p).and_then(|w| secrets.heads.get(&w)) else {
                 continue;
             };
@@ -391,6 +435,9 @@ fn find_spans(text: &str, secrets: &Secrets) -> Vec<(usize, usize, &'static str)
         // A suffix of a secret starting at the edge: its last 8 characters end at `q`.
         let to = (edge + reach).min(len);
         for q in ((edge + EDGE_MIN)..=to).rev() {
+            if !secrets.lasts.contains(chars[q - 1]) {
+                continue;
+            }
             let Some(ids) = window(q - EDGE_MIN).and_then(|w| secrets.tails.get(&w)) else {
                 continue;
             };
