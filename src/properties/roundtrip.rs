@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::generate::e164;
-use super::runner::{Found, input_note, runner_for, search};
+use super::runner::{Found, failures, input_note, runner_for, search};
 use crate::cases::{Case, Request};
 use crate::checks::{Failure, Finding};
 use crate::client::Exchange;
@@ -310,18 +310,7 @@ pub(super) async fn run(
         None => Vec::new(),
         Some((input, found)) => {
             let note = input_note(&input, &found, exec.seed, &exec.run_id);
-            found
-                .into_iter()
-                .map(|(mut finding, ex)| {
-                    finding.actual = format!("{}; {note}", finding.actual);
-                    Failure {
-                        finding,
-                        step: 1,
-                        steps: 1,
-                        exchange: Some(ex),
-                    }
-                })
-                .collect()
+            failures(found, &note, 1)
         }
     }
 }

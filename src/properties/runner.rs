@@ -46,6 +46,23 @@ fn fnv(text: &str) -> u64 {
 
 /// A deterministic rng for one property: the run's seed mixed with the trial name, so a filter
 /// does not change the inputs of the trials it keeps.
+/// The findings of a property's failing input as failures of its last step, each saying which
+/// input failed (`note`).
+pub(super) fn failures(found: Found, note: &str, steps: usize) -> Vec<Failure> {
+    found
+        .into_iter()
+        .map(|(mut finding, ex)| {
+            finding.actual = format!("{}; {note}", finding.actual);
+            Failure {
+                finding,
+                step: steps,
+                steps,
+                exchange: Some(ex),
+            }
+        })
+        .collect()
+}
+
 pub(super) fn runner_for(seed: u64, name: &str) -> TestRunner {
     let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
     for b in name.bytes() {
@@ -426,20 +443,7 @@ async fn run_limit(
             found
         }
     };
-    let fail = |found: Found, note: String| -> Vec<Failure> {
-        found
-            .into_iter()
-            .map(|(mut finding, ex)| {
-                finding.actual = format!("{}; {note}", finding.actual);
-                Failure {
-                    finding,
-                    step: steps,
-                    steps,
-                    exchange: Some(ex),
-                }
-            })
-            .collect()
-    };
+    let fail = |found: Found, note: String| failures(found, &note, steps);
     let result = 'search: {
         let bounds = generate::boundaries(&limit.constraint, &ctx);
         for (values, valid) in [(&bounds.valid, true), (&bounds.invalid, false)] {
