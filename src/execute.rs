@@ -294,7 +294,19 @@ impl Executor {
                 continue;
             }
             match self.run_step(case, step, &mut vars, &mut exchanges).await {
-                Ok(found) => failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex))),
+                Ok(found) => failures.extend(found.into_iter().map(|(mut f, ex)| {
+                    if let Some(c) = &step.control_of {
+                        // READINGS 6.9: the refusal before proves nothing unless this is accepted.
+                        f.check = format!("control of step {}: {}", c.step + 1, f.check);
+                        f.expected = format!(
+                            "{}: the request of step {} without the defect under test ({}) is accepted, so its refusal was for that defect and not for something else the target wants (READINGS 6.9)",
+                            f.expected,
+                            c.step + 1,
+                            c.change
+                        );
+                    }
+                    fail(f, ex)
+                })),
                 // A cleanup step after a failure may lack what the failed step would have saved.
                 Err(_) if after_failure => {}
                 Err(missing) => failures.push(fail(

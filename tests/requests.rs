@@ -75,3 +75,80 @@ fn a_404_counts_as_accepted_only_where_a_place_names_resources_and_the_route_dec
         "places whose invented values may get 404"
     );
 }
+
+/// Must-reject trials by how they prove their reason (READINGS 6.9), and those that do not.
+fn must_reject_kinds() -> (
+    std::collections::BTreeMap<&'static str, usize>,
+    Vec<String>,
+    usize,
+) {
+    use workspace_conformance::cases::reasons::must_reject_steps;
+    let (contract, cases) = load_catalog(None).expect("catalog");
+    let mut kinds = std::collections::BTreeMap::new();
+    let mut without = Vec::new();
+    let mut properties = 0;
+    for case in &cases {
+        if let Some(p) = &case.property {
+            properties += usize::from(matches!(p.as_ref(), Property::Limit(_)));
+            continue;
+        }
+        for (i, reason) in must_reject_steps(case, &contract) {
+            match reason {
+                Some(r) => *kinds.entry(r.describe()).or_insert(0) += 1,
+                None => without.push(format!(
+                    "{} step {} ({}:{})",
+                    case.name,
+                    i + 1,
+                    case.file,
+                    case.steps[i].line
+                )),
+            }
+        }
+    }
+    (kinds, without, properties)
+}
+
+#[test]
+fn every_must_reject_step_proves_its_reason() {
+    // READINGS 6.9: a 400 for a field the target requires and the case left out is no pass. Each
+    // must-reject step has a control (the same request without the defect, accepted), or expects
+    // the code or title a rule names for the condition, or is refused for a limit or a state the
+    // case shows.
+    let (kinds, without, _) = must_reject_kinds();
+    assert!(
+        without.is_empty(),
+        "{} must-reject steps prove no reason (add `control:`, see README 'Adding a case'):\n{}",
+        without.len(),
+        without.join("\n")
+    );
+    assert!(kinds.values().sum::<usize>() >= 100, "{kinds:?}");
+}
+
+#[test]
+fn the_readme_gives_the_must_reject_figures() {
+    // The README's table of must-reject steps by how they prove their reason is the catalog's.
+    let (kinds, without, properties) = must_reject_kinds();
+    let readme = include_str!("../README.md");
+    let mut missing = Vec::new();
+    for (kind, n) in &kinds {
+        let row = format!("| {kind} | {n} |");
+        if !readme.contains(&row) {
+            missing.push(row);
+        }
+    }
+    let row = format!(
+        "| property trials: must-reject inputs beside must-accept inputs of the same request | {properties} |"
+    );
+    if !readme.contains(&row) {
+        missing.push(row);
+    }
+    let row = format!("| without a way (fails `cargo test`) | {} |", without.len());
+    if !readme.contains(&row) {
+        missing.push(row);
+    }
+    assert!(
+        missing.is_empty(),
+        "README.md lacks these rows (section 'Must-reject cases'):\n{}",
+        missing.join("\n")
+    );
+}

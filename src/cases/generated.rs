@@ -12,7 +12,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::loader::{BUILTINS, LoadError};
-use super::model::{Api, Case, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step};
+use super::model::{
+    Api, Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step,
+};
 use super::template::{names_in_str, names_in_value};
 use super::yaml;
 use crate::contract::{Contract, OPENAPI_YAML};
@@ -166,7 +168,43 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
                     status: Some(StatusExpect::Class("4xx".into())),
                     ..Expect::default()
                 };
-                out.push(base.case(
+                // READINGS 6.9: the same request with the run's version is accepted (or, where
+                // the path names a resource the profile does not give, answered 404), so the
+                // 4xx was for the version and not for something else the target wants.
+                let invented = route.params.iter().any(|p| {
+                    matches!(p.location, crate::contract::ParamIn::Path)
+                        && !access
+                            .path
+                            .get(&p.name)
+                            .and_then(Value::as_str)
+                            .is_some_and(|v| {
+                                is_name(v) && KNOWN_FIXTURES.iter().any(|(f, _)| *f == v)
+                            })
+                });
+                let accepted = if invented && route.response(404).is_some() {
+                    StatusExpect::Any(vec![
+                        StatusExpect::Class("2xx".into()),
+                        StatusExpect::Code(404),
+                    ])
+                } else {
+                    StatusExpect::Class("2xx".into())
+                };
+                let with_control = |mut case: Case| {
+                    let mut step = case.steps[0].clone();
+                    step.request.as_mut().expect("a request").version = None;
+                    step.expect = Expect {
+                        status: Some(accepted.clone()),
+                        ..Expect::default()
+                    };
+                    step.control_of = Some(ControlOf {
+                        step: 0,
+                        change: "Service-Api-Version 2026-03-30".into(),
+                    });
+                    case.read_only &= step.request.as_ref().is_some_and(|r| r.method == "GET");
+                    case.steps.push(step);
+                    case
+                };
+                out.push(with_control(base.case(
                     "versioning",
                     "no-version",
                     &["Versioning > 1", "Authentication > 2"],
@@ -175,8 +213,8 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
                     None,
                     Some("none"),
                     expect.clone(),
-                ));
-                out.push(base.case(
+                )));
+                out.push(with_control(base.case(
                     "versioning",
                     "other-version",
                     &["Versioning > 1"],
@@ -185,7 +223,7 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
                     None,
                     Some(OTHER_VERSION),
                     expect,
-                ));
+                )));
             }
         }
     }
@@ -215,6 +253,11 @@ impl Base<'_> {
         expect: Expect,
     ) -> Case {
         let mut request = self.request.clone();
+        // A body naming the case's receiver URL (a webhook's `url`) opens its slot.
+        let uses_receiver = request
+            .body
+            .as_ref()
+            .is_some_and(|b| b.to_string().contains("{{webhook_url}}"));
         request.auth = auth.map(str::to_string);
         request.version = version.map(str::to_string);
         let mut fixtures = self.fixtures.clone();
@@ -240,6 +283,7 @@ impl Base<'_> {
                 repeat: None,
                 for_each: None,
                 always: false,
+                control_of: None,
                 line: self.line,
             }],
             fixtures,
@@ -247,7 +291,8 @@ impl Base<'_> {
             line: self.line,
             property: None,
             receiver: Vec::new(),
-            uses_receiver: false,
+            // A body naming the case's receiver URL (a webhook's `url`) opens its slot.
+            uses_receiver,
         }
     }
 }

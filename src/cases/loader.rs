@@ -9,7 +9,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::model::{Api, Case, CaseDoc, CaseFileDoc, Expect, ForEach, Repeat, Request, Step};
+use super::model::{
+    Api, Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, Repeat, Request,
+    StatusExpect, Step,
+};
 use super::template::{
     names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
 };
@@ -201,6 +204,7 @@ fn normalise(
                         always: s.always,
                         deliveries: s.deliveries,
                         secret: s.secret,
+                        control: s.control,
                     },
                 )
             })
@@ -211,7 +215,10 @@ fn normalise(
                 Some(r),
                 doc.expect,
                 doc.save,
-                StepExtras::default(),
+                StepExtras {
+                    control: doc.control,
+                    ..StepExtras::default()
+                },
             )],
             None => return Err(err(at, "needs `request` or `steps`".into())),
         },
@@ -234,10 +241,11 @@ fn normalise(
                 || extras.repeat.is_some()
                 || extras.for_each.is_some()
                 || extras.secret.is_some()
+                || extras.control.is_some()
             {
                 return Err(err(
                     &step_at,
-                    "a `deliveries` step takes no expect, save, secret, repeat or for_each (its own `save` goes inside it)".into(),
+                    "a `deliveries` step takes no expect, save, secret, control, repeat or for_each (its own `save` goes inside it)".into(),
                 ));
             }
             let d_at = format!("{step_at}/deliveries");
@@ -279,6 +287,7 @@ fn normalise(
                 repeat: None,
                 for_each: None,
                 always: extras.always,
+                control_of: None,
                 line: lines.line_of(&step_at),
             });
             continue;
@@ -369,6 +378,74 @@ fn normalise(
             &mut used,
         );
         resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
+        let control = match extras.control {
+            None => None,
+            Some(c) => {
+                let c_at = format!("{step_at}/control");
+                if extras.repeat.is_some() || extras.for_each.is_some() {
+                    return Err(err(
+                        &c_at,
+                        "a step with `repeat` or `for_each` takes no control".into(),
+                    ));
+                }
+                if !expect.status.as_ref().is_some_and(must_reject) {
+                    return Err(err(
+                        &c_at,
+                        "a control belongs to a must-reject step: `expect.status` 400, 413, 415, 422 or 4xx".into(),
+                    ));
+                }
+                let controlled = c.apply(&request);
+                let route_of = |r: &Request| {
+                    let concrete = TEMPLATE_PLACEHOLDER.replace_all(&r.path, "x");
+                    contract
+                        .route(&r.method, &concrete)
+                        .map(|r| r.template.clone())
+                };
+                if route_of(&controlled).is_none() || route_of(&controlled) != route_of(&request) {
+                    return Err(err(
+                        &format!("{c_at}/path"),
+                        format!(
+                            "the control's path {} is not the route of the step's request",
+                            controlled.path
+                        ),
+                    ));
+                }
+                if let Some((part, text)) = unresolved_in_request(&controlled) {
+                    return Err(err(
+                        &format!("{c_at}/{part}"),
+                        format!("`{text}` is not a template of a variable"),
+                    ));
+                }
+                let mut used = BTreeSet::new();
+                names_in_str(&controlled.path, &mut used);
+                for v in controlled.query.values().chain(controlled.headers.values()) {
+                    names_in_value(v, &mut used);
+                }
+                if let Some(b) = &controlled.body {
+                    names_in_value(b, &mut used);
+                }
+                resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&c_at, m))?;
+                let change = c.describe();
+                Some(Step {
+                    request: Some(controlled),
+                    deliveries: None,
+                    secret: None,
+                    expect: Expect {
+                        status: Some(c.status.unwrap_or(StatusExpect::Class("2xx".into()))),
+                        ..Expect::default()
+                    },
+                    save: Vec::new(),
+                    repeat: None,
+                    for_each: None,
+                    always: false,
+                    control_of: Some(ControlOf {
+                        step: steps.len(),
+                        change,
+                    }),
+                    line: lines.line_of(&c_at),
+                })
+            }
+        };
         steps.push(Step {
             request: Some(request),
             deliveries: None,
@@ -378,8 +455,10 @@ fn normalise(
             repeat: extras.repeat,
             for_each: extras.for_each,
             always: extras.always,
+            control_of: None,
             line: lines.line_of(&step_at),
         });
+        steps.extend(control);
     }
     let read_only = steps
         .iter()
@@ -402,6 +481,17 @@ fn normalise(
         receiver: doc.receiver,
         uses_receiver,
     })
+}
+
+/// Whether `status` expects a refusal of the request as invalid (READINGS 6.9): every status it
+/// allows is 400, 413, 415 or 422, or it is the class 4xx.
+pub fn must_reject(status: &StatusExpect) -> bool {
+    match status {
+        StatusExpect::Code(c) => matches!(c, 400 | 413 | 415 | 422),
+        StatusExpect::Class(c) => c == "4xx",
+        StatusExpect::Any(list) => !list.is_empty() && list.iter().all(must_reject),
+        StatusExpect::Not { .. } => false,
+    }
 }
 
 /// The first `{{...}}` of a request that no rendering resolves, with the part that holds it
@@ -446,6 +536,7 @@ struct StepExtras {
     always: bool,
     deliveries: Option<super::model::DeliveriesExpect>,
     secret: Option<String>,
+    control: Option<Control>,
 }
 
 /// A name a case defines (save, collect, for_each) must not shadow a fixture or builtin.

@@ -3,13 +3,14 @@
 pub mod generated;
 mod loader;
 mod model;
+pub mod reasons;
 pub mod template;
 pub mod yaml;
 
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
 pub use model::{
-    Api, Bound, Case, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach, OrderExpect,
-    PageExpect, Repeat, Request, StatusExpect, Step,
+    Api, Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect,
+    ForEach, OrderExpect, PageExpect, Repeat, Request, StatusExpect, Step,
 };
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

@@ -73,6 +73,9 @@ pub struct CaseDoc {
     pub save: Map<String, Value>,
     #[serde(default)]
     pub steps: Option<Vec<StepDoc>>,
+    /// The same request without the defect under test, which must be accepted (READINGS 6.9).
+    #[serde(default)]
+    pub control: Option<Control>,
     /// How the webhook receiver answers this case's deliveries, in order (then 204).
     #[serde(default)]
     pub receiver: Vec<crate::webhooks::Answer>,
@@ -100,6 +103,116 @@ pub struct StepDoc {
     pub for_each: Option<ForEach>,
     #[serde(default)]
     pub always: bool,
+    /// The same request without the defect under test, which must be accepted (READINGS 6.9).
+    #[serde(default)]
+    pub control: Option<Control>,
+}
+
+/// A must-reject step's control (READINGS 6.9): what to change in its request to take the defect
+/// under test away. The changed request is sent right after it and must be accepted, so the
+/// refusal was for that defect and not for something else the target wants of the request.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Control {
+    /// Another path (the same route with a valid parameter).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Query parameters to set; `null` removes one.
+    #[serde(default)]
+    pub query: Map<String, Value>,
+    /// Headers to set; `null` removes one.
+    #[serde(default)]
+    pub headers: Map<String, Value>,
+    /// A JSON merge patch (RFC 7396) of the body: `null` removes a field.
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// `none` or a value of `Service-Api-Version`, as in a request.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// What counts as accepted. Default `2xx`.
+    #[serde(default)]
+    pub status: Option<StatusExpect>,
+}
+
+impl Control {
+    /// `request` without the defect.
+    pub fn apply(&self, request: &Request) -> Request {
+        let mut out = request.clone();
+        if let Some(p) = &self.path {
+            out.path = p.clone();
+        }
+        for (k, v) in &self.query {
+            if v.is_null() {
+                out.query.remove(k);
+            } else {
+                out.query.insert(k.clone(), v.clone());
+            }
+        }
+        for (k, v) in &self.headers {
+            if v.is_null() {
+                out.headers.remove(k);
+            } else {
+                out.headers.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(patch) = &self.body {
+            let mut body = out.body.take().unwrap_or(Value::Object(Map::new()));
+            json_patch::merge(&mut body, patch);
+            out.body = Some(body);
+        }
+        if let Some(v) = &self.version {
+            out.version = Some(v.clone());
+        }
+        out
+    }
+
+    /// What the control changes, as a finding shows it.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(p) = &self.path {
+            parts.push(format!("path {p}"));
+        }
+        for (k, v) in &self.query {
+            parts.push(format!(
+                "query {k}={}",
+                if v.is_null() {
+                    "(removed)".into()
+                } else {
+                    v.to_string()
+                }
+            ));
+        }
+        for (k, v) in &self.headers {
+            parts.push(format!(
+                "header {k}: {}",
+                if v.is_null() {
+                    "(removed)".into()
+                } else {
+                    v.to_string()
+                }
+            ));
+        }
+        if let Some(b) = &self.body {
+            parts.push(format!("body patched with {b}"));
+        }
+        if let Some(v) = &self.version {
+            parts.push(format!("Service-Api-Version {v}"));
+        }
+        if parts.is_empty() {
+            "the same request".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// A step that is the control of a must-reject step (READINGS 6.9).
+#[derive(Debug, Clone)]
+pub struct ControlOf {
+    /// 0-based index of the must-reject step in the case.
+    pub step: usize,
+    /// What the control changed (`Control::describe`).
+    pub change: String,
 }
 
 /// What the webhook receiver must have got since the case's previous `deliveries` step on the
@@ -369,5 +482,7 @@ pub struct Step {
     pub for_each: Option<ForEach>,
     /// Runs even after an earlier step failed (cleanup).
     pub always: bool,
+    /// This step is the control of an earlier must-reject step (READINGS 6.9).
+    pub control_of: Option<ControlOf>,
     pub line: usize,
 }

@@ -65,6 +65,15 @@ impl V1Codes {
         Ok(V1Codes(out))
     }
 
+    /// Whether `code` or `title` is that of a row naming one condition (not a generic title):
+    /// an answer carrying it says why the request was refused (READINGS 6.9).
+    pub fn names_a_condition(&self, code: Option<&str>, title: Option<&str>) -> bool {
+        self.0.values().flat_map(HashMap::values).any(|row| {
+            !row.is_generic()
+                && (code == Some(row.code.as_str()) || title == Some(row.title.as_str()))
+        })
+    }
+
     /// The row of `area` for `status`, if the table has one.
     pub fn row(&self, area: &str, status: u16) -> Option<&CodeRow> {
         self.0.get(area)?.get(&status)

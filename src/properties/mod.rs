@@ -156,6 +156,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
             repeat: None,
             for_each: None,
             always: false,
+            control_of: None,
             line: 0,
         })
         .collect();
