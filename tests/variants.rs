@@ -26,10 +26,11 @@ fn the_demanding_family_has_at_least_ten_variants_of_readings_6_or_2() {
     // Issue 15: what a target may demand of a request is tested like what it answers.
     let demanding: Vec<_> = VARIANTS.iter().filter(|v| v.variant.demanding()).collect();
     assert!(
-        demanding.len() >= 9,
+        demanding.len() >= 10,
         "only {} demanding variants",
         demanding.len()
     );
+    assert!(VARIANTS.len() >= 40, "only {} variants", VARIANTS.len());
     for v in [
         "message-text-content",
         "require-default-fields",
@@ -40,12 +41,37 @@ fn the_demanding_family_has_at_least_ten_variants_of_readings_6_or_2() {
         "unknown-fields-400",
         "json-body-415",
         "group-recipients-10",
+        "external-id-conflict-409",
     ] {
         assert!(
             demanding.iter().any(|d| d.name == v),
             "demanding variant {v} missing"
         );
     }
+}
+
+#[test]
+fn every_reading_of_the_demanding_family_has_a_fault_of_what_the_suite_sends() {
+    // Issue 15: for each family (a reading of what a target may demand), a fault that a suite
+    // sending the wrong request would miss; `every_fault_is_still_caught_with_all_variants_on`
+    // then proves each caught with every variant on.
+    use workspace_conformance::reference::CATALOG;
+    let covered: std::collections::BTreeSet<&str> = CATALOG
+        .iter()
+        .filter_map(|f| f.fault.family())
+        .map(|(v, _)| v.info().reading)
+        .collect();
+    let missing: Vec<String> = VARIANTS
+        .iter()
+        .filter(|v| v.variant.demanding() && !covered.contains(v.reading))
+        .map(|v| format!("{} (READINGS {})", v.name, v.reading))
+        .collect();
+    assert!(missing.is_empty(), "families without a fault: {missing:?}");
+    let faults = CATALOG
+        .iter()
+        .filter(|f| f.fault.family().is_some())
+        .count();
+    assert!(faults >= 8, "only {faults} faults of what the suite sends");
 }
 
 #[test]
@@ -257,4 +283,37 @@ fn each_demanding_variant_refuses_what_the_default_accepts() {
             .map(Vec::len)
     });
     assert_eq!(ten, Some(10));
+    // A second contact with an externalId in use: 201 by default, 409 when the target keeps
+    // externalIds unique.
+    let second = |variants: Vec<V>| {
+        rt.block_on(async {
+            use workspace_conformance::reference::{Options, start};
+            let running = start(Options {
+                variants: VariantSet::new(variants),
+                ..Options::default()
+            })
+            .await
+            .expect("reference");
+            let client = reqwest::Client::new();
+            let mut last = 0;
+            for _ in 0..2 {
+                last = client
+                    .post(format!("{}/v1/contacts", running.base_url()))
+                    .header(
+                        "Authorization",
+                        running.profile.api_key.clone().expect("key"),
+                    )
+                    .header("Content-Type", json)
+                    .body(r#"{"defaultFields":{"firstName":"A"},"externalId":"rprobe01-twice"}"#)
+                    .send()
+                    .await
+                    .expect("answer")
+                    .status()
+                    .as_u16();
+            }
+            last
+        })
+    };
+    assert_eq!(second(vec![]), 201);
+    assert_eq!(second(vec![V::ExternalIdConflict409]), 409);
 }

@@ -247,8 +247,20 @@ async fn run_limit(
     exchanges: &mut Vec<Arc<Exchange>>,
 ) -> Vec<Failure> {
     let steps = limit.example.setup.len() + 1;
+    // Unique suffixes depend only on the trial and the input's rank, so a seed replays exactly.
+    let tag = format!("{:04x}", fnv(&case.name) & 0xffff);
     for (i, step) in limit.example.setup.iter().enumerate() {
-        match exec.run_step(case, step, &mut vars, exchanges).await {
+        // What the setup creates is the trial's own: the example's unique fields (an externalId
+        // a target may keep unique, 409) get the trial's tag, as every input does.
+        let mut step = step.clone();
+        if let Some(body) = step.request.as_mut().and_then(|r| r.body.as_mut()) {
+            for pointer in &limit.example.unique {
+                if let Some(Value::String(s)) = body.pointer_mut(pointer) {
+                    s.push_str(&format!("-{tag}"));
+                }
+            }
+        }
+        match exec.run_step(case, &step, &mut vars, exchanges).await {
             Ok(found) if found.is_empty() => {}
             Ok(found) => {
                 return found
@@ -345,8 +357,6 @@ async fn run_limit(
         one => !own.contains(one),
     };
     let recorded = std::sync::Mutex::new(Vec::new());
-    // Unique suffixes depend only on the trial and the input's rank, so a seed replays exactly.
-    let tag = format!("{:04x}", fnv(&case.name) & 0xffff);
     let inputs = std::sync::atomic::AtomicU64::new(0);
     let check = |value: Value, valid: bool| {
         // An empty or dot segment is no value of the parameter: URL resolution turns it into

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::app::App;
 use super::errors::ApiError;
+use super::faults::Fault;
 use super::routes::activity::TRIGGER_PATH;
 use super::variants::Variant;
 use crate::contract::{Contract, ParamIn, Route};
@@ -238,7 +239,8 @@ pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next)
         Variant::UnknownFields400,
     ]
     .into_iter()
-    .any(|v| s.variant(v));
+    .any(|v| s.variant(v))
+        || s.faults.has(Fault::BodylessPost415);
     let path = req.uri().path().to_string();
     if !any || path == TRIGGER_PATH {
         return next.run(req).await;
@@ -253,6 +255,14 @@ pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next)
             "body too large".into(),
         );
     };
+    if s.faults.has(Fault::BodylessPost415) && parts.method == Method::POST && bytes.is_empty() {
+        return error(
+            &app,
+            &path,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a request body must be sent as application/json".into(),
+        );
+    }
     if s.variant(Variant::JsonBody415) && !bytes.is_empty() && !json {
         return error(
             &app,

@@ -264,6 +264,25 @@ catalog! {
     TaskPutIgnoresDescription => "task-put-ignores-description", "v1 API: tasks > PUT /v1/tasks/{taskId}",
         "PUT changes the title but keeps the old description";
 
+    // --- what the suite sends (issue 15): each is seen only through a request a demanding
+    // variant's family requires of the suite (see `Fault::family`) ---
+    ReservedSourceAcceptedWithFirstName => "reserved-source-accepted-with-first-name", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts accepts a reserved source when defaultFields holds a firstName (a suite leaving defaultFields out meets only require-default-fields' 400)";
+    CallsMaxResultsUncheckedWithParticipants => "calls-max-results-unchecked-with-participants", "Limits > maxResults",
+        "GET /v1/calls skips the maxResults range when participants are given (a suite leaving them out meets only require-list-filters' 400)";
+    PhoneNumbersUncheckedWhenKnown => "phone-numbers-unchecked-when-known", "Limits > phoneNumbers filter",
+        "GET /v1/conversations takes more than 100 phoneNumbers when each is a number of the workspace (invented numbers meet only unknown-resources-404's 404)";
+    LegacyWebhookKindUnauthenticated => "legacy-webhook-kind-unauthenticated", "Authentication > 1",
+        "POST /v1/webhooks/{kind} serves a kind of the closed set without a key (a kind outside the set meets only route-before-auth's 404)";
+    EmptyTextAccepted => "empty-text-accepted", "Errors > Rules > 4",
+        "POST /v1/messages sends an empty text: only a text holding whitespace counts as blank, so a whitespace text that trim-whitespace emptied passes";
+    BodylessPost415 => "bodyless-post-415", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "a POST without a body answers 415 as if a JSON body were required (rotate, retry, mark-as-*, test deliveries take none)";
+    GroupToTruncatedAt9 => "group-to-truncated-at-9", "v1 API: messages > POST /v1/messages > to",
+        "a group message keeps only its first 9 recipients (seen with a profile list at the end of the range, group-recipients-10)";
+    RenamedTextDropped => "renamed-text-dropped", "v1 API: messages > POST /v1/messages",
+        "a message whose text came under the target's own name (message-text-content) is stored with an empty text";
+
 }
 
 /// Faults that move a stated limit by one: the self-test requires a property to catch each.
@@ -289,6 +308,29 @@ pub const BOUNDARY_FAULTS: &[Fault] = &[
 ];
 
 impl Fault {
+    /// The demanding variant whose family of readings (what the suite must send) this fault
+    /// tests, for the faults of issue 15; `needs` says whether the fault shows only with that
+    /// variant on (the profile list at the end of its range, the renamed field, the trimming).
+    pub fn family(self) -> Option<(super::variants::Variant, bool)> {
+        use super::variants::Variant as V;
+        Some(match self {
+            Fault::ReservedSourceAcceptedWithFirstName => (V::RequireDefaultFields, false),
+            Fault::CallsMaxResultsUncheckedWithParticipants => (V::RequireListFilters, false),
+            Fault::PhoneNumbersUncheckedWhenKnown => (V::UnknownResources404, false),
+            Fault::LegacyWebhookKindUnauthenticated => (V::RouteBeforeAuth, false),
+            Fault::EmptyTextAccepted => (V::TrimWhitespace, true),
+            Fault::BodylessPost415 => (V::JsonBody415, false),
+            Fault::GroupToTruncatedAt9 => (V::GroupRecipients10, true),
+            Fault::RenamedTextDropped => (V::MessageTextContent, true),
+            _ => return None,
+        })
+    }
+
+    /// The variants a self-test turns on with this fault, so that it can show at all.
+    pub fn needs(self) -> Option<super::variants::Variant> {
+        self.family().filter(|(_, needs)| *needs).map(|(v, _)| v)
+    }
+
     /// Looks a fault up by its catalog name.
     pub fn from_name(name: &str) -> Option<Fault> {
         CATALOG.iter().find(|f| f.name == name).map(|f| f.fault)

@@ -123,6 +123,8 @@ variants! {
         "415 for a request body without a JSON content type";
     GroupRecipients10 => "group-recipients-10", "6.5",
         "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
+    ExternalIdConflict409 => "external-id-conflict-409", "6.6",
+        "POST and PATCH /v1/contacts refuse (409 Conflict, 0800409) an externalId another contact of the workspace already has";
 }
 
 impl Variant {
@@ -130,6 +132,14 @@ impl Variant {
     /// a choice in what it answers. The family starts at `message-text-content` in the catalog.
     pub fn demanding(self) -> bool {
         self >= Variant::MessageTextContent
+    }
+
+    /// The catalog entry of this variant.
+    pub fn info(self) -> &'static VariantInfo {
+        VARIANTS
+            .iter()
+            .find(|v| v.variant == self)
+            .expect("every variant is in the catalog")
     }
 
     /// Looks a variant up by its catalog name.
@@ -150,6 +160,13 @@ impl VariantSet {
     /// Every variant of the catalog.
     pub fn all() -> Self {
         VariantSet::new(VARIANTS.iter().map(|v| v.variant))
+    }
+
+    /// This set with `v` on as well.
+    pub fn with(&self, v: Variant) -> Self {
+        let mut out = self.clone();
+        out.0.insert(v);
+        out
     }
 
     pub fn has(&self, v: Variant) -> bool {

@@ -180,7 +180,15 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
     } else {
         1
     };
-    let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, min..=MAX_PAGE)
+    let range = if faults.has(Fault::CallsMaxResultsUncheckedWithParticipants)
+        && path.starts_with("/v1/")
+        && q.first("participants").is_some()
+    {
+        0..=usize::MAX
+    } else {
+        min..=MAX_PAGE
+    };
+    let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
         .map_err(|m| bad(path, m))?;
     let offset = pagination::page_token(q.first("pageToken")).map_err(|m| bad(path, m))?;
     let page = pagination::paginate(items, size, offset, faults);

@@ -150,8 +150,14 @@ fn contact_answer(app: &App, mut json: Value) -> Value {
 fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let reserved = fixtures::reserved_names();
+    let first_name = body
+        .get("defaultFields")
+        .and_then(|d| d.get("firstName"))
+        .is_some_and(|f| f.as_str().is_some_and(|f| !f.is_empty()));
     let rules = Rules {
-        reserved: if faults.has(Fault::ReservedSourceAccepted) {
+        reserved: if faults.has(Fault::ReservedSourceAccepted)
+            || (first_name && faults.has(Fault::ReservedSourceAcceptedWithFirstName))
+        {
             None
         } else {
             Some(&reserved)
@@ -161,6 +167,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     let mut store = app.store();
     let input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
+    external_id_free(app, &store, input.external_id.as_deref(), None)?;
     let source = match &input.source {
         Some(_) if app.switches().variant(Variant::SourceAlwaysPublicApi) => {
             Some("public-api".to_string())
@@ -192,6 +199,35 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     })
 }
 
+/// Variant `external-id-conflict-409`: the contract lists 409 for a contact create and update
+/// without naming its condition; this reference gives it to an externalId already in use by
+/// another contact (`except`: the one updated), so every case must invent its own.
+fn external_id_free(
+    app: &App,
+    store: &crate::reference::store::Store,
+    external_id: Option<&str>,
+    except: Option<&str>,
+) -> Result<(), ApiError> {
+    let Some(wanted) = external_id else {
+        return Ok(());
+    };
+    if !app.switches().variant(Variant::ExternalIdConflict409) {
+        return Ok(());
+    }
+    let taken = store
+        .contacts()
+        .iter()
+        .any(|c| c.external_id.as_deref() == Some(wanted) && Some(c.id.as_str()) != except);
+    if taken {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::CONFLICT,
+            format!("a contact with externalId {wanted} already exists"),
+        ));
+    }
+    Ok(())
+}
+
 /// The contact is looked up before the body is judged: an unknown id is a 404 whatever was sent.
 fn update(
     app: &App,
@@ -214,6 +250,7 @@ fn update(
     };
     let mut input = parse_contact(&body?, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
+    external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
     if faults.has(Fault::PatchMergesEntries) {
         keep_omitted_entries(&mut input, &existing);
     }

@@ -279,7 +279,14 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         Some(_) => return Err(bad(V1_PATH, format!("{field} must be a string"))),
         None => return Err(bad(V1_PATH, format!("{field} is required"))),
     };
-    let blank = if faults.has(Fault::TextUnicodeSpaceAccepted) {
+    let stored = if field != "text" && faults.has(Fault::RenamedTextDropped) {
+        String::new()
+    } else {
+        text.clone()
+    };
+    let blank = if faults.has(Fault::EmptyTextAccepted) {
+        !text.is_empty() && text.trim().is_empty()
+    } else if faults.has(Fault::TextUnicodeSpaceAccepted) {
         text.trim_matches(|c: char| c.is_ascii_whitespace())
             .is_empty()
     } else {
@@ -338,6 +345,9 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         if !recipients.contains(&n) {
             recipients.push(n);
         }
+    }
+    if faults.has(Fault::GroupToTruncatedAt9) {
+        recipients.truncate(9);
     }
     // `from` names the sender; the deprecated `phoneNumberId` still does when `from` is absent.
     let sender = match (body.get("from"), body.get("phoneNumberId")) {
@@ -424,7 +434,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         &recipients,
         true,
         None,
-        &text,
+        &stored,
         Some(caller.user_id),
         "sent",
         OffsetDateTime::now_utc(),
