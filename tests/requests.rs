@@ -152,3 +152,45 @@ fn the_readme_gives_the_must_reject_figures() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn every_list_request_names_max_results_where_no_default_is_stated() {
+    // READINGS 6.3: `maxResults` on every list whose default page size is not stated (only the
+    // contacts list states one, 10); only a case about that default leaves it out.
+    let (contract, cases) = load_catalog(None).expect("catalog");
+    let mut without = Vec::new();
+    let mut seen = 0;
+    for case in &cases {
+        for (name, r) in requests(case) {
+            if r.method != "GET" || r.path.starts_with("{{") {
+                continue;
+            }
+            let concrete = r
+                .path
+                .split('/')
+                .map(|s| if s.contains("{{") { "x" } else { s })
+                .collect::<Vec<_>>()
+                .join("/");
+            let Some(route) = contract.route("GET", &concrete) else {
+                continue;
+            };
+            if route.query_param("maxResults").is_none() {
+                continue;
+            }
+            seen += 1;
+            let stated_default = route.template == "/v1/contacts";
+            if !r.query.contains_key("maxResults") && !stated_default {
+                without.push(format!("{name}: GET {}", r.path));
+            }
+        }
+    }
+    without.sort();
+    without.dedup();
+    assert!(
+        without.is_empty(),
+        "{} list requests without maxResults:\n{}",
+        without.len(),
+        without.join("\n")
+    );
+    assert!(seen >= 50, "only {seen} list requests");
+}

@@ -380,10 +380,19 @@ fn base_request(
         )
         .collect::<Vec<_>>()
         .join("/");
+    // READINGS 6.3: `maxResults` on every list whose default page size is not stated (only the
+    // v1 contacts list states one).
+    let mut query = access.query.clone();
+    let pages = params
+        .iter()
+        .any(|p| p.name == "maxResults" && matches!(p.location, crate::contract::ParamIn::Query));
+    if pages && template != "/v1/contacts" && !query.contains_key("maxResults") {
+        query.insert("maxResults".into(), Value::from(10));
+    }
     Request {
         method: method.to_string(),
         path,
-        query: access.query.clone(),
+        query,
         headers: Map::new(),
         body: access.body.clone(),
         auth: None,
