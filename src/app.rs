@@ -430,7 +430,7 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         };
         crate::output::say(&format!(
             "certifying {what} (run {run_id}, seed {seed}, {} trials)",
-            cases.len()
+            chosen.len()
         ));
         // Ctrl-C or SIGTERM (a CI kill): no new trial starts, running ones stop, the reports are
         // written, what the run created is deleted. During the cleanup, or a second time: quit

@@ -300,15 +300,15 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "sandbox_failed_message_id",
-        "a failed message that may be retried; a case retries it, which sends it again",
+        "a failed message that may be retried, or a list of them; a case retries the first one still failed, which sends it again (none failed: the case is ignored with that reason)",
     ),
     (
         "permanent_failed_message_id",
-        "a failed message with a permanent error code (only read)",
+        "a failed message with a permanent error code; a case asks to retry it, which the contract refuses (States and transitions), so a conforming target never changes it",
     ),
     (
         "undelivered_message_id",
-        "an undelivered message (only read)",
+        "an undelivered message; a case asks to retry it, which the contract refuses (terminal), so a conforming target never changes it",
     ),
     (
         "media_message_id",

@@ -239,6 +239,7 @@ impl Base<'_> {
                 save: Vec::new(),
                 repeat: None,
                 for_each: None,
+                precondition: None,
                 always: false,
                 line: self.line,
             }],
