@@ -291,3 +291,391 @@ fn bad_profile_and_bad_arguments_exit_2() {
         );
     }
 }
+
+/// A served reference's API key, from its profile.
+fn key_of(served: &common::binary::Served) -> String {
+    let profile: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.profile).expect("profile"))
+            .expect("json");
+    profile["apiKey"].as_str().expect("key").to_string()
+}
+
+#[test]
+fn a_refused_key_ends_the_run_before_any_trial_naming_where_it_came_from() {
+    let served = serve("wrong-key", &[]);
+    let profile = served.profile.to_str().expect("utf-8");
+    let start = Instant::now();
+    let o = run(&["--target", &served.url, "--api-key", "k-wrong-0123456789"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(start.elapsed() < Duration::from_secs(15));
+    assert!(
+        err.contains("the API key given with --api-key is refused")
+            && err.contains("GET /phone-numbers")
+            && err.contains("answered 401"),
+        "{err}"
+    );
+    assert!(!err.contains("k-wrong-0123456789") && !out.contains("k-wrong-0123456789"));
+    assert!(!out.contains("test "), "no trial runs: {out}");
+
+    // From the environment.
+    let o = Command::new(BIN)
+        .args(["--target", &served.url])
+        .env("WORKSPACE_API_KEY", "k-env-wrong-0123456789")
+        .output()
+        .expect("runs");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("environment variable WORKSPACE_API_KEY is refused"),
+        "{err}"
+    );
+
+    // From the profile; and a refused extra key of the profile (the run's key is good).
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.profile).expect("profile"))
+            .expect("json");
+    let good = key_of(&served);
+    p["apiKey"] = "k-profile-wrong-0123".into();
+    let bad = temp_dir("wrong-key-profile").join("profile.json");
+    std::fs::write(&bad, p.to_string()).expect("write");
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        bad.to_str().expect("utf-8"),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`apiKey` of the profile") && err.contains("profile.json is refused"),
+        "{err}"
+    );
+    p["apiKey"] = good.clone().into();
+    p["fixtures"]["restricted_api_key"] = "k-restricted-wrong-0123".into();
+    std::fs::write(&bad, p.to_string()).expect("write");
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        bad.to_str().expect("utf-8"),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fixture `restricted_api_key` (an API key) is refused"),
+        "{err}"
+    );
+    assert!(!err.contains("k-restricted-wrong-0123") && !out.contains("test "));
+    // Not needed by the selection: not checked.
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        bad.to_str().expect("utf-8"),
+        "--exact",
+        "v1.contacts.patch.replaces-emails",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    // The good key passes the preflight.
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        profile,
+        "--area",
+        "contacts",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+}
+
+#[test]
+fn nothing_selected_is_exit_2_and_list_is_not() {
+    for args in [
+        &["--area", "contact"][..],
+        &["no-such-trial-name"],
+        &["--tag", "no-such-tag"],
+    ] {
+        let start = Instant::now();
+        let o = run(args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}\n{err}");
+        assert!(start.elapsed() < Duration::from_secs(15));
+        assert!(err.contains("nothing selected"), "{args:?}: {err}");
+        assert!(!out.contains("test result"), "{out}");
+    }
+    let (_, err) = text(&run(&["--area", "contact"]));
+    assert!(err.contains("did you mean `contacts`?"), "{err}");
+    let o = run(&["--list", "--area", "contact"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_partial_run_is_incomplete_in_every_output_and_require_complete_fails_it() {
+    let served = serve("partial", &[]);
+    let key = key_of(&served);
+    let dir = temp_dir("partial-reports");
+    let (json, junit, html) = (dir.join("r.json"), dir.join("r.xml"), dir.join("r.html"));
+    // No profile: every case that needs a fixture is ignored.
+    let o = Command::new(BIN)
+        .args(["--target", &served.url, "--area", "webhooks"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report")
+        .arg(&html)
+        .env("WORKSPACE_API_KEY", &key)
+        .output()
+        .expect("runs");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("verdict: "))
+        .expect("a verdict line");
+    assert!(line.starts_with("verdict: incomplete: "), "{line}");
+    assert!(
+        out.contains("ignored: the profile has no fixture `webhook_id`"),
+        "the reasons are grouped: {out}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid");
+    assert_eq!(report["verdict"], "incomplete");
+    let ignored = report["totals"]["ignored"].as_u64().expect("count");
+    assert!(ignored > 0);
+    assert_eq!(
+        report["verdictText"],
+        format!("incomplete: {ignored} ignored").as_str()
+    );
+    assert!(report["ignoredReasons"][0]["trials"].as_u64() > Some(0));
+    // A clause cited only by ignored trials is not verified, with the reason.
+    let clauses = report["clauses"].as_array().expect("clauses");
+    let trials = report["trials"].as_array().expect("trials");
+    let verdict_of = |name: &serde_json::Value| {
+        trials
+            .iter()
+            .find(|t| t["name"] == *name)
+            .map(|t| t["verdict"].clone())
+    };
+    let not_verified: Vec<&serde_json::Value> = clauses
+        .iter()
+        .filter(|c| c["status"] == "not verified")
+        .collect();
+    assert!(
+        !not_verified.is_empty(),
+        "no clause is cited only by ignored trials"
+    );
+    for c in not_verified {
+        assert!(c["reason"].as_str().is_some_and(|r| !r.is_empty()), "{c}");
+        for t in c["trials"].as_array().expect("trials") {
+            assert_eq!(verdict_of(t), Some("ignored".into()), "{c}");
+        }
+    }
+    for c in clauses.iter().filter(|c| c["status"] == "verified") {
+        assert!(
+            c["trials"]
+                .as_array()
+                .expect("trials")
+                .iter()
+                .any(|t| verdict_of(t) == Some("passed".into())),
+            "{c}"
+        );
+    }
+    assert!(clauses.iter().all(|c| c["status"] != "passed"));
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert!(
+        xml.contains(&format!(
+            "workspace-conformance (incomplete: {ignored} ignored)"
+        )),
+        "{xml:.300}"
+    );
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.contains("certification: INCOMPLETE: "), "HTML verdict");
+    assert!(!page.contains("PASSED"));
+
+    let o = Command::new(BIN)
+        .args([
+            "--target",
+            &served.url,
+            "--area",
+            "webhooks",
+            "--require-complete",
+        ])
+        .env("WORKSPACE_API_KEY", &key)
+        .output()
+        .expect("runs");
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("--require-complete: the run fails"), "{out}");
+}
+
+#[test]
+fn three_runs_in_a_row_against_one_serve_give_the_same_verdicts() {
+    let served = serve("repeat", &[]);
+    let profile = served.profile.to_str().expect("utf-8");
+    for i in 1..=3 {
+        let o = run(&["--target", &served.url, "--profile", profile, "messages"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "run {i}: {out}\n{err}");
+        assert!(out.contains("verdict: PASSED: "), "run {i}: {out}");
+        assert!(
+            out.lines().any(
+                |l| l.starts_with("test latest.messages.retry.failed-is-reattempted ")
+                    && l.ends_with(" ok")
+            ),
+            "run {i}: {out}"
+        );
+    }
+    // A fixture no longer in the needed state: the case is ignored with the reason, never
+    // failed; of several listed, the one still failed is used.
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.profile).expect("profile"))
+            .expect("json");
+    let failed = p["fixtures"]["sandbox_failed_message_id"].clone();
+    let undelivered = p["fixtures"]["undelivered_message_id"].clone();
+    let path = temp_dir("repeat-profile").join("profile.json");
+    for (list, verdict) in [
+        (
+            vec![undelivered.clone()],
+            "ignored (precondition no longer holds: no `sandbox_failed_message_id` is in the state the case needs",
+        ),
+        (vec![undelivered, failed], "ok"),
+    ] {
+        p["fixtures"]["sandbox_failed_message_id"] = serde_json::Value::Array(list);
+        std::fs::write(&path, p.to_string()).expect("write");
+        let o = run(&[
+            "--target",
+            &served.url,
+            "--profile",
+            path.to_str().expect("utf-8"),
+            "--exact",
+            "latest.messages.retry.failed-is-reattempted",
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        assert!(
+            out.contains(&format!(
+                "test latest.messages.retry.failed-is-reattempted ... {verdict}"
+            )),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn the_command_line_refuses_what_cannot_run() {
+    let start = Instant::now();
+    let o = run(&["--test-threads", "0"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("--test-threads 0"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(15));
+
+    let o = run(&["--target", "127.0.0.1:8080", "--api-key", "k-123456"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("did you mean http://127.0.0.1:8080?"), "{err}");
+
+    let o = run(&["--version"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        out.trim(),
+        format!("workspace-conformance {}", env!("CARGO_PKG_VERSION"))
+    );
+
+    let o = run(&["--help"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out.starts_with("workspace-conformance "), "{out:.200}");
+    for heading in [
+        "Target:",
+        "Profile:",
+        "Selection:",
+        "Reports:",
+        "Run control:",
+        "libtest:",
+        "Exit codes:",
+        "Environment:",
+        "WORKSPACE_API_KEY",
+        "--require-complete",
+    ] {
+        assert!(out.contains(heading), "--help lacks {heading}");
+    }
+    assert!(!out.contains("--bench"), "benchmark options are hidden");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // `--list | head -1`, and a run piped to a reader that is gone.
+    for args in [&["--list"][..], &["v1.contacts"]] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env_remove("WORKSPACE_API_KEY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        // The reader is gone before the binary writes its first line (it loads the catalog
+        // first): every write to stdout fails.
+        drop(child.stdout.take());
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .expect("err")
+            .read_to_string(&mut err)
+            .ok();
+        let status = child.wait().expect("ends");
+        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn no_ca_store_is_an_error_only_for_https() {
+    let o = Command::new(BIN)
+        .args(["v1.contacts.patch"])
+        .env_remove("WORKSPACE_API_KEY")
+        .env("SSL_CERT_FILE", "/nonexistent/ca.pem")
+        .env("SSL_CERT_DIR", "/nonexistent")
+        .output()
+        .expect("runs");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let o = Command::new(BIN)
+        .args(["--target", "https://127.0.0.1:9", "--api-key", "k-123456"])
+        .env_remove("WORKSPACE_API_KEY")
+        .env("SSL_CERT_FILE", "/nonexistent/ca.pem")
+        .env("SSL_CERT_DIR", "/nonexistent")
+        .output()
+        .expect("runs");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no CA certificates") && !err.contains("panicked"),
+        "{err}"
+    );
+}
+
+#[test]
+fn format_json_writes_only_json_on_stdout() {
+    let o = run(&["--format", "json", "v1.contacts.patch"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!out.trim().is_empty());
+    for line in out.lines() {
+        assert!(
+            serde_json::from_str::<serde_json::Value>(line).is_ok(),
+            "not JSON on stdout: {line}"
+        );
+    }
+    assert!(
+        err.contains("certifying") && err.contains("verdict: PASSED"),
+        "{err}"
+    );
+}
