@@ -679,3 +679,64 @@ fn format_json_writes_only_json_on_stdout() {
         "{err}"
     );
 }
+
+#[test]
+fn a_mistyped_or_badly_typed_fixture_is_refused_with_line_and_pointer() {
+    let served = serve("typo", &[]);
+    let text_of = std::fs::read_to_string(&served.profile).expect("profile");
+    let p: serde_json::Value = serde_json::from_str(&text_of).expect("json");
+    let pretty = serde_json::to_string_pretty(&p).expect("json");
+    let dir = temp_dir("typo-profile");
+    let line_of = |text: &str, needle: &str| {
+        text.lines()
+            .position(|l| l.contains(needle))
+            .map(|i| i + 1)
+            .expect("present")
+    };
+    let cases = [
+        (
+            pretty.replace("\"webhook_id\"", "\"webhook_idd\""),
+            "\"webhook_idd\"",
+            "at /fixtures/webhook_idd: unknown fixture `webhook_idd`; did you mean `webhook_id`?",
+        ),
+        (
+            pretty.replace(
+                "\"webhook_delivery_seconds\": 5",
+                "\"webhook_delivery_seconds\": \"5s\"",
+            ),
+            "\"webhook_delivery_seconds\"",
+            "at /fixtures/webhook_delivery_seconds: \"5s\" is not of type \"number\"",
+        ),
+        (
+            pretty.replace("\"open_task_limit\": 20", "\"open_task_limit\": \"twenty\""),
+            "\"open_task_limit\"",
+            "at /fixtures/open_task_limit: \"twenty\" is not of type \"integer\"",
+        ),
+        (
+            pretty.replace("\"open_task_limit\": 20", "\"open_task_limit\": 0"),
+            "\"open_task_limit\"",
+            "at /fixtures/open_task_limit: 0 is less than the minimum of 1",
+        ),
+    ];
+    for (i, (body, key, message)) in cases.iter().enumerate() {
+        assert_ne!(body, &pretty, "case {i} changed nothing");
+        let file = dir.join(format!("profile-{i}.json"));
+        std::fs::write(&file, body).expect("write");
+        let start = Instant::now();
+        let o = run(&[
+            "--target",
+            &served.url,
+            "--profile",
+            file.to_str().expect("utf-8"),
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{message}: {out}\n{err}");
+        assert!(start.elapsed() < Duration::from_secs(15));
+        let line = line_of(body, key);
+        assert!(
+            err.contains(&format!("{}: line {line}, {message}", file.display())),
+            "{err}"
+        );
+        assert!(!out.contains("test "), "nothing runs: {out}");
+    }
+}
