@@ -740,3 +740,100 @@ fn a_mistyped_or_badly_typed_fixture_is_refused_with_line_and_pointer() {
         assert!(!out.contains("test "), "nothing runs: {out}");
     }
 }
+
+/// A loopback target that answers every request at once with `{"data":[]}`, except requests to
+/// `/v1/tasks`, which it reads and never answers.
+fn half_silent_target() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16384 {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let text = String::from_utf8_lossy(&head);
+                if text
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|p| p.starts_with("/v1/tasks"))
+                {
+                    std::thread::sleep(Duration::from_secs(30));
+                    return;
+                }
+                let body = b"{\"data\":[]}";
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(body);
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn a_trial_that_failed_before_an_interrupt_stays_failed() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let url = half_silent_target();
+    let dir = temp_dir("interrupt-failed");
+    std::fs::write(
+        dir.join("two-steps.yaml"),
+        "area: contacts\napi: v1\ncases:\n  - id: fails-then-waits\n    clause: \"Authentication > 1\"\n    steps:\n      - request: { method: GET, path: /v1/contacts }\n        expect: { status: 201 }\n      - request: { method: GET, path: /v1/tasks }\n        always: true\n",
+    )
+    .expect("write");
+    let mut child = Command::new(BIN)
+        .args(["--target", &url, "--api-key", "k-123456", "--timeout", "60"])
+        .arg("--case-dir")
+        .arg(&dir)
+        .args(["--exact", "v1.contacts.fails-then-waits"])
+        .env_remove("WORKSPACE_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    // The first step fails at once; the second waits on the silent path.
+    std::thread::sleep(Duration::from_secs(3));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("wait").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the run did not end after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("out")
+        .read_to_string(&mut out)
+        .ok();
+    let status = child.wait().expect("status");
+    assert_eq!(status.code(), Some(130), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("test v1.contacts.fails-then-waits") && l.ends_with("FAILED")),
+        "the failed trial shows as failed: {out}"
+    );
+    assert!(
+        out.contains("verdict: interrupted: 0 passed, 1 failed"),
+        "{out}"
+    );
+    assert!(!out.contains("test result: ok"), "{out}");
+}
