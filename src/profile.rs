@@ -213,7 +213,7 @@ impl Profile {
             let pointer = e.instance_path().to_string();
             let what = pointer
                 .strip_prefix("/fixtures/")
-                .and_then(|name| fixture_schema(name))
+                .and_then(fixture_schema)
                 .map(|(name, range)| format!(" (`{name}` is {range})"))
                 .unwrap_or_default();
             return Err(bad(format!(
