@@ -98,3 +98,39 @@ fn readme_fixture_table_is_the_profile_schema() {
         "README's fixture table differs from schemas/profile.schema.json; it should read:\n{table}"
     );
 }
+
+/// The README's options table names every option of a run that `--help` shows; libtest's options
+/// are named in the paragraph below it.
+#[test]
+fn readme_options_table_names_every_option_of_help() {
+    let cmd = workspace_conformance::app::command();
+    let libtest = [
+        "include-ignored",
+        "ignored",
+        "list",
+        "exact",
+        "quiet",
+        "test-threads",
+        "logfile",
+        "skip",
+        "color",
+        "format",
+    ];
+    let mut missing = Vec::new();
+    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let Some(long) = arg.get_long() else { continue };
+        let row = format!("| `--{long}");
+        let named = if libtest.contains(&long) {
+            README.contains(&format!("`--{long}"))
+        } else {
+            README.contains(&row)
+        };
+        if !named {
+            missing.push(long.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "README's options table lacks {missing:?}"
+    );
+}
