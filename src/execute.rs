@@ -785,7 +785,6 @@ fn record_in<T>(
     }
 }
 
-/// Whether the last request of a trial got no complete answer.
 /// What a precondition step found.
 enum Precondition {
     /// An item is in the needed state (bound to the step's `as`).
@@ -796,6 +795,7 @@ enum Precondition {
     Failed(Vec<(Finding, Option<Arc<Exchange>>)>),
 }
 
+/// Whether the last request of a trial got no complete answer.
 fn transport_failed(exchanges: &[Arc<Exchange>]) -> bool {
     exchanges.last().is_some_and(|ex| ex.outcome.is_err())
 }
