@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cases::{self, Case};
 use crate::cli::{Cli, Command, RunArgs, ServeArgs};
@@ -32,18 +32,45 @@ impl SetupError {
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let key_from_env = matches!(
+        matches.value_source("api_key"),
+        Some(clap::parser::ValueSource::EnvVariable)
+    );
+    crate::output::guard_stdout();
     let result = match cli.command {
         Some(Command::Serve(args)) => serve(args),
-        None => run(cli.run),
+        None => run(cli.run, key_from_env),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    };
+    crate::output::finish();
+    code
+}
+
+/// The command line: [`Cli`] with libtest's options that do not apply to a certification
+/// (benchmarks, capture, unstable flags) hidden from `--help`.
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    for id in [
+        "test",
+        "bench",
+        "nocapture",
+        "show_output",
+        "unstable_flags",
+    ] {
+        cmd = cmd.mut_arg(id, |a| a.hide(true));
     }
+    cmd
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, SetupError> {
@@ -186,44 +213,105 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
     Ok(())
 }
 
-fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
+fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
+    if args.test.test_threads == Some(0) {
+        return Err(SetupError::new(
+            "--test-threads 0 would run no trial and wait forever: give at least 1",
+        ));
+    }
+    if args.test.format == Some(libtest_mimic::FormatSetting::Json) {
+        // stdout carries libtest's JSON events only.
+        crate::output::lines_to_stderr();
+    }
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(SetupError::new(
             "--timeout must be a positive number of seconds",
         ));
+    }
+    if let Some(rate) = args.rate {
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(SetupError::new(
+                "--rate must be a positive number of requests per second",
+            ));
+        }
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let (contract, cases) = load_catalog(args.case_dir.as_deref())?;
     let faults = parse_faults(&args.faults)?;
     let variants = parse_variants(&args.variants)?;
     let listing = args.test.list;
+    let known_areas: std::collections::BTreeSet<String> =
+        cases.iter().map(|c| c.area.clone()).collect();
+    let cases = select(
+        cases,
+        &Selection {
+            areas: args.areas.clone(),
+            tags: args.tags.clone(),
+            read_only: args.read_only,
+            partition: args.partition,
+        },
+    );
+    if let Some(url) = &args.target {
+        check_target_url(url)?;
+    }
+    if let Some(url) = &args.webhook_url {
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| SetupError::new(format!("bad --webhook-url `{url}`: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(SetupError::new(format!(
+                "bad --webhook-url `{url}`: use http:// or https://"
+            )));
+        }
+    }
+    // What libtest will run of the selection (filter, --skip, --exact, --ignored): nothing is
+    // a setup mistake (a typo of an area or a filter), never a pass.
+    let chosen: std::collections::HashSet<String> = cases
+        .iter()
+        .filter(|c| {
+            !args
+                .test
+                .is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(())))
+        })
+        .map(|c| c.name.clone())
+        .collect();
+    if chosen.is_empty() && !listing {
+        return Err(SetupError::new(nothing_selected(&args, &known_areas)));
+    }
     let rt = runtime()?;
     let mut _reference = None;
-    let (base_url, profile, api_key) = match &args.target {
+    let (base_url, profile, api_key, key_source) = match &args.target {
         Some(url) => {
             if !args.faults.is_empty() || !args.variants.is_empty() {
                 return Err(SetupError::new(
                     "--fault and --variant apply to the embedded reference only; leave out --target",
                 ));
             }
-            let parsed = reqwest::Url::parse(url)
-                .map_err(|e| SetupError::new(format!("bad --target URL `{url}`: {e}")))?;
-            if !matches!(parsed.scheme(), "http" | "https") {
-                return Err(SetupError::new(format!(
-                    "bad --target URL `{url}`: use http:// or https://"
-                )));
-            }
             let profile = match &args.profile {
                 Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
                 None => Profile::default(),
             };
-            let key = args.api_key.clone().or_else(|| profile.api_key.clone());
+            let (key, source) = match (&args.api_key, &profile.api_key) {
+                (Some(k), _) if key_from_env => {
+                    (Some(k.clone()), crate::preflight::KeySource::Environment)
+                }
+                (Some(k), _) => (Some(k.clone()), crate::preflight::KeySource::Flag),
+                (None, Some(k)) => (
+                    Some(k.clone()),
+                    crate::preflight::KeySource::Profile(
+                        args.profile
+                            .as_ref()
+                            .map(|p| p.display().to_string())
+                            .unwrap_or_default(),
+                    ),
+                ),
+                (None, None) => (None, crate::preflight::KeySource::Flag),
+            };
             if key.is_none() && !listing {
                 return Err(SetupError::new(
                     "no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile",
                 ));
             }
-            (url.clone(), profile, key)
+            (url.clone(), profile, key, source)
         }
         None => {
             if args.profile.is_some() {
@@ -244,7 +332,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
             let profile = running.profile.clone();
             let key = profile.api_key.clone();
             _reference = Some(running);
-            (base, profile, key)
+            (base, profile, key, crate::preflight::KeySource::Reference)
         }
     };
     let client = client_for(
@@ -259,46 +347,49 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         rt.block_on(probe(&client))
             .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
         if client.one_connection_per_request() {
-            println!(
-                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request"
+            crate::output::say(
+                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request",
             );
         }
-    }
-    if let Some(rate) = args.rate {
-        if !(rate.is_finite() && rate > 0.0) {
-            return Err(SetupError::new(
-                "--rate must be a positive number of requests per second",
-            ));
+        // The run's key, then each extra key of the profile that a selected case sends.
+        rt.block_on(crate::preflight::check(
+            &client,
+            crate::client::Auth::Primary,
+            &key_source.to_string(),
+            true,
+        ))
+        .map_err(SetupError)?;
+        for (name, forbidden_counts) in crate::preflight::extra_keys() {
+            let Some(key) = profile.fixtures.get(*name).and_then(|v| v.as_str()) else {
+                continue;
+            };
+            let needed = cases
+                .iter()
+                .any(|c| chosen.contains(&c.name) && c.fixtures.iter().any(|f| f == name));
+            if !needed {
+                continue;
+            }
+            let label = format!("<{}>", name.to_ascii_uppercase());
+            rt.block_on(crate::preflight::check(
+                &client,
+                crate::client::Auth::Key {
+                    key: key.to_string(),
+                    label,
+                },
+                &format!("the profile's fixture `{name}` (an API key)"),
+                *forbidden_counts,
+            ))
+            .map_err(SetupError)?;
         }
     }
-    let cases = select(
-        cases,
-        &Selection {
-            areas: args.areas.clone(),
-            tags: args.tags.clone(),
-            read_only: args.read_only,
-            partition: args.partition,
-        },
-    );
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
     let seed = args.seed.unwrap_or_else(rand::random);
-    if let Some(url) = &args.webhook_url {
-        let parsed = reqwest::Url::parse(url)
-            .map_err(|e| SetupError::new(format!("bad --webhook-url `{url}`: {e}")))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(SetupError::new(format!(
-                "bad --webhook-url `{url}`: use http:// or https://"
-            )));
-        }
-    }
     // The receiver starts once, when a selected case needs it.
-    let selected = |c: &Arc<Case>| {
-        args.test
-            .filter
-            .as_deref()
-            .is_none_or(|f| c.name.contains(f))
-    };
-    let receiver = if !listing && cases.iter().any(|c| c.uses_receiver && selected(c)) {
+    let receiver = if !listing
+        && cases
+            .iter()
+            .any(|c| c.uses_receiver && chosen.contains(&c.name))
+    {
         let listen = args
             .webhook_listen
             .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
@@ -337,10 +428,10 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
         } else {
             format!("the embedded reference at {base_url}")
         };
-        println!(
+        crate::output::say(&format!(
             "certifying {what} (run {run_id}, seed {seed}, {} trials)",
-            cases.len()
-        );
+            chosen.len()
+        ));
         // Ctrl-C or SIGTERM (a CI kill): no new trial starts, running ones stop, the reports are
         // written, what the run created is deleted. During the cleanup, or a second time: quit
         // at once; the reports written before the cleanup stand.
@@ -362,6 +453,7 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
                 }
                 first = false;
                 signal.store(code, Ordering::SeqCst);
+                crate::output::mark_interrupted();
                 eprintln!(
                     "interrupted: stopping the trials and removing what the run created (Ctrl-C again to quit at once)"
                 );
@@ -377,11 +469,17 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     }
     let secs = start.elapsed().as_secs_f64();
     let n = client.request_count();
-    println!(
+    let results = recorder.take();
+    let interrupted = exec.cleanup.is_interrupted();
+    crate::output::say(&verdict_summary(
+        &results,
+        interrupted,
+        args.require_complete,
+    ));
+    crate::output::say(&format!(
         "requests: {n} sent in {secs:.2} s ({:.0} requests/s)",
         n as f64 / secs.max(1e-9)
-    );
-    let results = recorder.take();
+    ));
     let wants_reports = args.junit.is_some() || args.json.is_some() || args.report.is_some();
     let write_reports = |summary: &crate::cleanup::Summary| -> Result<(), SetupError> {
         if !wants_reports {
@@ -422,27 +520,148 @@ fn run(mut args: RunArgs) -> Result<ExitCode, SetupError> {
     let cleanup_start = Instant::now();
     let summary = rt.block_on(exec.cleanup.finish(&client));
     let cleanup_secs = cleanup_start.elapsed().as_secs_f64();
-    print!("{}", client.redactor.redact(&summary.render()));
+    crate::output::say(
+        client
+            .redactor
+            .redact(&summary.render())
+            .trim_end_matches('\n'),
+    );
     if cleanup_secs >= 1.0 || !summary.not_removed.is_empty() {
-        println!(
+        crate::output::say(&format!(
             "cleanup took {cleanup_secs:.1} s (bound {} s)",
             crate::cleanup::cleanup_bound(timeout).as_secs_f64()
-        );
+        ));
     }
     phase.store(REWRITING, Ordering::SeqCst);
     write_reports(&summary)?;
-    let interrupted = exec.cleanup.is_interrupted();
+    let ignored = results
+        .iter()
+        .filter(|(_, r)| matches!(r.verdict, crate::execute::Verdict::Ignored(_)))
+        .count();
     Ok(if interrupted {
         eprintln!("the run was interrupted: the results are partial");
         ExitCode::from(match signal.load(Ordering::SeqCst) {
             0 => 130,
             code => code,
         })
-    } else if conclusion.has_failed() {
+    } else if conclusion.has_failed() || (args.require_complete && ignored > 0) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A `--target` must be an http(s) URL; one without a scheme gets the likely fix.
+fn check_target_url(url: &str) -> Result<(), SetupError> {
+    if !url.contains("://") {
+        return Err(SetupError::new(format!(
+            "bad --target URL `{url}`: it has no scheme; did you mean http://{url}?"
+        )));
+    }
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| SetupError::new(format!("bad --target URL `{url}`: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(SetupError::new(format!(
+            "bad --target URL `{url}`: use http:// or https://"
+        )));
+    }
+    Ok(())
+}
+
+/// Why nothing is selected, with the likely fix of an unknown area.
+fn nothing_selected(args: &RunArgs, known: &std::collections::BTreeSet<String>) -> String {
+    let mut msg = String::from("nothing selected: no trial matches");
+    let mut given = Vec::new();
+    for a in &args.areas {
+        given.push(format!("--area {a}"));
+    }
+    for t in &args.tags {
+        given.push(format!("--tag {t}"));
+    }
+    if args.read_only {
+        given.push("--read-only".into());
+    }
+    if let Some((k, n)) = args.partition {
+        given.push(format!("--partition {k}/{n}"));
+    }
+    if let Some(f) = &args.test.filter {
+        given.push(format!("the filter `{f}`"));
+    }
+    for s in &args.test.skip {
+        given.push(format!("--skip {s}"));
+    }
+    if args.test.exact {
+        given.push("--exact".into());
+    }
+    if args.test.ignored {
+        given.push("--ignored (no trial is marked ignored)".into());
+    }
+    if given.is_empty() {
+        msg.push_str(" (the catalog is empty)");
+    } else {
+        msg.push(' ');
+        msg.push_str(&given.join(", "));
+    }
+    for a in args.areas.iter().filter(|a| !known.contains(*a)) {
+        let closest = known
+            .iter()
+            .map(|k| (strsim::levenshtein(a, k), k))
+            .min()
+            .filter(|(d, _)| *d <= 3);
+        match closest {
+            Some((_, k)) => msg.push_str(&format!("; unknown area `{a}`: did you mean `{k}`?")),
+            None => msg.push_str(&format!("; unknown area `{a}`")),
+        }
+    }
+    msg.push_str(&format!(
+        " (areas: {}; `--list` shows every trial)",
+        known.iter().cloned().collect::<Vec<_>>().join(", ")
+    ));
+    msg
+}
+
+/// The line after libtest's summary: what the run certifies. A run with ignored trials is
+/// incomplete (the reasons grouped), an interrupted one says so; only a complete run passes.
+pub fn verdict_summary(
+    results: &[(Arc<Case>, crate::execute::CaseResult)],
+    interrupted: bool,
+    require_complete: bool,
+) -> String {
+    use crate::execute::Verdict;
+    let (mut passed, mut failed) = (0usize, 0usize);
+    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    for (_, r) in results {
+        match &r.verdict {
+            Verdict::Passed => passed += 1,
+            Verdict::Failed(_) => failed += 1,
+            Verdict::Ignored(why) => *reasons.entry(why.clone()).or_default() += 1,
+        }
+    }
+    let ignored: usize = reasons.values().sum();
+    let mut out = if interrupted {
+        format!(
+            "verdict: interrupted: {passed} passed, {failed} failed, {ignored} not run or stopped; not a certification"
+        )
+    } else if failed > 0 {
+        format!("verdict: FAILED: {failed} failed, {passed} passed, {ignored} ignored")
+    } else if ignored > 0 {
+        let tail = if require_complete {
+            "; --require-complete: the run fails"
+        } else {
+            "; not a certification (--require-complete fails such a run)"
+        };
+        format!("verdict: incomplete: {ignored} ignored, {passed} passed{tail}")
+    } else {
+        format!("verdict: PASSED: all {passed} trials passed")
+    };
+    if ignored > 0 && !interrupted {
+        let mut grouped: Vec<(&String, &usize)> = reasons.iter().collect();
+        grouped.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (why, n) in grouped {
+            out.push_str(&format!("\n  {n} ignored: {why}"));
+        }
+    }
+    out
 }
 
 /// Phases of a run, as a signal sees them.

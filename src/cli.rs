@@ -13,15 +13,45 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(
     name = "workspace-conformance",
+    bin_name = "workspace-conformance",
     version,
+    about = "workspace-conformance: certify an implementation of the Workspace Communications API, clause by clause",
+    help_template = HELP_TEMPLATE,
+    after_help = AFTER_HELP,
+    disable_version_flag = true,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// Print the version and exit.
+    #[arg(short = 'V', long = "version", action = clap::ArgAction::Version)]
+    pub version: Option<bool>,
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
     pub run: RunArgs,
 }
+
+/// `--help`: the program, what it does, usage, the options by group, then exit codes and
+/// environment (libtest's own template names no program).
+const HELP_TEMPLATE: &str =
+    "{name} {version}\n{about}\n\n{usage-heading} {usage}\n\n{all-args}\n\n{after-help}";
+
+/// The exit codes and environment variables, after the options of `--help`.
+pub const AFTER_HELP: &str = "\
+Exit codes:
+  0    every selected trial passed (ignored ones allowed unless --require-complete; the
+       summary then says \"incomplete: N ignored\")
+  1    some trial failed (or, with --require-complete, some trial was ignored)
+  2    the run could not start or certify: bad arguments, an unreachable target, a refused
+       API key, a bad profile or case file, nothing selected
+  130  interrupted by Ctrl-C; 143 by SIGTERM (the reports say \"interrupted\")
+
+Environment:
+  WORKSPACE_API_KEY  the API key, when --api-key is not given (before the profile's apiKey)
+  SSL_CERT_FILE, SSL_CERT_DIR  CA certificates for an https:// target (else the system's store)
+  NO_COLOR           no colours in libtest's output
+
+See README.md for the profile format, the reports and the cases.";
 
 /// Subcommands besides the default run.
 #[derive(Debug, Subcommand)]
@@ -34,76 +64,91 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Base URL of the implementation to certify (default: the embedded reference).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Target")]
     pub target: Option<String>,
     /// API key for the target (else WORKSPACE_API_KEY, else the profile's apiKey).
     #[arg(
         long,
         env = "WORKSPACE_API_KEY",
         value_name = "KEY",
-        hide_env_values = true
+        hide_env_values = true,
+        help_heading = "Target"
     )]
     pub api_key: Option<String>,
     /// Profile of the target's fixtures (JSON); see README, "Profile".
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Profile")]
     pub profile: Option<PathBuf>,
     /// Seconds to wait for each answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10.0,
+        help_heading = "Run control"
+    )]
     pub timeout: f64,
     /// Largest answer body accepted, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 8 * 1024 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = 8 * 1024 * 1024, help_heading = "Run control")]
     pub max_body: usize,
     /// Load case files from this directory instead of the built-in catalog.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Selection")]
     pub case_dir: Option<PathBuf>,
     /// Seed of the generated inputs of properties; printed by every run, replays it exactly.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Run control")]
     pub seed: Option<u64>,
     /// Run id (8 characters a-z0-9) tagging what the run creates; with --seed it replays a
     /// property's inputs exactly. Default: a fresh one.
-    #[arg(long, value_name = "ID", value_parser = parse_run_id)]
+    #[arg(long, value_name = "ID", value_parser = parse_run_id, help_heading = "Run control")]
     pub run_id: Option<String>,
     /// Random inputs per property and direction (valid, invalid), besides the boundary values.
-    #[arg(long = "cases", value_name = "N", default_value_t = 4)]
+    #[arg(
+        long = "cases",
+        value_name = "N",
+        default_value_t = 4,
+        help_heading = "Run control"
+    )]
     pub property_cases: u32,
     /// Switch on a fault of the embedded reference (only without --target); repeatable.
-    #[arg(long = "fault", value_name = "NAME")]
+    #[arg(long = "fault", value_name = "NAME", help_heading = "Target")]
     pub faults: Vec<String>,
     /// Switch on a variant of the embedded reference (only without --target); repeatable, `all`.
-    #[arg(long = "variant", value_name = "NAME")]
+    #[arg(long = "variant", value_name = "NAME", help_heading = "Target")]
     pub variants: Vec<String>,
     /// Write a JUnit XML report (one testcase per trial, grouped by area) to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Reports")]
     pub junit: Option<PathBuf>,
     /// Write the result as JSON (run metadata, every trial) to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Reports")]
     pub json: Option<PathBuf>,
     /// Write a self-contained HTML certification report to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Reports")]
     pub report: Option<PathBuf>,
     /// Run only the cases that change nothing on the target (every request a GET).
-    #[arg(long)]
+    #[arg(long, help_heading = "Selection")]
     pub read_only: bool,
     /// Send at most N requests per second (one limit shared by every trial).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Run control")]
     pub rate: Option<f64>,
     /// Run part K of N (1-based) of the selected trials, split deterministically by name.
-    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
+    #[arg(long, value_name = "K/N", value_parser = parse_partition, help_heading = "Selection")]
     pub partition: Option<(usize, usize)>,
     /// Run only cases with this tag (`generated`, `property`, or a case file's tags); repeatable.
-    #[arg(long = "tag", value_name = "TAG")]
+    #[arg(long = "tag", value_name = "TAG", help_heading = "Selection")]
     pub tags: Vec<String>,
     /// Run only cases of this area (`contacts`, `tasks`, `properties`, ...); repeatable.
-    #[arg(long = "area", value_name = "AREA")]
+    #[arg(long = "area", value_name = "AREA", help_heading = "Selection")]
     pub areas: Vec<String>,
     /// Local address the webhook receiver binds (default: a free loopback port).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", help_heading = "Run control")]
     pub webhook_listen: Option<SocketAddr>,
     /// The receiver's URL as the target must reach it (default: http://<bound address>); cases
     /// append their own path to it.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Run control")]
     pub webhook_url: Option<String>,
-    #[command(flatten)]
+    /// Ignored trials (a fixture the profile lacks, a precondition that no longer holds) fail
+    /// the run (exit 1): for CI that wants a full certification.
+    #[arg(long, help_heading = "Run control")]
+    pub require_complete: bool,
+    #[command(flatten, next_help_heading = "libtest")]
     pub test: libtest_mimic::Arguments,
 }
 

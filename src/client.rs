@@ -354,15 +354,16 @@ impl Client {
                 .redirect(reqwest::redirect::Policy::none())
         };
         let connections = Arc::new(AtomicU64::new(0));
-        let http = builder()
-            .pool_max_idle_per_host(64)
-            .connector_layer(CountConnections(connections.clone()))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-        let fresh = builder()
-            .pool_max_idle_per_host(0)
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let https = config.base_url.starts_with("https://");
+        let http = crate::tls::build(
+            || {
+                builder()
+                    .pool_max_idle_per_host(64)
+                    .connector_layer(CountConnections(connections.clone()))
+            },
+            https,
+        )?;
+        let fresh = crate::tls::build(|| builder().pool_max_idle_per_host(0), https)?;
         Ok(Arc::new(Client {
             http,
             fresh,

@@ -193,16 +193,30 @@ impl Executor {
         if self.cleanup.is_interrupted() {
             return interrupted();
         }
-        let run = crate::client::with_large_body_slot(self.run_case(case));
+        // The failures of the steps done so far: a trial that failed before the interrupt stays
+        // failed.
+        let so_far = std::sync::Mutex::new(Vec::new());
+        let run = crate::client::with_large_body_slot(self.run_case(case, &so_far));
         let result = tokio::select! {
             result = run => result,
-            _ = self.cleanup.interrupted() => interrupted(),
+            _ = self.cleanup.interrupted() => {
+                let failed = std::mem::take(&mut *so_far.lock().unwrap_or_else(|e| e.into_inner()));
+                if failed.is_empty() {
+                    interrupted()
+                } else {
+                    CaseResult {
+                        verdict: Verdict::Failed(failed),
+                        exchanges: Vec::new(),
+                        duration: start.elapsed(),
+                    }
+                }
+            }
         };
         recorded(result)
     }
 
     /// Runs every step of the case (or its property) and gives the verdict.
-    async fn run_case(&self, case: &Case) -> CaseResult {
+    async fn run_case(&self, case: &Case, so_far: &std::sync::Mutex<Vec<Failure>>) -> CaseResult {
         let start = Instant::now();
         let missing = self.missing_fixtures(case);
         if !missing.is_empty() {
@@ -260,6 +274,9 @@ impl Executor {
         let steps = case.steps.len();
         let mut failures: Vec<Failure> = Vec::new();
         for (i, step) in case.steps.iter().enumerate() {
+            if let Ok(mut s) = so_far.lock() {
+                s.clone_from(&failures);
+            }
             // After a failure only cleanup steps run: later steps build on the failed one.
             let after_failure = !failures.is_empty();
             if after_failure && !step.always {
@@ -291,6 +308,25 @@ impl Executor {
                     f.clauses.extend(own);
                     fail(f, None)
                 }));
+                continue;
+            }
+            if let Some(pre) = step.precondition.as_ref().filter(|_| !after_failure) {
+                match self
+                    .precondition(case, step, pre, &mut vars, &mut exchanges)
+                    .await
+                {
+                    Precondition::Met => {}
+                    Precondition::Gone(reason) => {
+                        return CaseResult {
+                            verdict: Verdict::Ignored(reason),
+                            exchanges,
+                            duration: start.elapsed(),
+                        };
+                    }
+                    Precondition::Failed(found) => {
+                        failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex)))
+                    }
+                }
                 continue;
             }
             match self.run_step(case, step, &mut vars, &mut exchanges).await {
@@ -330,6 +366,67 @@ impl Executor {
             exchanges,
             duration: start.elapsed(),
         }
+    }
+
+    /// A precondition step: sent for each item of its fixture until an answer meets the step's
+    /// `expect`. A transport failure or a 5xx is the target's failure; an answer that does not
+    /// meet it says the fixture is no longer in the state the case needs.
+    async fn precondition(
+        &self,
+        case: &Case,
+        step: &Step,
+        pre: &crate::cases::ForEach,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Precondition {
+        let items = match vars.get(&pre.list) {
+            Some(Value::Array(items)) => items.clone(),
+            Some(other) => vec![other.clone()],
+            None => {
+                return Precondition::Gone(format!("the profile has no fixture `{}`", pre.list));
+            }
+        };
+        let mut why = Vec::new();
+        for item in items {
+            vars.set(pre.item.clone(), item.clone());
+            let found = match self.run_once(case, step, vars, exchanges).await {
+                Ok(found) => found,
+                Err(missing) => {
+                    return Precondition::Failed(vec![(
+                        Finding::new(
+                            "",
+                            "template",
+                            "every variable has a value",
+                            missing.to_string(),
+                        )
+                        .with_clauses(&case.clauses),
+                        exchanges.last().cloned(),
+                    )]);
+                }
+            };
+            let Some((first, ex)) = found.first() else {
+                return Precondition::Met;
+            };
+            let broken = match &ex.outcome {
+                Err(_) => true,
+                Ok(r) => r.status >= 500,
+            };
+            if broken {
+                return Precondition::Failed(with_exchange(found));
+            }
+            why.push(format!(
+                "{}: {} expected {}, got {}",
+                text_of(&item),
+                first.check,
+                first.expected,
+                self.client.redactor.excerpt(&first.actual, 120)
+            ));
+        }
+        Precondition::Gone(format!(
+            "precondition no longer holds: no `{}` is in the state the case needs ({}); an earlier run may have used it up: list fresh ones in the profile",
+            pre.list,
+            why.join("; ")
+        ))
     }
 
     /// Runs a step: once, once per item of its `for_each` list, or repeated until its `until`.
@@ -698,6 +795,16 @@ fn record_in<T>(
     for (_, ex) in found.iter_mut().filter(|(_, e)| Arc::ptr_eq(e, full)) {
         *ex = copy.clone();
     }
+}
+
+/// What a precondition step found.
+enum Precondition {
+    /// An item is in the needed state (bound to the step's `as`).
+    Met,
+    /// None is: the case is ignored with this reason.
+    Gone(String),
+    /// The target failed (no answer, a 5xx): a failure like any other.
+    Failed(Vec<(Finding, Option<Arc<Exchange>>)>),
 }
 
 /// Whether the last request of a trial got no complete answer.

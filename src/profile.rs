@@ -156,42 +156,81 @@ pub enum ProfileError {
 }
 
 impl Profile {
-    /// Reads a JSON profile file, reporting the file, line and column of a syntax or shape error.
+    /// Reads a JSON profile file, reporting the file, line and column of a syntax error, and the
+    /// line and JSON Pointer of a value `schemas/profile.schema.json` refuses. An unknown
+    /// fixture is refused with the closest known name: a typo must not silently ignore the cases
+    /// that need the fixture.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
             path: shown.clone(),
             source,
         })?;
-        let profile: Profile = serde_json::from_str(&text).map_err(|e| ProfileError::Parse {
+        let bad = |detail: String| ProfileError::Parse {
             path: shown.clone(),
-            detail: format!("line {} column {}: {e}", e.line(), e.column()),
-        })?;
+            detail,
+        };
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| bad(format!("line {} column {}: {e}", e.line(), e.column())))?;
+        // JSON is YAML: the YAML reader knows the line of every pointer.
+        let lines = crate::cases::yaml::parse(&text).ok().map(|(_, l)| l);
+        let line_of = |pointer: &str| lines.as_ref().map_or(0, |l| l.line_of(pointer));
+        if let Some(fixtures) = value.get("fixtures").and_then(Value::as_object) {
+            for name in fixtures.keys() {
+                if KNOWN_FIXTURES.iter().any(|(k, _)| k == name) {
+                    continue;
+                }
+                let closest = KNOWN_FIXTURES
+                    .iter()
+                    .map(|(k, _)| (strsim::levenshtein(name, k), *k))
+                    .min()
+                    .filter(|(d, k)| *d <= 3.max(k.len() / 4));
+                let hint = match closest {
+                    Some((_, k)) => format!("; did you mean `{k}`?"),
+                    None => "; README, \"Profile\", lists the fixtures".to_string(),
+                };
+                let pointer = format!("/fixtures/{}", pointer_token(name));
+                return Err(bad(format!(
+                    "line {}, at {pointer}: unknown fixture `{name}`{hint}",
+                    line_of(&pointer)
+                )));
+            }
+        }
+        // A hook is requested as a path of the target; anything else would go elsewhere.
+        if let Some(p) = value.pointer("/fixtures/activity_trigger_path") {
+            if !p.as_str().is_some_and(|p| p.starts_with('/')) {
+                return Err(bad(format!(
+                    "line {}, at /fixtures/activity_trigger_path: fixture `activity_trigger_path` must be a path starting with /",
+                    line_of("/fixtures/activity_trigger_path")
+                )));
+            }
+        }
+        if let Some(e) = profile_validator()
+            .map_err(|e| bad(format!("bad schemas/profile.schema.json: {e}")))?
+            .iter_errors(&value)
+            .next()
+        {
+            let pointer = e.instance_path().to_string();
+            let what = pointer
+                .strip_prefix("/fixtures/")
+                .and_then(fixture_schema)
+                .map(|(name, range)| format!(" (`{name}` is {range})"))
+                .unwrap_or_default();
+            return Err(bad(format!(
+                "line {}, at {}: {e}{what}",
+                line_of(&pointer),
+                if pointer.is_empty() { "/" } else { &pointer }
+            )));
+        }
+        let profile: Profile = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
         for (name, value) in &profile.fixtures {
             if !fixture_value_is_valid(value) {
-                return Err(ProfileError::Parse {
-                    path: shown,
-                    detail: format!(
-                        "fixture `{name}` must be a string, number, boolean or an array of those"
-                    ),
-                });
+                return Err(bad(format!(
+                    "fixture `{name}` must be a string, number, boolean or an array of those"
+                )));
             }
         }
-        profile
-            .check_request_fields()
-            .map_err(|detail| ProfileError::Parse {
-                path: shown.clone(),
-                detail,
-            })?;
-        // A hook is requested as a path of the target; anything else would go elsewhere.
-        if let Some(path) = profile.fixtures.get("activity_trigger_path") {
-            if !path.as_str().is_some_and(|p| p.starts_with('/')) {
-                return Err(ProfileError::Parse {
-                    path: shown,
-                    detail: "fixture `activity_trigger_path` must be a path starting with /".into(),
-                });
-            }
-        }
+        profile.check_request_fields().map_err(bad)?;
         Ok(profile)
     }
 
@@ -207,6 +246,76 @@ impl Profile {
         }
         out
     }
+}
+
+/// `schemas/profile.schema.json`: every fixture with its type, range and meaning.
+pub const PROFILE_SCHEMA: &str = include_str!("../schemas/profile.schema.json");
+
+fn profile_validator() -> Result<&'static jsonschema::Validator, String> {
+    static VALIDATOR: std::sync::LazyLock<Result<jsonschema::Validator, String>> =
+        std::sync::LazyLock::new(|| {
+            let schema: Value = serde_json::from_str(PROFILE_SCHEMA).map_err(|e| e.to_string())?;
+            jsonschema::validator_for(&schema).map_err(|e| e.to_string())
+        });
+    VALIDATOR.as_ref().map_err(Clone::clone)
+}
+
+/// A fixture's type and range as the schema states them, in words (`a number, at least 0`).
+pub fn fixture_schema(name: &str) -> Option<(String, String)> {
+    let schema: Value = serde_json::from_str(PROFILE_SCHEMA).ok()?;
+    let s = schema.pointer(&format!("/properties/fixtures/properties/{name}"))?;
+    Some((name.to_string(), type_in_words(s)))
+}
+
+/// The type and range of a schema in words, for messages and the README's fixture table.
+pub fn type_in_words(s: &Value) -> String {
+    if let Some(alts) = s.get("oneOf").and_then(Value::as_array) {
+        return alts
+            .iter()
+            .map(type_in_words)
+            .collect::<Vec<_>>()
+            .join(", or ");
+    }
+    let n = |k: &str| s.get(k).and_then(Value::as_f64);
+    let mut out = match s.get("type").and_then(Value::as_str) {
+        Some("string") => "a string".to_string(),
+        Some("integer") => "an integer".to_string(),
+        Some("number") => "a number".to_string(),
+        Some("boolean") => "a boolean".to_string(),
+        Some("array") => {
+            let items = s.get("items").map(type_in_words).unwrap_or_default();
+            let count = match (n("minItems"), n("maxItems")) {
+                (Some(a), Some(b)) if a == b => format!("{a} "),
+                (Some(a), Some(b)) => format!("{a} to {b} "),
+                (Some(a), None) => format!("{a} or more "),
+                _ => String::new(),
+            };
+            let unique = if s.get("uniqueItems") == Some(&Value::Bool(true)) {
+                "distinct "
+            } else {
+                ""
+            };
+            format!("a list of {count}{unique}items, each {items}")
+        }
+        _ => "a value".to_string(),
+    };
+    if let Some(p) = s.get("pattern").and_then(Value::as_str) {
+        out.push_str(&format!(" matching `{p}`"));
+    }
+    if let Some(m) = n("minimum") {
+        out.push_str(&format!(", at least {m}"));
+    }
+    if let Some(m) = n("minLength").filter(|m| *m > 0.0) {
+        if m == 1.0 {
+            out = out.replacen("a string", "a non-empty string", 1);
+        }
+    }
+    out
+}
+
+/// A name as one JSON Pointer token (RFC 6901).
+fn pointer_token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// Fixture names ending in `api_key` or `_secret` hold secrets.
@@ -300,15 +409,15 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "sandbox_failed_message_id",
-        "a failed message that may be retried; a case retries it, which sends it again",
+        "a failed message that may be retried, or a list of them; a case retries the first one still failed, which sends it again (none failed: the case is ignored with that reason)",
     ),
     (
         "permanent_failed_message_id",
-        "a failed message with a permanent error code (only read)",
+        "a failed message with a permanent error code; a case asks to retry it, which the contract refuses (States and transitions), so a conforming target never changes it",
     ),
     (
         "undelivered_message_id",
-        "an undelivered message (only read)",
+        "an undelivered message; a case asks to retry it, which the contract refuses (terminal), so a conforming target never changes it",
     ),
     (
         "media_message_id",

@@ -10,3 +10,25 @@ pub fn install_default_provider() {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
 }
+
+/// Builds an HTTP client. Certificate roots are needed only for `https://`: a machine without a
+/// CA store (a minimal container image, `SSL_CERT_FILE` pointing nowhere) still gets a client for
+/// `http://` targets, whose HTTPS requests then fail verification; `needs_https` makes that an
+/// error naming the fix instead.
+pub fn build(
+    builder: impl Fn() -> reqwest::ClientBuilder,
+    needs_https: bool,
+) -> Result<reqwest::Client, String> {
+    install_default_provider();
+    match builder().build() {
+        Ok(c) => Ok(c),
+        Err(e) if needs_https => Err(format!(
+            "no CA certificates for the https:// target ({}): install the system's CA store (ca-certificates) or point SSL_CERT_FILE or SSL_CERT_DIR at one",
+            std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string())
+        )),
+        Err(_) => builder()
+            .tls_certs_only([])
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}")),
+    }
+}

@@ -291,3 +291,549 @@ fn bad_profile_and_bad_arguments_exit_2() {
         );
     }
 }
+
+/// A served reference's API key, from its profile.
+fn key_of(served: &common::binary::Served) -> String {
+    let profile: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.profile).expect("profile"))
+            .expect("json");
+    profile["apiKey"].as_str().expect("key").to_string()
+}
+
+#[test]
+fn a_refused_key_ends_the_run_before_any_trial_naming_where_it_came_from() {
+    let served = serve("wrong-key", &[]);
+    let profile = served.profile.to_str().expect("utf-8");
+    let start = Instant::now();
+    let o = run(&["--target", &served.url, "--api-key", "k-wrong-0123456789"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(start.elapsed() < Duration::from_secs(15));
+    assert!(
+        err.contains("the API key given with --api-key is refused")
+            && err.contains("GET /phone-numbers")
+            && err.contains("answered 401"),
+        "{err}"
+    );
+    assert!(!err.contains("k-wrong-0123456789") && !out.contains("k-wrong-0123456789"));
+    assert!(!out.contains("test "), "no trial runs: {out}");
+
+    // From the environment.
+    let o = Command::new(BIN)
+        .args(["--target", &served.url])
+        .env("WORKSPACE_API_KEY", "k-env-wrong-0123456789")
+        .output()
+        .expect("runs");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("environment variable WORKSPACE_API_KEY is refused"),
+        "{err}"
+    );
+
+    // From the profile; and a refused extra key of the profile (the run's key is good).
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.profile).expect("profile"))
+            .expect("json");
+    let good = key_of(&served);
+    p["apiKey"] = "k-profile-wrong-0123".into();
+    let bad = temp_dir("wrong-key-profile").join("profile.json");
+    std::fs::write(&bad, p.to_string()).expect("write");
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        bad.to_str().expect("utf-8"),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`apiKey` of the profile") && err.contains("profile.json is refused"),
+        "{err}"
+    );
+    p["apiKey"] = good.clone().into();
+    p["fixtures"]["restricted_api_key"] = "k-restricted-wrong-0123".into();
+    std::fs::write(&bad, p.to_string()).expect("write");
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        bad.to_str().expect("utf-8"),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fixture `restricted_api_key` (an API key) is refused"),
+        "{err}"
+    );
+    assert!(!err.contains("k-restricted-wrong-0123") && !out.contains("test "));
+    // Not needed by the selection: not checked.
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        bad.to_str().expect("utf-8"),
+        "--exact",
+        "v1.contacts.patch.replaces-emails",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    // The good key passes the preflight.
+    let o = run(&[
+        "--target",
+        &served.url,
+        "--profile",
+        profile,
+        "--area",
+        "contacts",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+}
+
+#[test]
+fn nothing_selected_is_exit_2_and_list_is_not() {
+    for args in [
+        &["--area", "contact"][..],
+        &["no-such-trial-name"],
+        &["--tag", "no-such-tag"],
+    ] {
+        let start = Instant::now();
+        let o = run(args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}\n{err}");
+        assert!(start.elapsed() < Duration::from_secs(15));
+        assert!(err.contains("nothing selected"), "{args:?}: {err}");
+        assert!(!out.contains("test result"), "{out}");
+    }
+    let (_, err) = text(&run(&["--area", "contact"]));
+    assert!(err.contains("did you mean `contacts`?"), "{err}");
+    let o = run(&["--list", "--area", "contact"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_partial_run_is_incomplete_in_every_output_and_require_complete_fails_it() {
+    let served = serve("partial", &[]);
+    let key = key_of(&served);
+    let dir = temp_dir("partial-reports");
+    let (json, junit, html) = (dir.join("r.json"), dir.join("r.xml"), dir.join("r.html"));
+    // No profile: every case that needs a fixture is ignored.
+    let o = Command::new(BIN)
+        .args(["--target", &served.url, "--area", "webhooks"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report")
+        .arg(&html)
+        .env("WORKSPACE_API_KEY", &key)
+        .output()
+        .expect("runs");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("verdict: "))
+        .expect("a verdict line");
+    assert!(line.starts_with("verdict: incomplete: "), "{line}");
+    assert!(
+        out.contains("ignored: the profile has no fixture `webhook_id`"),
+        "the reasons are grouped: {out}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid");
+    assert_eq!(report["verdict"], "incomplete");
+    let ignored = report["totals"]["ignored"].as_u64().expect("count");
+    assert!(ignored > 0);
+    assert_eq!(
+        report["verdictText"],
+        format!("incomplete: {ignored} ignored").as_str()
+    );
+    assert!(report["ignoredReasons"][0]["trials"].as_u64() > Some(0));
+    // A clause cited only by ignored trials is not verified, with the reason.
+    let clauses = report["clauses"].as_array().expect("clauses");
+    let trials = report["trials"].as_array().expect("trials");
+    let verdict_of = |name: &serde_json::Value| {
+        trials
+            .iter()
+            .find(|t| t["name"] == *name)
+            .map(|t| t["verdict"].clone())
+    };
+    let not_verified: Vec<&serde_json::Value> = clauses
+        .iter()
+        .filter(|c| c["status"] == "not verified")
+        .collect();
+    assert!(
+        !not_verified.is_empty(),
+        "no clause is cited only by ignored trials"
+    );
+    for c in not_verified {
+        assert!(c["reason"].as_str().is_some_and(|r| !r.is_empty()), "{c}");
+        for t in c["trials"].as_array().expect("trials") {
+            assert_eq!(verdict_of(t), Some("ignored".into()), "{c}");
+        }
+    }
+    for c in clauses.iter().filter(|c| c["status"] == "verified") {
+        assert!(
+            c["trials"]
+                .as_array()
+                .expect("trials")
+                .iter()
+                .any(|t| verdict_of(t) == Some("passed".into())),
+            "{c}"
+        );
+    }
+    assert!(clauses.iter().all(|c| c["status"] != "passed"));
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert!(
+        xml.contains(&format!(
+            "workspace-conformance (incomplete: {ignored} ignored)"
+        )),
+        "{xml:.300}"
+    );
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.contains("certification: INCOMPLETE: "), "HTML verdict");
+    assert!(!page.contains("PASSED"));
+
+    let o = Command::new(BIN)
+        .args([
+            "--target",
+            &served.url,
+            "--area",
+            "webhooks",
+            "--require-complete",
+        ])
+        .env("WORKSPACE_API_KEY", &key)
+        .output()
+        .expect("runs");
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("--require-complete: the run fails"), "{out}");
+}
+
+#[test]
+fn three_runs_in_a_row_against_one_serve_give_the_same_verdicts() {
+    let served = serve("repeat", &[]);
+    let profile = served.profile.to_str().expect("utf-8");
+    for i in 1..=3 {
+        let o = run(&["--target", &served.url, "--profile", profile, "messages"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "run {i}: {out}\n{err}");
+        assert!(out.contains("verdict: PASSED: "), "run {i}: {out}");
+        assert!(
+            out.lines().any(
+                |l| l.starts_with("test latest.messages.retry.failed-is-reattempted ")
+                    && l.ends_with(" ok")
+            ),
+            "run {i}: {out}"
+        );
+    }
+    // A fixture no longer in the needed state: the case is ignored with the reason, never
+    // failed; of several listed, the one still failed is used.
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.profile).expect("profile"))
+            .expect("json");
+    let failed = p["fixtures"]["sandbox_failed_message_id"].clone();
+    let undelivered = p["fixtures"]["undelivered_message_id"].clone();
+    let path = temp_dir("repeat-profile").join("profile.json");
+    for (list, verdict) in [
+        (
+            vec![undelivered.clone()],
+            "ignored (precondition no longer holds: no `sandbox_failed_message_id` is in the state the case needs",
+        ),
+        (vec![undelivered, failed], "ok"),
+    ] {
+        p["fixtures"]["sandbox_failed_message_id"] = serde_json::Value::Array(list);
+        std::fs::write(&path, p.to_string()).expect("write");
+        let o = run(&[
+            "--target",
+            &served.url,
+            "--profile",
+            path.to_str().expect("utf-8"),
+            "--exact",
+            "latest.messages.retry.failed-is-reattempted",
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        assert!(
+            out.contains(&format!(
+                "test latest.messages.retry.failed-is-reattempted ... {verdict}"
+            )),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn the_command_line_refuses_what_cannot_run() {
+    let start = Instant::now();
+    let o = run(&["--test-threads", "0"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("--test-threads 0"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(15));
+
+    let o = run(&["--target", "127.0.0.1:8080", "--api-key", "k-123456"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("did you mean http://127.0.0.1:8080?"), "{err}");
+
+    let o = run(&["--version"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        out.trim(),
+        format!("workspace-conformance {}", env!("CARGO_PKG_VERSION"))
+    );
+
+    let o = run(&["--help"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out.starts_with("workspace-conformance "), "{out:.200}");
+    for heading in [
+        "Target:",
+        "Profile:",
+        "Selection:",
+        "Reports:",
+        "Run control:",
+        "libtest:",
+        "Exit codes:",
+        "Environment:",
+        "WORKSPACE_API_KEY",
+        "--require-complete",
+    ] {
+        assert!(out.contains(heading), "--help lacks {heading}");
+    }
+    assert!(!out.contains("--bench"), "benchmark options are hidden");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // `--list | head -1`, and a run piped to a reader that is gone.
+    for args in [&["--list"][..], &["v1.contacts"]] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env_remove("WORKSPACE_API_KEY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        // The reader is gone before the binary writes its first line (it loads the catalog
+        // first): every write to stdout fails.
+        drop(child.stdout.take());
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .expect("err")
+            .read_to_string(&mut err)
+            .ok();
+        let status = child.wait().expect("ends");
+        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn no_ca_store_is_an_error_only_for_https() {
+    let o = Command::new(BIN)
+        .args(["v1.contacts.patch"])
+        .env_remove("WORKSPACE_API_KEY")
+        .env("SSL_CERT_FILE", "/nonexistent/ca.pem")
+        .env("SSL_CERT_DIR", "/nonexistent")
+        .output()
+        .expect("runs");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let o = Command::new(BIN)
+        .args(["--target", "https://127.0.0.1:9", "--api-key", "k-123456"])
+        .env_remove("WORKSPACE_API_KEY")
+        .env("SSL_CERT_FILE", "/nonexistent/ca.pem")
+        .env("SSL_CERT_DIR", "/nonexistent")
+        .output()
+        .expect("runs");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no CA certificates") && !err.contains("panicked"),
+        "{err}"
+    );
+}
+
+#[test]
+fn format_json_writes_only_json_on_stdout() {
+    let o = run(&["--format", "json", "v1.contacts.patch"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!out.trim().is_empty());
+    for line in out.lines() {
+        assert!(
+            serde_json::from_str::<serde_json::Value>(line).is_ok(),
+            "not JSON on stdout: {line}"
+        );
+    }
+    assert!(
+        err.contains("certifying") && err.contains("verdict: PASSED"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_mistyped_or_badly_typed_fixture_is_refused_with_line_and_pointer() {
+    let served = serve("typo", &[]);
+    let text_of = std::fs::read_to_string(&served.profile).expect("profile");
+    let p: serde_json::Value = serde_json::from_str(&text_of).expect("json");
+    let pretty = serde_json::to_string_pretty(&p).expect("json");
+    let dir = temp_dir("typo-profile");
+    let line_of = |text: &str, needle: &str| {
+        text.lines()
+            .position(|l| l.contains(needle))
+            .map(|i| i + 1)
+            .expect("present")
+    };
+    let cases = [
+        (
+            pretty.replace("\"webhook_id\"", "\"webhook_idd\""),
+            "\"webhook_idd\"",
+            "at /fixtures/webhook_idd: unknown fixture `webhook_idd`; did you mean `webhook_id`?",
+        ),
+        (
+            pretty.replace(
+                "\"webhook_delivery_seconds\": 5",
+                "\"webhook_delivery_seconds\": \"5s\"",
+            ),
+            "\"webhook_delivery_seconds\"",
+            "at /fixtures/webhook_delivery_seconds: \"5s\" is not of type \"number\"",
+        ),
+        (
+            pretty.replace("\"open_task_limit\": 20", "\"open_task_limit\": \"twenty\""),
+            "\"open_task_limit\"",
+            "at /fixtures/open_task_limit: \"twenty\" is not of type \"integer\"",
+        ),
+        (
+            pretty.replace("\"open_task_limit\": 20", "\"open_task_limit\": 0"),
+            "\"open_task_limit\"",
+            "at /fixtures/open_task_limit: 0 is less than the minimum of 1",
+        ),
+    ];
+    for (i, (body, key, message)) in cases.iter().enumerate() {
+        assert_ne!(body, &pretty, "case {i} changed nothing");
+        let file = dir.join(format!("profile-{i}.json"));
+        std::fs::write(&file, body).expect("write");
+        let start = Instant::now();
+        let o = run(&[
+            "--target",
+            &served.url,
+            "--profile",
+            file.to_str().expect("utf-8"),
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{message}: {out}\n{err}");
+        assert!(start.elapsed() < Duration::from_secs(15));
+        let line = line_of(body, key);
+        assert!(
+            err.contains(&format!("{}: line {line}, {message}", file.display())),
+            "{err}"
+        );
+        assert!(!out.contains("test "), "nothing runs: {out}");
+    }
+}
+
+/// A loopback target that answers every request at once with `{"data":[]}`, except requests to
+/// `/v1/tasks`, which it reads and never answers.
+fn half_silent_target() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16384 {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let text = String::from_utf8_lossy(&head);
+                if text
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|p| p.starts_with("/v1/tasks"))
+                {
+                    std::thread::sleep(Duration::from_secs(30));
+                    return;
+                }
+                let body = b"{\"data\":[]}";
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(body);
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn a_trial_that_failed_before_an_interrupt_stays_failed() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let url = half_silent_target();
+    let dir = temp_dir("interrupt-failed");
+    std::fs::write(
+        dir.join("two-steps.yaml"),
+        "area: contacts\napi: v1\ncases:\n  - id: fails-then-waits\n    clause: \"Authentication > 1\"\n    steps:\n      - request: { method: GET, path: /v1/contacts }\n        expect: { status: 201 }\n      - request: { method: GET, path: /v1/tasks }\n        always: true\n",
+    )
+    .expect("write");
+    let mut child = Command::new(BIN)
+        .args(["--target", &url, "--api-key", "k-123456", "--timeout", "60"])
+        .arg("--case-dir")
+        .arg(&dir)
+        .args(["--exact", "v1.contacts.fails-then-waits"])
+        .env_remove("WORKSPACE_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    // The first step fails at once; the second waits on the silent path.
+    std::thread::sleep(Duration::from_secs(3));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("wait").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the run did not end after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("out")
+        .read_to_string(&mut out)
+        .ok();
+    let status = child.wait().expect("status");
+    assert_eq!(status.code(), Some(130), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("test v1.contacts.fails-then-waits") && l.ends_with("FAILED")),
+        "the failed trial shows as failed: {out}"
+    );
+    assert!(
+        out.contains("verdict: interrupted: 0 passed, 1 failed"),
+        "{out}"
+    );
+    assert!(!out.contains("test result: ok"), "{out}");
+}

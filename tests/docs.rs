@@ -64,3 +64,73 @@ fn readme_lists_every_renameable_request_field() {
         );
     }
 }
+
+/// The README's fixture table is `schemas/profile.schema.json` in words: every fixture with its
+/// type and range, and its meaning; the schema names exactly the fixtures case files may use.
+#[test]
+fn readme_fixture_table_is_the_profile_schema() {
+    use workspace_conformance::profile::{PROFILE_SCHEMA, type_in_words};
+    let schema: serde_json::Value = serde_json::from_str(PROFILE_SCHEMA).expect("schema is JSON");
+    let fixtures = schema["properties"]["fixtures"]["properties"]
+        .as_object()
+        .expect("fixtures");
+    let mut names: Vec<&str> = fixtures.keys().map(String::as_str).collect();
+    let mut known: Vec<&str> = KNOWN_FIXTURES.iter().map(|(n, _)| *n).collect();
+    names.sort();
+    known.sort();
+    assert_eq!(
+        names, known,
+        "the schema and KNOWN_FIXTURES name other fixtures"
+    );
+    let mut table =
+        String::from("| fixture | type and range | what it must hold |\n|---|---|---|\n");
+    for (name, s) in fixtures {
+        table.push_str(&format!(
+            "| `{name}` | {} | {} |\n",
+            type_in_words(s).replace('|', "\\|"),
+            s["description"]
+                .as_str()
+                .expect("every fixture has a description")
+        ));
+    }
+    assert!(
+        README.contains(&table),
+        "README's fixture table differs from schemas/profile.schema.json; it should read:\n{table}"
+    );
+}
+
+/// The README's options table names every option of a run that `--help` shows; libtest's options
+/// are named in the paragraph below it.
+#[test]
+fn readme_options_table_names_every_option_of_help() {
+    let cmd = workspace_conformance::app::command();
+    let libtest = [
+        "include-ignored",
+        "ignored",
+        "list",
+        "exact",
+        "quiet",
+        "test-threads",
+        "logfile",
+        "skip",
+        "color",
+        "format",
+    ];
+    let mut missing = Vec::new();
+    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let Some(long) = arg.get_long() else { continue };
+        let row = format!("| `--{long}");
+        let named = if libtest.contains(&long) {
+            README.contains(&format!("`--{long}"))
+        } else {
+            README.contains(&row)
+        };
+        if !named {
+            missing.push(long.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "README's options table lacks {missing:?}"
+    );
+}

@@ -93,7 +93,14 @@ fn a_failing_run_writes_every_report_and_no_secret_anywhere() {
     let result: Value = serde_json::from_str(&outputs[3].1).expect("valid JSON");
     assert_eq!(result["verdict"], "failed");
     assert_eq!(result["target"], served.url.as_str());
-    assert!(result["seed"].is_u64() && result["started"].is_string());
+    // The seed is a string (a 64-bit number loses digits in jq and JavaScript), in format 2.
+    assert_eq!(result["formatVersion"], 2);
+    assert!(
+        result["seed"]
+            .as_str()
+            .is_some_and(|s| s.parse::<u64>().is_ok())
+            && result["started"].is_string()
+    );
     assert!(result["durationSeconds"].is_f64());
     let trials = result["trials"].as_array().expect("trials");
     assert!(trials.len() > 300);
@@ -310,6 +317,12 @@ fn an_interrupted_run_removes_what_it_created() {
         .ok();
     assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
+    // libtest's summary and the verdict line say so; never `ok`.
+    assert!(
+        stdout.contains("test result: interrupted.") && !stdout.contains("test result: ok"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("verdict: interrupted: "), "{stdout}");
     assert!(
         stdout.contains(&format!("cleanup (run {run_id}):")),
         "{stdout}"

@@ -282,6 +282,7 @@ impl Base<'_> {
                 save: Vec::new(),
                 repeat: None,
                 for_each: None,
+                precondition: None,
                 always: false,
                 control_of: None,
                 line: self.line,

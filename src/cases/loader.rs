@@ -201,6 +201,7 @@ fn normalise(
                     StepExtras {
                         repeat: s.repeat,
                         for_each: s.for_each,
+                        precondition: s.precondition,
                         always: s.always,
                         deliveries: s.deliveries,
                         secret: s.secret,
@@ -240,6 +241,7 @@ fn normalise(
                 || !save.is_empty()
                 || extras.repeat.is_some()
                 || extras.for_each.is_some()
+                || extras.precondition.is_some()
                 || extras.secret.is_some()
                 || extras.control.is_some()
             {
@@ -286,6 +288,7 @@ fn normalise(
                 save: Vec::new(),
                 repeat: None,
                 for_each: None,
+                precondition: None,
                 always: extras.always,
                 control_of: None,
                 line: lines.line_of(&step_at),
@@ -304,6 +307,19 @@ fn normalise(
                 .map_err(|m| err(&format!("{step_at}/for_each"), m))?;
             check_new_name(&each.item).map_err(|m| err(&format!("{step_at}/for_each"), m))?;
             defined.insert(each.item.clone());
+        }
+        if let Some(pre) = &extras.precondition {
+            let at = format!("{step_at}/precondition");
+            if extras.for_each.is_some() || extras.repeat.is_some() {
+                return Err(err(
+                    &at,
+                    "a precondition step takes no for_each or repeat".into(),
+                ));
+            }
+            let list = BTreeSet::from([pre.list.clone()]);
+            resolve_names(&list, &defined, &mut fixtures).map_err(|m| err(&at, m))?;
+            check_new_name(&pre.item).map_err(|m| err(&at, m))?;
+            defined.insert(pre.item.clone());
         }
         if let Some(repeat) = &extras.repeat {
             let mut used = BTreeSet::new();
@@ -438,6 +454,7 @@ fn normalise(
                     repeat: None,
                     for_each: None,
                     always: false,
+                    precondition: None,
                     control_of: Some(ControlOf {
                         step: steps.len(),
                         change,
@@ -454,6 +471,7 @@ fn normalise(
             save: save_list,
             repeat: extras.repeat,
             for_each: extras.for_each,
+            precondition: extras.precondition,
             always: extras.always,
             control_of: None,
             line: lines.line_of(&step_at),
@@ -533,6 +551,7 @@ type RawStep = (
 struct StepExtras {
     repeat: Option<Repeat>,
     for_each: Option<ForEach>,
+    precondition: Option<ForEach>,
     always: bool,
     deliveries: Option<super::model::DeliveriesExpect>,
     secret: Option<String>,

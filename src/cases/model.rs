@@ -101,6 +101,9 @@ pub struct StepDoc {
     pub repeat: Option<Repeat>,
     #[serde(default)]
     pub for_each: Option<ForEach>,
+    /// A state the case needs before it changes anything: see [`Step::precondition`].
+    #[serde(default)]
+    pub precondition: Option<ForEach>,
     #[serde(default)]
     pub always: bool,
     /// The same request without the defect under test, which must be accepted (READINGS 6.9).
@@ -480,6 +483,10 @@ pub struct Step {
     pub save: Vec<(String, String)>,
     pub repeat: Option<Repeat>,
     pub for_each: Option<ForEach>,
+    /// A precondition: the step is sent for each item of the fixture `in` (one value or a list),
+    /// bound to `as`, until an answer meets its `expect`; that item is kept. When none does (an
+    /// earlier run used the fixture up), the case is ignored with the reason, never failed.
+    pub precondition: Option<ForEach>,
     /// Runs even after an earlier step failed (cleanup).
     pub always: bool,
     /// This step is the control of an earlier must-reject step (READINGS 6.9).

@@ -155,6 +155,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
                 .collect(),
             repeat: None,
             for_each: None,
+            precondition: None,
             always: false,
             control_of: None,
             line: 0,

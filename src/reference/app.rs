@@ -30,13 +30,9 @@ impl App {
             switches,
             keys: fixtures::api_keys(),
             store: Mutex::new(store),
-            delivery: {
-                crate::tls::install_default_provider();
-                reqwest::Client::builder()
-                    .no_proxy()
-                    .build()
-                    .unwrap_or_default()
-            },
+            // Without a CA store, deliveries to http:// receivers still go out.
+            delivery: crate::tls::build(|| reqwest::Client::builder().no_proxy(), false)
+                .unwrap_or_else(|_| reqwest::Client::builder().build().unwrap_or_default()),
         }))
     }
 

@@ -318,9 +318,14 @@ impl Messaging {
         if let Some(r) = refusal.filter(|r| !allow.contains(r)) {
             return Err(r);
         }
-        m.status = "sending".to_string();
+        // The re-attempt is under way when the retry answers; it ends as the first attempt did
+        // (the seeded recipient does not receive), so the message is failed again and may be
+        // retried by the next run: a staging target certified again and again stays the same.
+        let was = std::mem::replace(&mut m.status, "sending".to_string());
         m.updated_at = now.max(m.updated_at + Duration::milliseconds(1));
-        Ok(m.clone())
+        let answer = m.clone();
+        m.status = was;
+        Ok(answer)
     }
 
     /// Applies an inbox operation; `updatedAt` is left alone (see `record`).
@@ -765,10 +770,13 @@ mod tests {
             assert!(m.retry(id, &[], now).is_err());
             assert_eq!(m.message(id).cloned(), before);
         }
-        assert!(m.retry(&ids.failed_message, &[], now).is_ok());
+        // A retry answers the re-attempt under way, which fails again: the next run retries it.
+        let answer = m.retry(&ids.failed_message, &[], now).expect("retried");
+        assert_eq!(answer.status, "sending");
         assert_eq!(
-            m.retry(&ids.failed_message, &[], now),
-            Err(RetryRefusal::NotFailed)
+            m.message(&ids.failed_message).map(|x| x.status.as_str()),
+            Some("failed")
         );
+        assert!(m.retry(&ids.failed_message, &[], now).is_ok());
     }
 }

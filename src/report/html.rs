@@ -12,10 +12,11 @@ pub fn render(report: &Report) -> Result<String, String> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .map_err(|e| format!("bad report template: {e}"))?;
-    let covered = report
+    // Verified: a passing trial cites the clause; one cited only by ignored trials is not.
+    let verified = report
         .clauses
         .iter()
-        .filter(|c| c.status != "not covered")
+        .filter(|c| c.status == "verified")
         .count();
     let failures: Vec<_> = report
         .trials
@@ -31,7 +32,7 @@ pub fn render(report: &Report) -> Result<String, String> {
         .and_then(|t| {
             t.render(context! {
                 r => Serde(report),
-                covered => covered,
+                verified => verified,
                 failures => Serde(&failures),
                 ignored => Serde(&ignored),
             })

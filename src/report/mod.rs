@@ -41,6 +41,9 @@ pub struct RunInfo {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
+    /// The version of this JSON format: 2 since `seed` is a string and `verdict` may be
+    /// `incomplete`.
+    pub format_version: u32,
     pub suite: String,
     pub suite_version: String,
     pub api_version: String,
@@ -48,14 +51,22 @@ pub struct Report {
     pub profile: String,
     pub faults: Vec<String>,
     pub run_id: String,
+    /// A string: a 64-bit seed read as a JSON number loses digits in jq and JavaScript, and a
+    /// replay with it would use another seed.
+    #[serde(serialize_with = "as_string")]
     pub seed: u64,
     /// RFC 3339.
     pub started: String,
     pub duration_seconds: f64,
     pub requests: u64,
     pub interrupted: bool,
-    /// `passed`, `failed` or `interrupted`.
+    /// `passed` (every trial run and passed), `failed`, `incomplete` (none failed, some
+    /// ignored: not a certification) or `interrupted`.
     pub verdict: String,
+    /// The verdict in words: `passed`, `incomplete: 246 ignored`, `failed: 3 failed`, ...
+    pub verdict_text: String,
+    /// The reasons of the ignored trials, grouped, the most frequent first.
+    pub ignored_reasons: Vec<IgnoredReason>,
     pub totals: Totals,
     /// Per area (`contacts`, `tasks`, ...).
     pub areas: Vec<Group>,
@@ -66,6 +77,17 @@ pub struct Report {
     /// Every trial run, by name.
     pub trials: Vec<TrialOut>,
     pub cleanup: Option<Summary>,
+}
+
+/// One reason trials were ignored, and how many.
+#[derive(Debug, Clone, Serialize)]
+pub struct IgnoredReason {
+    pub reason: String,
+    pub trials: usize,
+}
+
+fn as_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -91,6 +113,8 @@ impl Totals {
             "failed"
         } else if self.passed == 0 {
             "not run"
+        } else if self.ignored > 0 {
+            "incomplete"
         } else {
             "passed"
         }
@@ -110,9 +134,10 @@ pub struct Group {
 pub struct ClauseRow {
     pub id: String,
     pub text: String,
-    /// `failed`, `passed`, `ignored` or `not covered`.
+    /// `failed`, `verified` (a passing trial cites it), `not verified` (only ignored trials
+    /// cite it) or `not covered`.
     pub status: String,
-    /// Why it is ignored (the first reason of the trials citing it).
+    /// Why it is not verified (the first reason of the ignored trials citing it).
     pub reason: Option<String>,
     /// Trials citing it: the failing ones for a failed clause, else all.
     pub trials: Vec<String>,
@@ -283,10 +308,36 @@ impl Report {
             "interrupted"
         } else if totals.failed > 0 {
             "failed"
+        } else if totals.ignored > 0 || totals.passed == 0 {
+            "incomplete"
         } else {
             "passed"
         };
+        let verdict_text = match verdict {
+            "interrupted" => format!(
+                "interrupted: {} passed, {} failed, {} not run",
+                totals.passed, totals.failed, totals.ignored
+            ),
+            "failed" => format!(
+                "failed: {} failed, {} passed, {} ignored",
+                totals.failed, totals.passed, totals.ignored
+            ),
+            "incomplete" => format!("incomplete: {} ignored", totals.ignored),
+            _ => format!("passed: all {} trials", totals.passed),
+        };
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for t in &trials {
+            if let Some(why) = t.reason.as_ref().filter(|_| t.verdict == "ignored") {
+                *reasons.entry(why.clone()).or_default() += 1;
+            }
+        }
+        let mut ignored_reasons: Vec<IgnoredReason> = reasons
+            .into_iter()
+            .map(|(reason, trials)| IgnoredReason { reason, trials })
+            .collect();
+        ignored_reasons.sort_by(|a, b| b.trials.cmp(&a.trials).then(a.reason.cmp(&b.reason)));
         Report {
+            format_version: 2,
             suite: "workspace-conformance".into(),
             suite_version: env!("CARGO_PKG_VERSION").into(),
             api_version: API_VERSION.into(),
@@ -303,6 +354,8 @@ impl Report {
             requests: info.requests,
             interrupted: info.interrupted,
             verdict: verdict.into(),
+            verdict_text,
+            ignored_reasons,
             totals,
             areas: group(areas),
             generations: group(generations),
@@ -343,13 +396,13 @@ fn clause_row(id: &str, text: &str, trials: &[TrialOut]) -> ClauseRow {
         ("failed", None, failing)
     } else if citing.iter().any(|t| t.verdict == "passed") {
         (
-            "passed",
+            "verified",
             None,
             citing.iter().map(|t| t.name.clone()).collect(),
         )
     } else if let Some(t) = citing.iter().find(|t| t.verdict == "ignored") {
         (
-            "ignored",
+            "not verified",
             t.reason.clone(),
             citing.iter().map(|t| t.name.clone()).collect(),
         )
