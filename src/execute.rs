@@ -329,7 +329,48 @@ impl Executor {
                 }
                 continue;
             }
-            match self.run_step(case, step, &mut vars, &mut exchanges).await {
+            // Side-effect watch: the listing before the step, to compare with the one after.
+            let watched = match &step.unchanged {
+                Some(w) => match self.listing(w, &vars, &mut exchanges).await {
+                    Ok(ids) => Some(ids),
+                    Err((f, ex)) => {
+                        failures.push(fail(f.with_clauses(&case.clauses), ex));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let ran = self.run_step(case, step, &mut vars, &mut exchanges).await;
+            if let (Some(before), Some(w), Ok(found)) = (&watched, &step.unchanged, &ran) {
+                if found.is_empty() {
+                    let f = match self.listing(w, &vars, &mut exchanges).await {
+                        Ok(after) if &after == before => None,
+                        Ok(after) => {
+                            let added: Vec<&String> =
+                                after.iter().filter(|i| !before.contains(i)).collect();
+                            let removed: Vec<&String> =
+                                before.iter().filter(|i| !after.contains(i)).collect();
+                            Some((
+                                Finding::new(
+                                    "",
+                                    "side effect",
+                                    format!(
+                                        "GET {} lists the same items after the step as before: it changes nothing",
+                                        w.path
+                                    ),
+                                    format!("added {added:?}, removed {removed:?}"),
+                                ),
+                                exchanges.last().cloned(),
+                            ))
+                        }
+                        Err(found) => Some(found),
+                    };
+                    if let Some((f, ex)) = f {
+                        failures.push(fail(f.with_clauses(&case.clauses), ex));
+                    }
+                }
+            }
+            match ran {
                 Ok(found) => failures.extend(found.into_iter().map(|(mut f, ex)| {
                     if let Some(c) = &step.control_of {
                         // READINGS 6.9: the refusal before proves nothing unless this is accepted.
@@ -427,6 +468,66 @@ impl Executor {
             pre.list,
             why.join("; ")
         ))
+    }
+
+    /// The names of what a side-effect watch lists (sorted), or the finding that it could not.
+    async fn listing(
+        &self,
+        watch: &crate::cases::Watch,
+        vars: &Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<String>, (Finding, Option<Arc<Exchange>>)> {
+        let (out, deviation) = self
+            .render_request(&watch.request(), vars)
+            .map_err(|missing| {
+                (
+                    Finding::new(
+                        "",
+                        "template",
+                        "every variable has a value",
+                        missing.to_string(),
+                    ),
+                    None,
+                )
+            })?;
+        let (ex, found) = self.exchange(&out, deviation).await;
+        exchanges.push(ex.clone());
+        if let Some(f) = found.into_iter().next() {
+            return Err((f, Some(ex)));
+        }
+        let items = match &ex.outcome {
+            Ok(r) if r.status == 200 => r
+                .value()
+                .and_then(|b| b.get("data"))
+                .and_then(Value::as_array)
+                .cloned(),
+            _ => None,
+        };
+        let Some(items) = items else {
+            let got = match &ex.outcome {
+                Ok(r) => r.status.to_string(),
+                Err(e) => e.to_string(),
+            };
+            return Err((
+                Finding::new(
+                    "",
+                    "side-effect watch",
+                    format!("GET {} answers 200 with a data array", watch.path),
+                    got,
+                ),
+                Some(ex),
+            ));
+        };
+        let mut ids: Vec<String> = items
+            .iter()
+            .map(|i| match i.pointer(&watch.ids) {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => i.to_string(),
+            })
+            .collect();
+        ids.sort();
+        Ok(ids)
     }
 
     /// Runs a step: once, once per item of its `for_each` list, or repeated until its `until`.

@@ -285,6 +285,7 @@ impl Base<'_> {
                 precondition: None,
                 always: false,
                 control_of: None,
+                unchanged: None,
                 line: self.line,
             }],
             fixtures,

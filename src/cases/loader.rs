@@ -206,6 +206,7 @@ fn normalise(
                         deliveries: s.deliveries,
                         secret: s.secret,
                         control: s.control,
+                        unchanged: s.unchanged,
                     },
                 )
             })
@@ -218,6 +219,7 @@ fn normalise(
                 doc.save,
                 StepExtras {
                     control: doc.control,
+                    unchanged: doc.unchanged,
                     ..StepExtras::default()
                 },
             )],
@@ -244,6 +246,7 @@ fn normalise(
                 || extras.precondition.is_some()
                 || extras.secret.is_some()
                 || extras.control.is_some()
+                || extras.unchanged.is_some()
             {
                 return Err(err(
                     &step_at,
@@ -291,6 +294,7 @@ fn normalise(
                 precondition: None,
                 always: extras.always,
                 control_of: None,
+                unchanged: None,
                 line: lines.line_of(&step_at),
             });
             continue;
@@ -394,6 +398,42 @@ fn normalise(
             &mut used,
         );
         resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
+        let unchanged = match extras.unchanged {
+            None => None,
+            Some(w) => {
+                let w_at = format!("{step_at}/unchanged");
+                let listing = w.request();
+                let concrete = TEMPLATE_PLACEHOLDER.replace_all(&listing.path, "x");
+                if !contract
+                    .route("GET", &concrete)
+                    .is_some_and(|r| r.list || r.response(200).is_some())
+                {
+                    return Err(err(
+                        &format!("{w_at}/path"),
+                        format!("no route GET {} in schemas/openapi.yaml", listing.path),
+                    ));
+                }
+                if let Some((part, text)) = unresolved_in_request(&listing) {
+                    return Err(err(
+                        &format!("{w_at}/{part}"),
+                        format!("`{text}` is not a template of a variable"),
+                    ));
+                }
+                if !w.ids.is_empty() && !w.ids.starts_with('/') {
+                    return Err(err(
+                        &format!("{w_at}/ids"),
+                        "`ids` is a JSON Pointer inside each item (`/id`)".into(),
+                    ));
+                }
+                let mut used = BTreeSet::new();
+                names_in_str(&listing.path, &mut used);
+                for v in listing.query.values() {
+                    names_in_value(v, &mut used);
+                }
+                resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&w_at, m))?;
+                Some(w)
+            }
+        };
         let control = match extras.control {
             None => None,
             Some(c) => {
@@ -459,6 +499,7 @@ fn normalise(
                         step: steps.len(),
                         change,
                     }),
+                    unchanged: None,
                     line: lines.line_of(&c_at),
                 })
             }
@@ -474,6 +515,7 @@ fn normalise(
             precondition: extras.precondition,
             always: extras.always,
             control_of: None,
+            unchanged,
             line: lines.line_of(&step_at),
         });
         steps.extend(control);
@@ -556,6 +598,7 @@ struct StepExtras {
     deliveries: Option<super::model::DeliveriesExpect>,
     secret: Option<String>,
     control: Option<Control>,
+    unchanged: Option<super::model::Watch>,
 }
 
 /// A name a case defines (save, collect, for_each) must not shadow a fixture or builtin.

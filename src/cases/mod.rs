@@ -10,7 +10,7 @@ pub mod yaml;
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
 pub use model::{
     Api, Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect,
-    ForEach, OrderExpect, PageExpect, Repeat, Request, StatusExpect, Step,
+    ForEach, OrderExpect, PageExpect, Repeat, Request, StatusExpect, Step, Watch,
 };
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

@@ -76,6 +76,9 @@ pub struct CaseDoc {
     /// The same request without the defect under test, which must be accepted (READINGS 6.9).
     #[serde(default)]
     pub control: Option<Control>,
+    /// A listing that must be the same before and after the request (a read that changes nothing).
+    #[serde(default)]
+    pub unchanged: Option<Watch>,
     /// How the webhook receiver answers this case's deliveries, in order (then 204).
     #[serde(default)]
     pub receiver: Vec<crate::webhooks::Answer>,
@@ -109,6 +112,9 @@ pub struct StepDoc {
     /// The same request without the defect under test, which must be accepted (READINGS 6.9).
     #[serde(default)]
     pub control: Option<Control>,
+    /// A listing that must be the same before and after this step (a read that changes nothing).
+    #[serde(default)]
+    pub unchanged: Option<Watch>,
 }
 
 /// A must-reject step's control (READINGS 6.9): what to change in its request to take the defect
@@ -205,6 +211,38 @@ impl Control {
             "the same request".into()
         } else {
             parts.join(", ")
+        }
+    }
+}
+
+/// The side-effect watch of a step: a listing (`GET path` with `query`) whose items, named by
+/// the `ids` pointer inside each item of `/data`, must be the same before and after the step.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Watch {
+    pub path: String,
+    #[serde(default)]
+    pub query: Map<String, Value>,
+    /// JSON Pointer inside each listed item to what names it. Default `/id`.
+    #[serde(default = "default_id_pointer")]
+    pub ids: String,
+}
+
+fn default_id_pointer() -> String {
+    "/id".into()
+}
+
+impl Watch {
+    /// The listing request.
+    pub fn request(&self) -> Request {
+        Request {
+            method: "GET".into(),
+            path: self.path.clone(),
+            query: self.query.clone(),
+            headers: Map::new(),
+            body: None,
+            auth: None,
+            version: None,
         }
     }
 }
@@ -491,5 +529,7 @@ pub struct Step {
     pub always: bool,
     /// This step is the control of an earlier must-reject step (READINGS 6.9).
     pub control_of: Option<ControlOf>,
+    /// A listing that must be the same before and after this step (side-effect watch).
+    pub unchanged: Option<Watch>,
     pub line: usize,
 }

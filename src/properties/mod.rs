@@ -158,6 +158,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
             precondition: None,
             always: false,
             control_of: None,
+            unchanged: None,
             line: 0,
         })
         .collect();

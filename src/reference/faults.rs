@@ -264,6 +264,12 @@ catalog! {
     TaskPutIgnoresDescription => "task-put-ignores-description", "v1 API: tasks > PUT /v1/tasks/{taskId}",
         "PUT changes the title but keeps the old description";
 
+    // --- effects read back, side effects watched (issue 16) ---
+    AvailableSearchBuys => "available-search-buys", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available buys the first number it finds: the workspace lists it afterwards";
+    TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
+        "unassign answers 200 with a new revision but the user stays assigned";
+
     // --- what the suite sends (issue 15): each is seen only through a request a demanding
     // variant's family requires of the suite (see `Fault::family`) ---
     ReservedSourceAcceptedWithFirstName => "reserved-source-accepted-with-first-name", "v1 API: contacts > POST /v1/contacts",

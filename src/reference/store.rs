@@ -77,6 +77,10 @@ impl Store {
         &self.workspace
     }
 
+    pub fn workspace_mut(&mut self) -> &mut super::workspace::Workspace {
+        &mut self.workspace
+    }
+
     pub fn set_workspace(&mut self, workspace: super::workspace::Workspace) {
         self.workspace = workspace;
     }

@@ -589,7 +589,7 @@ async fn number_users_hv(
     answer(&app, result)
 }
 
-async fn available_hv(State(_app): State<App>, RawQuery(raw): RawQuery) -> Response {
+async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
     let q = Query::parse(raw.as_deref());
     let area = q.first("areaCode");
     let toll_free = q.first("tollFree").map(|v| v == "true");
@@ -605,6 +605,23 @@ async fn available_hv(State(_app): State<App>, RawQuery(raw): RawQuery) -> Respo
             json!({ "phoneNumber": n, "country": country, "region": region, "city": city, "tollFree": tf })
         })
         .collect();
+    if app.switches().faults.has(Fault::AvailableSearchBuys) {
+        let bought = items
+            .first()
+            .and_then(|i| i.get("phoneNumber"))
+            .and_then(Value::as_str);
+        let mut store = app.store();
+        let ws = store.workspace_mut();
+        if let (Some(n), Some(template)) = (bought, ws.numbers.first().cloned()) {
+            if !ws.numbers.iter().any(|x| x.number == n) {
+                let mut number = template;
+                number.id = format!("PNbought{:04}", ws.numbers.len());
+                number.number = n.to_string();
+                number.users = Vec::new();
+                ws.numbers.push(number);
+            }
+        }
+    }
     reply::data(StatusCode::OK, Value::Array(items))
 }
 

@@ -444,6 +444,9 @@ fn run_transition(
         "unassign" => {
             let mut data = change_data(app, id, "task.unassigned", |task| {
                 let user = required_id(&body?, "userId", "US")?;
+                if faults.has(Fault::TaskUnassignKeepsUser) {
+                    return Ok(Changed::Yes);
+                }
                 let before = task.assignees.len();
                 task.assignees.retain(|u| *u != user);
                 Ok(if task.assignees.len() == before {
