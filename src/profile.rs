@@ -486,7 +486,11 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "voicemail_call_id",
-        "the id (AC...) of a call of `phone_number_id` that has a voicemail and an AI summary",
+        "the id (AC...) of a call of `phone_number_id` that has a voicemail",
+    ),
+    (
+        "summary_call_id",
+        "the id (AC...) of a call of `phone_number_id` that has an AI summary",
     ),
     (
         "available_number_country",

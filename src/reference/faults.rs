@@ -267,6 +267,8 @@ catalog! {
     // --- effects read back, side effects watched (issue 16) ---
     AvailableSearchBuys => "available-search-buys", "Header-versioned API > GET /phone-numbers/available",
         "GET /phone-numbers/available buys the first number it finds: the workspace lists it afterwards";
+    VoicemailNeedsSummary => "voicemail-needs-summary", "Header-versioned API > GET /calls > include",
+        "include=voicemail alone adds nothing: the voicemail comes only with include=summary,voicemail";
     TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
         "unassign answers 200 with a new revision but the user stays assigned";
 

@@ -165,6 +165,7 @@ pub(crate) fn profile() -> Profile {
         ("call_id", workspace::CALL_ID),
         ("call_participant", workspace::CALL_PARTICIPANT),
         ("voicemail_call_id", workspace::VOICEMAIL_CALL_ID),
+        ("summary_call_id", workspace::CALL_ID),
         ("available_number_country", workspace::AVAILABLE_COUNTRY),
         // --- tasks (issue 6): add this area's fixtures below ---
         ("task_conversation_id", TASK_CONVERSATION_ID),

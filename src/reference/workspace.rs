@@ -301,7 +301,8 @@ fn seed_calls(owner: &str, member: &str, number_id: &str) -> Vec<Call> {
         "duration": 42,
         "transcript": "Please call me back about the invoice.",
     }));
-    voicemail.summary = Some(json!({ "text": "Caller asks for a call back about an invoice." }));
+    // A voicemail without an AI summary, as a real workspace often has: the summary fixture is
+    // another call (`summary_call_id`, the answered call).
     let t4 = datetime!(2026-02-05 11:00 UTC);
     let forwarded = base(
         "ACc4ll0000000004",

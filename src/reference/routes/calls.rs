@@ -140,6 +140,8 @@ fn call_json(app: &App, call: &Call, summary: bool, voicemail: bool) -> Value {
     if faults.has(Fault::CallIncludeIgnored) {
         return call.to_json(false, false, prefix);
     }
+    // Fault voicemail-needs-summary: the voicemail only comes when the summary is asked too.
+    let voicemail = voicemail && (summary || !faults.has(Fault::VoicemailNeedsSummary));
     call.to_json(summary, voicemail, prefix)
 }
 
