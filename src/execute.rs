@@ -583,6 +583,26 @@ impl Executor {
                 None,
             )]);
         };
+        // A limit counted from the workspace: what it already holds counts toward `max`.
+        let existing = match repeat.existing.as_deref().map(|name| vars.get(name)) {
+            None => None,
+            Some(Some(Value::Array(items))) => Some(items.len() as u64),
+            Some(Some(Value::Number(n))) => n.as_u64(),
+            Some(other) => {
+                return Ok(vec![(
+                    Finding::new(
+                        "",
+                        "repeat",
+                        "`existing` names a list (or a count) saved by an earlier step",
+                        other.map_or("absent".into(), Value::to_string),
+                    )
+                    .with_clauses(&case.clauses),
+                    None,
+                )]);
+            }
+        };
+        let full = max;
+        let max = max.saturating_sub(existing.unwrap_or(0));
         for name in repeat.collect.keys() {
             if !matches!(vars.get(name), Some(Value::Array(_))) {
                 vars.set(name.clone(), Value::Array(Vec::new()));
@@ -624,15 +644,36 @@ impl Executor {
                     )
                     .await?;
                 if again {
+                    let expected = match existing {
+                        Some(e) => format!(
+                            "status {} after exactly {max} answers 2xx (the limit {full} less the {e} the workspace already held)",
+                            repeat.until.describe()
+                        ),
+                        None => format!(
+                            "status {} after at most {max} answers 2xx",
+                            repeat.until.describe()
+                        ),
+                    };
+                    found.push((
+                        Finding::new(
+                            "",
+                            "repeat",
+                            expected,
+                            format!("{} answers 2xx", accepted + 1),
+                        )
+                        .with_clauses(&case.clauses),
+                        ex,
+                    ));
+                } else if let Some(e) = existing.filter(|_| accepted < max) {
                     found.push((
                         Finding::new(
                             "",
                             "repeat",
                             format!(
-                                "status {} after at most {max} answers 2xx",
+                                "exactly {max} answers 2xx before status {} (the limit {full} less the {e} the workspace already held)",
                                 repeat.until.describe()
                             ),
-                            format!("{} answers 2xx", accepted + 1),
+                            format!("refused after {accepted} answers 2xx"),
                         )
                         .with_clauses(&case.clauses),
                         ex,

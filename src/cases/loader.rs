@@ -328,6 +328,7 @@ fn normalise(
         if let Some(repeat) = &extras.repeat {
             let mut used = BTreeSet::new();
             names_in_value(&repeat.max, &mut used);
+            used.extend(repeat.existing.iter().cloned());
             resolve_names(&used, &defined, &mut fixtures)
                 .map_err(|m| err(&format!("{step_at}/repeat"), m))?;
         }

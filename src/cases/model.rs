@@ -314,6 +314,11 @@ pub struct Repeat {
     /// Variable name -> JSON Pointer: the value of every 2xx answer is appended to the list.
     #[serde(default)]
     pub collect: Map<String, Value>,
+    /// A variable holding what the workspace already has (a list saved by an earlier step, or a
+    /// count): those count toward `max`, and exactly `max` minus their number must be answered
+    /// 2xx before `until` (a limit counted from the workspace, not from the run's creations).
+    #[serde(default)]
+    pub existing: Option<String>,
 }
 
 /// Send a step once per item of a list variable (deleting what a `repeat` collected).

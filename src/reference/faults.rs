@@ -269,6 +269,8 @@ catalog! {
         "GET /phone-numbers/available buys the first number it finds: the workspace lists it afterwards";
     VoicemailNeedsSummary => "voicemail-needs-summary", "Header-versioned API > GET /calls > include",
         "include=voicemail alone adds nothing: the voicemail comes only with include=summary,voicemail";
+    WebhookLimitCountsRunOnly => "webhook-limit-counts-run-only", "Limits > webhooks per workspace",
+        "the limit of 50 counts only webhooks created since the reference started: a workspace that had some takes 50 more";
     TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
         "unassign answers 200 with a new revision but the user stays assigned";
 

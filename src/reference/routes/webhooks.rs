@@ -318,7 +318,17 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             _ => crate::reference::auth::API_VERSION.to_string(),
         };
         let mut store = app.store();
-        if store.webhooks().len() >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
+        // Fault webhook-limit-counts-run-only: the webhooks the workspace had before (seeded
+        // in 2026-01) do not count toward the limit.
+        let counted = store
+            .webhooks()
+            .iter()
+            .filter(|w| {
+                !faults.has(Fault::WebhookLimitCountsRunOnly)
+                    || w.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
+            })
+            .count();
+        if counted >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
             return Err(bad(format!(
                 "the workspace has {WEBHOOK_LIMIT} webhooks, the most it may have"
             )));
