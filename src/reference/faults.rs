@@ -336,6 +336,18 @@ impl Fault {
         })
     }
 
+    /// Variants under which the fault cannot show, because they use a freedom of the contract
+    /// that hides what it breaks: the unassigned user is seen only through `assignedTo`, which
+    /// READINGS 1.3 lets a target leave out or give as null. The self-test runs such a fault with
+    /// every other variant on.
+    pub fn hidden_by(self) -> &'static [super::variants::Variant] {
+        use super::variants::Variant as V;
+        match self {
+            Fault::TaskUnassignKeepsUser => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            _ => &[],
+        }
+    }
+
     /// The variants a self-test turns on with this fault, so that it can show at all.
     pub fn needs(self) -> Option<super::variants::Variant> {
         self.family().filter(|(_, needs)| *needs).map(|(v, _)| v)

@@ -162,6 +162,13 @@ impl VariantSet {
         VariantSet::new(VARIANTS.iter().map(|v| v.variant))
     }
 
+    /// This set without `v`.
+    pub fn without(&self, v: Variant) -> Self {
+        let mut out = self.clone();
+        out.0.remove(&v);
+        out
+    }
+
     /// This set with `v` on as well.
     pub fn with(&self, v: Variant) -> Self {
         let mut out = self.clone();
