@@ -583,26 +583,32 @@ impl Executor {
                 None,
             )]);
         };
-        // A limit counted from the workspace: what it already holds counts toward `max`.
-        let existing = match repeat.existing.as_deref().map(|name| vars.get(name)) {
-            None => None,
-            Some(Some(Value::Array(items))) => Some(items.len() as u64),
-            Some(Some(Value::Number(n))) => n.as_u64(),
-            Some(other) => {
-                return Ok(vec![(
-                    Finding::new(
-                        "",
-                        "repeat",
-                        "`existing` names a list (or a count) saved by an earlier step",
-                        other.map_or("absent".into(), Value::to_string),
-                    )
-                    .with_clauses(&case.clauses),
-                    None,
-                )]);
-            }
-        };
+        // A limit counted from the workspace: what it already holds counts toward `max`; what
+        // it may hold without showing (`maybe`) widens the number to accept into a range.
+        let mut counts = Vec::new();
+        for (field, name) in [("existing", &repeat.existing), ("maybe", &repeat.maybe)] {
+            counts.push(match name.as_deref().map(|name| vars.get(name)) {
+                None => None,
+                Some(Some(Value::Array(items))) => Some(items.len() as u64),
+                Some(Some(Value::Number(n))) if n.as_u64().is_some() => n.as_u64(),
+                Some(other) => {
+                    return Ok(vec![(
+                        Finding::new(
+                            "",
+                            "repeat",
+                            format!("`{field}` names a list (or a count) saved by an earlier step"),
+                            other.map_or("absent".into(), Value::to_string),
+                        )
+                        .with_clauses(&case.clauses),
+                        None,
+                    )]);
+                }
+            });
+        }
+        let (existing, maybe) = (counts[0], counts[1].unwrap_or(0));
         let full = max;
         let max = max.saturating_sub(existing.unwrap_or(0));
+        let least = max.saturating_sub(maybe);
         for name in repeat.collect.keys() {
             if !matches!(vars.get(name), Some(Value::Array(_))) {
                 vars.set(name.clone(), Value::Array(Vec::new()));
@@ -646,7 +652,7 @@ impl Executor {
                 if again {
                     let expected = match existing {
                         Some(e) => format!(
-                            "status {} after exactly {max} answers 2xx (the limit {full} less the {e} the workspace already held)",
+                            "status {} after at most {max} answers 2xx (the limit {full} less the {e} the workspace already held)",
                             repeat.until.describe()
                         ),
                         None => format!(
@@ -664,15 +670,23 @@ impl Executor {
                         .with_clauses(&case.clauses),
                         ex,
                     ));
-                } else if let Some(e) = existing.filter(|_| accepted < max) {
+                } else if let Some(e) = existing.filter(|_| accepted < least) {
+                    let expected = if maybe == 0 {
+                        format!(
+                            "exactly {max} answers 2xx before status {} (the limit {full} less the {e} the workspace already held)",
+                            repeat.until.describe()
+                        )
+                    } else {
+                        format!(
+                            "{least} to {max} answers 2xx before status {} (the limit {full} less the {e} the workspace already held, and less up to {maybe} whose state it does not show)",
+                            repeat.until.describe()
+                        )
+                    };
                     found.push((
                         Finding::new(
                             "",
                             "repeat",
-                            format!(
-                                "exactly {max} answers 2xx before status {} (the limit {full} less the {e} the workspace already held)",
-                                repeat.until.describe()
-                            ),
+                            expected,
                             format!("refused after {accepted} answers 2xx"),
                         )
                         .with_clauses(&case.clauses),
@@ -801,6 +815,9 @@ impl Executor {
             let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
             let walk =
                 pagination::walk(ex.clone(), fetch, generic, limit, page, &case.clauses).await;
+            for (name, n) in &walk.tally {
+                vars.set(name.clone(), Value::from(*n));
+            }
             // The first page is this step's exchange, already recorded above.
             exchanges.extend(walk.exchanges.into_iter().skip(1));
             found.extend(walk.findings);

@@ -329,6 +329,7 @@ fn normalise(
             let mut used = BTreeSet::new();
             names_in_value(&repeat.max, &mut used);
             used.extend(repeat.existing.iter().cloned());
+            used.extend(repeat.maybe.iter().cloned());
             resolve_names(&used, &defined, &mut fixtures)
                 .map_err(|m| err(&format!("{step_at}/repeat"), m))?;
         }
@@ -392,6 +393,18 @@ fn normalise(
         }
         let expect = expect.unwrap_or_default();
         let exp_at = format!("{step_at}/expect");
+        if let Some(page) = &expect.page {
+            for (name, conditions) in &page.tally {
+                let t_at = format!("{exp_at}/page/tally");
+                check_new_name(name).map_err(|m| err(&t_at, m))?;
+                let Some(conditions) = conditions.as_object() else {
+                    return Err(err(&t_at, format!("tally `{name}`: pointer -> matcher")));
+                };
+                for m in conditions.values() {
+                    matcher::validate(m).map_err(|x| err(&t_at, x.0))?;
+                }
+            }
+        }
         check_expect(&expect, contract).map_err(|(p, m)| err(&format!("{exp_at}{p}"), m))?;
         let mut used = BTreeSet::new();
         names_in_value(
@@ -399,6 +412,9 @@ fn normalise(
             &mut used,
         );
         resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
+        if let Some(page) = &expect.page {
+            defined.extend(page.tally.keys().cloned());
+        }
         let unchanged = match extras.unchanged {
             None => None,
             Some(w) => {

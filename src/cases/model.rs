@@ -319,6 +319,11 @@ pub struct Repeat {
     /// 2xx before `until` (a limit counted from the workspace, not from the run's creations).
     #[serde(default)]
     pub existing: Option<String>,
+    /// A variable holding how many more the workspace may hold without showing it (items whose
+    /// state is not shown, READINGS 1.3): between `max` less `existing` less these and `max` less
+    /// `existing` creations are then accepted.
+    #[serde(default)]
+    pub maybe: Option<String>,
 }
 
 /// Send a step once per item of a list variable (deleting what a `repeat` collected).
@@ -467,6 +472,10 @@ pub struct PageExpect {
     /// The order the whole walk must keep.
     #[serde(default)]
     pub order: Option<OrderExpect>,
+    /// Variable name -> (pointer -> matcher): the number of items of the walk that match every
+    /// matcher is saved under the name (what a workspace already holds, for a repeat's limit).
+    #[serde(default)]
+    pub tally: Map<String, Value>,
 }
 
 /// A stated order: the key (a JSON Pointer into an item) and its direction (READINGS 4.5).

@@ -39,6 +39,8 @@ pub struct Walk {
     pub exchanges: Vec<Arc<Exchange>>,
     /// Findings with the exchange (page) they concern.
     pub findings: Vec<(Finding, Arc<Exchange>)>,
+    /// Per name of the spec's `tally`, the number of items that matched.
+    pub tally: std::collections::BTreeMap<String, usize>,
 }
 
 /// The parts of an item the walk compares, at the same pointers.
@@ -88,6 +90,7 @@ where
         items: Vec::new(),
         exchanges: Vec::new(),
         findings: Vec::new(),
+        tally: spec.tally.keys().map(|k| (k.clone(), 0)).collect(),
     };
     let mut seen: HashSet<String> = HashSet::new();
     let mut kept: Vec<&str> = vec![id_pointer.as_str()];
@@ -179,6 +182,15 @@ where
                         .at(format!("/data/{i}{id_pointer}")),
                         page.clone(),
                     ));
+                }
+            }
+            for (name, conditions) in &spec.tally {
+                let all = conditions.as_object().is_some_and(|c| {
+                    c.iter()
+                        .all(|(p, m)| matcher::check(m, item.pointer(p), p).is_ok())
+                });
+                if all {
+                    *walk.tally.entry(name.clone()).or_insert(0) += 1;
                 }
             }
             for (pointer, m) in &spec.every {

@@ -271,6 +271,8 @@ catalog! {
         "include=voicemail alone adds nothing: the voicemail comes only with include=summary,voicemail";
     WebhookLimitCountsRunOnly => "webhook-limit-counts-run-only", "Limits > webhooks per workspace",
         "the limit of 50 counts only webhooks created since the reference started: a workspace that had some takes 50 more";
+    TaskLimitCountsRunOnly => "task-limit-counts-run-only", "Errors > Rules > 6",
+        "creates count only tasks opened since the reference started toward the open-task limit: a workspace that had open tasks takes the whole limit more";
     TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
         "unassign answers 200 with a new revision but the user stays assigned";
 

@@ -218,7 +218,20 @@ async fn create(
         let input = parse_new_task(&body)?;
         let mut store = app.store();
         let tasks = store.tasks_mut();
-        if tasks.open_count() >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskLimitNotEnforced) {
+        // Fault task-limit-counts-run-only: the tasks the workspace had before (seeded in
+        // 2026-01) do not count toward the limit.
+        let open = if faults.has(Fault::TaskLimitCountsRunOnly) {
+            tasks
+                .visible()
+                .iter()
+                .filter(|t| {
+                    t.is_open() && t.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
+                })
+                .count()
+        } else {
+            tasks.open_count()
+        };
+        if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskLimitNotEnforced) {
             return Err(limit_reached(faults));
         }
         let task = tasks.create(
