@@ -969,8 +969,33 @@ pub async fn certify_reference_as(
     .map_err(|e| SetupError::new(format!("cannot start the reference implementation: {e}")))?;
     let base = format!("http://{}", running.addr);
     let profile = running.profile.clone();
-    let client = client_for(
+    let results = certify_target(
+        contract,
+        cases,
         &base,
+        profile,
+        seed,
+        run_id,
+        Default::default(),
+    )
+    .await;
+    running.stop().await;
+    results
+}
+
+/// Certifies the target at `base` with `profile` (its key, its fixtures): every case, no terminal
+/// output. `missing_reasons` says why the profile lacks a fixture (discovery's reasons).
+pub async fn certify_target(
+    contract: Arc<Contract>,
+    cases: &[Arc<Case>],
+    base: &str,
+    profile: Profile,
+    seed: u64,
+    run_id: &str,
+    missing_reasons: std::collections::BTreeMap<String, String>,
+) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
+    let client = client_for(
+        base,
         profile.api_key.clone(),
         &profile,
         Duration::from_secs(10),
@@ -980,12 +1005,9 @@ pub async fn certify_reference_as(
     let receiver = crate::webhooks::Receiver::start(([127, 0, 0, 1], 0).into(), None)
         .await
         .map_err(|e| SetupError::new(format!("cannot start the webhook receiver: {e}")))?;
-    let exec = Arc::new(
-        Executor::new(contract, client, profile, run_id.to_string())
-            .with_properties(seed, 4)
-            .with_receiver(Some(receiver)),
-    );
-    let results = plan::run_all(cases, exec, 8).await;
-    running.stop().await;
-    Ok(results)
+    let mut exec = Executor::new(contract, client, profile, run_id.to_string())
+        .with_properties(seed, 4)
+        .with_receiver(Some(receiver));
+    exec.missing_reasons = missing_reasons;
+    Ok(plan::run_all(cases, Arc::new(exec), 8).await)
 }
