@@ -517,6 +517,7 @@ fn the_command_keeps_hand_written_values_and_a_run_with_discover_names_sources()
 
     // One command: discovery in memory, then the certification; the JSON names the sources.
     let json_out = dir.join("run.json");
+    let html_out = dir.join("run.html");
     let o = binary::run(&[
         "--target",
         &served.url,
@@ -529,6 +530,8 @@ fn the_command_keeps_hand_written_values_and_a_run_with_discover_names_sources()
         "calls",
         "--json",
         json_out.to_str().unwrap(),
+        "--report",
+        html_out.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{stdout}");
