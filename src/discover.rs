@@ -1120,7 +1120,8 @@ impl Discoverer<'_> {
         }
         if self.wants("group_participants") || self.wants("group_conversation_id") {
             let mut tried = Vec::new();
-            for g in gorder.iter().take(3) {
+            let one_to_one_cn = self.have_str("conversation_id");
+            for g in gorder.iter().filter(|g| g.len() >= 2).take(3) {
                 let path = "/v1/messages";
                 let mut query = q(&[("phoneNumberId", pn)]);
                 for p in g {
@@ -1152,9 +1153,11 @@ impl Discoverer<'_> {
                     continue;
                 }
                 let cn = convs.into_iter().next().unwrap_or_default().to_string();
-                if conv_ids.as_ref().is_some_and(|ids| !ids.contains(&cn)) || !cn.starts_with("CN")
+                if conv_ids.as_ref().is_some_and(|ids| !ids.contains(&cn))
+                    || !cn.starts_with("CN")
+                    || one_to_one_cn.as_ref() == Some(&cn)
                 {
-                    tried.push(format!("{how}: {cn} is not a conversation of {pn}"));
+                    tried.push(format!("{how}: {cn} is not a group conversation of {pn}"));
                     continue;
                 }
                 let mut sorted_ps = participants_of(&cn).unwrap_or_else(|| g.clone());
@@ -1175,7 +1178,7 @@ impl Discoverer<'_> {
                 );
                 break;
             }
-            let why = if gorder.is_empty() {
+            let why = if gorder.iter().all(|g| g.len() < 2) {
                 format!(
                     "GET /messages?phoneNumberId={pn} and GET /v1/conversations show no group conversation (two or more participants)"
                 )
