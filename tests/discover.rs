@@ -514,6 +514,38 @@ fn the_command_keeps_hand_written_values_and_a_run_with_discover_names_sources()
     let o = binary::run(&["discover", "--target", &served.url, "--out", "x.json"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no API key"));
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"fixtures": {"webhook_idd": "1"}}"#).expect("write");
+    let o = binary::run(&[
+        "discover",
+        "--target",
+        &served.url,
+        "--api-key",
+        &key,
+        "--profile",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("did you mean `webhook_id`"),
+        "{err}"
+    );
+    let o = binary::run(&[
+        "discover",
+        "--target",
+        "http://127.0.0.1:9",
+        "--api-key",
+        &key,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unreachable"));
+    // The file written before stays what the first discovery wrote.
+    assert_eq!(Profile::load(&out).expect("still there"), written);
 
     // One command: discovery in memory, then the certification; the JSON names the sources.
     let json_out = dir.join("run.json");
@@ -558,4 +590,43 @@ fn the_command_keeps_hand_written_values_and_a_run_with_discover_names_sources()
     assert_eq!(report["totals"]["failed"], 0);
     let o = binary::run(&["--discover", "--area", "calls"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A value of the profile anchors what depends on it: with another number given, discovery
+/// searches that number and says where it can only guess (two users: which is the key's?).
+#[test]
+fn given_values_anchor_discovery_and_guesses_are_not_written() {
+    let rt = common::runtime();
+    let running = rt
+        .block_on(reference::start(reference::Options::default()))
+        .expect("reference");
+    let shared = "PNs8h4r3d0n2";
+    let mut hand = Profile {
+        api_key: running.profile.api_key.clone(),
+        ..Profile::default()
+    };
+    hand.fixtures
+        .insert("phone_number_id".into(), json!(shared));
+    let d = rt.block_on(discover_at(
+        &running.base_url(),
+        &hand,
+        Duration::from_secs(10),
+    ));
+    assert_eq!(d.entries["phone_number_id"].outcome, Outcome::Given);
+    assert_eq!(d.profile().fixtures["phone_number_id"], json!(shared));
+    assert_ne!(d.found().get("other_phone_number_id"), Some(&json!(shared)));
+    // Both seeded users are on the shared number: no request says which one the key is.
+    let user = &d.entries["user_id"];
+    assert!(matches!(user.outcome, Outcome::NotFound { .. }), "{user:?}");
+    assert!(
+        user.guess
+            .as_deref()
+            .is_some_and(|g| g.contains("USa1B2c3D4e5") && g.contains("USf6G7h8J9k0"))
+    );
+    assert!(!d.profile().fixtures.contains_key("user_id"));
+    // The shared number's calls have no recording: call_id is not taken from another number.
+    assert!(matches!(
+        d.entries["call_id"].outcome,
+        Outcome::NotFound { .. }
+    ));
 }
