@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::cases::{self, Case};
-use crate::cli::{Cli, Command, RunArgs, ServeArgs};
+use crate::cli::{Cli, Command, DiscoverArgs, RunArgs, ServeArgs};
 use crate::client::{Client, ClientConfig, Outgoing, Redactor, TransportError};
 use crate::contract::Contract;
 use crate::execute::Executor;
@@ -44,6 +44,15 @@ pub fn main() -> ExitCode {
     crate::output::guard_stdout();
     let result = match cli.command {
         Some(Command::Serve(args)) => serve(args),
+        Some(Command::Discover(args)) => {
+            let from_env = matches.subcommand_matches("discover").is_some_and(|m| {
+                matches!(
+                    m.value_source("api_key"),
+                    Some(clap::parser::ValueSource::EnvVariable)
+                )
+            });
+            discover(args, from_env)
+        }
         None => run(cli.run, key_from_env),
     };
     let code = match result {
@@ -277,9 +286,14 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     if chosen.is_empty() && !listing {
         return Err(SetupError::new(nothing_selected(&args, &known_areas)));
     }
+    if args.discover && args.target.is_none() {
+        return Err(SetupError::new(
+            "--discover finds the fixtures of a --target; the embedded reference supplies its own",
+        ));
+    }
     let rt = runtime()?;
     let mut _reference = None;
-    let (base_url, profile, api_key, key_source) = match &args.target {
+    let (base_url, mut profile, api_key, key_source) = match &args.target {
         Some(url) => {
             if !args.faults.is_empty() || !args.variants.is_empty() {
                 return Err(SetupError::new(
@@ -343,6 +357,7 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         args.max_body,
         args.rate,
     )?;
+    let mut discovery: Option<crate::discover::Discovery> = None;
     if !listing {
         rt.block_on(probe(&client))
             .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
@@ -359,6 +374,24 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
             true,
         ))
         .map_err(SetupError)?;
+        if args.discover {
+            let d = rt.block_on(crate::discover::discover(
+                &client,
+                &profile,
+                args.profile.as_ref().map(|p| p.display().to_string()),
+                crate::discover::Limits::default(),
+                &|line| eprintln!("{}", client.redactor.redact(line)),
+            ));
+            let (given, found, not_found, cannot) = d.counts();
+            crate::output::say(&format!(
+                "discovery: {found} fixtures found, {given} from the profile, {} missing ({} requests in {:.1} s, GET only); `discover` prints the table",
+                not_found + cannot,
+                d.requests,
+                d.elapsed.as_secs_f64()
+            ));
+            profile = d.profile();
+            discovery = Some(d);
+        }
         for (name, forbidden_counts) in crate::preflight::extra_keys() {
             let Some(key) = profile.fixtures.get(*name).and_then(|v| v.as_str()) else {
                 continue;
@@ -407,11 +440,15 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     } else {
         None
     };
-    let exec = Arc::new(
-        Executor::new(contract.clone(), client.clone(), profile, run_id.clone())
-            .with_properties(seed, args.property_cases)
-            .with_receiver(receiver),
-    );
+    // Where each fixture came from, for the reports.
+    let fixture_sources = fixture_sources(&args, &profile, discovery.as_ref());
+    let mut exec = Executor::new(contract.clone(), client.clone(), profile, run_id.clone())
+        .with_properties(seed, args.property_cases)
+        .with_receiver(receiver);
+    if let Some(d) = &discovery {
+        exec.missing_reasons = d.missing_reasons();
+    }
+    let exec = Arc::new(exec);
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(&cases, exec.clone(), rt.handle().clone(), recorder.clone());
     if args.test.test_threads.is_none() {
@@ -487,11 +524,14 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         }
         let info = RunInfo {
             target: base_url.clone(),
-            profile: match (&args.profile, &args.target) {
-                (Some(p), _) => p.display().to_string(),
-                (None, Some(_)) => "none".into(),
-                (None, None) => "the embedded reference's fixtures".into(),
+            profile: match (&args.profile, &args.target, args.discover) {
+                (Some(p), _, true) => format!("{} and discovery", p.display()),
+                (None, Some(_), true) => "discovery".into(),
+                (Some(p), _, false) => p.display().to_string(),
+                (None, Some(_), false) => "none".into(),
+                (None, None, _) => "the embedded reference's fixtures".into(),
             },
+            fixture_sources: fixture_sources.clone(),
             faults: args.faults.clone(),
             run_id: run_id.clone(),
             seed,
@@ -549,6 +589,111 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Where each fixture of a run's profile came from: the file, discovery, or the embedded
+/// reference.
+fn fixture_sources(
+    args: &RunArgs,
+    profile: &Profile,
+    discovery: Option<&crate::discover::Discovery>,
+) -> std::collections::BTreeMap<String, String> {
+    if let Some(d) = discovery {
+        return d.sources();
+    }
+    let source = match (&args.profile, &args.target) {
+        (Some(p), _) => format!("file {}", p.display()),
+        (None, Some(_)) => return Default::default(),
+        (None, None) => "the embedded reference".into(),
+    };
+    profile
+        .fixtures
+        .keys()
+        .map(|k| (k.clone(), source.clone()))
+        .collect()
+}
+
+/// `discover`: finds the target's fixtures with GET requests, writes the profile, prints the
+/// table.
+fn discover(args: DiscoverArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(SetupError::new(
+            "--timeout must be a positive number of seconds",
+        ));
+    }
+    if !(args.max_seconds.is_finite() && args.max_seconds > 0.0) {
+        return Err(SetupError::new(
+            "--max-seconds must be a positive number of seconds",
+        ));
+    }
+    check_target_url(&args.target)?;
+    let base = match &args.profile {
+        Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
+        None => Profile::default(),
+    };
+    let (key, source) = match (&args.api_key, &base.api_key) {
+        (Some(k), _) if key_from_env => (k.clone(), crate::preflight::KeySource::Environment),
+        (Some(k), _) => (k.clone(), crate::preflight::KeySource::Flag),
+        (None, Some(k)) => (
+            k.clone(),
+            crate::preflight::KeySource::Profile(
+                args.profile
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            ),
+        ),
+        (None, None) => {
+            return Err(SetupError::new(
+                "no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile",
+            ));
+        }
+    };
+    let client = client_for(
+        &args.target,
+        Some(key),
+        &base,
+        Duration::from_secs_f64(args.timeout),
+        8 * 1024 * 1024,
+        None,
+    )?;
+    let rt = runtime()?;
+    rt.block_on(probe(&client))
+        .map_err(|e| SetupError::new(format!("the target {} is unreachable: {e}", args.target)))?;
+    rt.block_on(crate::preflight::check(
+        &client,
+        crate::client::Auth::Primary,
+        &source.to_string(),
+        true,
+    ))
+    .map_err(SetupError)?;
+    eprintln!(
+        "discovering the fixtures of {} (GET only; at most {} requests, {} s)",
+        args.target, args.max_requests, args.max_seconds
+    );
+    let d = rt.block_on(crate::discover::discover(
+        &client,
+        &base,
+        args.profile.as_ref().map(|p| p.display().to_string()),
+        crate::discover::Limits {
+            max_requests: args.max_requests,
+            max_time: Duration::from_secs_f64(args.max_seconds),
+        },
+        &|line| eprintln!("{}", client.redactor.redact(line)),
+    ));
+    let text =
+        serde_json::to_string_pretty(&d.profile()).map_err(|e| SetupError::new(e.to_string()))?;
+    std::fs::write(&args.out, text + "\n")
+        .map_err(|e| SetupError::new(format!("cannot write {}: {e}", args.out.display())))?;
+    // What was written is read back as a run reads it: a profile `--profile` refuses is a bug.
+    Profile::load(&args.out).map_err(|e| {
+        SetupError::new(format!(
+            "the profile written is not one --profile reads: {e}"
+        ))
+    })?;
+    print!("{}", d.table(&client.redactor));
+    println!("profile written to {}", args.out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A `--target` must be an http(s) URL; one without a scheme gets the likely fix.
@@ -824,8 +969,33 @@ pub async fn certify_reference_as(
     .map_err(|e| SetupError::new(format!("cannot start the reference implementation: {e}")))?;
     let base = format!("http://{}", running.addr);
     let profile = running.profile.clone();
-    let client = client_for(
+    let results = certify_target(
+        contract,
+        cases,
         &base,
+        profile,
+        seed,
+        run_id,
+        Default::default(),
+    )
+    .await;
+    running.stop().await;
+    results
+}
+
+/// Certifies the target at `base` with `profile` (its key, its fixtures): every case, no terminal
+/// output. `missing_reasons` says why the profile lacks a fixture (discovery's reasons).
+pub async fn certify_target(
+    contract: Arc<Contract>,
+    cases: &[Arc<Case>],
+    base: &str,
+    profile: Profile,
+    seed: u64,
+    run_id: &str,
+    missing_reasons: std::collections::BTreeMap<String, String>,
+) -> Result<Vec<(Arc<Case>, crate::execute::CaseResult)>, SetupError> {
+    let client = client_for(
+        base,
         profile.api_key.clone(),
         &profile,
         Duration::from_secs(10),
@@ -835,12 +1005,9 @@ pub async fn certify_reference_as(
     let receiver = crate::webhooks::Receiver::start(([127, 0, 0, 1], 0).into(), None)
         .await
         .map_err(|e| SetupError::new(format!("cannot start the webhook receiver: {e}")))?;
-    let exec = Arc::new(
-        Executor::new(contract, client, profile, run_id.to_string())
-            .with_properties(seed, 4)
-            .with_receiver(Some(receiver)),
-    );
-    let results = plan::run_all(cases, exec, 8).await;
-    running.stop().await;
-    Ok(results)
+    let mut exec = Executor::new(contract, client, profile, run_id.to_string())
+        .with_properties(seed, 4)
+        .with_receiver(Some(receiver));
+    exec.missing_reasons = missing_reasons;
+    Ok(plan::run_all(cases, Arc::new(exec), 8).await)
 }

@@ -58,6 +58,39 @@ See README.md for the profile format, the reports and the cases.";
 pub enum Command {
     /// Run the reference implementation standalone.
     Serve(ServeArgs),
+    /// Find the target's fixtures with read-only requests (GET only) and write a profile.
+    Discover(DiscoverArgs),
+}
+
+/// Arguments of `discover`.
+#[derive(Debug, Args)]
+pub struct DiscoverArgs {
+    /// Base URL of the implementation whose fixtures to find.
+    #[arg(long, value_name = "URL")]
+    pub target: String,
+    /// API key for the target (else WORKSPACE_API_KEY, else the profile's apiKey).
+    #[arg(
+        long,
+        env = "WORKSPACE_API_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
+    pub api_key: Option<String>,
+    /// A hand-written profile: its values are kept, only its gaps are filled.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Where to write the profile (the fixtures of --profile and those found).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Most requests discovery sends.
+    #[arg(long, value_name = "N", default_value_t = 250)]
+    pub max_requests: u64,
+    /// Seconds after which discovery starts no request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub max_seconds: f64,
 }
 
 /// Arguments of a certification run.
@@ -78,6 +111,10 @@ pub struct RunArgs {
     /// Profile of the target's fixtures (JSON); see README, "Profile".
     #[arg(long, value_name = "FILE", help_heading = "Profile")]
     pub profile: Option<PathBuf>,
+    /// Discover the fixtures the profile lacks (GET only) before certifying; see README,
+    /// "Certifying another implementation".
+    #[arg(long, help_heading = "Profile")]
+    pub discover: bool,
     /// Seconds to wait for each answer.
     #[arg(
         long,

@@ -47,6 +47,8 @@ pub struct Executor {
     pub cleanup: Arc<crate::cleanup::Cleanup>,
     /// The suite's webhook receiver, when a selected case needs it.
     pub receiver: Option<Arc<crate::webhooks::Receiver>>,
+    /// Why the profile lacks a fixture (discovery's reasons), added to an ignored trial's reason.
+    pub missing_reasons: std::collections::BTreeMap<String, String>,
     profile: Profile,
 }
 
@@ -68,6 +70,7 @@ impl Executor {
             seed: 0,
             property_cases: 4,
             receiver: None,
+            missing_reasons: Default::default(),
             profile,
         }
     }
@@ -176,7 +179,10 @@ impl Executor {
                     .find(|(n, _)| n == f)
                     .map(|(_, d)| *d)
                     .unwrap_or("");
-                format!("`{f}`: {what}")
+                match self.missing_reasons.get(f) {
+                    Some(why) => format!("`{f}`: {what} ({why})"),
+                    None => format!("`{f}`: {what}"),
+                }
             })
             .collect()
     }

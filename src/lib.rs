@@ -10,6 +10,7 @@ pub mod cleanup;
 pub mod cli;
 pub mod client;
 pub mod contract;
+pub mod discover;
 pub mod execute;
 pub mod output;
 pub mod plan;

@@ -82,15 +82,24 @@ fn readme_fixture_table_is_the_profile_schema() {
         names, known,
         "the schema and KNOWN_FIXTURES name other fixtures"
     );
-    let mut table =
-        String::from("| fixture | type and range | what it must hold |\n|---|---|---|\n");
+    let mut table = String::from(
+        "| fixture | type and range | what it must hold | discovered? |\n|---|---|---|---|\n",
+    );
     for (name, s) in fixtures {
+        // `x-discovered`: true, or why no request shows it, or what it needs given first.
+        let discovered = match &s["x-discovered"] {
+            serde_json::Value::Bool(true) => "yes".to_string(),
+            serde_json::Value::String(w) if w.starts_with("with ") => format!("yes, {w}"),
+            serde_json::Value::String(w) => format!("no: {w}"),
+            other => panic!("`{name}` has no x-discovered (true or a reason): {other}"),
+        };
         table.push_str(&format!(
-            "| `{name}` | {} | {} |\n",
+            "| `{name}` | {} | {} | {} |\n",
             type_in_words(s).replace('|', "\\|"),
             s["description"]
                 .as_str()
-                .expect("every fixture has a description")
+                .expect("every fixture has a description"),
+            discovered.replace('|', "\\|")
         ));
     }
     assert!(
@@ -132,5 +141,27 @@ fn readme_options_table_names_every_option_of_help() {
     assert!(
         missing.is_empty(),
         "README's options table lacks {missing:?}"
+    );
+}
+
+/// The README names every option of `discover --help`.
+#[test]
+fn readme_names_every_option_of_discover() {
+    let cmd = workspace_conformance::app::command();
+    let discover = cmd
+        .get_subcommands()
+        .find(|c| c.get_name() == "discover")
+        .expect("a discover subcommand");
+    let missing: Vec<String> = discover
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .filter(|long| {
+            !README.contains(&format!("`--{long}")) && !README.contains(&format!(" --{long} "))
+        })
+        .map(str::to_string)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README does not name {missing:?} of discover"
     );
 }

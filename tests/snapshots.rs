@@ -97,6 +97,7 @@ fn report() -> (Report, String) {
     let info = RunInfo {
         target: "http://127.0.0.1:8080".into(),
         profile: "the embedded reference's fixtures".into(),
+        fixture_sources: Default::default(),
         faults: vec!["patch-merges-entries".into()],
         run_id: "rsnap001".into(),
         seed: 1,

@@ -27,6 +27,8 @@ pub struct RunInfo {
     pub target: String,
     /// The profile file, or what supplied the fixtures.
     pub profile: String,
+    /// Where each fixture came from (`file target.json`, `discovered: GET ...`, the reference).
+    pub fixture_sources: BTreeMap<String, String>,
     /// Faults switched on in the embedded reference.
     pub faults: Vec<String>,
     pub run_id: String,
@@ -49,6 +51,9 @@ pub struct Report {
     pub api_version: String,
     pub target: String,
     pub profile: String,
+    /// Where each fixture of the profile came from; absent when nothing is known of it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fixture_sources: BTreeMap<String, String>,
     pub faults: Vec<String>,
     pub run_id: String,
     /// A string: a 64-bit seed read as a JSON number loses digits in jq and JavaScript, and a
@@ -343,6 +348,11 @@ impl Report {
             api_version: API_VERSION.into(),
             target: r.redact(&info.target),
             profile: r.redact(&info.profile),
+            fixture_sources: info
+                .fixture_sources
+                .iter()
+                .map(|(k, v)| (k.clone(), r.redact(v)))
+                .collect(),
             faults: info.faults.clone(),
             run_id: info.run_id.clone(),
             seed: info.seed,
