@@ -85,6 +85,7 @@ pub const DISCOVERABLE: &[&str] = &[
     "conversation_id",
     "group_participants",
     "group_conversation_id",
+    "group_superset_participants",
     "inactive_conversation_id",
     "sandbox_conversation_participant",
     "undelivered_message_id",
@@ -1111,6 +1112,7 @@ impl Discoverer<'_> {
         let mut gs: Vec<(Vec<String>, usize)> = groups.into_iter().collect();
         gs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut gorder: Vec<Vec<String>> = gs.into_iter().map(|(g, _)| g).collect();
+        let all_groups = gorder.clone();
         if let Some(Value::Array(g)) = self.have("group_participants") {
             gorder = vec![
                 g.iter()
@@ -1188,6 +1190,70 @@ impl Discoverer<'_> {
             };
             self.not_found("group_participants", why.clone());
             self.not_found("group_conversation_id", why);
+        }
+        // --- a larger group holding every number of the group (the exact-set filter) ---
+        if self.wants("group_superset_participants") {
+            let group: Vec<String> = match self.have("group_participants") {
+                Some(Value::Array(g)) => g
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let group_cn = self.have_str("group_conversation_id");
+            let mut why = if group.is_empty() {
+                "it needs group_participants, which was not found".to_string()
+            } else {
+                format!(
+                    "no other group conversation of {pn} holds every number of group_participants and more"
+                )
+            };
+            for g in all_groups
+                .iter()
+                .filter(|g| g.len() > group.len() && group.iter().all(|p| g.contains(p)))
+                .take(3)
+            {
+                let path = "/v1/messages";
+                let mut query = q(&[("phoneNumberId", pn)]);
+                for p in g {
+                    query.push(("participants".into(), p.clone()));
+                }
+                query.push(("maxResults".into(), "100".into()));
+                let how = shown(path, &query);
+                match self.get(path, query).await {
+                    Ok(v) => {
+                        let items = v
+                            .get("data")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default();
+                        let convs: BTreeSet<&str> = items
+                            .iter()
+                            .filter_map(|m| str_at(m, "/conversationId"))
+                            .collect();
+                        if items.is_empty()
+                            || convs.len() != 1
+                            || group_cn.as_deref().is_some_and(|c| convs.contains(c))
+                        {
+                            why = format!(
+                                "{how}: {} messages in {} conversations",
+                                items.len(),
+                                convs.len()
+                            );
+                            continue;
+                        }
+                        self.found(
+                            "group_superset_participants",
+                            json!(g),
+                            format!("{how}: messages of one group conversation other than group_conversation_id"),
+                        );
+                        break;
+                    }
+                    Err(e) => why = e,
+                }
+            }
+            self.not_found("group_superset_participants", why);
         }
         // --- direction, media, undelivered and failed messages ---
         if self.wants("message_direction") {

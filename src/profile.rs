@@ -396,6 +396,10 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "the id (CN...) of the group conversation of `group_participants`",
     ),
     (
+        "group_superset_participants",
+        "the numbers (E.164) of another group conversation of `phone_number_id`, with messages, whose participants are every number of `group_participants` and more (the exact-set filter must not match it)",
+    ),
+    (
         "inactive_conversation_id",
         "a conversation of `phone_number_id` the target counts as inactive",
     ),

@@ -273,6 +273,8 @@ catalog! {
         "the limit of 50 counts only webhooks created since the reference started: a workspace that had some takes 50 more";
     TaskLimitCountsRunOnly => "task-limit-counts-run-only", "Errors > Rules > 6",
         "creates count only tasks opened since the reference started toward the open-task limit: a workspace that had open tasks takes the whole limit more";
+    ParticipantsFilterMatchesSupersets => "participants-filter-matches-supersets", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages lists the messages of every conversation holding all the given participants, not only of that exact set";
     TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
         "unassign answers 200 with a new revision but the user stays assigned";
 

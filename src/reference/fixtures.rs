@@ -187,6 +187,10 @@ pub(crate) fn profile() -> Profile {
         // --- messages and conversations (issue 4): array fixtures ---
         ("group_participants".to_string(), json!(messaging::GROUP)),
         (
+            "group_superset_participants".to_string(),
+            json!(messaging::GROUP_SUPERSET),
+        ),
+        (
             "sandbox_group_recipient_numbers".to_string(),
             json!(["+14155550198", "+14155550197"]),
         ),

@@ -394,6 +394,9 @@ pub(crate) const INTL_DISABLED_NUMBER: &str = "+14155550170";
 pub(crate) const EXPIRED_NUMBER: &str = "+14155550180";
 pub(crate) const PARTICIPANT: &str = "+14155550101";
 pub(crate) const GROUP: [&str; 2] = ["+14155550101", "+14155550102"];
+/// A larger group holding every number of `GROUP` and one more: the exact-set filter of
+/// participants must not match it (profile fixture `group_superset_participants`).
+pub(crate) const GROUP_SUPERSET: [&str; 3] = ["+14155550101", "+14155550102", "+14155550106"];
 pub(crate) const SANDBOX_PARTICIPANT: &str = "+14155550104";
 pub(crate) const TIME_SPLIT: &str = "2026-02-01T00:00:00Z";
 /// Query names of GET /v1/conversations the spec leaves open ("not shown"); the profile names them.
@@ -577,6 +580,19 @@ pub(crate) fn seeded(
         .conversation_with(PRIMARY_LINE, &group)
         .map(|c| c.id.clone())
         .unwrap_or_default();
+    let superset: Vec<String> = GROUP_SUPERSET.iter().map(|s| s.to_string()).collect();
+    for (i, d) in [5i64, 12].into_iter().enumerate() {
+        m.record(
+            &primary,
+            &superset,
+            i == 1,
+            Some(GROUP_SUPERSET[2]),
+            &format!("Team note {i}"),
+            if i == 1 { user } else { None },
+            if i == 1 { "delivered" } else { "received" },
+            day(d, 6),
+        );
+    }
     // An inactive conversation, the sandbox conversation, and more traffic for longer lists.
     m.record(
         &primary,

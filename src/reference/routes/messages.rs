@@ -216,19 +216,27 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 .line_by_id(&m.phone_number_id)
                 .is_some_and(|l| l.workspace == workspace);
             let on_line = line.is_none_or(|l| l.id == m.phone_number_id);
-            let of_participants = match &conversation {
-                None => true,
-                Some(Some(Some(c))) => &m.conversation_id == c,
-                Some(Some(None)) => false,
-                // No line given: the participants' conversations on every line of the workspace.
-                Some(None) => messaging.conversation(&m.conversation_id).is_some_and(|c| {
-                    let mut a = c.participants.clone();
-                    let mut b = participants.clone();
-                    a.sort();
-                    b.sort();
-                    a == b
-                }),
-            };
+            // Fault participants-filter-matches-supersets: any conversation holding every given
+            // participant matches, not only the one of exactly that set.
+            let superset = faults.has(Fault::ParticipantsFilterMatchesSupersets)
+                && !participants.is_empty()
+                && messaging
+                    .conversation(&m.conversation_id)
+                    .is_some_and(|c| participants.iter().all(|p| c.participants.contains(p)));
+            let of_participants = superset
+                || match &conversation {
+                    None => true,
+                    Some(Some(Some(c))) => &m.conversation_id == c,
+                    Some(Some(None)) => false,
+                    // No line given: the participants' conversations on every line of the workspace.
+                    Some(None) => messaging.conversation(&m.conversation_id).is_some_and(|c| {
+                        let mut a = c.participants.clone();
+                        let mut b = participants.clone();
+                        a.sort();
+                        b.sort();
+                        a == b
+                    }),
+                };
             in_workspace
                 && on_line
                 && of_participants
