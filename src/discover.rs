@@ -92,6 +92,7 @@ pub const DISCOVERABLE: &[&str] = &[
     "media_message_id",
     "call_id",
     "call_participant",
+    "call_status",
     "voicemail_call_id",
     "summary_call_id",
     "available_number_country",
@@ -1667,7 +1668,33 @@ impl Discoverer<'_> {
                         None => self.not_found("call_participant", format!("GET /calls?phoneNumberId={pn} does not show the `participants` of call_id, and GET /v1/calls needs them")),
                     }
                 }
+                // The status of call_id, checked as a filter value: the list keeps call_id and
+                // only calls of that status (or that do not show one).
+                if self.wants("call_status") {
+                    match str_at(&call, "/status").filter(|s| !s.is_empty()) {
+                        Some(status) => {
+                            let status = status.to_string();
+                            let query = q(&[("phoneNumberId", pn), ("status", &status), ("maxResults", "100")]);
+                            let how = shown("/calls", &query);
+                            match self.get("/calls", query).await {
+                                Ok(v) => {
+                                    let items = v.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+                                    let has = items.iter().any(|x| str_at(x, "/id") == Some(id.as_str()));
+                                    let only = items.iter().all(|x| x.get("status").is_none_or(|s| s.is_null() || s.as_str() == Some(status.as_str())));
+                                    if has && only {
+                                        self.found("call_status", json!(status), format!("the `status` of call_id; {how} lists call_id and only calls of that status"));
+                                    } else {
+                                        self.not_found("call_status", format!("{how} does not keep call_id and only calls of that status"));
+                                    }
+                                }
+                                Err(e) => self.not_found("call_status", e),
+                            }
+                        }
+                        None => self.not_found("call_status", format!("GET /calls?phoneNumberId={pn} does not show the `status` of call_id")),
+                    }
+                }
             }
+            self.not_found("call_status", "no call_id to take a status from");
         }
         // Each include fixture needs one call with what it names, not one call with both.
         for (fixture, field) in [

@@ -489,6 +489,10 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "the E.164 number of the other party of `call_id` (not a workspace number)",
     ),
     (
+        "call_status",
+        "the status of `call_id`, a value GET /calls filters on (values are not shown)",
+    ),
+    (
         "voicemail_call_id",
         "the id (AC...) of a call of `phone_number_id` that has a voicemail",
     ),

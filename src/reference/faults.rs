@@ -275,6 +275,8 @@ catalog! {
         "creates count only tasks opened since the reference started toward the open-task limit: a workspace that had open tasks takes the whole limit more";
     ParticipantsFilterMatchesSupersets => "participants-filter-matches-supersets", "v1 API: messages > GET /v1/messages > participants",
         "GET /v1/messages lists the messages of every conversation holding all the given participants, not only of that exact set";
+    CallsStatusFilterIgnored => "calls-status-filter-ignored", "Header-versioned API > GET /calls",
+        "GET /calls ignores the status filter (a survivor of the mutants run, calls.rs:421)";
     TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
         "unassign answers 200 with a new revision but the user stays assigned";
 

@@ -164,6 +164,7 @@ pub(crate) fn profile() -> Profile {
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
         ("call_id", workspace::CALL_ID),
         ("call_participant", workspace::CALL_PARTICIPANT),
+        ("call_status", "completed"),
         ("voicemail_call_id", workspace::VOICEMAIL_CALL_ID),
         ("summary_call_id", workspace::CALL_ID),
         ("available_number_country", workspace::AVAILABLE_COUNTRY),

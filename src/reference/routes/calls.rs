@@ -418,7 +418,10 @@ async fn list_hv(
                 q.first("direction")
                     .is_none_or(|d| c.fields["direction"] == d)
             })
-            .filter(|c| q.first("status").is_none_or(|s| c.fields["status"] == s))
+            .filter(|c| {
+                app.switches().faults.has(Fault::CallsStatusFilterIgnored)
+                    || q.first("status").is_none_or(|s| c.fields["status"] == s)
+            })
             .filter(|c| gte.is_none_or(|g| c.created_at >= g))
             .collect();
         // Newest first.
