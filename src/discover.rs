@@ -339,6 +339,9 @@ struct Discoverer<'a> {
 }
 
 /// A request as the table names it: `GET /v1/messages?phoneNumberId=PN...`.
+/// How a list of messages was asked, the messages, and the conversations they are in.
+type MessagesOf = (String, Vec<Value>, BTreeSet<String>);
+
 fn shown(path: &str, query: &[(String, String)]) -> String {
     if query.is_empty() {
         return format!("GET {path}");
@@ -431,6 +434,34 @@ impl Discoverer<'_> {
     }
 
     /// One `GET`; the JSON body of a 2xx answer, or why there is none.
+    /// `GET /v1/messages` of exactly the set `participants` on `pn` (one page of 100): how it
+    /// was asked, the messages, and the conversations they are in.
+    async fn messages_of(
+        &mut self,
+        pn: &str,
+        participants: &[String],
+    ) -> Result<MessagesOf, String> {
+        let path = "/v1/messages";
+        let mut query = q(&[("phoneNumberId", pn)]);
+        for p in participants {
+            query.push(("participants".into(), p.clone()));
+        }
+        query.push(("maxResults".into(), "100".into()));
+        let how = shown(path, &query);
+        let v = self.get(path, query).await?;
+        let items = v
+            .get("data")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let convs = items
+            .iter()
+            .filter_map(|m| str_at(m, "/conversationId"))
+            .map(str::to_string)
+            .collect();
+        Ok((how, items, convs))
+    }
+
     async fn get(&mut self, path: &str, query: Vec<(String, String)>) -> Result<Value, String> {
         let what = shown(path, &query);
         if self.sent >= self.limits.max_requests {
@@ -972,27 +1003,14 @@ impl Discoverer<'_> {
         if wants_one {
             for p in order.iter().take(5) {
                 let path = "/v1/messages";
-                let query = q(&[
-                    ("phoneNumberId", pn),
-                    ("participants", p),
-                    ("maxResults", "100"),
-                ]);
-                let how = shown(path, &query);
-                let items = match self.get(path, query).await {
-                    Ok(v) => v
-                        .get("data")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
+                let (how, items, convs) = match self.messages_of(pn, std::slice::from_ref(p)).await
+                {
+                    Ok(found) => found,
                     Err(e) => {
                         tried.push(e);
                         continue;
                     }
                 };
-                let convs: BTreeSet<&str> = items
-                    .iter()
-                    .filter_map(|m| str_at(m, "/conversationId"))
-                    .collect();
                 if items.is_empty() || convs.len() != 1 {
                     tried.push(format!(
                         "{how}: {} messages in {} conversations",
@@ -1126,28 +1144,13 @@ impl Discoverer<'_> {
             let mut tried = Vec::new();
             let one_to_one_cn = self.have_str("conversation_id");
             for g in gorder.iter().filter(|g| g.len() >= 2).take(3) {
-                let path = "/v1/messages";
-                let mut query = q(&[("phoneNumberId", pn)]);
-                for p in g {
-                    query.push(("participants".into(), p.clone()));
-                }
-                query.push(("maxResults".into(), "100".into()));
-                let how = shown(path, &query);
-                let items = match self.get(path, query).await {
-                    Ok(v) => v
-                        .get("data")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
+                let (how, items, convs) = match self.messages_of(pn, g).await {
+                    Ok(found) => found,
                     Err(e) => {
                         tried.push(e);
                         continue;
                     }
                 };
-                let convs: BTreeSet<&str> = items
-                    .iter()
-                    .filter_map(|m| str_at(m, "/conversationId"))
-                    .collect();
                 if items.is_empty() || convs.len() != 1 {
                     tried.push(format!(
                         "{how}: {} messages in {} conversations",
@@ -1215,24 +1218,8 @@ impl Discoverer<'_> {
                 .filter(|g| g.len() > group.len() && group.iter().all(|p| g.contains(p)))
                 .take(3)
             {
-                let path = "/v1/messages";
-                let mut query = q(&[("phoneNumberId", pn)]);
-                for p in g {
-                    query.push(("participants".into(), p.clone()));
-                }
-                query.push(("maxResults".into(), "100".into()));
-                let how = shown(path, &query);
-                match self.get(path, query).await {
-                    Ok(v) => {
-                        let items = v
-                            .get("data")
-                            .and_then(Value::as_array)
-                            .cloned()
-                            .unwrap_or_default();
-                        let convs: BTreeSet<&str> = items
-                            .iter()
-                            .filter_map(|m| str_at(m, "/conversationId"))
-                            .collect();
+                match self.messages_of(pn, g).await {
+                    Ok((how, items, convs)) => {
                         if items.is_empty()
                             || convs.len() != 1
                             || group_cn.as_deref().is_some_and(|c| convs.contains(c))

@@ -169,7 +169,7 @@ fn refusal(
         let first = body
             .and_then(|b| b.pointer("/defaultFields/firstName"))
             .and_then(Value::as_str);
-        if !first.is_some_and(|f| !f.trim().is_empty()) {
+        if first.is_none_or(|f| f.trim().is_empty()) {
             return Some((
                 StatusCode::BAD_REQUEST,
                 "defaultFields with a firstName is required".into(),
