@@ -239,7 +239,13 @@ fn echo_server() -> Echo {
 
 /// A profile of the embedded reference's fixtures, with this test's keys.
 fn profile(dir: &Path) -> std::path::PathBuf {
-    let served = serve("secrets-profile", &[]);
+    // A directory of this test's own: the tests of this file run at once, and a shared one was
+    // removed under a running `serve` (temp_dir starts afresh), which then wrote no profile.
+    let tag = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("secrets");
+    let served = serve(&format!("{tag}-profile"), &[]);
     let text = std::fs::read_to_string(&served.profile).expect("profile written");
     drop(served);
     let mut profile: Value = serde_json::from_str(&text).expect("profile is JSON");
