@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use workspace_conformance::app::client_for;
 use workspace_conformance::client::{Auth, Outgoing};
-use workspace_conformance::execute::API_VERSION;
+use workspace_conformance::contract::API_VERSION;
 use workspace_conformance::profile::Profile;
 
 fn main() {

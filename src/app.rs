@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::cases::{self, Case};
+use crate::cases::Case;
+use crate::catalog;
 use crate::cli::{Cli, Command, DiscoverArgs, RunArgs, ServeArgs};
 use crate::client::{Client, ClientConfig, Outgoing, Redactor, TransportError};
 use crate::contract::Contract;
@@ -128,37 +129,6 @@ pub fn parse_variants(names: &[String]) -> Result<VariantSet, SetupError> {
     Ok(VariantSet::new(out))
 }
 
-/// Loads the contract and the case files (built-in, or from a directory).
-pub fn load_catalog(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>), SetupError> {
-    let contract =
-        Contract::embedded().map_err(|e| SetupError::new(format!("bad contract file: {e}")))?;
-    let loaded = match dir {
-        Some(d) => cases::load_dir(d, &contract),
-        None => cases::load_embedded(&contract),
-    }
-    .map_err(|e| SetupError::new(format!("bad case file: {e}")))?;
-    // The access matrix and versioning checks come from the route table (x-access), the
-    // boundary properties from its x-examples.
-    let generated = cases::generated::generate(&contract)
-        .map_err(|e| SetupError::new(format!("bad route table: {e}")))?;
-    let properties = crate::properties::cases(&contract)
-        .map_err(|e| SetupError::new(format!("bad x-example in schemas/openapi.yaml: {e}")))?;
-    let mut loaded = loaded;
-    for case in generated.into_iter().chain(properties) {
-        if let Some(same) = loaded.iter().find(|c| c.name == case.name) {
-            return Err(SetupError::new(format!(
-                "{}:{}: case `{}` has the name of a generated case ({}:{})",
-                same.file, same.line, same.name, case.file, case.line
-            )));
-        }
-        loaded.push(case);
-    }
-    Ok((
-        Arc::new(contract),
-        loaded.into_iter().map(Arc::new).collect(),
-    ))
-}
-
 /// A fresh run id: 8 characters `[a-z0-9]`, starting with `r`.
 pub fn new_run_id() -> String {
     format!("r{:07x}", rand::random::<u32>() & 0x0fff_ffff)
@@ -245,15 +215,16 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         }
     }
     let timeout = Duration::from_secs_f64(args.timeout);
-    let (contract, cases) = load_catalog(args.case_dir.as_deref())?;
+    let (contract, cases) =
+        catalog::load(args.case_dir.as_deref()).map_err(|e| SetupError::new(e.0))?;
     let faults = parse_faults(&args.faults)?;
     let variants = parse_variants(&args.variants)?;
     let listing = args.test.list;
     let known_areas: std::collections::BTreeSet<String> =
         cases.iter().map(|c| c.area.clone()).collect();
-    let cases = select(
+    let cases = catalog::select(
         cases,
-        &Selection {
+        &catalog::Selection {
             areas: args.areas.clone(),
             tags: args.tags.clone(),
             read_only: args.read_only,
@@ -842,38 +813,6 @@ fn write_whole(path: &Path, text: &str) -> Result<(), SetupError> {
     report::write(&tmp, text).map_err(SetupError)?;
     std::fs::rename(&tmp, path)
         .map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))
-}
-
-/// Which cases a run selects (`--area`, `--tag`, `--read-only`, `--partition`).
-#[derive(Debug, Clone, Default)]
-pub struct Selection {
-    pub areas: Vec<String>,
-    pub tags: Vec<String>,
-    pub read_only: bool,
-    /// Part K of N, 1-based.
-    pub partition: Option<(usize, usize)>,
-}
-
-/// The cases a run selects: `--area`, `--tag`, `--read-only`, then part K of N of the rest in the
-/// sorted order of trial names (every N-th name from the K-th), so N jobs with the same options
-/// split the run without overlap.
-pub fn select(cases: Vec<Arc<Case>>, args: &Selection) -> Vec<Arc<Case>> {
-    let mut chosen: Vec<Arc<Case>> = cases
-        .into_iter()
-        .filter(|c| args.areas.is_empty() || args.areas.iter().any(|a| *a == c.area))
-        .filter(|c| args.tags.is_empty() || args.tags.iter().any(|t| c.tags.contains(t)))
-        .filter(|c| !args.read_only || c.read_only)
-        .collect();
-    if let Some((k, n)) = args.partition {
-        chosen.sort_by(|a, b| a.name.cmp(&b.name));
-        chosen = chosen
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % n == k - 1)
-            .map(|(_, c)| c)
-            .collect();
-    }
-    chosen
 }
 
 fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {

@@ -14,8 +14,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::client::{Auth, Client, Exchange, Outgoing};
+use crate::contract::API_VERSION;
 use crate::contract::Contract;
-use crate::execute::API_VERSION;
 
 /// What the run created and has not yet seen deleted.
 pub struct Cleanup {

@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::client::{Auth, Client, Outgoing, Redactor};
-use crate::execute::API_VERSION;
+use crate::contract::API_VERSION;
 use crate::profile::{KNOWN_FIXTURES, PROFILE_SCHEMA, Profile, is_secret_name};
 
 /// Bounds of one discovery: it sends at most `max_requests` requests and starts none after

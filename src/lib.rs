@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cases;
+pub mod catalog;
 pub mod checks;
 pub mod cleanup;
 pub mod cli;
@@ -16,7 +17,6 @@ pub mod output;
 pub mod plan;
 pub mod preflight;
 pub mod profile;
-pub mod properties;
 pub mod redact;
 pub mod reference;
 pub mod report;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::client::{Auth, Client, Outgoing};
-use crate::execute::API_VERSION;
+use crate::contract::API_VERSION;
 
 /// Where the run's key came from, as a message names it (never the key itself).
 #[derive(Debug, Clone)]

@@ -173,7 +173,7 @@ impl Profile {
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| bad(format!("line {} column {}: {e}", e.line(), e.column())))?;
         // JSON is YAML: the YAML reader knows the line of every pointer.
-        let lines = crate::cases::yaml::parse(&text).ok().map(|(_, l)| l);
+        let lines = crate::contract::yaml::parse(&text).ok().map(|(_, l)| l);
         let line_of = |pointer: &str| lines.as_ref().map_or(0, |l| l.line_of(pointer));
         if let Some(fixtures) = value.get("fixtures").and_then(Value::as_object) {
             for name in fixtures.keys() {

@@ -470,6 +470,48 @@ fn replace_spans(text: &str, spans: &[(usize, usize, &'static str)]) -> String {
     out
 }
 
+/// A JSON value on one line, redacted, then cut at 200 characters. A large value is never
+/// written whole: serialising stops after [`SHOWN_BYTES`].
+pub fn compact(v: &serde_json::Value) -> String {
+    let text = bounded_json(v, SHOWN_BYTES);
+    match Redactor::global().cut(&text, 200) {
+        (cut, true) => format!("{cut}…"),
+        (cut, false) => cut,
+    }
+}
+
+/// Bytes of a value serialised for a message, at most.
+pub const SHOWN_BYTES: usize = 16 * 1024;
+
+/// The first `cap` bytes of a value's JSON text (lossy at a cut inside a character).
+pub fn bounded_json(v: &serde_json::Value, cap: usize) -> String {
+    struct Capped {
+        buf: Vec<u8>,
+        cap: usize,
+    }
+    impl std::io::Write for Capped {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let room = self.cap - self.buf.len();
+            if room == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            let n = b.len().min(room);
+            self.buf.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Capped {
+        buf: Vec::new(),
+        cap,
+    };
+    // An error only says the cap was reached: what was written is the start of the text.
+    let _ = serde_json::to_writer(&mut w, v);
+    String::from_utf8_lossy(&w.buf).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

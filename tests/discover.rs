@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use workspace_conformance::app::{certify_target, client_for, load_catalog, new_run_id};
+use workspace_conformance::app::{certify_target, client_for, new_run_id};
+use workspace_conformance::catalog;
 use workspace_conformance::client::Redactor;
 use workspace_conformance::discover::{DISCOVERABLE, Discovery, Limits, Outcome, discover};
 use workspace_conformance::execute::Verdict;
@@ -85,7 +86,7 @@ fn counts(
 #[test]
 fn against_the_reference_discovery_finds_what_the_api_shows_and_certifies_alike() {
     let rt = common::runtime();
-    let (contract, cases) = load_catalog(None).expect("catalog");
+    let (contract, cases) = catalog::load(None).expect("catalog");
     // What a target answering only required fields (optional-fields-absent, in `all`) no
     // longer shows: a message's direction, a custom field's type, a call's or a conversation's
     // participants.
@@ -217,7 +218,7 @@ fn against_the_reference_discovery_finds_what_the_api_shows_and_certifies_alike(
 #[test]
 fn missing_fixtures_are_ignored_with_discoverys_reasons() {
     let rt = common::runtime();
-    let (contract, cases) = load_catalog(None).expect("catalog");
+    let (contract, cases) = catalog::load(None).expect("catalog");
     let running = rt
         .block_on(reference::start(reference::Options::default()))
         .expect("reference");

@@ -5,7 +5,7 @@
 //! `items`).
 
 use serde_json::Value;
-use workspace_conformance::cases::yaml;
+use workspace_conformance::contract::yaml;
 
 const OPENAPI: &str = include_str!("../schemas/openapi.yaml");
 /// The OpenAPI Initiative's 3.1 schema (id `https://spec.openapis.org/oas/3.1/schema/2022-10-07`),

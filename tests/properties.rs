@@ -2,13 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use workspace_conformance::app::{certify_reference_as, load_catalog};
+use workspace_conformance::app::certify_reference_as;
+use workspace_conformance::catalog;
 use workspace_conformance::execute::Verdict;
 use workspace_conformance::reference::{Fault, FaultSet, VariantSet};
 
 /// Per property trial: its verdict and the inputs it sent (query and body, run id masked).
 fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
-    let (contract, cases) = load_catalog(None).expect("catalog");
+    let (contract, cases) = catalog::load(None).expect("catalog");
     let properties: Vec<_> = cases.into_iter().filter(|c| c.property.is_some()).collect();
     assert!(
         properties.len() >= 10,

@@ -2,9 +2,9 @@
 //! example is audited against the rules, not one trial at a time.
 
 use serde_json::Value;
-use workspace_conformance::app::load_catalog;
+use workspace_conformance::cases::properties::Property;
 use workspace_conformance::cases::{Case, Request};
-use workspace_conformance::properties::Property;
+use workspace_conformance::catalog;
 
 /// Every request a case can send, with where it comes from.
 fn requests(case: &Case) -> Vec<(String, Request)> {
@@ -34,7 +34,7 @@ fn requests(case: &Case) -> Vec<(String, Request)> {
 fn every_contact_create_sends_default_fields_with_a_first_name() {
     // READINGS 6.3: `defaultFields` with a `firstName` on every contact create, so a must-reject
     // case fails for its own reason, not for a field it left out (6.9).
-    let (_, cases) = load_catalog(None).expect("catalog");
+    let (_, cases) = catalog::load(None).expect("catalog");
     let mut seen = 0;
     for case in &cases {
         for (name, r) in requests(case) {
@@ -59,7 +59,7 @@ fn every_contact_create_sends_default_fields_with_a_first_name() {
 #[test]
 fn a_404_counts_as_accepted_only_where_a_place_names_resources_and_the_route_declares_it() {
     // READINGS 6.6: 100 distinct phone numbers are more than a profile gives; nowhere else.
-    let (_, cases) = load_catalog(None).expect("catalog");
+    let (_, cases) = catalog::load(None).expect("catalog");
     let mut with = Vec::new();
     for case in &cases {
         if let Some(Property::Limit(l)) = case.property.as_deref() {
@@ -83,7 +83,7 @@ fn must_reject_kinds() -> (
     usize,
 ) {
     use workspace_conformance::cases::reasons::must_reject_steps;
-    let (contract, cases) = load_catalog(None).expect("catalog");
+    let (contract, cases) = catalog::load(None).expect("catalog");
     let mut kinds = std::collections::BTreeMap::new();
     let mut without = Vec::new();
     let mut properties = 0;
@@ -157,7 +157,7 @@ fn the_readme_gives_the_must_reject_figures() {
 fn every_list_request_names_max_results_where_no_default_is_stated() {
     // READINGS 6.3: `maxResults` on every list whose default page size is not stated (only the
     // contacts list states one, 10); only a case about that default leaves it out.
-    let (contract, cases) = load_catalog(None).expect("catalog");
+    let (contract, cases) = catalog::load(None).expect("catalog");
     let mut without = Vec::new();
     let mut seen = 0;
     for case in &cases {

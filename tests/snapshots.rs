@@ -117,7 +117,7 @@ fn report_formats_and_explanation() {
     let json = report.to_json(&redactor);
     let junit = report.to_junit(&redactor).expect("junit");
     let html = report.to_html(&redactor).expect("html");
-    insta::with_settings!({ filters => filters() }, {
+    insta::with_settings!({ filters => filters(), snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!("explanation", explanation);
         insta::assert_snapshot!("json", json);
         insta::assert_snapshot!("junit", junit);

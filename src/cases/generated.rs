@@ -12,11 +12,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::loader::{BUILTINS, LoadError};
-use super::model::{
-    Api, Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step,
-};
+use super::model::{Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step};
 use super::template::{names_in_str, names_in_value};
-use super::yaml;
+use crate::contract::Api;
+use crate::contract::yaml;
 use crate::contract::{Contract, OPENAPI_YAML};
 use crate::profile::KNOWN_FIXTURES;
 

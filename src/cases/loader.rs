@@ -10,15 +10,16 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::{
-    Api, Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, Repeat, Request,
-    StatusExpect, Step,
+    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, Repeat, Request, StatusExpect,
+    Step,
 };
 use super::template::{
     names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
 };
-use super::{path_to_pointer, yaml};
-use crate::checks::matcher;
+use crate::cases::matcher;
+use crate::contract::Api;
 use crate::contract::Contract;
+use crate::contract::yaml::{self, path_to_pointer};
 use crate::profile::KNOWN_FIXTURES;
 
 /// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;

@@ -1,29 +1,10 @@
 //! The case model: what a case file says, after loading and normalisation.
 
+use crate::contract::Api;
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-
-/// The API generation a case file addresses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum Api {
-    /// Paths prefixed `/v1`.
-    V1,
-    /// The header-versioned API (`Service-Api-Version`).
-    Latest,
-}
-
-impl Api {
-    /// The name used as the first part of trial names and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Api::V1 => "v1",
-            Api::Latest => "latest",
-        }
-    }
-}
 
 /// One or several values (`clause: "x"` or `clause: [x, y]`).
 #[derive(Debug, Clone, Deserialize)]
@@ -515,7 +496,7 @@ pub struct Case {
     pub file: String,
     pub line: usize,
     /// A generated property (boundary inputs, round trip) instead of declarative steps.
-    pub property: Option<std::sync::Arc<crate::properties::Property>>,
+    pub property: Option<std::sync::Arc<crate::cases::properties::Property>>,
     /// The webhook receiver's answers to this case's deliveries, in order.
     pub receiver: Vec<crate::webhooks::Answer>,
     /// Uses the webhook receiver (`{{webhook_url}}` or a `deliveries` step).

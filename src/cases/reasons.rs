@@ -33,7 +33,7 @@ impl Reason {
 
 /// Each must-reject step of `case` (0-based index) with how it proves its reason, `None` when
 /// it does not. Property trials are not listed: each sends its must-reject inputs in the same
-/// request as must-accept ones (`properties::runner`).
+/// request as must-accept ones (`execute::properties`).
 pub fn must_reject_steps(case: &Case, contract: &Contract) -> Vec<(usize, Option<Reason>)> {
     let mut out = Vec::new();
     for (i, step) in case.steps.iter().enumerate() {

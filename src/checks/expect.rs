@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::Finding;
-use super::matcher::{self, show};
+use crate::cases::matcher::{self, show};
 use crate::cases::{Expect, StatusExpect};
 use crate::client::Response;
 use crate::contract::Contract;

@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use super::Finding;
-use super::matcher::compact;
 use crate::client::{Exchange, Response};
 use crate::contract::{Contract, ErrorBody, Route};
+use crate::redact::compact;
 
 /// How the request deviated on purpose, which widens what an answer may be (READINGS 8.1).
 #[derive(Debug, Clone, Copy, Default)]
@@ -195,7 +195,7 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
                     LIST_SHAPE,
                     "list shape",
                     "`totalItems` is an integer",
-                    super::matcher::show(other),
+                    crate::cases::matcher::show(other),
                 )
                 .at("/totalItems"),
             ),
@@ -207,7 +207,7 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
                     LIST_SHAPE,
                     "list shape",
                     "`nextPageToken` is a string or null",
-                    super::matcher::show(other),
+                    crate::cases::matcher::show(other),
                 )
                 .at("/nextPageToken"),
             ),
@@ -288,7 +288,7 @@ fn error_body(
                 "Authentication > 3",
                 "error title",
                 "Unauthorized",
-                super::matcher::show(body.get("title")),
+                crate::cases::matcher::show(body.get("title")),
             )
             .at("/title"),
         );
@@ -315,7 +315,7 @@ fn error_body(
                             V1_CODES,
                             "error code",
                             &row.code,
-                            super::matcher::show(body.get("code")),
+                            crate::cases::matcher::show(body.get("code")),
                         )
                         .at("/code"),
                     );
@@ -326,7 +326,7 @@ fn error_body(
                             V1_CODES,
                             "error title",
                             &row.title,
-                            super::matcher::show(body.get("title")),
+                            crate::cases::matcher::show(body.get("title")),
                         )
                         .at("/title"),
                     );
@@ -341,7 +341,7 @@ fn error_body(
                             WEBHOOK_BODY,
                             "error title",
                             want,
-                            super::matcher::show(body.get("title")),
+                            crate::cases::matcher::show(body.get("title")),
                         )
                         .at("/title"),
                     );

@@ -1,10 +1,10 @@
 //! Checks: generic checks on every answer, the case's own expectations, the pagination walker,
 //! and the explanation of a failure.
 
+pub mod deliveries;
 pub mod expect;
 pub mod explain;
 pub mod generic;
-pub mod matcher;
 pub mod pagination;
 
 use std::sync::Arc;

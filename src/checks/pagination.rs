@@ -9,10 +9,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Finding;
-use super::matcher::{self, compact};
+use crate::cases::matcher;
 use crate::cases::{Direction, OrderExpect, PageExpect};
 use crate::client::Exchange;
 use crate::contract::Route;
+use crate::redact::compact;
 
 const LAST_PAGE: &str = "Pagination and collection conventions > last page";
 const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::cases::yaml;
+use crate::contract::yaml;
 
 /// One clause of the spec.
 #[derive(Debug, Clone, Deserialize)]
@@ -21,7 +21,7 @@ impl Clauses {
     pub fn parse(source: &str) -> Result<Clauses, (usize, String)> {
         let (value, lines) = yaml::parse(source).map_err(|e| (e.line, e.message))?;
         let list: Vec<Clause> = serde_path_to_error::deserialize(&value).map_err(|e| {
-            let pointer = crate::cases::path_to_pointer(e.path());
+            let pointer = crate::contract::yaml::path_to_pointer(e.path());
             (lines.line_of(&pointer), e.inner().to_string())
         })?;
         let mut seen = std::collections::HashSet::new();

@@ -4,16 +4,39 @@
 mod clauses;
 mod codes;
 mod routes;
+pub mod yaml;
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub use clauses::{Clause, Clauses};
 pub use codes::{CodeRow, V1Codes};
 pub use routes::{ErrorBody, Param, ParamIn, ResponseSpec, Route, StatusKey};
 
-use crate::cases::yaml;
+/// The `Service-Api-Version` the suite speaks (the header-versioned API's one stated value).
+pub const API_VERSION: &str = "2026-03-30";
+
+/// The API generation a route, case file or trial addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// Paths prefixed `/v1`.
+    V1,
+    /// The header-versioned API (`Service-Api-Version`).
+    Latest,
+}
+
+impl Api {
+    /// The name used as the first part of trial names and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Api::V1 => "v1",
+            Api::Latest => "latest",
+        }
+    }
+}
 
 /// The route table as shipped in `schemas/openapi.yaml`.
 pub const OPENAPI_YAML: &str = include_str!("../../schemas/openapi.yaml");
@@ -192,7 +215,7 @@ fn long_arrays_cut(v: &Value) -> Option<Value> {
 /// A schema error as a finding shows it: the message quotes the instance, and a large one is
 /// shown as a bounded excerpt.
 fn violation(e: jsonschema::ValidationError<'_>) -> SchemaViolation {
-    let shown = crate::checks::matcher::compact(e.instance());
+    let shown = crate::redact::compact(e.instance());
     let message = if shown.ends_with('…') {
         e.masked_with(shown).to_string()
     } else {

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::Api;
 use super::Clauses;
-use crate::cases::Api;
 
 /// Which error body a route answers with (Errors part of the spec).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

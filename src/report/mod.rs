@@ -17,8 +17,9 @@ use crate::cases::Case;
 use crate::checks::explain;
 use crate::cleanup::Summary;
 use crate::client::{Exchange, Redactor};
+use crate::contract::API_VERSION;
 use crate::contract::Contract;
-use crate::execute::{API_VERSION, CaseResult, Verdict};
+use crate::execute::{CaseResult, Verdict};
 
 /// What the reports say about the run itself.
 #[derive(Debug, Clone)]

@@ -2,7 +2,6 @@
 //! answers each per the case's script, verifies Standard Webhooks signatures with the
 //! `standardwebhooks` crate, and judges the `deliveries` steps of cases.
 
-pub mod expect;
 pub mod receiver;
 pub mod verify;
 

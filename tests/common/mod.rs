@@ -7,8 +7,9 @@ pub mod binary;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use workspace_conformance::app::{certify_reference_as, load_catalog, new_run_id};
+use workspace_conformance::app::{certify_reference_as, new_run_id};
 use workspace_conformance::cases::Case;
+use workspace_conformance::catalog;
 use workspace_conformance::contract::Contract;
 use workspace_conformance::execute::{CaseResult, Verdict};
 use workspace_conformance::reference::{FaultSet, VariantSet};
@@ -23,7 +24,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
 }
 
 pub fn catalog() -> (Arc<Contract>, Vec<Arc<Case>>) {
-    load_catalog(None).expect("catalog loads")
+    catalog::load(None).expect("catalog loads")
 }
 
 /// Runs every case against a fresh reference with these switches.

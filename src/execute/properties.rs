@@ -8,13 +8,13 @@ use proptest::strategy::{SBoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
-use super::generate::{self, Context};
-use super::{Limit, Property, Target};
+use super::Executor;
 use crate::cases::Case;
+use crate::cases::properties::generate::{self, Context};
+use crate::cases::properties::{Limit, Property, Target};
 use crate::cases::template::Vars;
 use crate::checks::{Failure, Finding};
 use crate::client::{Exchange, Outgoing};
-use crate::execute::Executor;
 
 /// Findings of one input, with the exchange they concern.
 pub(super) type Found = Vec<(Finding, Arc<Exchange>)>;

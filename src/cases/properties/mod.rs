@@ -10,8 +10,6 @@
 
 pub mod constraint;
 pub mod generate;
-mod roundtrip;
-mod runner;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -20,11 +18,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::cases::template::{names_in_str, names_in_value};
-use crate::cases::{Api, BUILTINS, Case, Expect, Request, Step};
+use crate::cases::{BUILTINS, Case, Expect, Request, Step};
+use crate::contract::Api;
 use crate::contract::{Contract, ParamIn, Route, StatusKey};
 use crate::profile::KNOWN_FIXTURES;
 pub use constraint::Constraint;
-pub use runner::run;
 
 /// Where a property puts its generated value.
 #[derive(Debug, Clone)]
@@ -439,7 +437,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
             read_only: false,
             steps: Vec::new(),
             fixtures: ["custom_field_key".to_string()].into_iter().collect(),
-            file: "src/properties/roundtrip.rs".into(),
+            file: "src/execute/roundtrip.rs".into(),
             line: 0,
             property: Some(Arc::new(Property::ContactRoundTrip)),
             receiver: Vec::new(),

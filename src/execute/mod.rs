@@ -1,6 +1,9 @@
 //! Runs one case against the target: renders each step, sends it, runs the generic checks and
 //! the case's expectations, saves values for later steps, and gives the verdict.
 
+pub mod properties;
+mod roundtrip;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -8,14 +11,11 @@ use serde_json::Value;
 
 use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
 use crate::cases::{Case, Expect, Request, Step};
+use crate::checks::deliveries::{Bounds, Slot};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
-use crate::contract::Contract;
+use crate::contract::{API_VERSION, Contract};
 use crate::profile::{KNOWN_FIXTURES, Profile};
-use crate::webhooks::expect::{Bounds, Slot};
-
-/// The version the suite certifies (Versioning 1).
-pub const API_VERSION: &str = "2026-03-30";
 
 /// The outcome of one case.
 #[derive(Debug, Clone)]
@@ -263,7 +263,8 @@ impl Executor {
             });
         }
         if let Some(property) = &case.property {
-            let (failures, exchanges) = crate::properties::run(self, case, property, vars).await;
+            let (failures, exchanges) =
+                crate::execute::properties::run(self, case, property, vars).await;
             let verdict = if failures.is_empty() {
                 Verdict::Passed
             } else {
@@ -300,7 +301,7 @@ impl Executor {
                 exchange,
             };
             if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_mut()) {
-                let found = crate::webhooks::expect::check(slot, d, &mut vars, &bounds).await;
+                let found = crate::checks::deliveries::check(slot, d, &mut vars, &bounds).await;
                 // The case's clauses, and the one a finding names itself (a delivery that does
                 // not verify breaks Authentication 4 whatever the case is about).
                 failures.extend(found.into_iter().map(|f| {
@@ -783,7 +784,7 @@ impl Executor {
                 .and_then(|p| body.and_then(|b| b.pointer(p)))
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            match named.or_else(|| body.and_then(crate::webhooks::expect::find_secret)) {
+            match named.or_else(|| body.and_then(crate::checks::deliveries::find_secret)) {
                 Some(secret) => {
                     self.client.redactor.secret(&secret);
                     if let Some(raw) = secret.strip_prefix("whsec_") {

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::generate::e164;
-use super::runner::{Found, failures, input_note, runner_for, search};
+use super::Executor;
+use super::properties::{Found, failures, input_note, runner_for, search};
+use crate::cases::properties::generate::e164;
 use crate::cases::{Case, Request};
 use crate::checks::{Failure, Finding};
 use crate::client::Exchange;
-use crate::execute::Executor;
 
 const WORD_CHARS: &[char] = &[
     'a', 'e', 'k', 'o', 'z', 'A', 'Ł', 'Å', 'é', 'ü', 'ñ', 'ß', 'ø', 'Ω', 'λ', '漢', '字', 'テ',

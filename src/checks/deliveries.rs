@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::verify::verify;
-use super::{Delivery, Receiver};
+use super::Finding;
+use crate::cases::matcher;
 use crate::cases::template::Vars;
 use crate::cases::{Bound, DeliveriesExpect};
-use crate::checks::Finding;
-use crate::checks::matcher;
+use crate::webhooks::verify::verify;
+use crate::webhooks::{Delivery, Receiver};
 
 /// How long a case waits, from the profile or the README's defaults.
 #[derive(Debug, Clone, Copy)]
@@ -136,7 +136,7 @@ pub async fn check(
         } else {
             format!(
                 "; {n} more deliveries at this path were not kept (the receiver keeps {} bytes of bodies per trial)",
-                super::receiver::KEPT_BYTES_PER_TRIAL
+                crate::webhooks::KEPT_BYTES_PER_TRIAL
             )
         }
     };
