@@ -185,6 +185,8 @@ pub(crate) fn profile() -> Profile {
         ("webhook_delivery_seconds".to_string(), json!(5)),
         ("webhook_retry_seconds".to_string(), json!(5)),
         ("webhook_quiet_seconds".to_string(), json!(0.3)),
+        // Every effect of the reference shows at once: a poll waits only under a fault.
+        ("effect_seconds".to_string(), json!(1)),
         // --- messages and conversations (issue 4): array fixtures ---
         ("group_participants".to_string(), json!(messaging::GROUP)),
         (

@@ -125,6 +125,8 @@ variants! {
         "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
     ExternalIdConflict409 => "external-id-conflict-409", "6.6",
         "POST and PATCH /v1/contacts refuse (409 Conflict, 0800409) an externalId another contact of the workspace already has";
+    MessagesListedLate => "messages-listed-late", "7.1",
+        "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
 }
 
 impl Variant {

@@ -157,6 +157,8 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
             always: false,
             control_of: None,
             unchanged: None,
+            poll: false,
+            read_back_of: None,
             line: 0,
         })
         .collect();

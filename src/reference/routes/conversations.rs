@@ -294,7 +294,27 @@ fn mark(
     let result = input::path_param(id, path).and_then(|id| {
         let mut store = app.store();
         let workspace = store.messaging.workspace_of(caller.user_id);
-        let known = of_workspace(&store.messaging, workspace).any(|c| c.id == id);
+        let number = of_workspace(&store.messaging, workspace)
+            .find(|c| c.id == id)
+            .map(|c| c.phone_number_id.clone());
+        // Authentication 3: a number-scoped check applies on conversations.
+        if let Some(number) = &number
+            && !store.workspace().is_number_user(number, caller.user_id)
+            && !faults.has(Fault::ConversationMarkIgnoresNumberAccess)
+        {
+            let error = ApiError::for_path(
+                path,
+                StatusCode::FORBIDDEN,
+                format!("the caller is not a user of phone number '{number}'"),
+            )
+            .with_title("Not Phone Number User");
+            return Err(if path == V1_PATH {
+                error.with_code("1001403")
+            } else {
+                error
+            });
+        }
+        let known = number.is_some();
         let updated = known.then(|| store.messaging.mark(&id, how)).flatten();
         let Some(updated) = updated else {
             let mut error = ApiError::for_path(

@@ -130,6 +130,13 @@ async fn list_v1(
     )
 }
 
+/// Variant messages-listed-late (READINGS 7.1): a message the API sent shows in the lists only
+/// 400 ms after the send, as where sending is queued work.
+fn listed_yet(app: &App, m: &Message) -> bool {
+    !app.switches().variant(Variant::MessagesListedLate)
+        || m.created_at + time::Duration::milliseconds(400) <= OffsetDateTime::now_utc()
+}
+
 fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let store = app.store();
@@ -211,6 +218,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let mut items: Vec<Message> = messaging
         .messages()
         .iter()
+        .filter(|m| listed_yet(app, m))
         .filter(|m| {
             let in_workspace = messaging
                 .line_by_id(&m.phone_number_id)
@@ -574,6 +582,7 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let mut items: Vec<Message> = messaging
         .messages()
         .iter()
+        .filter(|m| listed_yet(app, m))
         .filter(|m| {
             let mut sent: Vec<&str> = m.to.iter().map(String::as_str).collect();
             sent.sort_unstable();

@@ -458,6 +458,13 @@ async fn rotate(State(app): State<App>, id: Result<Path<String>, PathRejection>)
         } else {
             store.hooks.new_secret(&id)
         };
+        let mut w = w;
+        if app.switches().faults.has(Fault::WebhookRotateResetsEvents) {
+            w.events.truncate(1);
+            if let Some(stored) = store.webhook_mut(&id) {
+                stored.events = w.events.clone();
+            }
+        }
         Ok(reply::data(StatusCode::OK, with_secret(&app, &w, &secret)))
     });
     answer(&app, result)
