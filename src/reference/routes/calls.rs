@@ -95,10 +95,6 @@ fn answer(app: &App, result: Answer) -> Response {
     result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
-fn bad(path: &str, message: impl Into<String>) -> ApiError {
-    ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
-}
-
 fn not_found(path: &str, what: &str, id: &str) -> ApiError {
     ApiError::for_path(
         path,
@@ -166,7 +162,7 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
     q.first(name)
         .map(|v| {
             OffsetDateTime::parse(v, &Rfc3339).map_err(|_| {
-                bad(
+                ApiError::bad_request(
                     path,
                     format!("query parameter {name} must be an RFC 3339 date-time, got '{v}'"),
                 )
@@ -191,8 +187,9 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         min..=MAX_PAGE
     };
     let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
-        .map_err(|m| bad(path, m))?;
-    let offset = pagination::page_token(q.first("pageToken")).map_err(|m| bad(path, m))?;
+        .map_err(|m| ApiError::bad_request(path, m))?;
+    let offset =
+        pagination::page_token(q.first("pageToken")).map_err(|m| ApiError::bad_request(path, m))?;
     let page = pagination::paginate(items, size, offset, faults);
     Ok(reply::json(
         StatusCode::OK,
@@ -233,16 +230,16 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     let ws = ws_guard.workspace();
     let number_id = q
         .first("phoneNumberId")
-        .ok_or_else(|| bad(path, "query parameter phoneNumberId is required"))?;
+        .ok_or_else(|| ApiError::bad_request(path, "query parameter phoneNumberId is required"))?;
     // The stated patterns make a malformed id invalid input (400), not a missing resource.
     if !number_id.starts_with("PN") {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!("query parameter phoneNumberId must match ^PN(.*)$, got '{number_id}'"),
         ));
     }
     if let Some(user) = q.first("userId").filter(|u| !u.starts_with("US")) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!("query parameter userId must match ^US(.*)$, got '{user}'"),
         ));
@@ -250,7 +247,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     let participants = q.all("participants");
     let empty = participants.is_empty() || participants.iter().any(|p| p.trim().is_empty());
     if empty && !faults.has(Fault::EmptyParticipantsAccepted) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             "query parameter participants must hold exactly one E.164 number",
         ));
@@ -260,7 +257,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .filter(|p| !p.trim().is_empty())
         .collect();
     if participants.len() > 1 && !faults.has(Fault::ParticipantsRuleOff) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!(
                 "list calls takes exactly one participant (1:1 calls only); {} were given",
@@ -271,7 +268,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .with_title(TOO_MANY_PARTICIPANTS.1));
     }
     if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!("participant '{p}' is not an E.164 phone number"),
         ));
@@ -280,7 +277,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .number(number_id)
         .ok_or_else(|| not_found(path, "Phone number", number_id))?;
     if participants.contains(&number.number.as_str()) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             "participants exclude the workspace number itself",
         ));
@@ -532,7 +529,7 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
     let result = (|| {
         let filter = q.first("phoneNumber");
         if let Some(f) = filter.filter(|f| !is_e164(f)) {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 path,
                 format!("query parameter phoneNumber must be an E.164 number, got '{f}'"),
             ));
