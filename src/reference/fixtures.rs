@@ -112,8 +112,11 @@ pub(crate) fn profile() -> Profile {
         ("contacts_sync_integration_name", CONTACTS_SYNC_INTEGRATION),
         // --- messages and conversations (issue 4): add this area's fixtures below ---
         ("message_direction", "outgoing"),
-        ("message_participant", messaging::PARTICIPANT),
-        ("message_time_split", messaging::TIME_SPLIT),
+        (
+            "message_participant",
+            messaging::seed().participant.as_str(),
+        ),
+        ("message_time_split", messaging::seed().time_split.as_str()),
         ("conversation_id", ids.conversation.as_str()),
         ("group_conversation_id", ids.group_conversation.as_str()),
         (
@@ -123,7 +126,7 @@ pub(crate) fn profile() -> Profile {
         ("sandbox_conversation_id", ids.sandbox_conversation.as_str()),
         (
             "sandbox_conversation_participant",
-            messaging::SANDBOX_PARTICIPANT,
+            messaging::seed().sandbox_participant.as_str(),
         ),
         ("sandbox_failed_message_id", ids.failed_message.as_str()),
         (
@@ -149,18 +152,21 @@ pub(crate) fn profile() -> Profile {
         ("international_disabled_api_key", INTL_DISABLED_KEY),
         (
             "international_disabled_phone_number",
-            messaging::INTL_DISABLED_NUMBER,
+            messaging::seed().number("international_disabled"),
         ),
         ("subscription_expired_api_key", EXPIRED_KEY),
         (
             "subscription_expired_phone_number",
-            messaging::EXPIRED_NUMBER,
+            messaging::seed().number("subscription_expired"),
         ),
         (
             "a2p_unapproved_phone_number",
-            messaging::A2P_UNAPPROVED_NUMBER,
+            messaging::seed().number("a2p_unapproved"),
         ),
-        ("a2p_capped_phone_number", messaging::A2P_CAPPED_NUMBER),
+        (
+            "a2p_capped_phone_number",
+            messaging::seed().number("a2p_capped"),
+        ),
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
         ("call_id", workspace::CALL_ID),
         ("call_participant", workspace::CALL_PARTICIPANT),
@@ -186,10 +192,13 @@ pub(crate) fn profile() -> Profile {
         ("webhook_retry_seconds".to_string(), json!(5)),
         ("webhook_quiet_seconds".to_string(), json!(0.3)),
         // --- messages and conversations (issue 4): array fixtures ---
-        ("group_participants".to_string(), json!(messaging::GROUP)),
+        (
+            "group_participants".to_string(),
+            json!(messaging::seed().group),
+        ),
         (
             "group_superset_participants".to_string(),
-            json!(messaging::GROUP_SUPERSET),
+            json!(messaging::seed().group_superset),
         ),
         (
             "sandbox_group_recipient_numbers".to_string(),
