@@ -10,23 +10,14 @@ use serde_json::Value;
 pub struct CodeRow {
     pub code: String,
     pub title: String,
+    /// The title names no particular condition (`x-v1-generic-titles`, READINGS 3.4).
+    generic: bool,
 }
-
-/// Titles that name no particular condition: any condition of that status may take the row
-/// (READINGS 3.4).
-const GENERIC_TITLES: &[&str] = &[
-    "Unauthorized",
-    "Forbidden",
-    "Not Found",
-    "Bad Request",
-    "Conflict",
-    "Unknown",
-];
 
 impl CodeRow {
     /// Whether the row is generic, so every condition of its status takes it.
     pub fn is_generic(&self) -> bool {
-        GENERIC_TITLES.contains(&self.title.as_str())
+        self.generic
     }
 }
 
@@ -38,6 +29,10 @@ impl V1Codes {
     /// Reads `x-v1-error-codes`: `{Area: {"404": {code, title}}}`. Errors carry a JSON Pointer.
     pub fn from_openapi(doc: &Value) -> Result<V1Codes, (String, String)> {
         let mut out = HashMap::new();
+        let Some(generic) = doc.get("x-v1-generic-titles").and_then(Value::as_array) else {
+            return Err((String::new(), "x-v1-generic-titles is missing".into()));
+        };
+        let generic: Vec<&str> = generic.iter().filter_map(Value::as_str).collect();
         let Some(areas) = doc.get("x-v1-error-codes").and_then(Value::as_object) else {
             return Err((String::new(), "x-v1-error-codes is missing".into()));
         };
@@ -58,6 +53,7 @@ impl V1Codes {
                     CodeRow {
                         code: code.into(),
                         title: title.into(),
+                        generic: generic.contains(&title),
                     },
                 );
             }
@@ -116,12 +112,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn webhook_titles_come_from_the_route_table() {
+    fn error_tables_come_from_the_route_table() {
         let contract = crate::contract::Contract::embedded().unwrap();
         let titles = &contract.webhook_titles;
         assert_eq!(titles.title(404), Some("Not Found"));
         assert_eq!(titles.title(500), Some("Unknown Error"));
         assert_eq!(titles.title(409), None);
+        let codes = &contract.codes;
+        assert!(codes.row("Contacts", 404).unwrap().is_generic());
+        assert!(!codes.row("Contacts", 400).unwrap().is_generic());
+        assert!(codes.row("Calls", 500).unwrap().is_generic());
         let doc = serde_json::json!({"x-webhook-error-titles": {"4o4": "Not Found"}});
         assert!(WebhookTitles::from_openapi(&doc).is_err());
         assert!(WebhookTitles::from_openapi(&serde_json::json!({})).is_err());
