@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::errors::ApiError;
@@ -90,10 +90,6 @@ pub(crate) fn is_call_path(path: &str) -> bool {
 }
 
 type Answer = Result<Response, ApiError>;
-
-fn answer(app: &App, result: Answer) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
 
 fn not_found(path: &str, what: &str, id: &str) -> ApiError {
     ApiError::for_path(

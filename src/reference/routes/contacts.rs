@@ -10,7 +10,7 @@ use axum::routing::{get, patch};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::contact_input::{
@@ -63,10 +63,6 @@ pub(super) fn is_contact_path(path: &str) -> bool {
                 .strip_prefix(p)
                 .is_some_and(|rest| rest.starts_with('/'))
     })
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
 async fn create_v1(

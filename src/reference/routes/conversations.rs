@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use time::OffsetDateTime;
 
-use super::allow_only;
 use super::messages::{instant, is_e164, sort_order, time_bounds, within};
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::errors::ApiError;
@@ -60,10 +60,6 @@ fn inbox_routes(router: Router<App>, base: &'static str) -> Router<App> {
             allow_only(post(handler), "POST"),
         )
     })
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
 fn page(

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::errors::ApiError;
@@ -43,10 +43,6 @@ pub(super) fn header_versioned_routes() -> Router<App> {
             "/messages/{messageId}/retry",
             allow_only(post(retry_hv), "POST"),
         )
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
 pub(super) fn is_e164(s: &str) -> bool {

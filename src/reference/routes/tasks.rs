@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::errors::ApiError;
@@ -46,10 +46,6 @@ pub(super) fn v1_routes() -> Router<App> {
             "/v1/tasks/{taskId}/{action}",
             allow_only(post(transition), "POST"),
         )
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
 fn not_found(id: &str) -> ApiError {

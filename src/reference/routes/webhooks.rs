@@ -16,7 +16,7 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::deliveries::{self, DeliveryRecord};
 use crate::reference::errors::ApiError;
@@ -109,10 +109,6 @@ pub(super) fn v1_routes() -> Router<App> {
         "/v1/webhooks/{kind}",
         allow_only(post(create_legacy), "POST"),
     )
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
 /// The numeric webhook id of a path, or the stated 400 naming the path and the pattern.
