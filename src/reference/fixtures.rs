@@ -28,8 +28,6 @@ const INTL_DISABLED_USER: &str = "USi9N8t7L6o5";
 const EXPIRED_KEY: &str = "wsk_live_5Gd8Lw3QnT7vXc2MbR9KzH4pFj6S";
 const EXPIRED_USER: &str = "USe4X3p2I1r0";
 pub(crate) const ORG_ID: &str = "ORw0rk5p4c3e";
-const PHONE_NUMBER_ID: &str = "PNq7R2s9T4u1";
-const PHONE_NUMBER: &str = "+14155550123";
 const TEXT_FIELD_KEY: &str = "notes";
 const MULTI_FIELD_KEY: &str = "interests";
 const WEBHOOK_ID: &str = "1001";
@@ -97,13 +95,23 @@ pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
     p
 }
 
+/// The id of the primary line of the seed (`seed.json`): the profile's `phone_number_id`.
+fn phone_number_id() -> &'static str {
+    messaging::seed().line_id("primary")
+}
+
+/// The number of the primary line of the seed: the profile's `phone_number`.
+fn phone_number() -> &'static str {
+    messaging::seed().number("primary")
+}
+
 pub(crate) fn profile() -> Profile {
     let (_, ids) = messaging::seeded(PRIMARY_USER, RESTRICTED_USER);
     let fixtures: BTreeMap<String, Value> = [
         ("restricted_api_key", RESTRICTED_KEY),
         ("user_id", PRIMARY_USER),
-        ("phone_number_id", PHONE_NUMBER_ID),
-        ("phone_number", PHONE_NUMBER),
+        ("phone_number_id", phone_number_id()),
+        ("phone_number", phone_number()),
         ("webhook_id", WEBHOOK_ID),
         ("custom_field_key", TEXT_FIELD_KEY),
         ("custom_field_multi_key", MULTI_FIELD_KEY),
@@ -242,8 +250,8 @@ pub(crate) fn seeded_store() -> Store {
         PRIMARY_USER,
         RESTRICTED_USER,
         ORG_ID,
-        PHONE_NUMBER_ID,
-        PHONE_NUMBER,
+        phone_number_id(),
+        phone_number(),
     ));
     store.messaging = messaging::seeded(PRIMARY_USER, RESTRICTED_USER).0;
     store
@@ -266,7 +274,7 @@ fn seed_tasks(store: &mut Store) {
         let input = NewTask {
             title: title.to_string(),
             description: Some(format!("Seeded task {}", i + 1)),
-            phone_number_id: Some(PHONE_NUMBER_ID.to_string()),
+            phone_number_id: Some(phone_number_id().to_string()),
             conversation_id: (i == 2).then(|| TASK_CONVERSATION_ID.to_string()),
             ..NewTask::default()
         };
@@ -353,7 +361,7 @@ fn seed_webhooks(store: &mut Store) {
         updated_at: at,
         api_version: Some(API_VERSION.to_string()),
         events: vec!["message.received".into(), "message.delivered".into()],
-        resource_ids: vec![PHONE_NUMBER_ID.to_string()],
+        resource_ids: vec![phone_number_id().to_string()],
     });
     let at = datetime!(2026-01-12 08:30 UTC);
     store.add_webhook(Webhook {

@@ -464,13 +464,21 @@ pub(crate) fn seed() -> &'static Seed {
 }
 
 impl Seed {
-    /// The number of the line called `name` in `seed.json`.
-    pub fn number(&self, name: &str) -> &str {
+    fn line(&self, name: &str) -> &SeedLine {
         self.lines
             .iter()
             .find(|l| l.name == name)
-            .map(|l| l.number.as_str())
             .unwrap_or_else(|| panic!("seed.json has no line `{name}`"))
+    }
+
+    /// The number of the line called `name` in `seed.json`.
+    pub fn number(&self, name: &str) -> &str {
+        &self.line(name).number
+    }
+
+    /// The id (`PN...`) of the line called `name` in `seed.json`.
+    pub fn line_id(&self, name: &str) -> &str {
+        &self.line(name).id
     }
 }
 
