@@ -17,7 +17,9 @@ use time::format_description::well_known::Rfc3339;
 use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
+use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
+use crate::reference::errors::Generation;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};
 use crate::reference::pagination;
@@ -106,7 +108,7 @@ fn not_number_user(app: &App, path: &str, number: &str) -> ApiError {
         StatusCode::FORBIDDEN,
         format!("the caller is not a user of phone number '{number}'"),
     );
-    let error = if path.starts_with("/v1/") {
+    let error = if Generation::of_path(path) == Generation::V1 {
         error.with_code(CALLS_403_CODE)
     } else {
         error
@@ -175,7 +177,7 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         1
     };
     let range = if faults.has(Fault::CallsMaxResultsUncheckedWithParticipants)
-        && path.starts_with("/v1/")
+        && Generation::of_path(path) == Generation::V1
         && q.first("participants").is_some()
     {
         0..=usize::MAX
@@ -199,13 +201,6 @@ fn includes(q: &Query) -> Vec<String> {
         .flat_map(|v| v.split(','))
         .map(|s| s.trim().to_string())
         .collect()
-}
-
-fn is_e164(v: &str) -> bool {
-    let digits = v.strip_prefix('+').unwrap_or("");
-    (2..=15).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && !digits.starts_with('0')
 }
 
 // ---- v1 ----

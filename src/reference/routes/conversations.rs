@@ -8,10 +8,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use time::OffsetDateTime;
 
-use super::messages::{instant, is_e164, sort_order, time_bounds, within};
+use super::messages::{instant, sort_order, time_bounds, within};
 use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
+use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};

@@ -14,6 +14,7 @@ use time::format_description::well_known::Rfc3339;
 use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
+use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};
@@ -43,14 +44,6 @@ pub(super) fn header_versioned_routes() -> Router<App> {
             "/messages/{messageId}/retry",
             allow_only(post(retry_hv), "POST"),
         )
-}
-
-pub(super) fn is_e164(s: &str) -> bool {
-    let digits = s.strip_prefix('+').unwrap_or("");
-    s.starts_with('+')
-        && (2..=15).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && !digits.starts_with('0')
 }
 
 pub(super) fn instant(path: &str, name: &str, value: &str) -> Result<OffsetDateTime, ApiError> {
