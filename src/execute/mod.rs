@@ -14,7 +14,7 @@ use crate::cases::{Case, Expect, Request, Step};
 use crate::checks::deliveries::{Bounds, Slot};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
-use crate::contract::{API_VERSION, Contract};
+use crate::contract::{API_VERSION, Api, Contract};
 use crate::profile::{KNOWN_FIXTURES, Profile};
 
 /// The outcome of one case.
@@ -908,19 +908,16 @@ impl Executor {
             headers.push((k.clone(), text_of(&vars.render_value(v)?)));
         }
         // The generation of a request is its path's: a latest case may create through /v1.
-        let latest = !req.path.starts_with("/v1/");
+        let api = Api::of_path(&req.path);
         let mut deviation = generic::Deviation::default();
         match req.version.as_deref() {
-            Some("none") => deviation.version = latest,
+            Some("none") => deviation.version = api == Api::Latest,
             Some(v) => {
                 let v = vars.render_text(v)?;
                 deviation.version = v != API_VERSION;
                 headers.push(("Service-Api-Version".to_string(), v));
             }
-            None if latest => {
-                headers.push(("Service-Api-Version".to_string(), API_VERSION.to_string()))
-            }
-            None => {}
+            None => headers.extend(api.headers()),
         }
         let auth = match req.auth.as_deref() {
             None => Auth::Primary,

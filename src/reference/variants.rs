@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::app::App;
+use super::errors::Generation;
 
 /// One entry of the variant catalog.
 #[derive(Debug, Clone, Copy)]
@@ -248,7 +249,7 @@ pub(crate) async fn rewrite(State(app): State<App>, mut req: Request, next: Next
 }
 
 fn reshape(variants: &VariantSet, path: &str, status: StatusCode, body: &mut Value) {
-    let v1 = path == "/v1" || path.starts_with("/v1/");
+    let v1 = Generation::of_path(path) == Generation::V1;
     let webhook = path.starts_with("/webhooks");
     if status.is_success() {
         if let Some(data) = body.get_mut("data") {
