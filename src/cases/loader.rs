@@ -10,8 +10,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::{
-    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, Repeat, Request, StatusExpect,
-    Step,
+    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, OneOrMany, Repeat, Request,
+    StatusExpect, Step,
 };
 use super::template::{
     names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
@@ -200,6 +200,7 @@ fn normalise(
                     s.expect,
                     s.save,
                     StepExtras {
+                        clause: s.clause.map(OneOrMany::into_vec),
                         repeat: s.repeat,
                         for_each: s.for_each,
                         precondition: s.precondition,
@@ -231,8 +232,24 @@ fn normalise(
     let mut fixtures = BTreeSet::new();
     let mut steps = Vec::new();
     let mut uses_receiver = false;
-    for (step_at, request, expect, save, extras) in raw_steps {
+    for (step_at, request, expect, save, mut extras) in raw_steps {
         let req_at = format!("{step_at}/request");
+        // A step's clause narrows what its expectation findings cite: one of the case's, so the
+        // case still says everything it proves.
+        let step_clauses = extras.clause.take().unwrap_or_default();
+        for c in &step_clauses {
+            if !clauses.contains(c) {
+                let known = contract.clauses.contains(c);
+                return Err(err(
+                    &format!("{step_at}/clause"),
+                    if known {
+                        format!("step clause `{c}` is not one of the case's clauses {clauses:?}")
+                    } else {
+                        format!("unknown clause `{c}` (see schemas/clauses.yaml)")
+                    },
+                ));
+            }
+        }
         let Some(request) = request else {
             let Some(d) = extras.deliveries else {
                 return Err(err(
@@ -285,6 +302,7 @@ fn normalise(
             }
             uses_receiver = true;
             steps.push(Step {
+                clauses: step_clauses.clone(),
                 request: None,
                 deliveries: Some(d),
                 secret: None,
@@ -501,6 +519,7 @@ fn normalise(
                 resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&c_at, m))?;
                 let change = c.describe();
                 Some(Step {
+                    clauses: step_clauses.clone(),
                     request: Some(controlled),
                     deliveries: None,
                     secret: None,
@@ -523,6 +542,7 @@ fn normalise(
             }
         };
         steps.push(Step {
+            clauses: step_clauses.clone(),
             request: Some(request),
             deliveries: None,
             secret: extras.secret,
@@ -609,6 +629,7 @@ type RawStep = (
 /// The repetition and cleanup options of a step (only multi-step cases have them).
 #[derive(Default)]
 struct StepExtras {
+    clause: Option<Vec<String>>,
     repeat: Option<Repeat>,
     for_each: Option<ForEach>,
     precondition: Option<ForEach>,
