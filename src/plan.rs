@@ -51,7 +51,6 @@ pub fn run_trial(
     rt: &tokio::runtime::Handle,
     gate: &Gate,
 ) -> CaseResult {
-    let started = std::time::Instant::now();
     let run = || {
         if case.exclusive {
             let _alone = gate.0.write().unwrap_or_else(|e| e.into_inner());
@@ -61,6 +60,12 @@ pub fn run_trial(
             rt.block_on(exec.run(case))
         }
     };
+    guarded(case, run)
+}
+
+/// `run`'s result, or a failed verdict that says the suite panicked.
+fn guarded(case: &Case, run: impl FnOnce() -> CaseResult) -> CaseResult {
+    let started = std::time::Instant::now();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(result) => result,
         Err(payload) => {
@@ -153,4 +158,51 @@ pub async fn run_all(
         out.push(joined.expect("a trial's thread ends with its result"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::Contract;
+
+    fn case(exclusive: bool, id: &str) -> Arc<Case> {
+        let text = format!(
+            "area: a\napi: v1\ncases:\n  - id: {id}\n    clause: \"Errors > Rules > 2\"\n    exclusive: {exclusive}\n    request: {{ method: GET, path: /v1/contacts }}\n"
+        );
+        let contract = Contract::embedded().expect("contract");
+        let mut cases =
+            crate::cases::load_sources(&[("a.yaml".into(), text)], &contract).expect("case loads");
+        Arc::new(cases.remove(0))
+    }
+
+    #[test]
+    fn a_panicking_trial_is_a_failed_trial_that_says_so() {
+        let c = case(false, "boom");
+        let result = guarded(&c, || panic!("boom at step 2"));
+        let Verdict::Failed(failures) = &result.verdict else {
+            panic!("a panic gave {:?}", result.verdict);
+        };
+        assert_eq!(failures[0].finding.check, "trial");
+        assert!(
+            failures[0]
+                .finding
+                .actual
+                .contains("the suite panicked: boom at step 2"),
+            "{:?}",
+            failures[0].finding
+        );
+        assert_eq!(failures[0].finding.clauses, c.clauses);
+    }
+
+    #[test]
+    fn exclusive_cases_come_first_in_the_one_order() {
+        let cases = vec![
+            case(false, "a"),
+            case(true, "b"),
+            case(false, "c"),
+            case(true, "d"),
+        ];
+        let names: Vec<String> = order(&cases).iter().map(|c| c.name.clone()).collect();
+        assert_eq!(names, ["v1.a.b", "v1.a.d", "v1.a.a", "v1.a.c"]);
+    }
 }
