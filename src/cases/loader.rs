@@ -10,8 +10,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::{
-    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, ReadBack, Repeat, Request,
-    StatusExpect, Step,
+    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, OneOrMany, ReadBack, Repeat,
+    Request, StatusExpect, Step,
 };
 use super::template::{
     names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
@@ -200,6 +200,7 @@ fn normalise(
                     s.expect,
                     s.save,
                     StepExtras {
+                        clause: s.clause.map(OneOrMany::into_vec),
                         repeat: s.repeat,
                         for_each: s.for_each,
                         precondition: s.precondition,
@@ -233,8 +234,24 @@ fn normalise(
     let mut fixtures = BTreeSet::new();
     let mut steps = Vec::new();
     let mut uses_receiver = false;
-    for (step_at, request, expect, save, extras) in raw_steps {
+    for (step_at, request, expect, save, mut extras) in raw_steps {
         let req_at = format!("{step_at}/request");
+        // A step's clause narrows what its expectation findings cite: one of the case's, so the
+        // case still says everything it proves.
+        let step_clauses = extras.clause.take().unwrap_or_default();
+        for c in &step_clauses {
+            if !clauses.contains(c) {
+                let known = contract.clauses.contains(c);
+                return Err(err(
+                    &format!("{step_at}/clause"),
+                    if known {
+                        format!("step clause `{c}` is not one of the case's clauses {clauses:?}")
+                    } else {
+                        format!("unknown clause `{c}` (see schemas/clauses.yaml)")
+                    },
+                ));
+            }
+        }
         let Some(request) = request else {
             let Some(d) = extras.deliveries else {
                 return Err(err(
@@ -288,6 +305,7 @@ fn normalise(
             }
             uses_receiver = true;
             steps.push(Step {
+                clauses: step_clauses.clone(),
                 request: None,
                 deliveries: Some(d),
                 secret: None,
@@ -475,7 +493,8 @@ fn normalise(
                     lines,
                     &err,
                 )?;
-                if let Some(b) = before {
+                if let Some(mut b) = before {
+                    b.clauses = step_clauses.clone();
                     for (name, _) in &b.save {
                         defined.insert(name.clone());
                     }
@@ -533,6 +552,7 @@ fn normalise(
                 resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&c_at, m))?;
                 let change = c.describe();
                 Some(Step {
+                    clauses: step_clauses.clone(),
                     request: Some(controlled),
                     deliveries: None,
                     secret: None,
@@ -557,6 +577,7 @@ fn normalise(
             }
         };
         steps.push(Step {
+            clauses: step_clauses.clone(),
             request: Some(request),
             deliveries: None,
             secret: extras.secret,
@@ -574,6 +595,8 @@ fn normalise(
         });
         steps.extend(control);
         if let Some(mut after) = read_back {
+            // A read-back proves the step's effect: it cites what the step cites.
+            after.clauses = step_clauses.clone();
             after.read_back_of = Some(
                 steps.len() - 1 - usize::from(steps.last().is_some_and(|s| s.control_of.is_some())),
             );
@@ -651,6 +674,7 @@ type RawStep = (
 /// The repetition and cleanup options of a step (only multi-step cases have them).
 #[derive(Default)]
 struct StepExtras {
+    clause: Option<Vec<String>>,
     repeat: Option<Repeat>,
     for_each: Option<ForEach>,
     precondition: Option<ForEach>,
