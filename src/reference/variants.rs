@@ -105,6 +105,8 @@ variants! {
         "POST /webhooks and rotate answer only {data: {id, secret}} instead of the webhook with its secret";
     WebhookSecretSigningKey => "webhook-secret-signing-key", "6.2",
         "the signing secret comes in `signingKey` instead of `secret`";
+    MessagesListedLate => "messages-listed-late", "7.1",
+        "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
     // --- What a target may demand of a request (READINGS 6) ---
     MessageTextContent => "message-text-content", "6.1",
         "POST /v1/messages reads the text from `content` and refuses `text`; the profile's requestFields maps message.text to content";
@@ -126,8 +128,6 @@ variants! {
         "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
     ExternalIdConflict409 => "external-id-conflict-409", "6.6",
         "POST and PATCH /v1/contacts refuse (409 Conflict, 0800409) an externalId another contact of the workspace already has";
-    MessagesListedLate => "messages-listed-late", "7.1",
-        "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
 }
 
 impl Variant {
