@@ -193,6 +193,15 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
 }
 
 fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
+    if args.list_fixtures {
+        let text = if args.markdown {
+            crate::profile::fixture_table()
+        } else {
+            crate::profile::fixture_lines()
+        };
+        print!("{}", text.map_err(SetupError)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.test.test_threads == Some(0) {
         return Err(SetupError::new(
             "--test-threads 0 would run no trial and wait forever: give at least 1",
@@ -815,27 +824,29 @@ fn write_whole(path: &Path, text: &str) -> Result<(), SetupError> {
         .map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))
 }
 
+/// What `serve --list-faults` or `--list-variants` prints (the README's tables with
+/// `--markdown`), or None to serve.
+fn serve_listing(args: &ServeArgs) -> Result<Option<String>, SetupError> {
+    use reference::listing;
+    Ok(Some(
+        match (args.list_faults, args.list_variants, args.markdown) {
+            (true, _, false) => listing::fault_lines(),
+            (true, _, true) => listing::fault_tables(),
+            (false, true, false) => listing::variant_lines(),
+            (false, true, true) => listing::variant_tables(),
+            (false, false, true) => {
+                return Err(SetupError::new(
+                    "--markdown prints --list-faults or --list-variants as tables: give one of them",
+                ));
+            }
+            (false, false, false) => return Ok(None),
+        },
+    ))
+}
+
 fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
-    if args.list_faults {
-        let width = CATALOG.iter().map(|f| f.name.len()).max().unwrap_or(0);
-        for f in CATALOG {
-            println!("{:width$}  {}", f.name, f.clause);
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.list_variants {
-        let width = VARIANTS.iter().map(|v| v.name.len()).max().unwrap_or(0);
-        for v in VARIANTS {
-            let family = if v.variant.demanding() {
-                "demands: "
-            } else {
-                ""
-            };
-            println!(
-                "{:width$}  READINGS {}  {family}{}",
-                v.name, v.reading, v.description
-            );
-        }
+    if let Some(listing) = serve_listing(&args)? {
+        print!("{listing}");
         return Ok(ExitCode::SUCCESS);
     }
     let variants = parse_variants(&args.variants)?;
