@@ -213,25 +213,12 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     let (cases, chosen) = select_trials(&args, cases)?;
     let rt = runtime()?;
     let target = Target::resolve(&args, key_from_env, faults, variants, &rt)?;
-    let client = client_for(
-        &target.base_url,
-        target.api_key.clone(),
-        &target.profile,
-        timeout,
-        args.max_body,
-        args.rate,
-    )?;
-    let mut profile = target.profile.clone();
-    let mut discovery = None;
-    if !listing {
-        reach(&rt, &client, &target)?;
-        if args.discover {
-            let d = discover_before_trials(&rt, &client, &args, &profile);
-            profile = d.profile();
-            discovery = Some(d);
-        }
-        check_extra_keys(&rt, &client, &profile, &cases, &chosen)?;
-    }
+    let client = target.client(&args, timeout)?;
+    let (profile, discovery) = if listing {
+        (target.profile.clone(), None)
+    } else {
+        prepare_target(&rt, &client, &args, &target, &cases, &chosen)?
+    };
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
     let seed = args.seed.unwrap_or_else(rand::random);
     let receiver = start_receiver(&args, &rt, &cases, &chosen)?;
@@ -260,9 +247,9 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         } else {
             format!("the embedded reference at {}", target.base_url)
         };
+        let n = chosen.len();
         crate::output::say(&format!(
-            "certifying {what} (run {run_id}, seed {seed}, {} trials)",
-            chosen.len()
+            "certifying {what} (run {run_id}, seed {seed}, {n} trials)"
         ));
         handle_signals(&rt, &exec, &phase, &signal);
     }
@@ -417,6 +404,18 @@ impl Target {
         }
     }
 
+    /// The client for the target, with every secret of its profile registered for redaction.
+    fn client(&self, args: &RunArgs, timeout: Duration) -> Result<Arc<Client>, SetupError> {
+        client_for(
+            &self.base_url,
+            self.api_key.clone(),
+            &self.profile,
+            timeout,
+            args.max_body,
+            args.rate,
+        )
+    }
+
     /// The `--target` at `url`, with its profile (or none) and the key from the flag, the
     /// environment or the profile.
     fn given(args: &RunArgs, url: &str, key_from_env: bool) -> Result<Target, SetupError> {
@@ -504,6 +503,29 @@ fn key_and_source(
         ),
         (None, None) => (None, KeySource::Flag),
     }
+}
+
+/// Before the first trial: the target answers and takes the run's key, `--discover` fills the
+/// profile's gaps, and each extra key a chosen case sends is taken. The profile the trials use,
+/// and the discovery if any.
+fn prepare_target(
+    rt: &tokio::runtime::Runtime,
+    client: &Client,
+    args: &RunArgs,
+    target: &Target,
+    cases: &[Arc<Case>],
+    chosen: &std::collections::HashSet<String>,
+) -> Result<(Profile, Option<crate::discover::Discovery>), SetupError> {
+    reach(rt, client, target)?;
+    let mut profile = target.profile.clone();
+    let mut discovery = None;
+    if args.discover {
+        let d = discover_before_trials(rt, client, args, &profile);
+        profile = d.profile();
+        discovery = Some(d);
+    }
+    check_extra_keys(rt, client, &profile, cases, chosen)?;
+    Ok((profile, discovery))
 }
 
 /// The target answers, and takes the run's key.
