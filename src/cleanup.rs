@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::client::{Auth, Client, Exchange, Outgoing};
-use crate::contract::API_VERSION;
+use crate::contract::Api;
 use crate::contract::Contract;
 
 /// What the run created and has not yet seen deleted.
@@ -326,11 +326,7 @@ pub fn cleanup_bound(timeout: std::time::Duration) -> std::time::Duration {
 
 /// The `DELETE` of a registered resource, with the version header of its generation.
 fn delete(path: &str) -> Outgoing {
-    let headers = if path.starts_with("/v1/") {
-        vec![]
-    } else {
-        vec![("Service-Api-Version".to_string(), API_VERSION.to_string())]
-    };
+    let headers = Api::of_path(path).headers();
     Outgoing {
         method: "DELETE".into(),
         path: path.to_string(),

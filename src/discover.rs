@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::client::{Auth, Client, Outgoing, Redactor};
-use crate::contract::API_VERSION;
+use crate::contract::Api;
 use crate::profile::{KNOWN_FIXTURES, PROFILE_SCHEMA, Profile, is_secret_name};
 
 /// Bounds of one discovery: it sends at most `max_requests` requests and starts none after
@@ -362,11 +362,7 @@ fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
 }
 
 fn is_e164(s: &str) -> bool {
-    let digits = s.strip_prefix('+').unwrap_or("");
-    s.starts_with('+')
-        && (2..=15).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && !digits.starts_with('0')
+    crate::contract::E164::embedded().matches(s)
 }
 
 fn time_of(v: &Value) -> Option<OffsetDateTime> {
@@ -476,11 +472,7 @@ impl Discoverer<'_> {
                 self.limits.max_time.as_secs_f64()
             ));
         }
-        let headers = if path.starts_with("/v1/") {
-            Vec::new()
-        } else {
-            vec![("Service-Api-Version".to_string(), API_VERSION.to_string())]
-        };
+        let headers = Api::of_path(path).headers();
         let out = Outgoing {
             method: "GET".into(),
             path: path.into(),

@@ -587,6 +587,10 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "how much longer to wait for an automatic retry after a failed answer (default 120)",
     ),
     (
+        "effect_seconds",
+        "how long a read-back marked `poll` waits for an asynchronous effect to show (default 10)",
+    ),
+    (
         "webhook_quiet_seconds",
         "how long to watch for deliveries that must not come (default 3)",
     ),

@@ -194,3 +194,73 @@ fn every_list_request_names_max_results_where_no_default_is_stated() {
     );
     assert!(seen >= 50, "only {seen} list requests");
 }
+
+/// The accepted state-changing steps of the catalog by how their case shows the effect, and the
+/// steps that show none.
+fn effect_kinds() -> (std::collections::BTreeMap<&'static str, usize>, Vec<String>) {
+    use workspace_conformance::cases::effects::state_changes;
+    let (_, cases) = catalog::load(None).expect("catalog");
+    let mut kinds = std::collections::BTreeMap::new();
+    let mut without = Vec::new();
+    for case in &cases {
+        for (i, effect) in state_changes(case) {
+            match effect {
+                Some(e) => *kinds.entry(e.describe()).or_insert(0) += 1,
+                None => {
+                    let r = case.steps[i].request.as_ref().expect("a request");
+                    without.push(format!(
+                        "{} step {}: {} {} ({}:{})",
+                        case.name,
+                        i + 1,
+                        r.method,
+                        r.path,
+                        case.file,
+                        case.steps[i].line
+                    ))
+                }
+            }
+        }
+    }
+    (kinds, without)
+}
+
+#[test]
+fn every_state_change_is_read_back() {
+    // READINGS 2.3, DESIGN 10: a 2xx is not proof of a transition. Each accepted step that
+    // changes state is read back (`read_back:` or a later read of the resource), or its effect
+    // is a delivery, its answer, a limit, or what the rest of the case works on.
+    let (kinds, without) = effect_kinds();
+    assert!(
+        without.is_empty(),
+        "{} state-changing steps whose effect no step reads back (add `read_back:`, see README 'Adding a case'):\n{}",
+        without.len(),
+        without.join("\n")
+    );
+    assert!(kinds.values().sum::<usize>() >= 100, "{kinds:?}");
+}
+
+#[test]
+fn the_readme_gives_the_read_back_figures() {
+    // The README's table of state-changing steps by how their effect is shown is the catalog's.
+    let (kinds, without) = effect_kinds();
+    let readme = include_str!("../README.md");
+    let mut missing = Vec::new();
+    for (kind, n) in &kinds {
+        let row = format!("| {kind} | {n} |");
+        if !readme.contains(&row) {
+            missing.push(row);
+        }
+    }
+    let row = format!(
+        "| without a read (fails `cargo test`) | {} |",
+        without.len()
+    );
+    if !readme.contains(&row) {
+        missing.push(row);
+    }
+    assert!(
+        missing.is_empty(),
+        "README.md lacks these rows (section 'State changes are read back'):\n{}",
+        missing.join("\n")
+    );
+}

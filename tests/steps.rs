@@ -209,3 +209,97 @@ fn no_generated_trial_sends_a_template() {
         cases.len()
     );
 }
+
+/// A read-back whose effect never shows: with `poll`, the read is repeated for the reference's
+/// `effect_seconds` (1) and the failure says how long; without, it fails at once.
+const READ_BACK: &str = r#"
+area: steps
+api: v1
+cases:
+  - id: read-back-polls
+    clause: "States and transitions > Task > complete"
+    steps:
+      - request: { method: POST, path: /v1/tasks, body: { title: "{{run}} poll", phoneNumberId: "{{phone_number_id}}" } }
+        save: { task: /data/taskId }
+      - request: { method: POST, path: "/v1/tasks/{{task}}/complete" }
+        read_back: { path: "/v1/tasks/{{task}}", json: { /data/completed: false }, poll: true }
+      - request: { method: DELETE, path: "/v1/tasks/{{task}}" }
+        always: true
+  - id: read-back-keeps
+    clause: "Header-versioned API > POST /webhooks/{id}/rotate"
+    steps:
+      - request:
+          method: POST
+          path: /webhooks
+          body: { label: "{{run}} keeps", url: "{{webhook_url}}", status: disabled, events: [message.received, message.delivered], resourceIds: ["{{phone_number_id}}"] }
+        save: { hook: /data/id }
+      - request: { method: POST, path: "/webhooks/{{hook}}/rotate" }
+        read_back: { path: "/webhooks/{{hook}}", same: [/data/events] }
+      - request: { method: DELETE, path: "/webhooks/{{hook}}" }
+        always: true
+"#;
+
+#[test]
+fn read_back_polls_within_the_bound_and_keeps_what_is_named() {
+    let started = std::time::Instant::now();
+    let results = run(READ_BACK, FaultSet::default());
+    let took = started.elapsed();
+    let verdict = |name: &str| {
+        results
+            .iter()
+            .find(|(c, _)| c.name.ends_with(name))
+            .map(|(_, r)| r)
+            .expect("the case ran")
+    };
+    // Completed tasks read back `completed: true`: the effect `false` never shows.
+    match &verdict("read-back-polls").verdict {
+        Verdict::Failed(f) => {
+            let text = format!("{f:?}");
+            assert!(text.contains("effect_seconds"), "{text}");
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert!(
+        took >= std::time::Duration::from_millis(900),
+        "no poll: {took:?}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(8),
+        "poll not bounded: {took:?}"
+    );
+    assert!(
+        matches!(verdict("read-back-keeps").verdict, Verdict::Passed),
+        "{:?}",
+        verdict("read-back-keeps").verdict
+    );
+    // The rotate that cuts the events fails the `same` read.
+    let results = run(
+        READ_BACK,
+        FaultSet::new(vec![Fault::WebhookRotateResetsEvents]),
+    );
+    let keeps = results
+        .iter()
+        .find(|(c, _)| c.name.ends_with("read-back-keeps"))
+        .expect("ran");
+    assert!(
+        matches!(keeps.1.verdict, Verdict::Failed(_)),
+        "{:?}",
+        keeps.1.verdict
+    );
+}
+
+#[test]
+fn a_read_back_belongs_to_an_accepted_change() {
+    let on_get = READ_BACK.replace(
+        r#"- request: { method: POST, path: "/v1/tasks/{{task}}/complete" }"#,
+        r#"- request: { method: GET, path: "/v1/tasks/{{task}}" }"#,
+    );
+    let e = load(&on_get).expect_err("a read-back on a GET");
+    assert!(e.contains("not a GET"), "{e}");
+    let both = READ_BACK.replace(
+        "same: [/data/events]",
+        "json: { /data/events: [] }, same: [/data/events]",
+    );
+    let e = load(&both).expect_err("a pointer both asserted and kept");
+    assert!(e.contains("does not also assert"), "{e}");
+}

@@ -183,6 +183,17 @@ async fn status_with(
     req.send().await.expect("answer").status().as_u16()
 }
 
+/// A request a demanding variant refuses: the variant, method, path, (content type, body),
+/// whether it carries the key, and the status the variant answers (the default answers another).
+type Probe<'a> = (
+    workspace_conformance::reference::Variant,
+    &'a str,
+    String,
+    Option<(&'a str, &'a str)>,
+    bool,
+    u16,
+);
+
 #[test]
 fn each_demanding_variant_refuses_what_the_default_accepts() {
     // The variants are not idle: each refuses (or routes away) a request the default reference
@@ -191,7 +202,7 @@ fn each_demanding_variant_refuses_what_the_default_accepts() {
     let rt = common::runtime();
     let json = "application/json";
     let pn = "PNq7R2s9T4u1";
-    let probes: Vec<(V, &str, String, Option<(&str, &str)>, bool, u16)> = vec![
+    let probes: Vec<Probe> = vec![
         (
             V::RequireDefaultFields,
             "POST",

@@ -285,6 +285,8 @@ impl Base<'_> {
                 always: false,
                 control_of: None,
                 unchanged: None,
+                poll: false,
+                read_back_of: None,
                 line: self.line,
             }],
             fixtures,

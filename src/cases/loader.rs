@@ -10,8 +10,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::{
-    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, Repeat, Request, StatusExpect,
-    Step,
+    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, ReadBack, Repeat, Request,
+    StatusExpect, Step,
 };
 use super::template::{
     names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
@@ -208,6 +208,7 @@ fn normalise(
                         secret: s.secret,
                         control: s.control,
                         unchanged: s.unchanged,
+                        read_back: s.read_back,
                     },
                 )
             })
@@ -221,6 +222,7 @@ fn normalise(
                 StepExtras {
                     control: doc.control,
                     unchanged: doc.unchanged,
+                    read_back: doc.read_back,
                     ..StepExtras::default()
                 },
             )],
@@ -248,6 +250,7 @@ fn normalise(
                 || extras.secret.is_some()
                 || extras.control.is_some()
                 || extras.unchanged.is_some()
+                || extras.read_back.is_some()
             {
                 return Err(err(
                     &step_at,
@@ -296,6 +299,8 @@ fn normalise(
                 always: extras.always,
                 control_of: None,
                 unchanged: None,
+                poll: false,
+                read_back_of: None,
                 line: lines.line_of(&step_at),
             });
             continue;
@@ -452,6 +457,33 @@ fn normalise(
                 Some(w)
             }
         };
+        // The read-back: the values to keep are read just before the step, the effect just after
+        // it (and after its control, which changes nothing).
+        let read_back = match extras.read_back {
+            None => None,
+            Some(rb) => {
+                let (before, after) = read_back_steps(
+                    &rb,
+                    &request,
+                    &expect,
+                    extras.repeat.is_some() || extras.for_each.is_some(),
+                    steps.len(),
+                    &format!("{step_at}/read_back"),
+                    contract,
+                    &defined,
+                    &mut fixtures,
+                    lines,
+                    &err,
+                )?;
+                if let Some(b) = before {
+                    for (name, _) in &b.save {
+                        defined.insert(name.clone());
+                    }
+                    steps.push(b);
+                }
+                Some(after)
+            }
+        };
         let control = match extras.control {
             None => None,
             Some(c) => {
@@ -518,6 +550,8 @@ fn normalise(
                         change,
                     }),
                     unchanged: None,
+                    poll: false,
+                    read_back_of: None,
                     line: lines.line_of(&c_at),
                 })
             }
@@ -534,9 +568,17 @@ fn normalise(
             always: extras.always,
             control_of: None,
             unchanged,
+            poll: false,
+            read_back_of: None,
             line: lines.line_of(&step_at),
         });
         steps.extend(control);
+        if let Some(mut after) = read_back {
+            after.read_back_of = Some(
+                steps.len() - 1 - usize::from(steps.last().is_some_and(|s| s.control_of.is_some())),
+            );
+            steps.push(after);
+        }
     }
     let read_only = steps
         .iter()
@@ -617,6 +659,122 @@ struct StepExtras {
     secret: Option<String>,
     control: Option<Control>,
     unchanged: Option<super::model::Watch>,
+    read_back: Option<ReadBack>,
+}
+
+/// The steps of a read-back: the read of the values to keep before the step (none when `same` is
+/// empty), and the read of the effect after it. `index` is where the step itself will stand.
+#[allow(clippy::too_many_arguments)]
+fn read_back_steps(
+    rb: &ReadBack,
+    request: &Request,
+    expect: &Expect,
+    repeated: bool,
+    index: usize,
+    at: &str,
+    contract: &Contract,
+    defined: &BTreeSet<String>,
+    fixtures: &mut BTreeSet<String>,
+    lines: &yaml::LineIndex,
+    err: &dyn Fn(&str, String) -> LoadError,
+) -> Result<(Option<Step>, Step), LoadError> {
+    if request.method == "GET" {
+        return Err(err(
+            at,
+            "a read-back belongs to a step that changes something, not a GET".into(),
+        ));
+    }
+    if repeated {
+        return Err(err(
+            at,
+            "a step with `repeat` or `for_each` takes no read_back".into(),
+        ));
+    }
+    if expect.status.as_ref().is_some_and(must_reject) {
+        return Err(err(
+            at,
+            "a read-back belongs to a step that must be accepted, not a must-reject step".into(),
+        ));
+    }
+    let mut read = rb.request();
+    read.auth = request.auth.clone();
+    read.version = request.version.clone();
+    let concrete = TEMPLATE_PLACEHOLDER.replace_all(&read.path, "x");
+    if contract.route("GET", &concrete).is_none() {
+        return Err(err(
+            &format!("{at}/path"),
+            format!("no route GET {} in schemas/openapi.yaml", read.path),
+        ));
+    }
+    if let Some((part, text)) = unresolved_in_request(&read) {
+        return Err(err(
+            &format!("{at}/{part}"),
+            format!("`{text}` is not a template of a variable"),
+        ));
+    }
+    if rb.json.is_empty() && rb.same.is_empty() {
+        return Err(err(
+            at,
+            "a read-back asserts something: `json` (the effect) or `same` (what the step keeps)"
+                .into(),
+        ));
+    }
+    let mut used = BTreeSet::new();
+    names_in_str(&read.path, &mut used);
+    for v in read.query.values() {
+        names_in_value(v, &mut used);
+    }
+    for (pointer, m) in &rb.json {
+        if !pointer.is_empty() && !pointer.starts_with('/') {
+            return Err(err(
+                &format!("{at}/json"),
+                format!("`{pointer}` is not a JSON Pointer"),
+            ));
+        }
+        names_in_value(m, &mut used);
+        matcher::validate(m).map_err(|x| err(&format!("{at}/json"), x.0))?;
+    }
+    resolve_names(&used, defined, fixtures).map_err(|m| err(at, m))?;
+    let mut saves = Vec::new();
+    let mut json = rb.json.clone();
+    for (k, pointer) in rb.same.iter().enumerate() {
+        if !pointer.starts_with('/') || json.contains_key(pointer) {
+            return Err(err(
+                &format!("{at}/same/{k}"),
+                format!("`{pointer}`: a JSON Pointer the read-back's `json` does not also assert"),
+            ));
+        }
+        let name = format!("read_back_{index}_{k}");
+        json.insert(
+            pointer.clone(),
+            serde_json::json!({ "equals": format!("{{{{{name}}}}}") }),
+        );
+        saves.push((name, pointer.clone()));
+    }
+    let before = (!saves.is_empty()).then(|| Step {
+        request: Some(read.clone()),
+        expect: Expect {
+            status: Some(StatusExpect::Code(200)),
+            ..Expect::default()
+        },
+        save: saves,
+        read_back_of: Some(index + 1),
+        line: lines.line_of(at),
+        ..Step::default()
+    });
+    let after = Step {
+        request: Some(read),
+        expect: Expect {
+            status: Some(StatusExpect::Code(200)),
+            json: json.into_iter().collect(),
+            ..Expect::default()
+        },
+        poll: rb.poll,
+        read_back_of: Some(index),
+        line: lines.line_of(at),
+        ..Step::default()
+    };
+    Ok((before, after))
 }
 
 /// A name a case defines (save, collect, for_each) must not shadow a fixture or builtin.

@@ -1,6 +1,7 @@
 //! Case files: the case model, the loader, templates, the matcher language of expectations, the
 //! generated cells and the boundary properties.
 
+pub mod effects;
 pub mod generated;
 mod loader;
 pub mod matcher;
@@ -12,7 +13,7 @@ pub mod template;
 pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
 pub use model::{
     Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach,
-    OrderExpect, PageExpect, Repeat, Request, StatusExpect, Step, Watch,
+    OrderExpect, PageExpect, ReadBack, Repeat, Request, StatusExpect, Step, Watch,
 };
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

@@ -60,6 +60,9 @@ pub struct CaseDoc {
     /// A listing that must be the same before and after the request (a read that changes nothing).
     #[serde(default)]
     pub unchanged: Option<Watch>,
+    /// The read that shows the request's effect.
+    #[serde(default)]
+    pub read_back: Option<ReadBack>,
     /// How the webhook receiver answers this case's deliveries, in order (then 204).
     #[serde(default)]
     pub receiver: Vec<crate::webhooks::Answer>,
@@ -96,6 +99,45 @@ pub struct StepDoc {
     /// A listing that must be the same before and after this step (a read that changes nothing).
     #[serde(default)]
     pub unchanged: Option<Watch>,
+    /// The read that shows this step's effect (READINGS 2.3: a 2xx is not proof of a change).
+    #[serde(default)]
+    pub read_back: Option<ReadBack>,
+}
+
+/// A state-changing step's read-back: the resource is read with GET after the step, and the
+/// effect the contract states is asserted on what comes back. `same` names fields the contract
+/// says the operation leaves as they were: they are read before the step too and must be equal
+/// after it. `poll` marks an effect that may show later: the read is repeated until it holds, at
+/// most the profile's `effect_seconds`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadBack {
+    pub path: String,
+    #[serde(default)]
+    pub query: Map<String, Value>,
+    /// JSON Pointer -> matcher, as in `expect.json`: the effect.
+    #[serde(default)]
+    pub json: Map<String, Value>,
+    /// JSON Pointers whose values must be the same before and after the step.
+    #[serde(default)]
+    pub same: Vec<String>,
+    #[serde(default)]
+    pub poll: bool,
+}
+
+impl ReadBack {
+    /// The read, as a request.
+    pub fn request(&self) -> Request {
+        Request {
+            method: "GET".into(),
+            path: self.path.clone(),
+            query: self.query.clone(),
+            headers: Map::new(),
+            body: None,
+            auth: None,
+            version: None,
+        }
+    }
 }
 
 /// A must-reject step's control (READINGS 6.9): what to change in its request to take the defect
@@ -504,7 +546,7 @@ pub struct Case {
 }
 
 /// One request of a case and what its answer must show.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Step {
     /// Absent on a `deliveries` step.
     pub request: Option<Request>,
@@ -526,5 +568,9 @@ pub struct Step {
     pub control_of: Option<ControlOf>,
     /// A listing that must be the same before and after this step (side-effect watch).
     pub unchanged: Option<Watch>,
+    /// Repeat this read until its expectations hold, within the profile's `effect_seconds`.
+    pub poll: bool,
+    /// This step reads back the effect of step N (0-based), or reads the values N must keep.
+    pub read_back_of: Option<usize>,
     pub line: usize,
 }

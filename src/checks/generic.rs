@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::Finding;
 use crate::client::{Exchange, Response};
-use crate::contract::{Contract, ErrorBody, Route};
+use crate::contract::{Api, Contract, ErrorBody, Route};
 use crate::redact::compact;
 
 /// How the request deviated on purpose, which widens what an answer may be (READINGS 8.1).
@@ -110,11 +110,7 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
     } else if resp.status >= 400 {
         let kind = route
             .map(|r| r.error_body)
-            .unwrap_or(if ex.path.starts_with("/v1/") {
-                ErrorBody::V1
-            } else {
-                ErrorBody::Latest
-            });
+            .unwrap_or_else(|| ErrorBody::of(Api::of_path(&ex.path)));
         error_body(contract, route, kind, resp, &mut out);
     }
     out
@@ -236,18 +232,6 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
     }
 }
 
-/// Titles of the header-versioned webhook error table, by status.
-fn webhook_title(status: u16) -> Option<&'static str> {
-    Some(match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        500 => "Unknown Error",
-        _ => return None,
-    })
-}
-
 fn error_body(
     contract: &Contract,
     route: Option<&Route>,
@@ -334,7 +318,8 @@ fn error_body(
             }
         }
         ErrorBody::Webhook => {
-            if let Some(want) = webhook_title(resp.status).filter(|_| resp.status != 401) {
+            let want = contract.webhook_titles.title(resp.status);
+            if let Some(want) = want.filter(|_| resp.status != 401) {
                 if title != Some(want) {
                     out.push(
                         Finding::new(

@@ -12,15 +12,17 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub use clauses::{Clause, Clauses};
-pub use codes::{CodeRow, V1Codes};
-pub use routes::{ErrorBody, Param, ParamIn, ResponseSpec, Route, StatusKey};
+pub use codes::{CodeRow, V1Codes, WebhookTitles};
+pub use routes::{E164, ErrorBody, INLINED_FROM, Param, ParamIn, ResponseSpec, Route, StatusKey};
 
 /// The `Service-Api-Version` the suite speaks (the header-versioned API's one stated value).
 pub const API_VERSION: &str = "2026-03-30";
 
-/// The API generation a route, case file or trial addresses.
+/// The API generation a route, case file or trial addresses: the one name of it in the suite.
+/// The route table's `x-api`, a case file's `api`, the first part of trial names and the
+/// generation of a request's path all read it here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
+#[serde(try_from = "String")]
 pub enum Api {
     /// Paths prefixed `/v1`.
     V1,
@@ -29,12 +31,54 @@ pub enum Api {
 }
 
 impl Api {
-    /// The name used as the first part of trial names and in reports.
+    /// Every generation, in report order.
+    pub const ALL: [Api; 2] = [Api::V1, Api::Latest];
+
+    /// The name used in the route table, in case files, as the first part of trial names and
+    /// in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Api::V1 => "v1",
             Api::Latest => "latest",
         }
+    }
+
+    /// The generation called `name` (`v1`, `latest`).
+    pub fn named(name: &str) -> Option<Api> {
+        Api::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
+    /// The generation a request path belongs to: `/v1/...` is v1, every other path is
+    /// header-versioned (What the service does > API generations).
+    pub fn of_path(path: &str) -> Api {
+        if path.starts_with("/v1/") {
+            Api::V1
+        } else {
+            Api::Latest
+        }
+    }
+
+    /// The headers every request of the generation carries: the header-versioned API's
+    /// `Service-Api-Version`.
+    pub fn headers(self) -> Vec<(String, String)> {
+        match self {
+            Api::V1 => Vec::new(),
+            Api::Latest => vec![("Service-Api-Version".to_string(), API_VERSION.to_string())],
+        }
+    }
+}
+
+impl TryFrom<String> for Api {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Api, String> {
+        Api::named(&name).ok_or_else(|| {
+            let names: Vec<&str> = Api::ALL.iter().map(|a| a.as_str()).collect();
+            format!(
+                "unknown API generation `{name}`, expected one of {}",
+                names.join(", ")
+            )
+        })
     }
 }
 
@@ -64,6 +108,10 @@ pub struct Contract {
     pub routes: Vec<Route>,
     pub clauses: Clauses,
     pub codes: V1Codes,
+    /// The titles of the header-versioned webhook error body, by status.
+    pub webhook_titles: WebhookTitles,
+    /// The E.164 phone number format (`components/schemas/E164`).
+    pub e164: E164,
     validators: HashMap<String, jsonschema::Validator>,
 }
 
@@ -85,6 +133,10 @@ impl Contract {
         let (doc, lines) =
             yaml::parse(openapi).map_err(|e| err("schemas/openapi.yaml", e.line, e.message))?;
         let codes = V1Codes::from_openapi(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let webhook_titles = WebhookTitles::from_openapi(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let e164 = E164::from_openapi(&doc)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
         let routes = routes::from_openapi(&doc, &clauses)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
@@ -138,6 +190,8 @@ impl Contract {
             routes,
             clauses,
             codes,
+            webhook_titles,
+            e164,
             validators,
         })
     }

@@ -17,6 +17,82 @@ pub enum ErrorBody {
     Latest,
 }
 
+impl ErrorBody {
+    /// The error body of a generation's paths, where no other is named (`x-error-body`).
+    pub fn of(api: Api) -> ErrorBody {
+        match api {
+            Api::V1 => ErrorBody::V1,
+            Api::Latest => ErrorBody::Latest,
+        }
+    }
+}
+
+/// The key under which an inlined schema keeps the `$ref` it was inlined from, so the suite
+/// recognises a place by the component it refers to (an E.164 number), not by its text.
+pub const INLINED_FROM: &str = "x-inlined-from";
+
+/// The E.164 phone number format as the route table states it: the component schema `E164`
+/// (Conventions > phone numbers). The suite learns the format here only, and a schema of the
+/// route table is a phone number where it refers to that component.
+#[derive(Debug, Clone)]
+pub struct E164 {
+    pattern: String,
+    regex: regex::Regex,
+}
+
+impl E164 {
+    /// The `$ref` of the component.
+    pub const REF: &str = "#/components/schemas/E164";
+
+    /// Reads the component's `pattern`. Errors carry a JSON Pointer.
+    pub fn from_openapi(doc: &Value) -> Result<E164, Problem> {
+        let at = "/components/schemas/E164";
+        let pattern = doc
+            .pointer(&format!("{at}/pattern"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                (
+                    at.to_string(),
+                    "the E164 schema needs a `pattern`".to_string(),
+                )
+            })?;
+        // ECMA-262, the dialect of JSON Schema patterns, reads `\d` as an ASCII digit.
+        let regex = regex::RegexBuilder::new(pattern)
+            .unicode(false)
+            .build()
+            .map_err(|e| (format!("{at}/pattern"), format!("the E164 pattern: {e}")))?;
+        Ok(E164 {
+            pattern: pattern.to_string(),
+            regex,
+        })
+    }
+
+    /// The format of the embedded route table, for what runs without a loaded contract
+    /// (discovery of a target's fixtures).
+    pub fn embedded() -> &'static E164 {
+        static EMBEDDED: std::sync::LazyLock<E164> = std::sync::LazyLock::new(|| {
+            let (doc, _) = super::yaml::parse(super::OPENAPI_YAML).expect("the route table parses");
+            E164::from_openapi(&doc).expect("the route table states E164")
+        });
+        &EMBEDDED
+    }
+
+    /// The pattern, as the route table writes it.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether `s` is an E.164 number.
+    pub fn matches(&self, s: &str) -> bool {
+        self.regex.is_match(s)
+    }
+
+    /// Whether a schema of the route table (as inlined) is the E.164 component.
+    pub fn is_schema(schema: &Value) -> bool {
+        schema.get(INLINED_FROM).and_then(Value::as_str) == Some(E164::REF)
+    }
+}
+
 /// A declared response status: exact (`404`) or a class (`4XX`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusKey {
@@ -164,19 +240,22 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
     };
     for (template, item) in paths {
         let at = format!("/paths/{}", template.replace('~', "~0").replace('/', "~1"));
-        let api = match item.get("x-api").and_then(Value::as_str) {
-            Some("v1") => Api::V1,
-            Some("latest") => Api::Latest,
-            _ => return Err((at, "x-api must be `v1` or `latest`".into())),
+        let api = match item
+            .get("x-api")
+            .and_then(Value::as_str)
+            .and_then(Api::named)
+        {
+            Some(api) => api,
+            None => return Err((at, "x-api must be `v1` or `latest`".into())),
         };
+        // The generation names the body; `x-error-body` names only the webhook body.
         let error_body = match item.get("x-error-body").and_then(Value::as_str) {
-            Some("v1") => ErrorBody::V1,
-            Some("webhook") => ErrorBody::Webhook,
-            Some("latest") => ErrorBody::Latest,
-            _ => {
+            None => ErrorBody::of(api),
+            Some("webhook") if api == Api::Latest => ErrorBody::Webhook,
+            Some(_) => {
                 return Err((
                     at,
-                    "x-error-body must be `v1`, `webhook` or `latest`".into(),
+                    "x-error-body, where given, must be `webhook` on a `latest` path".into(),
                 ));
             }
         };
@@ -307,8 +386,9 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
     Ok(routes)
 }
 
-/// A copy of `schema` with every local `$ref` replaced by its target (the route table's schemas
-/// hold no cycles; depth is bounded all the same).
+/// A copy of `schema` with every local `$ref` replaced by its target, which keeps the `$ref`
+/// under [`INLINED_FROM`] (the route table's schemas hold no cycles; depth is bounded all the
+/// same).
 fn inline_refs(doc: &Value, schema: &Value, depth: usize) -> Result<Value, String> {
     if depth > 32 {
         return Err("schema references nest too deep".into());
@@ -320,7 +400,11 @@ fn inline_refs(doc: &Value, schema: &Value, depth: usize) -> Result<Value, Strin
                     .strip_prefix('#')
                     .and_then(|p| doc.pointer(p))
                     .ok_or_else(|| format!("unresolved $ref `{r}`"))?;
-                return inline_refs(doc, target, depth + 1);
+                let mut inlined = inline_refs(doc, target, depth + 1)?;
+                if let Value::Object(m) = &mut inlined {
+                    m.entry(INLINED_FROM).or_insert_with(|| r.into());
+                }
+                return Ok(inlined);
             }
             let mut out = serde_json::Map::new();
             for (k, v) in map {

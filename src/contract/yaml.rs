@@ -137,6 +137,22 @@ fn scalar_to_json(scalar: &ScalarOwned, line: usize) -> Result<Value, YamlError>
     })
 }
 
+/// The JSON Pointer of a serde path (`cases[2].request` -> `/cases/2/request`).
+pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")))
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,20 +178,4 @@ mod tests {
         let err = parse("a: 1\na: 2\n").unwrap_err();
         assert_eq!(err.line, 2);
     }
-}
-
-/// The JSON Pointer of a serde path (`cases[2].request` -> `/cases/2/request`).
-pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for seg in path.iter() {
-        match seg {
-            Segment::Seq { index } => out.push_str(&format!("/{index}")),
-            Segment::Map { key } => {
-                out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")))
-            }
-            Segment::Enum { .. } | Segment::Unknown => {}
-        }
-    }
-    out
 }

@@ -14,7 +14,7 @@ use crate::cases::{Case, Expect, Request, Step};
 use crate::checks::deliveries::{Bounds, Slot};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
-use crate::contract::{API_VERSION, Contract};
+use crate::contract::{API_VERSION, Api, Contract};
 use crate::profile::{KNOWN_FIXTURES, Profile};
 
 /// The outcome of one case.
@@ -566,6 +566,9 @@ impl Executor {
             }
             return Ok(with_exchange(found));
         }
+        if step.poll {
+            return Ok(with_exchange(self.poll(case, step, vars, exchanges).await?));
+        }
         let Some(repeat) = &step.repeat else {
             return Ok(with_exchange(
                 self.run_once(case, step, vars, exchanges).await?,
@@ -713,6 +716,56 @@ impl Executor {
     }
 
     /// Renders, sends and judges one request of a step.
+    /// A read of an effect that may show later: sent again, a quarter second apart, until its
+    /// checks hold or the profile's `effect_seconds` have passed; the last answer is judged.
+    async fn poll(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
+        let bound = self.effect_bound();
+        let started = Instant::now();
+        loop {
+            let found = self.run_once(case, step, vars, exchanges).await?;
+            if found.is_empty() || transport_failed(exchanges) {
+                return Ok(found);
+            }
+            if started.elapsed() >= bound {
+                // READINGS 7.1: the bound running out says how long was waited.
+                let waited = format!(
+                    " (read again for {:.1} s, the profile's effect_seconds, READINGS 7.1)",
+                    started.elapsed().as_secs_f64()
+                );
+                return Ok(found
+                    .into_iter()
+                    .map(|(mut f, ex)| {
+                        f.expected.push_str(&waited);
+                        (f, ex)
+                    })
+                    .collect());
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// How long an asynchronous effect may take to show: the profile's `effect_seconds`, else 10.
+    fn effect_bound(&self) -> Duration {
+        self.profile
+            .fixtures
+            .get("effect_seconds")
+            .and_then(|v| match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            })
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map_or(Duration::from_secs(10), |s| {
+                Duration::from_secs_f64(s.min(600.0))
+            })
+    }
+
     async fn run_once(
         &self,
         case: &Case,
@@ -855,19 +908,16 @@ impl Executor {
             headers.push((k.clone(), text_of(&vars.render_value(v)?)));
         }
         // The generation of a request is its path's: a latest case may create through /v1.
-        let latest = !req.path.starts_with("/v1/");
+        let api = Api::of_path(&req.path);
         let mut deviation = generic::Deviation::default();
         match req.version.as_deref() {
-            Some("none") => deviation.version = latest,
+            Some("none") => deviation.version = api == Api::Latest,
             Some(v) => {
                 let v = vars.render_text(v)?;
                 deviation.version = v != API_VERSION;
                 headers.push(("Service-Api-Version".to_string(), v));
             }
-            None if latest => {
-                headers.push(("Service-Api-Version".to_string(), API_VERSION.to_string()))
-            }
-            None => {}
+            None => headers.extend(api.headers()),
         }
         let auth = match req.auth.as_deref() {
             None => Auth::Primary,

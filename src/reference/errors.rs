@@ -91,6 +91,11 @@ fn hv_title(status: StatusCode) -> &'static str {
 }
 
 impl ApiError {
+    /// The 400 a request to `path` gets for a value it refuses.
+    pub fn bad_request(path: &str, message: impl Into<String>) -> Self {
+        Self::for_path(path, StatusCode::BAD_REQUEST, message)
+    }
+
     /// The error a request to `path` gets for `status` when no rule names another code or title.
     pub fn for_path(path: &str, status: StatusCode, message: impl Into<String>) -> Self {
         let generation = Generation::of_path(path);

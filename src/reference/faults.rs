@@ -279,6 +279,10 @@ catalog! {
         "GET /calls ignores the status filter (a survivor of the mutants run, calls.rs:421)";
     TaskUnassignKeepsUser => "task-unassign-keeps-user", "States and transitions > Task > assign and unassign",
         "unassign answers 200 with a new revision but the user stays assigned";
+    WebhookRotateResetsEvents => "webhook-rotate-resets-events", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "rotate issues a new secret but also cuts the webhook's events down to the first one";
+    ConversationMarkIgnoresNumberAccess => "conversation-mark-ignores-number-access", "Authentication > 3",
+        "mark-as-done/-open/-read serve a caller who is not a user of the conversation's phone number (no 403 Not Phone Number User)";
 
     // --- what the suite sends (issue 15): each is seen only through a request a demanding
     // variant's family requires of the suite (see `Fault::family`) ---

@@ -28,8 +28,6 @@ const INTL_DISABLED_USER: &str = "USi9N8t7L6o5";
 const EXPIRED_KEY: &str = "wsk_live_5Gd8Lw3QnT7vXc2MbR9KzH4pFj6S";
 const EXPIRED_USER: &str = "USe4X3p2I1r0";
 pub(crate) const ORG_ID: &str = "ORw0rk5p4c3e";
-const PHONE_NUMBER_ID: &str = "PNq7R2s9T4u1";
-const PHONE_NUMBER: &str = "+14155550123";
 const TEXT_FIELD_KEY: &str = "notes";
 const MULTI_FIELD_KEY: &str = "interests";
 const WEBHOOK_ID: &str = "1001";
@@ -97,13 +95,23 @@ pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
     p
 }
 
+/// The id of the primary line of the seed (`seed.json`): the profile's `phone_number_id`.
+fn phone_number_id() -> &'static str {
+    messaging::seed().line_id("primary")
+}
+
+/// The number of the primary line of the seed: the profile's `phone_number`.
+fn phone_number() -> &'static str {
+    messaging::seed().number("primary")
+}
+
 pub(crate) fn profile() -> Profile {
     let (_, ids) = messaging::seeded(PRIMARY_USER, RESTRICTED_USER);
     let fixtures: BTreeMap<String, Value> = [
         ("restricted_api_key", RESTRICTED_KEY),
         ("user_id", PRIMARY_USER),
-        ("phone_number_id", PHONE_NUMBER_ID),
-        ("phone_number", PHONE_NUMBER),
+        ("phone_number_id", phone_number_id()),
+        ("phone_number", phone_number()),
         ("webhook_id", WEBHOOK_ID),
         ("custom_field_key", TEXT_FIELD_KEY),
         ("custom_field_multi_key", MULTI_FIELD_KEY),
@@ -112,8 +120,11 @@ pub(crate) fn profile() -> Profile {
         ("contacts_sync_integration_name", CONTACTS_SYNC_INTEGRATION),
         // --- messages and conversations (issue 4): add this area's fixtures below ---
         ("message_direction", "outgoing"),
-        ("message_participant", messaging::PARTICIPANT),
-        ("message_time_split", messaging::TIME_SPLIT),
+        (
+            "message_participant",
+            messaging::seed().participant.as_str(),
+        ),
+        ("message_time_split", messaging::seed().time_split.as_str()),
         ("conversation_id", ids.conversation.as_str()),
         ("group_conversation_id", ids.group_conversation.as_str()),
         (
@@ -123,7 +134,7 @@ pub(crate) fn profile() -> Profile {
         ("sandbox_conversation_id", ids.sandbox_conversation.as_str()),
         (
             "sandbox_conversation_participant",
-            messaging::SANDBOX_PARTICIPANT,
+            messaging::seed().sandbox_participant.as_str(),
         ),
         ("sandbox_failed_message_id", ids.failed_message.as_str()),
         (
@@ -149,18 +160,21 @@ pub(crate) fn profile() -> Profile {
         ("international_disabled_api_key", INTL_DISABLED_KEY),
         (
             "international_disabled_phone_number",
-            messaging::INTL_DISABLED_NUMBER,
+            messaging::seed().number("international_disabled"),
         ),
         ("subscription_expired_api_key", EXPIRED_KEY),
         (
             "subscription_expired_phone_number",
-            messaging::EXPIRED_NUMBER,
+            messaging::seed().number("subscription_expired"),
         ),
         (
             "a2p_unapproved_phone_number",
-            messaging::A2P_UNAPPROVED_NUMBER,
+            messaging::seed().number("a2p_unapproved"),
         ),
-        ("a2p_capped_phone_number", messaging::A2P_CAPPED_NUMBER),
+        (
+            "a2p_capped_phone_number",
+            messaging::seed().number("a2p_capped"),
+        ),
         // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's fixtures below ---
         ("call_id", workspace::CALL_ID),
         ("call_participant", workspace::CALL_PARTICIPANT),
@@ -185,11 +199,16 @@ pub(crate) fn profile() -> Profile {
         ("webhook_delivery_seconds".to_string(), json!(5)),
         ("webhook_retry_seconds".to_string(), json!(5)),
         ("webhook_quiet_seconds".to_string(), json!(0.3)),
+        // Every effect of the reference shows at once: a poll waits only under a fault.
+        ("effect_seconds".to_string(), json!(1)),
         // --- messages and conversations (issue 4): array fixtures ---
-        ("group_participants".to_string(), json!(messaging::GROUP)),
+        (
+            "group_participants".to_string(),
+            json!(messaging::seed().group),
+        ),
         (
             "group_superset_participants".to_string(),
-            json!(messaging::GROUP_SUPERSET),
+            json!(messaging::seed().group_superset),
         ),
         (
             "sandbox_group_recipient_numbers".to_string(),
@@ -233,8 +252,8 @@ pub(crate) fn seeded_store() -> Store {
         PRIMARY_USER,
         RESTRICTED_USER,
         ORG_ID,
-        PHONE_NUMBER_ID,
-        PHONE_NUMBER,
+        phone_number_id(),
+        phone_number(),
     ));
     store.messaging = messaging::seeded(PRIMARY_USER, RESTRICTED_USER).0;
     store
@@ -257,7 +276,7 @@ fn seed_tasks(store: &mut Store) {
         let input = NewTask {
             title: title.to_string(),
             description: Some(format!("Seeded task {}", i + 1)),
-            phone_number_id: Some(PHONE_NUMBER_ID.to_string()),
+            phone_number_id: Some(phone_number_id().to_string()),
             conversation_id: (i == 2).then(|| TASK_CONVERSATION_ID.to_string()),
             ..NewTask::default()
         };
@@ -344,7 +363,7 @@ fn seed_webhooks(store: &mut Store) {
         updated_at: at,
         api_version: Some(API_VERSION.to_string()),
         events: vec!["message.received".into(), "message.delivered".into()],
-        resource_ids: vec![PHONE_NUMBER_ID.to_string()],
+        resource_ids: vec![phone_number_id().to_string()],
     });
     let at = datetime!(2026-01-12 08:30 UTC);
     store.add_webhook(Webhook {

@@ -4,7 +4,6 @@
 use axum::body::Body;
 use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
-use axum::http::StatusCode;
 use serde_json::{Map, Value};
 
 use super::errors::ApiError;
@@ -15,29 +14,25 @@ const BODY_LIMIT: usize = 1 << 20;
 /// Reads the body as a JSON object. `path` picks the generation of the error body.
 pub(crate) async fn json_object(body: Body, path: &str) -> Result<Map<String, Value>, ApiError> {
     let bytes = axum::body::to_bytes(body, BODY_LIMIT).await.map_err(|_| {
-        ApiError::for_path(
+        ApiError::bad_request(
             path,
-            StatusCode::BAD_REQUEST,
             format!("request body could not be read or exceeds {BODY_LIMIT} bytes"),
         )
     })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::for_path(
+        return Err(ApiError::bad_request(
             path,
-            StatusCode::BAD_REQUEST,
             "request body is required: a JSON object",
         ));
     }
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err(ApiError::for_path(
+        Ok(_) => Err(ApiError::bad_request(
             path,
-            StatusCode::BAD_REQUEST,
             "request body must be a JSON object",
         )),
-        Err(e) => Err(ApiError::for_path(
+        Err(e) => Err(ApiError::bad_request(
             path,
-            StatusCode::BAD_REQUEST,
             format!("request body is not valid JSON: {e}"),
         )),
     }
@@ -80,9 +75,8 @@ pub(crate) fn path_param(
     path: &str,
 ) -> Result<String, ApiError> {
     param.map(|Path(value)| value).map_err(|e| {
-        ApiError::for_path(
+        ApiError::bad_request(
             path,
-            StatusCode::BAD_REQUEST,
             format!("path parameter is not valid: {}", e.body_text()),
         )
     })

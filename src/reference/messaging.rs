@@ -7,14 +7,16 @@
 
 use std::collections::BTreeSet;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
-use time::macros::datetime;
+use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
 use super::model::timestamp;
 
 /// The workspace a line or a user belongs to; each has the state its name says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum Workspace {
     Primary,
     InternationalDisabled,
@@ -22,7 +24,8 @@ pub(crate) enum Workspace {
 }
 
 /// The A2P 10DLC state of a sending line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum A2p {
     Approved,
     NotApproved,
@@ -37,7 +40,7 @@ pub(crate) struct Line {
     pub workspace: Workspace,
     pub a2p: A2p,
     /// Users of the line: the conversations of `userId` are those of its lines.
-    pub users: &'static [&'static str],
+    pub users: Vec<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -386,23 +389,98 @@ fn decode(token: &str) -> Option<String> {
 
 // --- seeds ---------------------------------------------------------------------------------
 
-pub(crate) const PRIMARY_LINE: &str = "PNq7R2s9T4u1";
-pub(crate) const SALES_LINE: &str = "PNs4l3sL1n30";
-pub(crate) const A2P_UNAPPROVED_NUMBER: &str = "+14155550160";
-pub(crate) const A2P_CAPPED_NUMBER: &str = "+14155550161";
-pub(crate) const INTL_DISABLED_NUMBER: &str = "+14155550170";
-pub(crate) const EXPIRED_NUMBER: &str = "+14155550180";
-pub(crate) const PARTICIPANT: &str = "+14155550101";
-pub(crate) const GROUP: [&str; 2] = ["+14155550101", "+14155550102"];
-/// A larger group holding every number of `GROUP` and one more: the exact-set filter of
-/// participants must not match it (profile fixture `group_superset_participants`).
-pub(crate) const GROUP_SUPERSET: [&str; 3] = ["+14155550101", "+14155550102", "+14155550106"];
-pub(crate) const SANDBOX_PARTICIPANT: &str = "+14155550104";
-pub(crate) const TIME_SPLIT: &str = "2026-02-01T00:00:00Z";
 /// Query names of GET /v1/conversations the spec leaves open ("not shown"); the profile names them.
 pub(crate) const EXCLUDE_INACTIVE: &str = "excludeInactive";
 pub(crate) const UPDATED_AFTER: &str = "updatedAfter";
 pub(crate) const UPDATED_BEFORE: &str = "updatedBefore";
+
+/// The seeded workspaces as data: their lines, the users of the other workspaces, the numbers
+/// the profile names, and the messages recorded at start, in order (`seed.json`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Seed {
+    /// An instant with messages of the participant's conversation on both sides.
+    pub time_split: String,
+    /// The other party of the one-to-one conversation.
+    pub participant: String,
+    /// The other parties of the group conversation.
+    pub group: Vec<String>,
+    /// A larger group holding every number of `group` and one more: the exact-set filter of
+    /// participants must not match it (profile fixture `group_superset_participants`).
+    pub group_superset: Vec<String>,
+    /// The other party of the sandbox conversation.
+    pub sandbox_participant: String,
+    lines: Vec<SeedLine>,
+    members: Vec<(String, Workspace)>,
+    messages: Vec<SeedMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SeedLine {
+    name: String,
+    id: String,
+    number: String,
+    workspace: Workspace,
+    a2p: A2p,
+    users: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SeedMedia {
+    url: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct SeedMessage {
+    /// The id of the line.
+    line: String,
+    participants: Vec<String>,
+    direction: String,
+    /// The participant an incoming message comes from (default: the first).
+    from: Option<String>,
+    text: String,
+    /// Sent by the primary user.
+    by_user: bool,
+    status: String,
+    at: String,
+    #[serde(default)]
+    media: Vec<SeedMedia>,
+    permanent_error: Option<String>,
+    /// The profile fixture (a `SeededIds` field) the message is.
+    #[serde(rename = "is")]
+    is: Option<String>,
+    /// The profile fixture the message's conversation is.
+    conversation_is: Option<String>,
+    conversation_name: Option<String>,
+}
+
+/// The seed data, read once.
+pub(crate) fn seed() -> &'static Seed {
+    static SEED: std::sync::LazyLock<Seed> = std::sync::LazyLock::new(|| {
+        serde_json::from_str(include_str!("seed.json")).expect("seed.json is a valid seed")
+    });
+    &SEED
+}
+
+impl Seed {
+    fn line(&self, name: &str) -> &SeedLine {
+        self.lines
+            .iter()
+            .find(|l| l.name == name)
+            .unwrap_or_else(|| panic!("seed.json has no line `{name}`"))
+    }
+
+    /// The number of the line called `name` in `seed.json`.
+    pub fn number(&self, name: &str) -> &str {
+        &self.line(name).number
+    }
+
+    /// The id (`PN...`) of the line called `name` in `seed.json`.
+    pub fn line_id(&self, name: &str) -> &str {
+        &self.line(name).id
+    }
+}
 
 /// Ids of the seeded records that the profile names.
 #[derive(Debug, Clone, Default)]
@@ -417,290 +495,97 @@ pub(crate) struct SeededIds {
     pub media_message: String,
 }
 
-/// The lines, members and messages of the seeded workspaces.
+impl SeededIds {
+    fn slot(&mut self, name: &str) -> &mut String {
+        match name {
+            "conversation" => &mut self.conversation,
+            "group_conversation" => &mut self.group_conversation,
+            "inactive_conversation" => &mut self.inactive_conversation,
+            "sandbox_conversation" => &mut self.sandbox_conversation,
+            "failed_message" => &mut self.failed_message,
+            "permanent_failed_message" => &mut self.permanent_failed_message,
+            "undelivered_message" => &mut self.undelivered_message,
+            "media_message" => &mut self.media_message,
+            _ => panic!("seed.json names an unknown record `{name}`"),
+        }
+    }
+}
+
+/// The lines, members and messages of the seeded workspaces (`seed.json`).
 pub(crate) fn seeded(
     primary_user: &'static str,
     restricted_user: &'static str,
 ) -> (Messaging, SeededIds) {
-    let mut m = Messaging::default();
-    let primary_users: &'static [&'static str] = &["USa1B2c3D4e5"];
-    let shared_users: &'static [&'static str] = &["USa1B2c3D4e5", "USf6G7h8J9k0"];
-    debug_assert_eq!(primary_users[0], primary_user);
-    debug_assert_eq!(shared_users[1], restricted_user);
-    m.lines = vec![
-        line(
-            PRIMARY_LINE,
-            "+14155550123",
-            Workspace::Primary,
-            A2p::Approved,
-            primary_users,
-        ),
-        line(
-            SALES_LINE,
-            "+14155550150",
-            Workspace::Primary,
-            A2p::Approved,
-            shared_users,
-        ),
-        line(
-            "PNa2pN0tApp0",
-            A2P_UNAPPROVED_NUMBER,
-            Workspace::Primary,
-            A2p::NotApproved,
-            primary_users,
-        ),
-        line(
-            "PNa2pC4pped0",
-            A2P_CAPPED_NUMBER,
-            Workspace::Primary,
-            A2p::DailyCapReached,
-            primary_users,
-        ),
-        line(
-            "PN1ntlD1s4b0",
-            INTL_DISABLED_NUMBER,
-            Workspace::InternationalDisabled,
-            A2p::Approved,
-            &["USi9N8t7L6o5"],
-        ),
-        line(
-            "PNexp1r3d000",
-            EXPIRED_NUMBER,
-            Workspace::SubscriptionExpired,
-            A2p::Approved,
-            &["USe4X3p2I1r0"],
-        ),
-    ];
-    m.members = vec![
-        ("USi9N8t7L6o5", Workspace::InternationalDisabled),
-        ("USe4X3p2I1r0", Workspace::SubscriptionExpired),
-    ];
-    let primary = m.lines[0].clone();
-    let sales = m.lines[1].clone();
-    let day =
-        |d: i64, h: i64| datetime!(2026-01-10 09:00 UTC) + Duration::days(d) + Duration::hours(h);
-    let p = |n: &str| vec![n.to_string()];
-    let user = Some(primary_user);
+    let s = seed();
+    let mut m = Messaging {
+        lines: s
+            .lines
+            .iter()
+            .map(|l| Line {
+                id: &l.id,
+                number: &l.number,
+                workspace: l.workspace,
+                a2p: l.a2p,
+                users: l.users.iter().map(String::as_str).collect(),
+            })
+            .collect(),
+        members: s.members.iter().map(|(u, w)| (u.as_str(), *w)).collect(),
+        ..Messaging::default()
+    };
+    debug_assert_eq!(m.lines[0].users[0], primary_user);
+    debug_assert_eq!(m.lines[1].users[1], restricted_user);
     let mut ids = SeededIds::default();
-
-    // The one-to-one conversation of PARTICIPANT: messages on both sides of TIME_SPLIT.
-    for (i, d) in [0i64, 5, 12, 20, 28, 35, 41].into_iter().enumerate() {
-        let outgoing = i % 2 == 0;
+    for sm in &s.messages {
+        let line = m
+            .line_by_id(&sm.line)
+            .cloned()
+            .unwrap_or_else(|| panic!("seed.json: no line `{}`", sm.line));
+        let outgoing = match sm.direction.as_str() {
+            "outgoing" => true,
+            "incoming" => false,
+            other => panic!("seed.json: direction `{other}`"),
+        };
+        let at = OffsetDateTime::parse(&sm.at, &Rfc3339)
+            .unwrap_or_else(|e| panic!("seed.json: `{}`: {e}", sm.at));
         let msg = m.record(
-            &primary,
-            &p(PARTICIPANT),
+            &line,
+            &sm.participants,
             outgoing,
-            None,
-            &format!("Seeded note {i}"),
-            if outgoing { user } else { None },
-            if outgoing { "delivered" } else { "received" },
-            day(d, i as i64),
+            sm.from.as_deref(),
+            &sm.text,
+            sm.by_user.then_some(primary_user),
+            &sm.status,
+            at,
         );
-        if i == 3 {
-            ids.media_message = msg.id.clone();
-            attach_media(
-                &mut m,
-                &msg.id,
-                "https://media.workspace.example/ac/photo-3.jpg",
-                "image/jpeg",
-            );
+        for media in &sm.media {
+            attach_media(&mut m, &msg.id, &media.url, &media.kind);
+        }
+        if let Some(code) = &sm.permanent_error {
+            set_permanent(&mut m, &msg.id, code);
+        }
+        if let Some(name) = &sm.is {
+            *ids.slot(name) = msg.id.clone();
+        }
+        if let Some(name) = &sm.conversation_is {
+            *ids.slot(name) = msg.conversation_id.clone();
+        }
+        if let Some(name) = &sm.conversation_name {
+            if let Some(c) = m
+                .conversations
+                .iter_mut()
+                .find(|c| c.id == msg.conversation_id)
+            {
+                c.name = Some(name.clone());
+            }
         }
     }
-    ids.conversation = m.conversations[0].id.clone();
-    // One-to-one with a second participant, holding the messages that failed.
-    let second = p("+14155550102");
-    m.record(
-        &primary,
-        &second,
-        false,
-        None,
-        "Can you send the invoice?",
-        None,
-        "received",
-        day(2, 1),
-    );
-    let failed = m.record(
-        &primary,
-        &second,
-        true,
-        None,
-        "Invoice attached",
-        user,
-        "failed",
-        day(2, 2),
-    );
-    ids.failed_message = failed.id;
-    let permanent = m.record(
-        &primary,
-        &second,
-        true,
-        None,
-        "Invoice, second try",
-        user,
-        "failed",
-        day(2, 3),
-    );
-    set_permanent(&mut m, &permanent.id);
-    ids.permanent_failed_message = permanent.id;
-    let undelivered = m.record(
-        &primary,
-        &second,
-        true,
-        None,
-        "Invoice by link",
-        user,
-        "undelivered",
-        day(2, 4),
-    );
-    ids.undelivered_message = undelivered.id;
-    // The group conversation of GROUP.
-    let group: Vec<String> = GROUP.iter().map(|s| s.to_string()).collect();
-    for (i, d) in [4i64, 9, 16, 30].into_iter().enumerate() {
-        let outgoing = i % 2 == 1;
-        let msg = m.record(
-            &primary,
-            &group,
-            outgoing,
-            Some(GROUP[i % 2]),
-            &format!("Group note {i}"),
-            if outgoing { user } else { None },
-            if outgoing { "delivered" } else { "received" },
-            day(d, 5),
-        );
-        if i == 0 {
-            attach_media(
-                &mut m,
-                &msg.id,
-                "https://media.workspace.example/ac/plan.pdf",
-                "application/pdf",
-            );
-        }
-    }
-    ids.group_conversation = m
-        .conversation_with(PRIMARY_LINE, &group)
-        .map(|c| c.id.clone())
-        .unwrap_or_default();
-    let superset: Vec<String> = GROUP_SUPERSET.iter().map(|s| s.to_string()).collect();
-    for (i, d) in [5i64, 12].into_iter().enumerate() {
-        m.record(
-            &primary,
-            &superset,
-            i == 1,
-            Some(GROUP_SUPERSET[2]),
-            &format!("Team note {i}"),
-            if i == 1 { user } else { None },
-            if i == 1 { "delivered" } else { "received" },
-            day(d, 6),
-        );
-    }
-    // An inactive conversation, the sandbox conversation, and more traffic for longer lists.
-    m.record(
-        &primary,
-        &p("+14155550103"),
-        true,
-        None,
-        "Old thread",
-        user,
-        "delivered",
-        day(6, 0),
-    );
-    ids.inactive_conversation = m
-        .conversations
-        .last()
-        .map(|c| c.id.clone())
-        .unwrap_or_default();
-    m.record(
-        &primary,
-        &p(SANDBOX_PARTICIPANT),
-        false,
-        None,
-        "Sandbox hello",
-        None,
-        "received",
-        day(8, 0),
-    );
-    m.record(
-        &primary,
-        &p(SANDBOX_PARTICIPANT),
-        true,
-        None,
-        "Sandbox reply",
-        user,
-        "delivered",
-        day(8, 1),
-    );
-    ids.sandbox_conversation = m
-        .conversations
-        .last()
-        .map(|c| c.id.clone())
-        .unwrap_or_default();
-    m.record(
-        &primary,
-        &p("+14155550105"),
-        false,
-        None,
-        "Hello there",
-        None,
-        "received",
-        day(10, 0),
-    );
-    m.record(
-        &sales,
-        &p(PARTICIPANT),
-        true,
-        None,
-        "Sales follow-up",
-        user,
-        "delivered",
-        day(1, 0),
-    );
-    m.record(
-        &sales,
-        &p("+14155550106"),
-        false,
-        None,
-        "Pricing?",
-        None,
-        "received",
-        day(11, 0),
-    );
-    m.record(
-        &sales,
-        &p("+14155550107"),
-        true,
-        None,
-        "Quote sent",
-        user,
-        "delivered",
-        day(13, 0),
-    );
-    let sandbox = ids.sandbox_conversation.clone();
     // updatedAt differs from createdAt order, so sorting by either field is observable.
     for (i, c) in m.conversations.iter_mut().enumerate() {
         c.updated_at = c.created_at + Duration::hours(((i as i64 * 7) % 5) * 24 * 9 + 3);
         c.active = c.id != ids.inactive_conversation;
         c.unread = false;
-        if c.id == sandbox {
-            c.name = Some("Sandbox".to_string());
-        }
     }
     (m, ids)
-}
-
-fn line(
-    id: &'static str,
-    number: &'static str,
-    workspace: Workspace,
-    a2p: A2p,
-    users: &'static [&'static str],
-) -> Line {
-    Line {
-        id,
-        number,
-        workspace,
-        a2p,
-        users,
-    }
 }
 
 fn attach_media(m: &mut Messaging, id: &str, url: &str, kind: &str) {
@@ -712,15 +597,16 @@ fn attach_media(m: &mut Messaging, id: &str, url: &str, kind: &str) {
     }
 }
 
-fn set_permanent(m: &mut Messaging, id: &str) {
+fn set_permanent(m: &mut Messaging, id: &str, code: &'static str) {
     if let Some(msg) = m.messages.iter_mut().find(|x| x.id == id) {
-        msg.permanent_error = Some("30007");
+        msg.permanent_error = Some(code);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use time::macros::datetime;
 
     #[test]
     fn seeds_hold_what_the_profile_promises() {

@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::app::App;
+use super::errors::Generation;
 
 /// One entry of the variant catalog.
 #[derive(Debug, Clone, Copy)]
@@ -125,6 +126,8 @@ variants! {
         "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
     ExternalIdConflict409 => "external-id-conflict-409", "6.6",
         "POST and PATCH /v1/contacts refuse (409 Conflict, 0800409) an externalId another contact of the workspace already has";
+    MessagesListedLate => "messages-listed-late", "7.1",
+        "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
 }
 
 impl Variant {
@@ -246,7 +249,7 @@ pub(crate) async fn rewrite(State(app): State<App>, mut req: Request, next: Next
 }
 
 fn reshape(variants: &VariantSet, path: &str, status: StatusCode, body: &mut Value) {
-    let v1 = path == "/v1" || path.starts_with("/v1/");
+    let v1 = Generation::of_path(path) == Generation::V1;
     let webhook = path.starts_with("/webhooks");
     if status.is_success() {
         if let Some(data) = body.get_mut("data") {

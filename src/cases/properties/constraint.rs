@@ -3,13 +3,12 @@
 
 use serde_json::Value;
 
-/// The E.164 pattern of the spec (Conventions); values matching it are generated realistically.
-pub const E164: &str = r"^\+[1-9]\d{1,14}$";
+use crate::contract::E164;
 
 /// What a generated array item is made of.
 #[derive(Debug, Clone)]
 pub enum ItemKind {
-    /// Distinct realistic E.164 numbers.
+    /// Distinct realistic E.164 numbers (the items refer to the `E164` schema).
     E164,
     /// Distinct values cycled from the item schema's `enum`.
     Enum(Vec<Value>),
@@ -26,14 +25,19 @@ pub enum Constraint {
     Integer { min: Option<i64>, max: Option<i64> },
     /// `minLength` / `maxLength` of a string, in characters.
     Length { min: u64, max: Option<u64> },
-    /// `minItems` / `maxItems` of an array.
+    /// `minItems` / `maxItems` of an array. `phone` tells an example item that is a phone
+    /// number, which the generated items then are too.
     Count {
         min: u64,
         max: Option<u64>,
         item: ItemKind,
+        phone: E164,
     },
     /// `pattern` of a string.
     Pattern(String),
+    /// The pattern of a string that refers to the `E164` schema: values are generated
+    /// realistically.
+    Phone(E164),
     /// `x-not-blank`: text of only whitespace is rejected.
     NotBlank,
 }
@@ -45,7 +49,7 @@ impl Constraint {
             Constraint::Integer { .. } => "range",
             Constraint::Length { .. } => "length",
             Constraint::Count { .. } => "count",
-            Constraint::Pattern(_) => "pattern",
+            Constraint::Pattern(_) | Constraint::Phone(_) => "pattern",
             Constraint::NotBlank => "not-blank",
         }
     }
@@ -77,13 +81,14 @@ impl Constraint {
                 )
             }
             Constraint::Pattern(p) => format!("a string matching {p}"),
+            Constraint::Phone(e) => format!("a string matching {}", e.pattern()),
             Constraint::NotBlank => "text that is not only whitespace".into(),
         }
     }
 }
 
-/// The constraints a schema states for one value.
-pub fn of_schema(schema: &Value, example: Option<&Value>) -> Vec<Constraint> {
+/// The constraints a schema states for one value; `phone` is the contract's E.164 format.
+pub fn of_schema(schema: &Value, example: Option<&Value>, phone: &E164) -> Vec<Constraint> {
     let mut out = Vec::new();
     let int = |k: &str| schema.get(k).and_then(Value::as_i64);
     let uint = |k: &str| schema.get(k).and_then(Value::as_u64);
@@ -100,7 +105,9 @@ pub fn of_schema(schema: &Value, example: Option<&Value>) -> Vec<Constraint> {
             max: uint("maxLength"),
         });
     }
-    if let Some(p) = schema.get("pattern").and_then(Value::as_str) {
+    if E164::is_schema(schema) {
+        out.push(Constraint::Phone(phone.clone()));
+    } else if let Some(p) = schema.get("pattern").and_then(Value::as_str) {
         out.push(Constraint::Pattern(p.to_string()));
     }
     if schema.get("x-not-blank").and_then(Value::as_bool) == Some(true) {
@@ -112,9 +119,8 @@ pub fn of_schema(schema: &Value, example: Option<&Value>) -> Vec<Constraint> {
             .and_then(Value::as_array)
             .and_then(|a| a.first())
             .and_then(Value::as_str)
-            .is_some_and(|s| regex::Regex::new(E164).is_ok_and(|re| re.is_match(s)));
-        let item = if items.get("pattern").and_then(Value::as_str) == Some(E164) || example_is_e164
-        {
+            .is_some_and(|s| phone.matches(s));
+        let item = if E164::is_schema(&items) || example_is_e164 {
             ItemKind::E164
         } else if let Some(values) = items.get("enum").and_then(Value::as_array) {
             ItemKind::Enum(values.clone())
@@ -127,6 +133,7 @@ pub fn of_schema(schema: &Value, example: Option<&Value>) -> Vec<Constraint> {
             min: uint("minItems").unwrap_or(0),
             max: uint("maxItems"),
             item,
+            phone: phone.clone(),
         });
     }
     out
@@ -134,9 +141,9 @@ pub fn of_schema(schema: &Value, example: Option<&Value>) -> Vec<Constraint> {
 
 /// Every constrained place of a request body schema that the example body fills: (JSON Pointer,
 /// constraint, the schema of that place). Array items are reached through index 0.
-pub fn of_body(schema: &Value, example: &Value) -> Vec<(String, Constraint, Value)> {
+pub fn of_body(schema: &Value, example: &Value, phone: &E164) -> Vec<(String, Constraint, Value)> {
     let mut out = Vec::new();
-    walk(schema, example, String::new(), &mut out);
+    walk(schema, example, String::new(), phone, &mut out);
     out
 }
 
@@ -144,10 +151,11 @@ fn walk(
     schema: &Value,
     example: &Value,
     pointer: String,
+    phone: &E164,
     out: &mut Vec<(String, Constraint, Value)>,
 ) {
     if !pointer.is_empty() {
-        for c in of_schema(schema, Some(example)) {
+        for c in of_schema(schema, Some(example), phone) {
             out.push((pointer.clone(), c, schema.clone()));
         }
     }
@@ -161,6 +169,7 @@ fn walk(
                     sub,
                     v,
                     format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1")),
+                    phone,
                     out,
                 );
             }
@@ -170,7 +179,7 @@ fn walk(
         schema.get("items"),
         example.as_array().and_then(|a| a.first()),
     ) {
-        walk(items, first, format!("{pointer}/0"), out);
+        walk(items, first, format!("{pointer}/0"), phone, out);
     }
 }
 
@@ -181,14 +190,15 @@ mod tests {
 
     #[test]
     fn finds_constraints_the_example_fills() {
+        let phone = crate::contract::Contract::embedded().unwrap().e164;
         let schema = json!({"type": "object", "properties": {
             "externalId": {"type": "string", "minLength": 1, "maxLength": 75},
             "source": {"type": "string", "minLength": 1, "maxLength": 72},
             "defaultFields": {"type": "object", "properties": {"phoneNumbers": {"type": "array", "items": {
-                "type": "object", "properties": {"value": {"type": "string", "pattern": E164}}}}}}
+                "type": "object", "properties": {"value": {"type": "string", "pattern": "^x$"}}}}}}
         }});
         let example = json!({"externalId": "x", "defaultFields": {"phoneNumbers": [{"value": "+14155550100"}]}});
-        let found: Vec<String> = of_body(&schema, &example)
+        let found: Vec<String> = of_body(&schema, &example, &phone)
             .iter()
             .map(|(p, c, _)| format!("{p} {}", c.kind()))
             .collect();
@@ -199,5 +209,55 @@ mod tests {
                 "/defaultFields/phoneNumbers/0/value pattern"
             ]
         );
+    }
+
+    /// A place is a phone number where its schema refers to the `E164` component: the route
+    /// table's phone number places are found by their `$ref`, an equal pattern written out is not.
+    #[test]
+    fn phone_numbers_are_known_by_their_ref() {
+        let contract = crate::contract::Contract::embedded().unwrap();
+        let mut phones = Vec::new();
+        for route in &contract.routes {
+            for p in &route.params {
+                let item = p.schema.get("items");
+                let count = of_schema(&p.schema, None, &contract.e164)
+                    .into_iter()
+                    .chain(
+                        item.map(|i| of_schema(i, None, &contract.e164))
+                            .unwrap_or_default(),
+                    );
+                for c in count {
+                    match c {
+                        Constraint::Phone(_) => {
+                            phones.push(format!("{} {}", route.template, p.name))
+                        }
+                        Constraint::Count {
+                            item: ItemKind::E164,
+                            ..
+                        } => phones.push(format!("{} {} items", route.template, p.name)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        phones.sort();
+        phones.dedup();
+        assert_eq!(
+            phones,
+            vec![
+                "/messages from",
+                "/messages to",
+                "/phone-numbers phoneNumber",
+                "/v1/calls participants",
+                "/v1/calls participants items",
+                "/v1/messages participants",
+                "/v1/messages participants items",
+            ]
+        );
+        let written_out = json!({"type": "string", "pattern": contract.e164.pattern()});
+        assert!(matches!(
+            of_schema(&written_out, None, &contract.e164)[..],
+            [Constraint::Pattern(_)]
+        ));
     }
 }

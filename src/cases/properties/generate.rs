@@ -9,7 +9,8 @@ use proptest::strategy::SBoxedStrategy;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::constraint::{Constraint, E164, ItemKind};
+use super::constraint::{Constraint, ItemKind};
+use crate::contract::E164;
 
 /// Characters of random text: ASCII, Latin with diacritics, Greek, CJK; all one UTF-16 unit and
 /// one Unicode scalar each, so "characters" counts the same in every reasonable reading.
@@ -85,7 +86,7 @@ pub fn e164(i: usize) -> String {
 
 /// `n` items of the kind. Copies of the example's item become distinct E.164 numbers when the
 /// (rendered) example item is one, so a target that drops duplicates still sees `n` items.
-fn items(kind: &ItemKind, n: usize, ctx: &Context) -> Value {
+fn items(kind: &ItemKind, phone: &E164, n: usize, ctx: &Context) -> Value {
     if !ctx.pool.is_empty() {
         // Drawn from the profile's list only; an input it cannot make is no input (Null).
         return if n <= ctx.pool.len() {
@@ -103,7 +104,7 @@ fn items(kind: &ItemKind, n: usize, ctx: &Context) -> Value {
     let first_is_e164 = first
         .as_ref()
         .and_then(Value::as_str)
-        .is_some_and(|s| Regex::new(E164).is_ok_and(|re| re.is_match(s)));
+        .is_some_and(|s| phone.matches(s));
     let generated = (0..).map(|i| match kind {
         ItemKind::E164 => json!(e164(i)),
         ItemKind::Example(_) if first_is_e164 => json!(e164(i)),
@@ -188,18 +189,23 @@ pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
                 );
             }
         }
-        Constraint::Count { min, max, item } => {
+        Constraint::Count {
+            min,
+            max,
+            item,
+            phone,
+        } => {
             for n in [Some(*min), *max].into_iter().flatten() {
-                push_unique(&mut b.valid, items(item, n as usize, ctx));
+                push_unique(&mut b.valid, items(item, phone, n as usize, ctx));
             }
             if let Some(m) = max {
-                push_unique(&mut b.invalid, items(item, (m + 1) as usize, ctx));
+                push_unique(&mut b.invalid, items(item, phone, (m + 1) as usize, ctx));
             }
             if *min > 0 {
-                push_unique(&mut b.invalid, items(item, (min - 1) as usize, ctx));
+                push_unique(&mut b.invalid, items(item, phone, (min - 1) as usize, ctx));
             }
         }
-        Constraint::Pattern(p) if p == E164 => {
+        Constraint::Phone(_) => {
             for i in 0..3 {
                 b.valid.push(json!(e164(i)));
             }
@@ -322,8 +328,13 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
                 )
             }
         }
-        Constraint::Count { min, max, item } => {
-            let (item, ctx) = (item.clone(), ctx.clone());
+        Constraint::Count {
+            min,
+            max,
+            item,
+            phone,
+        } => {
+            let (item, phone, ctx) = (item.clone(), phone.clone(), ctx.clone());
             if valid {
                 let mut hi = max.unwrap_or(min + 10);
                 if !ctx.pool.is_empty() {
@@ -332,19 +343,20 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
                 }
                 Some(
                     (*min..=hi)
-                        .prop_map(move |n| items(&item, n as usize, &ctx))
+                        .prop_map(move |n| items(&item, &phone, n as usize, &ctx))
                         .sboxed(),
                 )
             } else {
                 let m = (*max)?;
                 Some(
                     ((m + 1)..=(m + 5))
-                        .prop_map(move |n| items(&item, n as usize, &ctx))
+                        .prop_map(move |n| items(&item, &phone, n as usize, &ctx))
                         .sboxed(),
                 )
             }
         }
-        Constraint::Pattern(p) if p == E164 => {
+        Constraint::Phone(phone) => {
+            let phone = phone.clone();
             if valid {
                 Some((0usize..300).prop_map(|i| json!(e164(i))).sboxed())
             } else {
@@ -368,8 +380,8 @@ pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStra
                     ]
                     // READINGS 6.7: a target may trim surrounding whitespace before validating,
                     // so a must-reject value stays invalid once trimmed ("+1000 " is no input).
-                    .prop_filter("must stay invalid after trimming", |s| {
-                        !Regex::new(E164).is_ok_and(|re| re.is_match(s.trim()))
+                    .prop_filter("must stay invalid after trimming", move |s| {
+                        !phone.matches(s.trim())
                     })
                     .prop_map(|s| json!(s))
                     .sboxed(),
@@ -461,20 +473,20 @@ mod tests {
 
     #[test]
     fn e164_sets_respect_the_pattern() {
-        let re = Regex::new(E164).unwrap();
-        let b = boundaries(&Constraint::Pattern(E164.into()), &ctx("+14155550100"));
-        assert!(b.valid.iter().all(|v| re.is_match(v.as_str().unwrap())));
+        let phone = E164::embedded();
+        let b = boundaries(&Constraint::Phone(phone.clone()), &ctx("+14155550100"));
+        assert!(b.valid.iter().all(|v| phone.matches(v.as_str().unwrap())));
         // READINGS 6.7: invalid also once surrounding whitespace is trimmed.
         assert!(
             b.invalid
                 .iter()
-                .all(|v| !re.is_match(v.as_str().unwrap().trim()))
+                .all(|v| !phone.matches(v.as_str().unwrap().trim()))
         );
         let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let s = strategy(&Constraint::Pattern(E164.into()), false, &ctx("+1")).unwrap();
+        let s = strategy(&Constraint::Phone(phone.clone()), false, &ctx("+1")).unwrap();
         for _ in 0..2000 {
             let v = s.new_tree(&mut runner).unwrap().current();
-            assert!(!re.is_match(v.as_str().unwrap().trim()), "{v}");
+            assert!(!phone.matches(v.as_str().unwrap().trim()), "{v}");
         }
     }
 
@@ -486,6 +498,7 @@ mod tests {
             min: 1,
             max: Some(100),
             item: ItemKind::E164,
+            phone: E164::embedded().clone(),
         };
         let b = boundaries(&count, &c);
         // The smallest valid input names only the profile's number.

@@ -157,6 +157,8 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
             always: false,
             control_of: None,
             unchanged: None,
+            poll: false,
+            read_back_of: None,
             line: 0,
         })
         .collect();
@@ -342,7 +344,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
                 ParamIn::Header => continue,
             };
             let example_value = example.request.query.get(&p.name);
-            for c in constraint::of_schema(&p.schema, example_value) {
+            for c in constraint::of_schema(&p.schema, example_value, &contract.e164) {
                 limits.push((
                     p.name.clone(),
                     p.clause.clone(),
@@ -351,7 +353,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
             }
             if p.schema.get("type").and_then(Value::as_str) == Some("array") {
                 if let Some(items) = p.schema.get("items") {
-                    for c in constraint::of_schema(items, None) {
+                    for c in constraint::of_schema(items, None, &contract.e164) {
                         limits.push((
                             format!("{}.item", p.name),
                             p.clause.clone(),
@@ -362,7 +364,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
             }
         }
         if let (Some(schema), Some(body)) = (&route.request_schema, &example.request.body) {
-            for (pointer, c, leaf) in constraint::of_body(schema, body) {
+            for (pointer, c, leaf) in constraint::of_body(schema, body, &contract.e164) {
                 let clause = leaf
                     .get("x-clause")
                     .and_then(Value::as_str)

@@ -91,15 +91,16 @@ pub(super) fn routes() -> Router<App> {
     Router::new().route(TRIGGER_PATH, allow_only(post(trigger), "POST"))
 }
 
-fn bad_request(message: impl Into<String>) -> ApiError {
-    ApiError::for_path(TRIGGER_PATH, StatusCode::BAD_REQUEST, message)
-}
-
 fn text_field<'a>(body: &'a Map<String, Value>, name: &str) -> Result<&'a str, ApiError> {
     body.get(name)
         .and_then(Value::as_str)
         .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| bad_request(format!("body field {name} is required: a non-empty string")))
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                TRIGGER_PATH,
+                format!("body field {name} is required: a non-empty string"),
+            )
+        })
 }
 
 async fn trigger(
@@ -112,7 +113,8 @@ async fn trigger(
             Some("inbound-message") => inbound_message(&app, &body),
             Some("call") => call(&app, &caller, &body),
             Some("delete-contact") => delete_contact(&app, &body),
-            _ => Err(bad_request(
+            _ => Err(ApiError::bad_request(
+                TRIGGER_PATH,
                 "body field kind must be inbound-message, call or delete-contact",
             )),
         },
@@ -130,7 +132,9 @@ fn inbound_message(app: &App, body: &Map<String, Value>) -> Result<Response, Api
         .messaging
         .line_by_id(phone_number_id)
         .cloned()
-        .ok_or_else(|| bad_request(format!("no phone number {phone_number_id}")))?;
+        .ok_or_else(|| {
+            ApiError::bad_request(TRIGGER_PATH, format!("no phone number {phone_number_id}"))
+        })?;
     let message = store.messaging.record(
         &line,
         std::slice::from_ref(&from),
@@ -170,14 +174,19 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         .workspace()
         .number(&phone_number_id)
         .map(|n| n.number.clone())
-        .ok_or_else(|| bad_request(format!("no phone number {phone_number_id}")))?;
+        .ok_or_else(|| {
+            ApiError::bad_request(TRIGGER_PATH, format!("no phone number {phone_number_id}"))
+        })?;
     let id = format!("AC{:016x}", 0x51_0000_0000 + store.next_id());
     let user = caller.user_id.to_string();
     let Some((_, status, route, steps)) = OUTCOMES.iter().find(|(name, ..)| *name == outcome)
     else {
-        return Err(bad_request(format!(
-            "body field outcome must be answered, voicemail or menu-forward; got {outcome}"
-        )));
+        return Err(ApiError::bad_request(
+            TRIGGER_PATH,
+            format!(
+                "body field outcome must be answered, voicemail or menu-forward; got {outcome}"
+            ),
+        ));
     };
     let mut fields = json!({"direction": "incoming", "status": status, "callRoute": route,
                             "completedAt": timestamp(now), "duration": 0});

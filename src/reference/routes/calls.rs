@@ -14,10 +14,12 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
+use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
+use crate::reference::errors::Generation;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};
 use crate::reference::pagination;
@@ -91,14 +93,6 @@ pub(crate) fn is_call_path(path: &str) -> bool {
 
 type Answer = Result<Response, ApiError>;
 
-fn answer(app: &App, result: Answer) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
-
-fn bad(path: &str, message: impl Into<String>) -> ApiError {
-    ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
-}
-
 fn not_found(path: &str, what: &str, id: &str) -> ApiError {
     ApiError::for_path(
         path,
@@ -114,7 +108,7 @@ fn not_number_user(app: &App, path: &str, number: &str) -> ApiError {
         StatusCode::FORBIDDEN,
         format!("the caller is not a user of phone number '{number}'"),
     );
-    let error = if path.starts_with("/v1/") {
+    let error = if Generation::of_path(path) == Generation::V1 {
         error.with_code(CALLS_403_CODE)
     } else {
         error
@@ -166,7 +160,7 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
     q.first(name)
         .map(|v| {
             OffsetDateTime::parse(v, &Rfc3339).map_err(|_| {
-                bad(
+                ApiError::bad_request(
                     path,
                     format!("query parameter {name} must be an RFC 3339 date-time, got '{v}'"),
                 )
@@ -183,7 +177,7 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         1
     };
     let range = if faults.has(Fault::CallsMaxResultsUncheckedWithParticipants)
-        && path.starts_with("/v1/")
+        && Generation::of_path(path) == Generation::V1
         && q.first("participants").is_some()
     {
         0..=usize::MAX
@@ -191,8 +185,9 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         min..=MAX_PAGE
     };
     let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
-        .map_err(|m| bad(path, m))?;
-    let offset = pagination::page_token(q.first("pageToken")).map_err(|m| bad(path, m))?;
+        .map_err(|m| ApiError::bad_request(path, m))?;
+    let offset =
+        pagination::page_token(q.first("pageToken")).map_err(|m| ApiError::bad_request(path, m))?;
     let page = pagination::paginate(items, size, offset, faults);
     Ok(reply::json(
         StatusCode::OK,
@@ -206,13 +201,6 @@ fn includes(q: &Query) -> Vec<String> {
         .flat_map(|v| v.split(','))
         .map(|s| s.trim().to_string())
         .collect()
-}
-
-fn is_e164(v: &str) -> bool {
-    let digits = v.strip_prefix('+').unwrap_or("");
-    (2..=15).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && !digits.starts_with('0')
 }
 
 // ---- v1 ----
@@ -233,16 +221,16 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     let ws = ws_guard.workspace();
     let number_id = q
         .first("phoneNumberId")
-        .ok_or_else(|| bad(path, "query parameter phoneNumberId is required"))?;
+        .ok_or_else(|| ApiError::bad_request(path, "query parameter phoneNumberId is required"))?;
     // The stated patterns make a malformed id invalid input (400), not a missing resource.
     if !number_id.starts_with("PN") {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!("query parameter phoneNumberId must match ^PN(.*)$, got '{number_id}'"),
         ));
     }
     if let Some(user) = q.first("userId").filter(|u| !u.starts_with("US")) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!("query parameter userId must match ^US(.*)$, got '{user}'"),
         ));
@@ -250,7 +238,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     let participants = q.all("participants");
     let empty = participants.is_empty() || participants.iter().any(|p| p.trim().is_empty());
     if empty && !faults.has(Fault::EmptyParticipantsAccepted) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             "query parameter participants must hold exactly one E.164 number",
         ));
@@ -260,7 +248,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .filter(|p| !p.trim().is_empty())
         .collect();
     if participants.len() > 1 && !faults.has(Fault::ParticipantsRuleOff) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!(
                 "list calls takes exactly one participant (1:1 calls only); {} were given",
@@ -271,7 +259,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .with_title(TOO_MANY_PARTICIPANTS.1));
     }
     if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!("participant '{p}' is not an E.164 phone number"),
         ));
@@ -280,7 +268,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .number(number_id)
         .ok_or_else(|| not_found(path, "Phone number", number_id))?;
     if participants.contains(&number.number.as_str()) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             "participants exclude the workspace number itself",
         ));
@@ -532,7 +520,7 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
     let result = (|| {
         let filter = q.first("phoneNumber");
         if let Some(f) = filter.filter(|f| !is_e164(f)) {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 path,
                 format!("query parameter phoneNumber must be an E.164 number, got '{f}'"),
             ));

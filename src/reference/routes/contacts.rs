@@ -10,7 +10,7 @@ use axum::routing::{get, patch};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::contact_input::{
@@ -63,10 +63,6 @@ pub(super) fn is_contact_path(path: &str) -> bool {
                 .strip_prefix(p)
                 .is_some_and(|rest| rest.starts_with('/'))
     })
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
 }
 
 async fn create_v1(
@@ -315,17 +311,13 @@ fn limits(switches: &Switches, create: bool) -> Rules<'static> {
 
 fn input_error(faults: &FaultSet, error: InputError) -> ApiError {
     match error {
-        InputError::Invalid(message) => {
-            ApiError::for_path(V1_PATH, StatusCode::BAD_REQUEST, message)
-        }
+        InputError::Invalid(message) => ApiError::bad_request(V1_PATH, message),
         InputError::CustomField(message) if faults.has(Fault::CustomField500) => {
             ApiError::for_path(V1_PATH, StatusCode::INTERNAL_SERVER_ERROR, message)
         }
-        InputError::CustomField(message) => {
-            ApiError::for_path(V1_PATH, StatusCode::BAD_REQUEST, message)
-                .with_code("0801400")
-                .with_title("Invalid Custom Field Item")
-        }
+        InputError::CustomField(message) => ApiError::bad_request(V1_PATH, message)
+            .with_code("0801400")
+            .with_title("Invalid Custom Field Item"),
     }
 }
 
@@ -406,9 +398,8 @@ fn filter_values(
         .iter()
         .find(|v| !(1..=max).contains(&v.chars().count()))
     {
-        return Err(ApiError::for_path(
+        return Err(ApiError::bad_request(
             path,
-            StatusCode::BAD_REQUEST,
             format!(
                 "query parameter {name}: each value must be 1 to {max} characters, got {}",
                 bad.chars().count()
@@ -419,7 +410,7 @@ fn filter_values(
 }
 
 fn bad_query(path: &str) -> impl Fn(String) -> ApiError + '_ {
-    move |message| ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
+    move |message| ApiError::bad_request(path, message)
 }
 
 fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {

@@ -8,10 +8,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use time::OffsetDateTime;
 
-use super::allow_only;
-use super::messages::{bad, instant, is_e164, sort_order, time_bounds, within};
+use super::messages::{instant, sort_order, time_bounds, within};
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
+use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};
@@ -62,10 +63,6 @@ fn inbox_routes(router: Router<App>, base: &'static str) -> Router<App> {
     })
 }
 
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
-
 fn page(
     app: &App,
     path: &str,
@@ -73,10 +70,10 @@ fn page(
     query: &Query,
 ) -> Result<Response, ApiError> {
     let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
-        .map_err(|m| bad(path, m))?;
+        .map_err(|m| ApiError::bad_request(path, m))?;
     let (page, next) =
         messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
-            .map_err(|m| bad(path, m))?;
+            .map_err(|m| ApiError::bad_request(path, m))?;
     let body = pagination::list_body(
         pagination::Page {
             items: page.iter().map(Conversation::to_json).collect(),
@@ -132,7 +129,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     if numbers.len() > max_numbers
         && !(faults.has(Fault::PhoneNumbersUncheckedWhenKnown) && all_known())
     {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!(
                 "phoneNumbers takes 1 to {MAX_PHONE_NUMBERS} items, got {}",
@@ -150,13 +147,13 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .iter()
         .find(|n| !(is_e164(n) || (n.starts_with("PN") && n.len() > 2)))
     {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!("'{n}' is neither a phone number id (PN...) nor an E.164 number"),
         ));
     }
     if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!("userId must match ^US(.*)$, got '{user}'"),
         ));
@@ -169,7 +166,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         None | Some("false") => false,
         Some("true") => true,
         Some(other) => {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 V1_PATH,
                 format!("{EXCLUDE_INACTIVE} must be true or false, got '{other}'"),
             ));
@@ -294,7 +291,27 @@ fn mark(
     let result = input::path_param(id, path).and_then(|id| {
         let mut store = app.store();
         let workspace = store.messaging.workspace_of(caller.user_id);
-        let known = of_workspace(&store.messaging, workspace).any(|c| c.id == id);
+        let number = of_workspace(&store.messaging, workspace)
+            .find(|c| c.id == id)
+            .map(|c| c.phone_number_id.clone());
+        // Authentication 3: a number-scoped check applies on conversations.
+        if let Some(number) = &number
+            && !store.workspace().is_number_user(number, caller.user_id)
+            && !faults.has(Fault::ConversationMarkIgnoresNumberAccess)
+        {
+            let error = ApiError::for_path(
+                path,
+                StatusCode::FORBIDDEN,
+                format!("the caller is not a user of phone number '{number}'"),
+            )
+            .with_title("Not Phone Number User");
+            return Err(if path == V1_PATH {
+                error.with_code("1001403")
+            } else {
+                error
+            });
+        }
+        let known = number.is_some();
         let updated = known.then(|| store.messaging.mark(&id, how)).flatten();
         let Some(updated) = updated else {
             let mut error = ApiError::for_path(

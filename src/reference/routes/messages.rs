@@ -11,9 +11,10 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
+use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};
@@ -45,25 +46,9 @@ pub(super) fn header_versioned_routes() -> Router<App> {
         )
 }
 
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
-
-pub(super) fn bad(path: &str, message: impl Into<String>) -> ApiError {
-    ApiError::for_path(path, StatusCode::BAD_REQUEST, message)
-}
-
-pub(super) fn is_e164(s: &str) -> bool {
-    let digits = s.strip_prefix('+').unwrap_or("");
-    s.starts_with('+')
-        && (2..=15).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && !digits.starts_with('0')
-}
-
 pub(super) fn instant(path: &str, name: &str, value: &str) -> Result<OffsetDateTime, ApiError> {
     OffsetDateTime::parse(value, &Rfc3339).map_err(|_| {
-        bad(
+        ApiError::bad_request(
             path,
             format!("query parameter {name} must be an RFC 3339 date-time, got '{value}'"),
         )
@@ -88,7 +73,7 @@ fn page_size(app: &App, path: &str, query: &Query) -> Result<usize, ApiError> {
         MAX_RESULTS
     };
     pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
-        .map_err(|m| bad(path, m))
+        .map_err(|m| ApiError::bad_request(path, m))
 }
 
 /// Cuts a page of messages and answers the list body.
@@ -102,7 +87,7 @@ fn message_page(
     let size = page_size(app, path, query)?;
     let (page, next) =
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
-            .map_err(|m| bad(path, m))?;
+            .map_err(|m| ApiError::bad_request(path, m))?;
     let body = pagination::list_body(
         pagination::Page {
             items: page
@@ -130,6 +115,13 @@ async fn list_v1(
     )
 }
 
+/// Variant messages-listed-late (READINGS 7.1): a message the API sent shows in the lists only
+/// 400 ms after the send, as where sending is queued work.
+fn listed_yet(app: &App, m: &Message) -> bool {
+    !app.switches().variant(Variant::MessagesListedLate)
+        || m.created_at + time::Duration::milliseconds(400) <= OffsetDateTime::now_utc()
+}
+
 fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let store = app.store();
@@ -137,7 +129,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let workspace = messaging.workspace_of(caller.user_id);
     let line = match query.first("phoneNumberId") {
         Some(id) if !id.starts_with("PN") => {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 V1_PATH,
                 format!("phoneNumberId must match ^PN(.*)$, got '{id}'"),
             ));
@@ -152,7 +144,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         None => None,
     };
     if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!("userId must match ^US(.*)$, got '{user}'"),
         ));
@@ -168,7 +160,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         MAX_PARTICIPANTS
     };
     if participants.len() > max_participants {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!(
                 "participants takes at most {MAX_PARTICIPANTS} numbers, got {}",
@@ -177,7 +169,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         ));
     }
     if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!("participants: '{p}' is not an E.164 phone number"),
         ));
@@ -186,7 +178,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .iter()
         .find(|p| line.is_some_and(|l| l.number == p.as_str()))
     {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!("participants must not include the workspace number {p}"),
         ));
@@ -211,6 +203,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let mut items: Vec<Message> = messaging
         .messages()
         .iter()
+        .filter(|m| listed_yet(app, m))
         .filter(|m| {
             let in_workspace = messaging
                 .line_by_id(&m.phone_number_id)
@@ -273,7 +266,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     // Variant message-text-content (READINGS 6.1): the text under the target's own name.
     let field = if app.switches().variant(Variant::MessageTextContent) {
         if body.contains_key("text") {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 V1_PATH,
                 "text is not a field of this body; send content",
             ));
@@ -284,8 +277,18 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     };
     let text = match body.get(field) {
         Some(Value::String(t)) => t.clone(),
-        Some(_) => return Err(bad(V1_PATH, format!("{field} must be a string"))),
-        None => return Err(bad(V1_PATH, format!("{field} is required"))),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("{field} must be a string"),
+            ));
+        }
+        None => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("{field} is required"),
+            ));
+        }
     };
     let stored = if field != "text" && faults.has(Fault::RenamedTextDropped) {
         String::new()
@@ -301,7 +304,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         text.trim().is_empty()
     };
     if blank && !faults.has(Fault::WhitespaceTextAccepted) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             "text must contain at least one character that is not whitespace",
         )
@@ -316,13 +319,13 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         Some(Value::Array(items)) => items
             .iter()
             .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| bad(V1_PATH, "to must be an array of phone numbers"))
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    ApiError::bad_request(V1_PATH, "to must be an array of phone numbers")
+                })
             })
             .collect::<Result<_, _>>()?,
         _ => {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 V1_PATH,
                 "to is required: an array of 1 to 10 E.164 phone numbers",
             ));
@@ -334,7 +337,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         MAX_RECIPIENTS
     };
     if to.is_empty() || to.len() > max {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!(
                 "to takes 1 to {MAX_RECIPIENTS} phone numbers, got {}",
@@ -343,7 +346,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         ));
     }
     if let Some(n) = to.iter().find(|n| !is_e164(n)) {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             V1_PATH,
             format!("to: '{n}' is not an E.164 phone number"),
         ));
@@ -361,14 +364,24 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let sender = match (body.get("from"), body.get("phoneNumberId")) {
         (Some(Value::String(s)), _) => s.clone(),
         (Some(_), _) => {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 V1_PATH,
                 "from must be a phone number or a phone number id",
             ));
         }
         (None, Some(Value::String(s))) => s.clone(),
-        (None, Some(_)) => return Err(bad(V1_PATH, "phoneNumberId must be a string")),
-        (None, None) => return Err(bad(V1_PATH, "from is required: the sending phone number")),
+        (None, Some(_)) => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                "phoneNumberId must be a string",
+            ));
+        }
+        (None, None) => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                "from is required: the sending phone number",
+            ));
+        }
     };
     let mut store = app.store();
     let workspace = store.messaging.workspace_of(caller.user_id);
@@ -384,7 +397,10 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             )
         })?;
     if recipients.iter().any(|r| r == line.number) {
-        return Err(bad(V1_PATH, "to must not include the sending number"));
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            "to must not include the sending number",
+        ));
     }
     if workspace == Workspace::SubscriptionExpired {
         let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
@@ -403,7 +419,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     match line.a2p {
         A2p::Approved => {}
         A2p::NotApproved => {
-            return Err(bad(
+            return Err(ApiError::bad_request(
                 V1_PATH,
                 format!(
                     "the A2P 10DLC registration of {} is not approved",
@@ -508,7 +524,7 @@ pub(super) fn sort_order(
     };
     let (f, d) = sort.split_once(':').unwrap_or((sort, ""));
     if !fields.contains(&f) || !matches!(d, "asc" | "desc") {
-        return Err(bad(
+        return Err(ApiError::bad_request(
             path,
             format!(
                 "sort must be one of {} followed by :asc or :desc, got '{sort}'",
@@ -574,6 +590,7 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let mut items: Vec<Message> = messaging
         .messages()
         .iter()
+        .filter(|m| listed_yet(app, m))
         .filter(|m| {
             let mut sent: Vec<&str> = m.to.iter().map(String::as_str).collect();
             sent.sort_unstable();

@@ -97,6 +97,11 @@ async fn not_found(State(app): State<App>, method: Method, uri: Uri) -> Response
     .render(app.switches())
 }
 
+/// The response of a handler's result: the answer, or the error rendered as the switches say.
+fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(|e| e.render(app.switches()))
+}
+
 /// Gives a known path's wrong methods a 405 with an error body of its generation and `Allow`
 /// (axum's own 405 has an empty body).
 fn allow_only(methods: MethodRouter<App>, allow: &'static str) -> MethodRouter<App> {

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::errors::ApiError;
@@ -46,14 +46,6 @@ pub(super) fn v1_routes() -> Router<App> {
             "/v1/tasks/{taskId}/{action}",
             allow_only(post(transition), "POST"),
         )
-}
-
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
-
-fn bad_request(message: impl Into<String>) -> ApiError {
-    ApiError::for_path(V1_PATH, StatusCode::BAD_REQUEST, message)
 }
 
 fn not_found(id: &str) -> ApiError {
@@ -96,9 +88,10 @@ fn check_id(id: &str) -> Result<(), ApiError> {
     if well_formed {
         Ok(())
     } else {
-        Err(bad_request(format!(
-            "path parameter taskId must be 1 to {ID_MAX} letters, digits, '_' or '-'"
-        )))
+        Err(ApiError::bad_request(
+            V1_PATH,
+            format!("path parameter taskId must be 1 to {ID_MAX} letters, digits, '_' or '-'"),
+        ))
     }
 }
 
@@ -106,14 +99,20 @@ fn check_id(id: &str) -> Result<(), ApiError> {
 async fn optional_object(body: Body) -> Result<Map<String, Value>, ApiError> {
     let bytes = axum::body::to_bytes(body, BODY_LIMIT)
         .await
-        .map_err(|_| bad_request("request body could not be read"))?;
+        .map_err(|_| ApiError::bad_request(V1_PATH, "request body could not be read"))?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err(bad_request("request body must be a JSON object")),
-        Err(e) => Err(bad_request(format!("request body is not valid JSON: {e}"))),
+        Ok(_) => Err(ApiError::bad_request(
+            V1_PATH,
+            "request body must be a JSON object",
+        )),
+        Err(e) => Err(ApiError::bad_request(
+            V1_PATH,
+            format!("request body is not valid JSON: {e}"),
+        )),
     }
 }
 
@@ -122,9 +121,10 @@ fn string_field(body: &Map<String, Value>, name: &str) -> Result<Option<String>,
     match body.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(bad_request(format!(
-            "body field {name} must be a string, got {other}"
-        ))),
+        Some(other) => Err(ApiError::bad_request(
+            V1_PATH,
+            format!("body field {name} must be a string, got {other}"),
+        )),
     }
 }
 
@@ -137,9 +137,10 @@ fn id_field(
     let value = string_field(body, name)?;
     if let Some(v) = &value {
         if !v.starts_with(prefix) || v.len() <= prefix.len() {
-            return Err(bad_request(format!(
-                "body field {name} must be an id starting with {prefix}, got '{v}'"
-            )));
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("body field {name} must be an id starting with {prefix}, got '{v}'"),
+            ));
         }
     }
     Ok(value)
@@ -147,16 +148,17 @@ fn id_field(
 
 fn required_id(body: &Map<String, Value>, name: &str, prefix: &str) -> Result<String, ApiError> {
     id_field(body, name, prefix)?
-        .ok_or_else(|| bad_request(format!("body field {name} is required")))
+        .ok_or_else(|| ApiError::bad_request(V1_PATH, format!("body field {name} is required")))
 }
 
 fn date_field(body: &Map<String, Value>, name: &str) -> Result<Option<OffsetDateTime>, ApiError> {
     string_field(body, name)?
         .map(|s| {
             OffsetDateTime::parse(&s, &Rfc3339).map_err(|_| {
-                bad_request(format!(
-                    "body field {name} must be an RFC 3339 date-time, got '{s}'"
-                ))
+                ApiError::bad_request(
+                    V1_PATH,
+                    format!("body field {name} must be an RFC 3339 date-time, got '{s}'"),
+                )
             })
         })
         .transpose()
@@ -166,9 +168,10 @@ fn title_field(body: &Map<String, Value>) -> Result<Option<String>, ApiError> {
     let title = string_field(body, "title")?;
     if let Some(t) = &title {
         if t.trim().is_empty() || t.chars().count() > TITLE_MAX {
-            return Err(bad_request(format!(
-                "body field title must be 1 to {TITLE_MAX} characters, not blank"
-            )));
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("body field title must be 1 to {TITLE_MAX} characters, not blank"),
+            ));
         }
     }
     Ok(title)
@@ -176,7 +179,8 @@ fn title_field(body: &Map<String, Value>) -> Result<Option<String>, ApiError> {
 
 fn parse_new_task(body: &Map<String, Value>) -> Result<NewTask, ApiError> {
     let input = NewTask {
-        title: title_field(body)?.ok_or_else(|| bad_request("body field title is required"))?,
+        title: title_field(body)?
+            .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field title is required"))?,
         description: string_field(body, "description")?,
         phone_number_id: id_field(body, "phoneNumberId", "PN")?,
         conversation_id: id_field(body, "conversationId", "CN")?,
@@ -187,7 +191,8 @@ fn parse_new_task(body: &Map<String, Value>) -> Result<NewTask, ApiError> {
         && input.conversation_id.is_none()
         && input.activity_id.is_none()
     {
-        return Err(bad_request(
+        return Err(ApiError::bad_request(
+            V1_PATH,
             "a task is linked to a phone number, a conversation or an activity: send phoneNumberId, conversationId or activityId",
         ));
     }
@@ -260,7 +265,7 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
     let query = Query::parse(raw.as_deref());
     let result = (|| {
         let faults = &app.switches().faults;
-        let bad = |m: String| bad_request(m);
+        let bad = |m: String| ApiError::bad_request(V1_PATH, m);
         let size = pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad)?;
         let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
         let store = app.store();
@@ -312,7 +317,10 @@ async fn update(
             let title = title_field(&body)?;
             let description = string_field(&body, "description")?;
             if title.is_none() && !body.contains_key("description") {
-                return Err(bad_request("send title, description or both"));
+                return Err(ApiError::bad_request(
+                    V1_PATH,
+                    "send title, description or both",
+                ));
             }
             if let Some(title) = title {
                 task.title = title;
@@ -404,7 +412,12 @@ async fn transition(
 ) -> Response {
     let body = optional_object(body).await;
     let result = params
-        .map_err(|e| bad_request(format!("path parameter is not valid: {}", e.body_text())))
+        .map_err(|e| {
+            ApiError::bad_request(
+                V1_PATH,
+                format!("path parameter is not valid: {}", e.body_text()),
+            )
+        })
         .and_then(|Path((id, action))| {
             check_id(&id)?;
             run_transition(&app, &caller, &id, &action, body)
@@ -481,7 +494,7 @@ fn run_transition(
                 Err(_) if faults.has(Fault::TaskInvalidDueDateAccepted) => return Ok(Changed::No),
                 parsed => parsed?,
             }
-            .ok_or_else(|| bad_request("body field dueDate is required"))?;
+            .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field dueDate is required"))?;
             task.due_date = Some(due);
             Ok(Changed::Yes)
         }),

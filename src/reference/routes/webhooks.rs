@@ -16,7 +16,7 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
-use super::allow_only;
+use super::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::deliveries::{self, DeliveryRecord};
 use crate::reference::errors::ApiError;
@@ -111,14 +111,6 @@ pub(super) fn v1_routes() -> Router<App> {
     )
 }
 
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
-
-fn bad(message: impl Into<String>) -> ApiError {
-    ApiError::for_path(PATH, StatusCode::BAD_REQUEST, message)
-}
-
 /// The numeric webhook id of a path, or the stated 400 naming the path and the pattern.
 fn webhook_id(
     app: &App,
@@ -129,7 +121,7 @@ fn webhook_id(
     let numeric = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
     if !numeric && strict {
         let message = format!("path parameter webhookId must match pattern {ID_PATTERN}");
-        return Err(bad(message.clone()).with_item(
+        return Err(ApiError::bad_request(PATH, message.clone()).with_item(
             "/webhookId",
             &message,
             json!(id),
@@ -200,13 +192,16 @@ fn strings(body: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>,
         Some(Value::Array(items)) => items
             .iter()
             .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| bad(format!("{name} must be an array of strings")))
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    ApiError::bad_request(PATH, format!("{name} must be an array of strings"))
+                })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
-        Some(_) => Err(bad(format!("{name} must be an array of strings"))),
+        Some(_) => Err(ApiError::bad_request(
+            PATH,
+            format!("{name} must be an array of strings"),
+        )),
     }
 }
 
@@ -217,38 +212,62 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
         Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => {
             Some(u.clone())
         }
-        Some(_) => return Err(bad("url must be an http or https URI")),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                PATH,
+                "url must be an http or https URI",
+            ));
+        }
     };
     let label = match body.get("label") {
         None => None,
         Some(Value::Null) => Some(None),
         Some(Value::String(l)) => Some(Some(l.clone())),
-        Some(_) => return Err(bad("label must be a string or null")),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                PATH,
+                "label must be a string or null",
+            ));
+        }
     };
     let status = match body.get("status") {
         None => None,
         Some(Value::String(s)) if s == "enabled" || s == "disabled" => Some(s.clone()),
-        Some(_) => return Err(bad("status must be `enabled` or `disabled`")),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                PATH,
+                "status must be `enabled` or `disabled`",
+            ));
+        }
     };
     let events = strings(body, "events")?;
     if let Some(events) = &events {
         if events.is_empty() && !faults.has(Fault::WebhookEmptyEventsAccepted) {
-            return Err(bad("events must hold at least 1 event"));
+            return Err(ApiError::bad_request(
+                PATH,
+                "events must hold at least 1 event",
+            ));
         }
         let mut groups = Vec::new();
         for e in events {
             let Some((_, group)) = EVENTS.iter().find(|(n, _)| n == e) else {
-                return Err(bad(format!("events: unknown event '{e}'")));
+                return Err(ApiError::bad_request(
+                    PATH,
+                    format!("events: unknown event '{e}'"),
+                ));
             };
             if !groups.contains(group) {
                 groups.push(*group);
             }
         }
         if groups.len() > 1 && !faults.has(Fault::WebhookMixedVariantsAccepted) {
-            return Err(bad(format!(
-                "events must all come from one variant of the events union; got {}",
-                groups.join(", ")
-            )));
+            return Err(ApiError::bad_request(
+                PATH,
+                format!(
+                    "events must all come from one variant of the events union; got {}",
+                    groups.join(", ")
+                ),
+            ));
         }
     }
     let resource_ids = strings(body, "resourceIds")?;
@@ -257,21 +276,26 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
         let only_wildcard = ids.len() == 1 && wildcard;
         let mixed_ok = faults.has(Fault::WebhookMixedWildcardAccepted);
         if wildcard && !only_wildcard && !mixed_ok {
-            return Err(bad(
+            return Err(ApiError::bad_request(
+                PATH,
                 "resourceIds is either phone number ids or exactly [\"*\"], not both",
             ));
         }
         if ids.is_empty() {
-            return Err(bad("resourceIds must hold phone number ids or [\"*\"]"));
+            return Err(ApiError::bad_request(
+                PATH,
+                "resourceIds must hold phone number ids or [\"*\"]",
+            ));
         }
         let unchecked = faults.has(Fault::WebhookResourceIdPatternUnchecked);
         if let Some(bad_id) = ids
             .iter()
             .find(|r| *r != "*" && !r.starts_with("PN") && !unchecked)
         {
-            return Err(bad(format!(
-                "resourceIds: '{bad_id}' is not a phone number id (^PN(.*)$)"
-            )));
+            return Err(ApiError::bad_request(
+                PATH,
+                format!("resourceIds: '{bad_id}' is not a phone number id (^PN(.*)$)"),
+            ));
         }
     }
     Ok(Fields {
@@ -306,14 +330,21 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
         let fields = parse_fields(&app, &body)?;
-        let url = fields.url.ok_or_else(|| bad("url is required"))?;
-        let events = fields.events.ok_or_else(|| bad("events is required"))?;
+        let url = fields
+            .url
+            .ok_or_else(|| ApiError::bad_request(PATH, "url is required"))?;
+        let events = fields
+            .events
+            .ok_or_else(|| ApiError::bad_request(PATH, "events is required"))?;
         let pinned = match headers.get(PIN_HEADER) {
             Some(v) if v.as_bytes() != crate::reference::auth::API_VERSION.as_bytes() => {
-                return Err(bad(format!(
-                    "{PIN_HEADER} '{}' is not a supported version",
-                    String::from_utf8_lossy(v.as_bytes())
-                )));
+                return Err(ApiError::bad_request(
+                    PATH,
+                    format!(
+                        "{PIN_HEADER} '{}' is not a supported version",
+                        String::from_utf8_lossy(v.as_bytes())
+                    ),
+                ));
             }
             _ => crate::reference::auth::API_VERSION.to_string(),
         };
@@ -329,9 +360,10 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             })
             .count();
         if counted >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
-            return Err(bad(format!(
-                "the workspace has {WEBHOOK_LIMIT} webhooks, the most it may have"
-            )));
+            return Err(ApiError::bad_request(
+                PATH,
+                format!("the workspace has {WEBHOOK_LIMIT} webhooks, the most it may have"),
+            ));
         }
         let now = OffsetDateTime::now_utc();
         let mut id = store.hooks.new_webhook_id();
@@ -396,7 +428,10 @@ fn update(
     }
     let fields = parse_fields(app, &body?)?;
     if replace && (fields.url.is_none() || fields.events.is_none()) {
-        return Err(bad("PUT replaces the webhook: url and events are required"));
+        return Err(ApiError::bad_request(
+            PATH,
+            "PUT replaces the webhook: url and events are required",
+        ));
     }
     let mut store = app.store();
     let w = store.webhook_mut(&id).ok_or_else(|| not_found(app, &id))?;
@@ -458,6 +493,13 @@ async fn rotate(State(app): State<App>, id: Result<Path<String>, PathRejection>)
         } else {
             store.hooks.new_secret(&id)
         };
+        let mut w = w;
+        if app.switches().faults.has(Fault::WebhookRotateResetsEvents) {
+            w.events.truncate(1);
+            if let Some(stored) = store.webhook_mut(&id) {
+                stored.events = w.events.clone();
+            }
+        }
         Ok(reply::data(StatusCode::OK, with_secret(&app, &w, &secret)))
     });
     answer(&app, result)
@@ -594,8 +636,9 @@ fn split(
     app: &App,
     ids: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<(String, String), ApiError> {
-    let Path((id, event)) =
-        ids.map_err(|e| bad(format!("path is not valid: {}", e.body_text())))?;
+    let Path((id, event)) = ids.map_err(|e| {
+        ApiError::bad_request(PATH, format!("path is not valid: {}", e.body_text()))
+    })?;
     let id = managed_id(app, Ok(Path(id)))?;
     if app.store().webhook(&id).is_none() {
         return Err(not_found(app, &id));
@@ -627,9 +670,8 @@ async fn create_legacy(
         let url = match body.get("url") {
             Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => u,
             _ => {
-                return Err(ApiError::for_path(
+                return Err(ApiError::bad_request(
                     LEGACY_PATH,
-                    StatusCode::BAD_REQUEST,
                     "url is required: an http or https URI",
                 ));
             }
