@@ -499,8 +499,7 @@ fn certify(url: &str, timeout: f64, extra: &[&str]) -> Run {
 fn certify_cases(url: &str, timeout: f64, extra: &[&str], cases: &str) -> Run {
     let dir = case_dir_with(cases);
     let time_out = dir.join("time");
-    let timer = std::path::Path::new("/usr/bin/time");
-    let mut cmd = if timer.exists() {
+    let mut cmd = if let Some(timer) = common::binary::gnu_time() {
         let mut c = Command::new(timer);
         c.arg("-f").arg("%M").arg("-o").arg(&time_out).arg(BIN);
         c

@@ -278,12 +278,7 @@ fn certify(name: &str, url: &str, extra: &[&str]) -> Outputs {
     let dir = temp_dir(name);
     let profile = profile(&dir);
     let time_out = dir.join("time");
-    let timer = Path::new("/usr/bin/time");
-    assert!(
-        timer.exists() || std::env::var_os("CI").is_none(),
-        "GNU time (/usr/bin/time) is needed in CI to measure peak memory: .ci/run installs it"
-    );
-    let mut cmd = if timer.exists() {
+    let mut cmd = if let Some(timer) = common::binary::gnu_time() {
         let mut c = Command::new(timer);
         c.arg("-f").arg("%M").arg("-o").arg(&time_out).arg(BIN);
         c

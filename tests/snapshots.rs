@@ -124,3 +124,33 @@ fn report_formats_and_explanation() {
         insta::assert_snapshot!("html", html);
     });
 }
+
+#[test]
+fn the_coverage_matrix_credits_the_generic_checks_to_a_passed_trial() {
+    // No case cites these clauses: the generic checks hold every answer to them, and the passed
+    // trial's answer (201 with a contact) kept them.
+    let (report, _) = report();
+    for id in [
+        "Errors > no server errors",
+        "Endpoints > declared statuses",
+        "Endpoints > JSON bodies",
+        "What the service does > data envelope",
+    ] {
+        let row = report
+            .clauses
+            .iter()
+            .find(|c| c.id == id)
+            .unwrap_or_else(|| panic!("no row for {id}"));
+        assert_eq!(
+            row.status, "verified",
+            "{id}: {row:?} (a passed trial's answer kept it)"
+        );
+    }
+    // A clause only a failed trial's request reached stays unproven.
+    let row = report
+        .clauses
+        .iter()
+        .find(|c| c.id == "Pagination and collection conventions > list shape")
+        .expect("row");
+    assert_ne!(row.status, "verified", "{row:?}");
+}

@@ -303,3 +303,71 @@ fn a_read_back_belongs_to_an_accepted_change() {
     let e = load(&both).expect_err("a pointer both asserted and kept");
     assert!(e.contains("does not also assert"), "{e}");
 }
+
+const NARROWED: &str = r#"
+area: contacts
+api: v1
+cases:
+  - id: narrowed
+    clause: ["Resources > Contact > defaultFields", "v1 API: contacts > PATCH /v1/contacts/{id}"]
+    steps:
+      - request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Ada, emails: [ { name: work, value: a@x.test }, { name: home, value: b@x.test } ] } } }
+        expect: { status: 201 }
+        save: { contact: /data/id }
+      - clause: "v1 API: contacts > PATCH /v1/contacts/{id}"
+        request: { method: PATCH, path: "/v1/contacts/{{contact}}", body: { defaultFields: { emails: [ { name: work, value: a@x.test } ] } } }
+        expect: { status: 200, json: { /data/defaultFields/emails: { length: 1 } } }
+"#;
+
+#[test]
+fn a_step_clause_narrows_what_its_expectation_findings_cite() {
+    let results = run(
+        NARROWED,
+        FaultSet::new([Fault::from_name("patch-merges-entries").expect("fault")]),
+    );
+    let Verdict::Failed(failures) = &results[0].1.verdict else {
+        panic!("the PATCH step passes with patch-merges-entries on");
+    };
+    for f in failures {
+        assert_eq!(
+            f.finding.clauses,
+            vec!["v1 API: contacts > PATCH /v1/contacts/{id}".to_string()],
+            "{f:?}"
+        );
+    }
+    // Without the step's clause, the findings cite the case's whole list.
+    let whole = NARROWED.replace(
+        "      - clause: \"v1 API: contacts > PATCH /v1/contacts/{id}\"\n        request",
+        "      - request",
+    );
+    let results = run(
+        &whole,
+        FaultSet::new([Fault::from_name("patch-merges-entries").expect("fault")]),
+    );
+    let Verdict::Failed(failures) = &results[0].1.verdict else {
+        panic!("the PATCH step passes with patch-merges-entries on");
+    };
+    assert_eq!(failures[0].finding.clauses.len(), 2, "{:?}", failures[0]);
+}
+
+#[test]
+fn a_step_clause_is_one_of_the_cases_clauses() {
+    let other = NARROWED.replace(
+        "      - clause: \"v1 API: contacts > PATCH /v1/contacts/{id}\"",
+        "      - clause: \"Errors > Rules > 2\"",
+    );
+    let err = load(&other).expect_err("a step clause outside the case's list");
+    assert!(
+        err.contains("steps.yaml:11") && err.contains("not one of the case's clauses"),
+        "{err}"
+    );
+    let unknown = NARROWED.replace(
+        "      - clause: \"v1 API: contacts > PATCH /v1/contacts/{id}\"",
+        "      - clause: \"No such clause\"",
+    );
+    let err = load(&unknown).expect_err("an unknown step clause");
+    assert!(
+        err.contains("steps.yaml:11") && err.contains("unknown clause"),
+        "{err}"
+    );
+}

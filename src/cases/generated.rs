@@ -274,6 +274,7 @@ impl Base<'_> {
             exclusive: false,
             read_only: request.method == "GET",
             steps: vec![Step {
+                clauses: Vec::new(),
                 request: Some(request),
                 deliveries: None,
                 secret: None,

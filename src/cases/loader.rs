@@ -10,8 +10,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::{
-    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, ReadBack, Repeat, Request,
-    StatusExpect, Step,
+    Case, CaseDoc, CaseFileDoc, Control, ControlOf, Expect, ForEach, OneOrMany, ReadBack, Repeat,
+    Request, StatusExpect, Step,
 };
 use super::template::{
     names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
@@ -175,13 +175,17 @@ fn normalise(
         lines,
         contract,
     };
-    let clauses =
-        std::mem::replace(&mut doc.clause, super::model::OneOrMany::Many(Vec::new())).into_vec();
+    let clauses = std::mem::replace(&mut doc.clause, OneOrMany::Many(Vec::new())).into_vec();
     cx.check_clauses(at, &clauses)?;
     cx.check_readings(at, &doc.readings)?;
     let raw_steps = raw_steps(&cx, at, &mut doc)?;
     let mut st = StepsSoFar::new();
-    for (step_at, request, expect, save, extras) in raw_steps {
+    for (step_at, request, expect, save, mut extras) in raw_steps {
+        // A step's clause narrows what its expectation findings cite: one of the case's, so the
+        // case still says everything it proves.
+        let step_clauses = extras.clause.take().unwrap_or_default();
+        cx.check_step_clauses(&step_at, &step_clauses, &clauses)?;
+        let first = st.steps.len();
         match request {
             None => {
                 let step = deliveries_step(&cx, &mut st, &step_at, expect, &save, extras)?;
@@ -189,6 +193,11 @@ fn normalise(
                 st.steps.push(step);
             }
             Some(request) => request_step(&cx, &mut st, &step_at, request, expect, save, extras)?,
+        }
+        // Every step this one adds cites what it cites: its read-backs (which prove its effect)
+        // and its control.
+        for step in &mut st.steps[first..] {
+            step.clauses = step_clauses.clone();
         }
     }
     let read_only = st
@@ -241,6 +250,29 @@ impl CaseCx<'_> {
                 return Err(self.err(
                     &format!("{at}/clause"),
                     format!("unknown clause `{c}` (see schemas/clauses.yaml)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every clause of a step is one of the case's.
+    fn check_step_clauses(
+        &self,
+        step_at: &str,
+        step_clauses: &[String],
+        clauses: &[String],
+    ) -> Result<(), LoadError> {
+        for c in step_clauses {
+            if !clauses.contains(c) {
+                let known = self.contract.clauses.contains(c);
+                return Err(self.err(
+                    &format!("{step_at}/clause"),
+                    if known {
+                        format!("step clause `{c}` is not one of the case's clauses {clauses:?}")
+                    } else {
+                        format!("unknown clause `{c}` (see schemas/clauses.yaml)")
+                    },
                 ));
             }
         }
@@ -301,6 +333,7 @@ fn raw_steps(cx: &CaseCx, at: &str, doc: &mut CaseDoc) -> Result<Vec<RawStep>, L
                     s.expect,
                     s.save,
                     StepExtras {
+                        clause: s.clause.map(OneOrMany::into_vec),
                         repeat: s.repeat,
                         for_each: s.for_each,
                         precondition: s.precondition,
@@ -393,6 +426,7 @@ fn deliveries_step(
         st.defined.insert(name.clone());
     }
     Ok(Step {
+        clauses: Vec::new(),
         request: None,
         deliveries: Some(d),
         secret: None,
@@ -452,6 +486,7 @@ fn request_step(
         )?),
     };
     st.steps.push(Step {
+        clauses: Vec::new(),
         request: Some(request),
         deliveries: None,
         secret: extras.secret,
@@ -771,6 +806,7 @@ fn control_step(
     st.resolve(&used).map_err(|m| err(&c_at, m))?;
     let change = c.describe();
     Ok(Step {
+        clauses: Vec::new(),
         request: Some(controlled),
         deliveries: None,
         secret: None,
@@ -846,6 +882,7 @@ type RawStep = (
 /// The repetition and cleanup options of a step (only multi-step cases have them).
 #[derive(Default)]
 struct StepExtras {
+    clause: Option<Vec<String>>,
     repeat: Option<Repeat>,
     for_each: Option<ForEach>,
     precondition: Option<ForEach>,

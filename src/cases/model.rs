@@ -72,6 +72,10 @@ pub struct CaseDoc {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepDoc {
+    /// The clause(s) this step's expectations prove, when narrower than the case's list (each
+    /// one of the case's clauses). Default: the case's clauses.
+    #[serde(default)]
+    pub clause: Option<OneOrMany<String>>,
     #[serde(default)]
     pub request: Option<Request>,
     /// Instead of a request: what the webhook receiver must have got.
@@ -548,6 +552,8 @@ pub struct Case {
 /// One request of a case and what its answer must show.
 #[derive(Debug, Clone, Default)]
 pub struct Step {
+    /// The clauses its expectation findings cite (the step's `clause`); empty: the case's.
+    pub clauses: Vec<String>,
     /// Absent on a `deliveries` step.
     pub request: Option<Request>,
     pub deliveries: Option<DeliveriesExpect>,
@@ -573,4 +579,16 @@ pub struct Step {
     /// This step reads back the effect of step N (0-based), or reads the values N must keep.
     pub read_back_of: Option<usize>,
     pub line: usize,
+}
+
+impl Step {
+    /// The clauses a finding of this step cites when the check has no clause of its own: the
+    /// step's, else the case's (the case author's statement of what it proves).
+    pub fn cites<'a>(&'a self, case: &'a Case) -> &'a [String] {
+        if self.clauses.is_empty() {
+            &case.clauses
+        } else {
+            &self.clauses
+        }
+    }
 }

@@ -62,6 +62,8 @@ const SHOWN: usize = 5;
 
 /// The clause every credited delivery is verified against.
 const SIGNED: &str = "Authentication > 4";
+/// The clause of automatic retries (a retry is the same message: it keeps its `webhook-id`).
+const RETRIED: &str = "Events > deliveries";
 
 fn listing(ds: &[Delivery]) -> String {
     listing_with(ds, |_| String::new())
@@ -84,7 +86,9 @@ fn listing_with(ds: &[Delivery], note: impl Fn(&Delivery) -> String) -> String {
     lines.join("\n             ")
 }
 
-/// Runs the step; `vars` give the secrets and take what `save` names.
+/// Runs the step; `vars` give the secrets and take what `save` names. A finding cites its own
+/// clause where the check has one (a signature, a retry's id); an empty clause stands for the
+/// step's (what the case says the deliveries prove: the event table, a subscription, ...).
 ///
 /// A delivery counts towards `count` or `min` (is credited) only if it verifies with the secret
 /// `verify` names: the headers webhook-id, webhook-timestamp and webhook-signature present, the
@@ -212,7 +216,11 @@ pub async fn check(
                 not_kept(slot)
             ),
         );
-        if forged {
+        // Deliveries that came but do not verify break Authentication 4; when they alone make
+        // up the shortfall, that is the finding's only clause, else the step's too.
+        if forged && got.len() >= want {
+            finding.clauses = vec![SIGNED.to_string()];
+        } else if forged {
             finding.clauses.push(SIGNED.to_string());
         }
         out.push(finding);
@@ -278,7 +286,7 @@ pub async fn check(
         for (i, d) in got.iter().enumerate().skip(1) {
             if d.header("webhook-id") != first || first.is_none() {
                 out.push(Finding::new(
-                    "",
+                    RETRIED,
                     "webhook-id",
                     format!(
                         "delivery #{} (a retry) carries the webhook-id of the first, {}",

@@ -24,6 +24,10 @@ const V1_BODY: &str = "Errors > v1 error body";
 const V1_CODES: &str = "Errors > v1 codes";
 const WEBHOOK_BODY: &str = "Errors > Header-versioned webhook error body";
 const LATEST_BODY: &str = "Errors > header-versioned error body";
+const ANSWERS: &str = "Endpoints > answers";
+const NO_SERVER_ERRORS: &str = "Errors > no server errors";
+/// Authentication rule 3 names the 401 title for every generation.
+const UNAUTHORIZED_TITLE: &str = "Authentication > 3";
 
 /// Runs every generic check on one exchange.
 pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Finding> {
@@ -32,7 +36,7 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
         Ok(r) => r,
         Err(e) => {
             out.push(Finding::new(
-                "Endpoints > answers",
+                ANSWERS,
                 "answer",
                 "a complete HTTP answer",
                 e.to_string(),
@@ -43,7 +47,7 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
     let route = contract.route(&ex.method, &ex.path);
     if resp.status >= 500 {
         out.push(Finding::new(
-            "Errors > no server errors",
+            NO_SERVER_ERRORS,
             "no server error",
             "a status below 500",
             resp.status.to_string(),
@@ -112,6 +116,62 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
             .map(|r| r.error_body)
             .unwrap_or_else(|| ErrorBody::of(Api::of_path(&ex.path)));
         error_body(contract, route, kind, resp, &mut out);
+    }
+    out
+}
+
+/// The clauses the generic checks held a recorded answer to: what every answer keeps, and what
+/// its kind of answer (a success with a body, a list, an error of its generation) keeps. An
+/// answer of a passed trial kept each of them, so the reports credit them (a clause no case
+/// cites is still verified on every answer).
+pub fn held_to(contract: &Contract, ex: &Exchange) -> Vec<String> {
+    let Ok(resp) = &ex.outcome else {
+        return Vec::new();
+    };
+    let mut out = vec![ANSWERS.to_string(), NO_SERVER_ERRORS.to_string()];
+    let route = contract.route(&ex.method, &ex.path);
+    if route.is_some() && resp.status != 429 {
+        out.push(DECLARED.into());
+    }
+    if resp.size > 0 {
+        out.push(JSON_BODIES.into());
+    }
+    if (200..300).contains(&resp.status) && resp.size > 0 {
+        out.push(ENVELOPE.into());
+        if let Some(route) = route {
+            if route.list {
+                out.push(LIST_SHAPE.into());
+            }
+            if let Some(spec) = route.response(resp.status).filter(|d| d.schema.is_some()) {
+                out.push(spec.clause.clone().unwrap_or_else(|| route.clause.clone()));
+            }
+        }
+    } else if resp.status >= 400 {
+        let kind = route
+            .map(|r| r.error_body)
+            .unwrap_or(if ex.path.starts_with("/v1/") {
+                ErrorBody::V1
+            } else {
+                ErrorBody::Latest
+            });
+        out.push(
+            match kind {
+                ErrorBody::V1 => V1_BODY,
+                ErrorBody::Webhook => WEBHOOK_BODY,
+                ErrorBody::Latest => LATEST_BODY,
+            }
+            .into(),
+        );
+        if resp.status == 401 {
+            out.push(UNAUTHORIZED_TITLE.into());
+        }
+        let generic_row = route
+            .and_then(|r| r.area.as_deref())
+            .and_then(|a| contract.codes.row(a, resp.status))
+            .is_some_and(|r| r.is_generic());
+        if kind == ErrorBody::V1 && generic_row {
+            out.push(V1_CODES.into());
+        }
     }
     out
 }
@@ -269,7 +329,7 @@ fn error_body(
     if resp.status == 401 && title != Some("Unauthorized") {
         out.push(
             Finding::new(
-                "Authentication > 3",
+                UNAUTHORIZED_TITLE,
                 "error title",
                 "Unauthorized",
                 crate::cases::matcher::show(body.get("title")),

@@ -50,6 +50,26 @@ impl Finding {
         self.clauses = clauses.to_vec();
         self
     }
+
+    /// The finding citing its own clauses, an empty one (a check that cannot know better, such
+    /// as a case's expectation) standing for `fallback`: the step's clauses, else the case's.
+    pub fn citing(mut self, fallback: &[String]) -> Finding {
+        let mut out: Vec<String> = Vec::new();
+        for c in std::mem::take(&mut self.clauses) {
+            if c.is_empty() {
+                out.extend(fallback.iter().cloned());
+            } else {
+                out.push(c);
+            }
+        }
+        if out.is_empty() {
+            out = fallback.to_vec();
+        }
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|c| seen.insert(c.clone()));
+        self.clauses = out;
+        self
+    }
 }
 
 /// Characters of an expected or actual text a finding keeps: whatever a check puts there (a

@@ -28,7 +28,7 @@ impl Executor {
         let limit = match Limit::read(repeat, vars)? {
             Ok(limit) => limit,
             // A profile value that is no count: say so, before sending anything.
-            Err(finding) => return Ok(vec![(finding.with_clauses(&case.clauses), None)]),
+            Err(finding) => return Ok(vec![(finding.citing(step.cites(case)), None)]),
         };
         start_collections(repeat, vars);
         let mut accepted = 0u64;
@@ -53,7 +53,7 @@ impl Executor {
                     )
                     .await?;
                 if let Some(f) = limit.finding(repeat, again, accepted) {
-                    found.push((f.with_clauses(&case.clauses), ex));
+                    found.push((f.citing(step.cites(case)), ex));
                 }
                 return Ok(with_exchange(found));
             }

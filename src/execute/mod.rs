@@ -303,19 +303,13 @@ impl Executor {
             };
             if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_mut()) {
                 let found = crate::checks::deliveries::check(slot, d, &mut vars, &bounds).await;
-                // The case's clauses, and the one a finding names itself (a delivery that does
-                // not verify breaks Authentication 4 whatever the case is about).
-                failures.extend(found.into_iter().map(|f| {
-                    let own: Vec<String> = f
-                        .clauses
-                        .iter()
-                        .filter(|c| !c.is_empty() && !case.clauses.contains(c))
-                        .cloned()
-                        .collect();
-                    let mut f = f.with_clauses(&case.clauses);
-                    f.clauses.extend(own);
-                    fail(f, None)
-                }));
+                // Each finding cites its own clause (a delivery that does not verify breaks
+                // Authentication 4 whatever the case is about), else the step's.
+                failures.extend(
+                    found
+                        .into_iter()
+                        .map(|f| fail(f.citing(step.cites(case)), None)),
+                );
                 continue;
             }
             if let Some(pre) = step.precondition.as_ref().filter(|_| !after_failure) {
@@ -342,7 +336,7 @@ impl Executor {
                 Some(w) => match self.listing(w, &vars, &mut exchanges).await {
                     Ok(ids) => Some(ids),
                     Err((f, ex)) => {
-                        failures.push(fail(f.with_clauses(&case.clauses), ex));
+                        failures.push(fail(f.citing(step.cites(case)), ex));
                         continue;
                     }
                 },
@@ -374,7 +368,7 @@ impl Executor {
                         Err(found) => Some(found),
                     };
                     if let Some((f, ex)) = f {
-                        failures.push(fail(f.with_clauses(&case.clauses), ex));
+                        failures.push(fail(f.citing(step.cites(case)), ex));
                     }
                 }
             }
@@ -401,7 +395,7 @@ impl Executor {
                         "every variable has a value",
                         missing.to_string(),
                     )
-                    .with_clauses(&case.clauses),
+                    .citing(step.cites(case)),
                     exchanges.last().cloned(),
                 )),
             }
@@ -418,8 +412,9 @@ impl Executor {
     }
 
     /// A precondition step: sent for each item of its fixture until an answer meets the step's
-    /// `expect`. A transport failure or a 5xx is the target's failure; an answer that does not
-    /// meet it says the fixture is no longer in the state the case needs.
+    /// `expect`. A transport failure, a 5xx or a failed generic check is the target's failure;
+    /// an answer that does not meet the expectation says the fixture is no longer in the state
+    /// the case needs.
     async fn precondition(
         &self,
         case: &Case,
@@ -448,7 +443,7 @@ impl Executor {
                             "every variable has a value",
                             missing.to_string(),
                         )
-                        .with_clauses(&case.clauses),
+                        .citing(step.cites(case)),
                         exchanges.last().cloned(),
                     )]);
                 }
@@ -456,10 +451,16 @@ impl Executor {
             let Some((first, ex)) = found.first() else {
                 return Precondition::Met;
             };
+            // A finding citing a clause beyond the step's is a check of the answer itself (a
+            // schema, a declared status, no server error): the target failed whatever state the
+            // fixture is in, and that is a verdict, not a fixture used up.
+            let own = step.cites(case);
             let broken = match &ex.outcome {
                 Err(_) => true,
                 Ok(r) => r.status >= 500,
-            };
+            } || found
+                .iter()
+                .any(|(f, _)| f.clauses.iter().any(|c| !own.contains(c)));
             if broken {
                 return Precondition::Failed(with_exchange(found));
             }
@@ -698,7 +699,7 @@ impl Executor {
                             "absent",
                         )
                         .at(pointer.clone())
-                        .with_clauses(&case.clauses),
+                        .citing(step.cites(case)),
                         ex.clone(),
                     )),
                 }
@@ -729,14 +730,14 @@ impl Executor {
                         "a signing secret (`whsec_...`) in the answer, or at the profile's `webhook_secret_pointer`",
                         "none",
                     )
-                    .with_clauses(&case.clauses),
+                    .citing(step.cites(case)),
                     ex.clone(),
                 )),
             }
         }
         let expectation = render_expect(&step.expect, vars)?;
         found.extend(
-            expect::check(&self.contract, &expectation, resp, &case.clauses)
+            expect::check(&self.contract, &expectation, resp, step.cites(case))
                 .into_iter()
                 .map(|f| (f, ex.clone())),
         );
@@ -751,7 +752,7 @@ impl Executor {
             };
             let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
             let walk =
-                pagination::walk(ex.clone(), fetch, generic, limit, page, &case.clauses).await;
+                pagination::walk(ex.clone(), fetch, generic, limit, page, step.cites(case)).await;
             for (name, n) in &walk.tally {
                 vars.set(name.clone(), Value::from(*n));
             }

@@ -15,6 +15,10 @@ use crate::cases::properties::generate::e164;
 use crate::cases::{Case, Request};
 use crate::checks::{Failure, Finding};
 use crate::client::Exchange;
+/// The clauses of the round trip's read-backs.
+const CONTACT: &str = "Resources > Contact";
+const GET: &str = "Header-versioned API > GET /contacts/{contactId}";
+const PATCH: &str = "v1 API: contacts > PATCH /v1/contacts/{id}";
 
 const WORD_CHARS: &[char] = &[
     'a', 'e', 'k', 'o', 'z', 'A', 'Ł', 'Å', 'é', 'ü', 'ñ', 'ß', 'ø', 'Ω', 'λ', '漢', '字', 'テ',
@@ -168,13 +172,14 @@ pub(super) async fn run(
                     found.into_iter().map(|f| (f, ex.clone())).collect(),
                 )
             };
-            let fail = |what: &str, ex: &Arc<Exchange>, d: (String, String, String)| -> Found {
-                vec![(
-                    Finding::new("", what, d.1, d.2)
-                        .at(d.0)
-                        .with_clauses(&case.clauses),
-                    ex.clone(),
-                )]
+            // Each read-back cites the clause of the request it reads back: the contact's fields
+            // (create and list), GET /contacts/{contactId}, or PATCH.
+            let fail = |what: &str,
+                        clause: &str,
+                        ex: &Arc<Exchange>,
+                        d: (String, String, String)|
+             -> Found {
+                vec![(Finding::new(clause, what, d.1, d.2).at(d.0), ex.clone())]
             };
             let (ex, found) = send(request(
                 "POST",
@@ -197,12 +202,13 @@ pub(super) async fn run(
             if status != 201 {
                 return fail(
                     "round trip: create",
+                    CONTACT,
                     &ex,
                     ("".into(), "201".into(), status.to_string()),
                 );
             }
             if let Some(d) = differs(&body, &create) {
-                return fail("round trip: create answer", &ex, d);
+                return fail("round trip: create answer", CONTACT, &ex, d);
             }
             let Some(id) = body
                 .pointer("/data/id")
@@ -211,6 +217,7 @@ pub(super) async fn run(
             else {
                 return fail(
                     "round trip: create answer",
+                    CONTACT,
                     &ex,
                     ("/data/id".into(), "an id".into(), "absent".into()),
                 );
@@ -227,7 +234,7 @@ pub(super) async fn run(
                 .and_then(|r| r.value())
                 .and_then(|b| differs(b, &create))
             {
-                return fail("round trip: get after create", &ex, d);
+                return fail("round trip: get after create", GET, &ex, d);
             }
             let mut query = Map::new();
             query.insert("externalIds".into(), json!([external]));
@@ -252,6 +259,7 @@ pub(super) async fn run(
                 None => {
                     return fail(
                         "round trip: list by externalIds",
+                        CONTACT,
                         &ex,
                         (
                             "/data".into(),
@@ -262,7 +270,7 @@ pub(super) async fn run(
                 }
                 Some(item) => {
                     if let Some(d) = differs(&json!({ "data": item }), &create) {
-                        return fail("round trip: list item", &ex, d);
+                        return fail("round trip: list item", CONTACT, &ex, d);
                     }
                 }
             }
@@ -284,7 +292,7 @@ pub(super) async fn run(
                 .and_then(|r| r.value())
                 .and_then(|b| differs(b, &patch))
             {
-                return fail("round trip: PATCH answer", &ex, d);
+                return fail("round trip: PATCH answer", PATCH, &ex, d);
             }
             let (ex, found) =
                 send(request("GET", format!("/contacts/{id}"), Map::new(), None)).await;
@@ -298,7 +306,7 @@ pub(super) async fn run(
                 .and_then(|r| r.value())
                 .and_then(|b| differs(b, &patch))
             {
-                return fail("round trip: get after PATCH", &ex, d);
+                return fail("round trip: get after PATCH", PATCH, &ex, d);
             }
             Vec::new()
         }

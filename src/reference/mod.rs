@@ -32,7 +32,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use faults::{BOUNDARY_FAULTS, CATALOG, Fault, FaultInfo, FaultSet};
+pub use faults::{CATALOG, Fault, FaultInfo, FaultSet};
 pub use variants::{VARIANTS, Variant, VariantInfo, VariantSet};
 
 use crate::profile::Profile;

@@ -140,10 +140,11 @@ pub struct Group {
 pub struct ClauseRow {
     pub id: String,
     pub text: String,
-    /// `failed`, `verified` (a passing trial cites it), `not verified` (only ignored trials
-    /// cite it) or `not covered`.
+    /// `failed`, `verified` (a passing trial cites it, or the generic checks held a passing
+    /// trial's answers to it), `not verified` (only ignored trials cite it) or `not covered`.
     pub status: String,
-    /// Why it is not verified (the first reason of the ignored trials citing it).
+    /// Why it is not verified (the first reason of the ignored trials citing it), or how the
+    /// generic checks verified it.
     pub reason: Option<String>,
     /// Trials citing it: the failing ones for a failed clause, else all.
     pub trials: Vec<String>,
@@ -242,7 +243,19 @@ impl Report {
         let mut areas: BTreeMap<String, Totals> = BTreeMap::new();
         let mut generations: BTreeMap<String, Totals> = BTreeMap::new();
         let mut trials = Vec::new();
+        // Clause -> passed trials whose answers the generic checks held to it.
+        let mut held: BTreeMap<String, usize> = BTreeMap::new();
         for (case, result) in sorted {
+            if matches!(result.verdict, Verdict::Passed) {
+                let clauses: std::collections::BTreeSet<String> = result
+                    .exchanges
+                    .iter()
+                    .flat_map(|ex| crate::checks::generic::held_to(contract, ex))
+                    .collect();
+                for c in clauses {
+                    *held.entry(c).or_default() += 1;
+                }
+            }
             let (verdict, reason, explanation, failures) = match &result.verdict {
                 Verdict::Passed => ("passed", None, None, Vec::new()),
                 Verdict::Ignored(why) => ("ignored", Some(r.redact(why)), None, Vec::new()),
@@ -299,7 +312,7 @@ impl Report {
         let clauses = contract
             .clauses
             .iter()
-            .map(|c| clause_row(&c.id, &c.text, &trials))
+            .map(|c| clause_row(&c.id, &c.text, &trials, held.get(&c.id).copied()))
             .collect();
         let group = |m: BTreeMap<String, Totals>| {
             m.into_iter()
@@ -393,7 +406,10 @@ impl Report {
     }
 }
 
-fn clause_row(id: &str, text: &str, trials: &[TrialOut]) -> ClauseRow {
+/// The row of a clause: failed, verified (a passed trial cites it, or the generic checks held
+/// `held` passed trials' answers to it), not verified (only ignored trials cite it), or not
+/// covered.
+fn clause_row(id: &str, text: &str, trials: &[TrialOut], held: Option<usize>) -> ClauseRow {
     let failing: Vec<String> = trials
         .iter()
         .filter(|t| t.failures.iter().any(|f| f.clauses.iter().any(|c| c == id)))
@@ -405,10 +421,12 @@ fn clause_row(id: &str, text: &str, trials: &[TrialOut]) -> ClauseRow {
         .collect();
     let (status, reason, names) = if !failing.is_empty() {
         ("failed", None, failing)
-    } else if citing.iter().any(|t| t.verdict == "passed") {
+    } else if citing.iter().any(|t| t.verdict == "passed") || held.is_some() {
         (
             "verified",
-            None,
+            held.map(|n| {
+                format!("held by the generic checks on every answer of {n} passed trials")
+            }),
             citing.iter().map(|t| t.name.clone()).collect(),
         )
     } else if let Some(t) = citing.iter().find(|t| t.verdict == "ignored") {

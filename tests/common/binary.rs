@@ -6,6 +6,22 @@ use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_workspace-conformance");
 
+/// GNU time, which measures the peak memory of a run. Outside CI a machine without it skips the
+/// measurement (and says so); under CI (`CI` set, as `.ci/run` runs, which installs it) its
+/// absence fails the test: a memory bound that is never measured proves nothing.
+pub fn gnu_time() -> Option<&'static std::path::Path> {
+    let timer = std::path::Path::new("/usr/bin/time");
+    if timer.exists() {
+        return Some(timer);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "GNU time (/usr/bin/time) is missing under CI: the peak memory of the run cannot be measured (install the Debian package `time`; .ci/run does)"
+    );
+    eprintln!("/usr/bin/time is absent: the peak memory is not measured (CI requires it)");
+    None
+}
+
 /// Runs the binary with no API key in the environment.
 pub fn run(args: &[&str]) -> Output {
     Command::new(BIN)

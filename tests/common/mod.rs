@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod binary;
+pub mod catches;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -46,23 +47,36 @@ pub fn certify(
     .expect("run")
 }
 
-/// Clauses cited by the failed checks (of property trials only, if `properties`).
+/// Clauses cited by the failed checks (of property trials only, if `properties`). Every finding
+/// names its clauses (its own check's, else its step's, else its case's).
 pub fn failed_clauses(results: &Results, properties: bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for (case, r) in results
+    for (_, r) in results
         .iter()
         .filter(|(c, _)| !properties || c.property.is_some())
     {
         if let Verdict::Failed(failures) = &r.verdict {
             for f in failures {
-                let cited = &f.finding.clauses;
-                if cited.iter().all(String::is_empty) {
-                    out.extend(case.clauses.iter().cloned());
-                } else {
-                    out.extend(cited.iter().filter(|c| !c.is_empty()).cloned());
-                }
+                out.extend(f.finding.clauses.iter().cloned());
             }
         }
+    }
+    out
+}
+
+/// What makes a run incomplete: a trial count other than the catalog's, ignored trials.
+pub fn incomplete(what: &str, cases: &[Arc<Case>], results: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    if results.len() != cases.len() {
+        out.push(format!(
+            "{what}: {} trials ran, the catalog has {}",
+            results.len(),
+            cases.len()
+        ));
+    }
+    let ignored = ignored(results);
+    if !ignored.is_empty() {
+        out.push(format!("{what}: ignored trials {ignored:?}"));
     }
     out
 }
@@ -100,8 +114,6 @@ pub fn ignored(results: &Results) -> Vec<String> {
         .collect()
 }
 
-/// Faults not caught as the self-test requires: a failed check citing the fault's clause, and
-/// for boundary faults a failed property citing it.
 /// Runs `f` on every item, `AT_ONCE` items at a time, and gathers what it returns. Each item gets
 /// a reference of its own; most of a run is waiting (deliveries, the bound of a missing one), not
 /// computing, so a few runs at once share the two cores well.
@@ -126,14 +138,24 @@ pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> Vec<R> + Syn
     out.into_inner().expect("results")
 }
 
-pub fn uncaught_faults(
+/// What the runs with each fault on showed: every catch, and every fault not caught as the
+/// self-test requires (a failed check citing the fault's clause; for a boundary fault, a failed
+/// property citing it) or run incompletely.
+pub struct FaultRuns {
+    pub catches: BTreeSet<catches::Catch>,
+    pub problems: Vec<String>,
+}
+
+/// Runs every trial once per fault of the catalog, each against a reference of its own with that
+/// fault on and `variants` (with the variant the fault `needs`, without those that hide it).
+pub fn fault_runs(
     rt: &tokio::runtime::Runtime,
     contract: &Arc<Contract>,
     cases: &[Arc<Case>],
     variants: &VariantSet,
-) -> Vec<String> {
-    use workspace_conformance::reference::{BOUNDARY_FAULTS, CATALOG};
-    let mut uncaught = in_parallel(CATALOG, |fault| {
+) -> FaultRuns {
+    use workspace_conformance::reference::CATALOG;
+    let found = in_parallel(CATALOG, |fault| {
         // A fault of what the suite sends may show only with its variant on (issue 15).
         let mut variants = match fault.fault.needs() {
             Some(v) => variants.with(v),
@@ -144,11 +166,9 @@ pub fn uncaught_faults(
             variants = variants.without(*v);
         }
         let results = certify(rt, contract, cases, FaultSet::new([fault.fault]), variants);
-        let mut found = Vec::new();
-        if BOUNDARY_FAULTS.contains(&fault.fault)
-            && !failed_clauses(&results, true).contains(fault.clause)
-        {
-            found.push(format!(
+        let mut problems = incomplete(&format!("fault {}", fault.name), cases, &results);
+        if fault.boundary && !failed_clauses(&results, true).contains(fault.clause) {
+            problems.push(format!(
                 "boundary fault {} ({}) is not caught by a property: failed {:?}",
                 fault.name,
                 fault.clause,
@@ -157,16 +177,24 @@ pub fn uncaught_faults(
         }
         let clauses = failed_clauses(&results, false);
         if !clauses.contains(fault.clause) {
-            found.push(format!(
-                "{} ({}): failed cases {:?} cite {:?}",
+            problems.push(format!(
+                "{} ({}) is caught by no check citing its clause: failed trials {:?} cite {:?}",
                 fault.name,
                 fault.clause,
                 failed_names(&results),
                 clauses
             ));
         }
-        found
+        vec![(catches::of_run(fault, &results), problems)]
     });
-    uncaught.sort();
-    uncaught
+    let mut runs = FaultRuns {
+        catches: BTreeSet::new(),
+        problems: Vec::new(),
+    };
+    for (c, p) in found {
+        runs.catches.extend(c);
+        runs.problems.extend(p);
+    }
+    runs.problems.sort();
+    runs
 }

@@ -142,6 +142,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
         .setup
         .into_iter()
         .map(|s| Step {
+            clauses: Vec::new(),
             request: Some(s.request),
             deliveries: None,
             secret: None,
