@@ -192,27 +192,16 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
     Ok(())
 }
 
+/// A certification run: the options checked, the trials selected, the target reached and its
+/// keys checked, the trials run, the reports written, what the run created removed.
 fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
-    if args.test.test_threads == Some(0) {
-        return Err(SetupError::new(
-            "--test-threads 0 would run no trial and wait forever: give at least 1",
-        ));
+    if args.list_fixtures {
+        return list_fixtures(&args);
     }
+    check_run_options(&args)?;
     if args.test.format == Some(libtest_mimic::FormatSetting::Json) {
         // stdout carries libtest's JSON events only.
         crate::output::lines_to_stderr();
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(SetupError::new(
-            "--timeout must be a positive number of seconds",
-        ));
-    }
-    if let Some(rate) = args.rate {
-        if !(rate.is_finite() && rate > 0.0) {
-            return Err(SetupError::new(
-                "--rate must be a positive number of requests per second",
-            ));
-        }
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let (contract, cases) =
@@ -220,197 +209,19 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     let faults = parse_faults(&args.faults)?;
     let variants = parse_variants(&args.variants)?;
     let listing = args.test.list;
-    let known_areas: std::collections::BTreeSet<String> =
-        cases.iter().map(|c| c.area.clone()).collect();
-    let cases = catalog::select(
-        cases,
-        &catalog::Selection {
-            areas: args.areas.clone(),
-            tags: args.tags.clone(),
-            read_only: args.read_only,
-            partition: args.partition,
-        },
-    );
-    if let Some(url) = &args.target {
-        check_target_url(url)?;
-    }
-    if let Some(url) = &args.webhook_url {
-        let parsed = reqwest::Url::parse(url)
-            .map_err(|e| SetupError::new(format!("bad --webhook-url `{url}`: {e}")))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(SetupError::new(format!(
-                "bad --webhook-url `{url}`: use http:// or https://"
-            )));
-        }
-    }
-    // What libtest will run of the selection (filter, --skip, --exact, --ignored): nothing is
-    // a setup mistake (a typo of an area or a filter), never a pass.
-    let chosen: std::collections::HashSet<String> = cases
-        .iter()
-        .filter(|c| {
-            !args
-                .test
-                .is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(())))
-        })
-        .map(|c| c.name.clone())
-        .collect();
-    if chosen.is_empty() && !listing {
-        return Err(SetupError::new(nothing_selected(&args, &known_areas)));
-    }
-    if args.discover && args.target.is_none() {
-        return Err(SetupError::new(
-            "--discover finds the fixtures of a --target; the embedded reference supplies its own",
-        ));
-    }
+    check_run_urls(&args)?;
+    let (cases, chosen) = select_trials(&args, cases)?;
     let rt = runtime()?;
-    let mut _reference = None;
-    let (base_url, mut profile, api_key, key_source) = match &args.target {
-        Some(url) => {
-            if !args.faults.is_empty() || !args.variants.is_empty() {
-                return Err(SetupError::new(
-                    "--fault and --variant apply to the embedded reference only; leave out --target",
-                ));
-            }
-            let profile = match &args.profile {
-                Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
-                None => Profile::default(),
-            };
-            let (key, source) = match (&args.api_key, &profile.api_key) {
-                (Some(k), _) if key_from_env => {
-                    (Some(k.clone()), crate::preflight::KeySource::Environment)
-                }
-                (Some(k), _) => (Some(k.clone()), crate::preflight::KeySource::Flag),
-                (None, Some(k)) => (
-                    Some(k.clone()),
-                    crate::preflight::KeySource::Profile(
-                        args.profile
-                            .as_ref()
-                            .map(|p| p.display().to_string())
-                            .unwrap_or_default(),
-                    ),
-                ),
-                (None, None) => (None, crate::preflight::KeySource::Flag),
-            };
-            if key.is_none() && !listing {
-                return Err(SetupError::new(
-                    "no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile",
-                ));
-            }
-            (url.clone(), profile, key, source)
-        }
-        None => {
-            if args.profile.is_some() {
-                return Err(SetupError::new(
-                    "--profile describes a --target; the embedded reference supplies its own",
-                ));
-            }
-            let running = rt
-                .block_on(reference::start(reference::Options {
-                    faults,
-                    variants,
-                    ..Default::default()
-                }))
-                .map_err(|e| {
-                    SetupError::new(format!("cannot start the reference implementation: {e}"))
-                })?;
-            let base = format!("http://{}", running.addr);
-            let profile = running.profile.clone();
-            let key = profile.api_key.clone();
-            _reference = Some(running);
-            (base, profile, key, crate::preflight::KeySource::Reference)
-        }
+    let target = Target::resolve(&args, key_from_env, faults, variants, &rt)?;
+    let client = target.client(&args, timeout)?;
+    let (profile, discovery) = if listing {
+        (target.profile.clone(), None)
+    } else {
+        prepare_target(&rt, &client, &args, &target, &cases, &chosen)?
     };
-    let client = client_for(
-        &base_url,
-        api_key,
-        &profile,
-        timeout,
-        args.max_body,
-        args.rate,
-    )?;
-    let mut discovery: Option<crate::discover::Discovery> = None;
-    if !listing {
-        rt.block_on(probe(&client))
-            .map_err(|e| SetupError::new(format!("the target {base_url} is unreachable: {e}")))?;
-        if client.one_connection_per_request() {
-            crate::output::say(
-                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request",
-            );
-        }
-        // The run's key, then each extra key of the profile that a selected case sends.
-        rt.block_on(crate::preflight::check(
-            &client,
-            crate::client::Auth::Primary,
-            &key_source.to_string(),
-            true,
-        ))
-        .map_err(SetupError)?;
-        if args.discover {
-            let d = rt.block_on(crate::discover::discover(
-                &client,
-                &profile,
-                args.profile.as_ref().map(|p| p.display().to_string()),
-                crate::discover::Limits::default(),
-                &|line| eprintln!("{}", client.redactor.redact(line)),
-            ));
-            let (given, found, not_found, cannot) = d.counts();
-            crate::output::say(&format!(
-                "discovery: {found} fixtures found, {given} from the profile, {} missing ({} requests in {:.1} s, GET only); `discover` prints the table",
-                not_found + cannot,
-                d.requests,
-                d.elapsed.as_secs_f64()
-            ));
-            profile = d.profile();
-            discovery = Some(d);
-        }
-        for (name, forbidden_counts) in crate::preflight::extra_keys() {
-            let Some(key) = profile.fixtures.get(*name).and_then(|v| v.as_str()) else {
-                continue;
-            };
-            let needed = cases
-                .iter()
-                .any(|c| chosen.contains(&c.name) && c.fixtures.iter().any(|f| f == name));
-            if !needed {
-                continue;
-            }
-            let label = format!("<{}>", name.to_ascii_uppercase());
-            rt.block_on(crate::preflight::check(
-                &client,
-                crate::client::Auth::Key {
-                    key: key.to_string(),
-                    label,
-                },
-                &format!("the profile's fixture `{name}` (an API key)"),
-                *forbidden_counts,
-            ))
-            .map_err(SetupError)?;
-        }
-    }
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
     let seed = args.seed.unwrap_or_else(rand::random);
-    // The receiver starts once, when a selected case needs it.
-    let receiver = if !listing
-        && cases
-            .iter()
-            .any(|c| c.uses_receiver && chosen.contains(&c.name))
-    {
-        let listen = args
-            .webhook_listen
-            .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
-        Some(
-            rt.block_on(crate::webhooks::Receiver::start(
-                listen,
-                args.webhook_url.as_deref(),
-            ))
-            .map_err(|e| {
-                SetupError::new(format!(
-                    "cannot start the webhook receiver on {listen}: {e}"
-                ))
-            })?,
-        )
-    } else {
-        None
-    };
+    let receiver = start_receiver(&args, &rt, &cases, &chosen)?;
     // Where each fixture came from, for the reports.
     let fixture_sources = fixture_sources(&args, &profile, discovery.as_ref());
     let mut exec = Executor::new(contract.clone(), client.clone(), profile, run_id.clone())
@@ -432,42 +243,15 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     let signal = Arc::new(AtomicU8::new(0));
     if !listing {
         let what = if args.target.is_some() {
-            base_url.clone()
+            target.base_url.clone()
         } else {
-            format!("the embedded reference at {base_url}")
+            format!("the embedded reference at {}", target.base_url)
         };
+        let n = chosen.len();
         crate::output::say(&format!(
-            "certifying {what} (run {run_id}, seed {seed}, {} trials)",
-            chosen.len()
+            "certifying {what} (run {run_id}, seed {seed}, {n} trials)"
         ));
-        // Ctrl-C or SIGTERM (a CI kill): no new trial starts, running ones stop, the reports are
-        // written, what the run created is deleted. During the cleanup, or a second time: quit
-        // at once; the reports written before the cleanup stand.
-        let cleanup = exec.cleanup.clone();
-        let phase = phase.clone();
-        let signal = signal.clone();
-        rt.spawn(async move {
-            let mut first = true;
-            while let Some(code) = next_signal().await {
-                if phase.load(Ordering::SeqCst) == CLEANING {
-                    eprintln!(
-                        "interrupted during the cleanup: quitting; the reports written before it list what may be left"
-                    );
-                    std::process::exit(i32::from(code));
-                }
-                if !first {
-                    eprintln!("interrupted again: quitting at once");
-                    std::process::exit(i32::from(code));
-                }
-                first = false;
-                signal.store(code, Ordering::SeqCst);
-                crate::output::mark_interrupted();
-                eprintln!(
-                    "interrupted: stopping the trials and removing what the run created (Ctrl-C again to quit at once)"
-                );
-                cleanup.interrupt();
-            }
-        });
+        handle_signals(&rt, &exec, &phase, &signal);
     }
     let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
@@ -475,12 +259,431 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     if listing {
         return Ok(ExitCode::SUCCESS);
     }
-    let secs = start.elapsed().as_secs_f64();
-    let n = client.request_count();
     let results = recorder.take();
     let interrupted = exec.cleanup.is_interrupted();
-    crate::output::say(&verdict_summary(
+    say_verdict(&args, &client, &results, interrupted, start);
+    let reports = Reports {
+        args: &args,
+        base_url: &target.base_url,
+        fixture_sources: &fixture_sources,
+        run_id: &run_id,
+        seed,
+        started,
+        start,
+        client: &client,
+        exec: &exec,
+        contract: &contract,
+        results: &results,
+    };
+    // The reports exist before the cleanup, which a silent target or a kill can cut short; they
+    // list what is still registered as not removed, and are rewritten once the cleanup is done.
+    reports.write(&exec.cleanup.pending_summary())?;
+    phase.store(CLEANING, Ordering::SeqCst);
+    let summary = clean_up(&rt, &exec, &client, timeout);
+    phase.store(REWRITING, Ordering::SeqCst);
+    reports.write(&summary)?;
+    Ok(exit_code(
+        &args,
         &results,
+        interrupted,
+        &signal,
+        &conclusion,
+    ))
+}
+
+/// `--list-fixtures`: the fixtures a profile may name, as lines or (`--markdown`) the README's
+/// table.
+fn list_fixtures(args: &RunArgs) -> Result<ExitCode, SetupError> {
+    let text = if args.markdown {
+        crate::profile::fixture_table()
+    } else {
+        crate::profile::fixture_lines()
+    };
+    print!("{}", text.map_err(SetupError)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The options of a run that no later step could use: a thread count, a timeout and a rate.
+fn check_run_options(args: &RunArgs) -> Result<(), SetupError> {
+    if args.test.test_threads == Some(0) {
+        return Err(SetupError::new(
+            "--test-threads 0 would run no trial and wait forever: give at least 1",
+        ));
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(SetupError::new(
+            "--timeout must be a positive number of seconds",
+        ));
+    }
+    if let Some(rate) = args.rate {
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(SetupError::new(
+                "--rate must be a positive number of requests per second",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `--target` and `--webhook-url` are http(s) URLs.
+fn check_run_urls(args: &RunArgs) -> Result<(), SetupError> {
+    if let Some(url) = &args.target {
+        check_target_url(url)?;
+    }
+    if let Some(url) = &args.webhook_url {
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| SetupError::new(format!("bad --webhook-url `{url}`: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(SetupError::new(format!(
+                "bad --webhook-url `{url}`: use http:// or https://"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The cases the selection options keep, and the names of those libtest will run of them (its
+/// filter, --skip, --exact, --ignored). Nothing chosen is a setup mistake (a typo of an area or
+/// a filter), never a pass.
+fn select_trials(
+    args: &RunArgs,
+    cases: Vec<Arc<Case>>,
+) -> Result<(Vec<Arc<Case>>, std::collections::HashSet<String>), SetupError> {
+    let known_areas: std::collections::BTreeSet<String> =
+        cases.iter().map(|c| c.area.clone()).collect();
+    let cases = catalog::select(
+        cases,
+        &catalog::Selection {
+            areas: args.areas.clone(),
+            tags: args.tags.clone(),
+            read_only: args.read_only,
+            partition: args.partition,
+        },
+    );
+    let chosen: std::collections::HashSet<String> = cases
+        .iter()
+        .filter(|c| {
+            !args
+                .test
+                .is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(())))
+        })
+        .map(|c| c.name.clone())
+        .collect();
+    if chosen.is_empty() && !args.test.list {
+        return Err(SetupError::new(nothing_selected(args, &known_areas)));
+    }
+    if args.discover && args.target.is_none() {
+        return Err(SetupError::new(
+            "--discover finds the fixtures of a --target; the embedded reference supplies its own",
+        ));
+    }
+    Ok((cases, chosen))
+}
+
+/// What a run certifies: a `--target` with the profile and key given, or the embedded reference
+/// (started here, stopped when this is dropped) with its own.
+struct Target {
+    base_url: String,
+    profile: Profile,
+    api_key: Option<String>,
+    key_source: crate::preflight::KeySource,
+    _reference: Option<reference::Running>,
+}
+
+impl Target {
+    fn resolve(
+        args: &RunArgs,
+        key_from_env: bool,
+        faults: FaultSet,
+        variants: VariantSet,
+        rt: &tokio::runtime::Runtime,
+    ) -> Result<Target, SetupError> {
+        match &args.target {
+            Some(url) => Target::given(args, url, key_from_env),
+            None => Target::embedded(args, faults, variants, rt),
+        }
+    }
+
+    /// The client for the target, with every secret of its profile registered for redaction.
+    fn client(&self, args: &RunArgs, timeout: Duration) -> Result<Arc<Client>, SetupError> {
+        client_for(
+            &self.base_url,
+            self.api_key.clone(),
+            &self.profile,
+            timeout,
+            args.max_body,
+            args.rate,
+        )
+    }
+
+    /// The `--target` at `url`, with its profile (or none) and the key from the flag, the
+    /// environment or the profile.
+    fn given(args: &RunArgs, url: &str, key_from_env: bool) -> Result<Target, SetupError> {
+        if !args.faults.is_empty() || !args.variants.is_empty() {
+            return Err(SetupError::new(
+                "--fault and --variant apply to the embedded reference only; leave out --target",
+            ));
+        }
+        let profile = match &args.profile {
+            Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
+            None => Profile::default(),
+        };
+        let (api_key, key_source) = key_and_source(
+            args.api_key.as_ref(),
+            key_from_env,
+            &profile,
+            args.profile.as_deref(),
+        );
+        if api_key.is_none() && !args.test.list {
+            return Err(SetupError::new(NO_API_KEY));
+        }
+        Ok(Target {
+            base_url: url.to_string(),
+            profile,
+            api_key,
+            key_source,
+            _reference: None,
+        })
+    }
+
+    /// The embedded reference with `faults` and `variants` on, on a loopback port.
+    fn embedded(
+        args: &RunArgs,
+        faults: FaultSet,
+        variants: VariantSet,
+        rt: &tokio::runtime::Runtime,
+    ) -> Result<Target, SetupError> {
+        if args.profile.is_some() {
+            return Err(SetupError::new(
+                "--profile describes a --target; the embedded reference supplies its own",
+            ));
+        }
+        let running = rt
+            .block_on(reference::start(reference::Options {
+                faults,
+                variants,
+                ..Default::default()
+            }))
+            .map_err(|e| {
+                SetupError::new(format!("cannot start the reference implementation: {e}"))
+            })?;
+        let profile = running.profile.clone();
+        Ok(Target {
+            base_url: format!("http://{}", running.addr),
+            api_key: profile.api_key.clone(),
+            profile,
+            key_source: crate::preflight::KeySource::Reference,
+            _reference: Some(running),
+        })
+    }
+}
+
+const NO_API_KEY: &str =
+    "no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile";
+
+/// The key given (by `--api-key` or, when `from_env`, the environment), else the profile's, and
+/// where it came from.
+fn key_and_source(
+    given: Option<&String>,
+    from_env: bool,
+    profile: &Profile,
+    profile_path: Option<&Path>,
+) -> (Option<String>, crate::preflight::KeySource) {
+    use crate::preflight::KeySource;
+    match (given, &profile.api_key) {
+        (Some(k), _) if from_env => (Some(k.clone()), KeySource::Environment),
+        (Some(k), _) => (Some(k.clone()), KeySource::Flag),
+        (None, Some(k)) => (
+            Some(k.clone()),
+            KeySource::Profile(
+                profile_path
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            ),
+        ),
+        (None, None) => (None, KeySource::Flag),
+    }
+}
+
+/// Before the first trial: the target answers and takes the run's key, `--discover` fills the
+/// profile's gaps, and each extra key a chosen case sends is taken. The profile the trials use,
+/// and the discovery if any.
+fn prepare_target(
+    rt: &tokio::runtime::Runtime,
+    client: &Client,
+    args: &RunArgs,
+    target: &Target,
+    cases: &[Arc<Case>],
+    chosen: &std::collections::HashSet<String>,
+) -> Result<(Profile, Option<crate::discover::Discovery>), SetupError> {
+    reach(rt, client, target)?;
+    let mut profile = target.profile.clone();
+    let mut discovery = None;
+    if args.discover {
+        let d = discover_before_trials(rt, client, args, &profile);
+        profile = d.profile();
+        discovery = Some(d);
+    }
+    check_extra_keys(rt, client, &profile, cases, chosen)?;
+    Ok((profile, discovery))
+}
+
+/// The target answers, and takes the run's key.
+fn reach(rt: &tokio::runtime::Runtime, client: &Client, target: &Target) -> Result<(), SetupError> {
+    rt.block_on(probe(client)).map_err(|e| {
+        SetupError::new(format!(
+            "the target {} is unreachable: {e}",
+            target.base_url
+        ))
+    })?;
+    if client.one_connection_per_request() {
+        crate::output::say(
+            "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request",
+        );
+    }
+    rt.block_on(crate::preflight::check(
+        client,
+        crate::client::Auth::Primary,
+        &target.key_source.to_string(),
+        true,
+    ))
+    .map_err(SetupError)
+}
+
+/// `--discover`: the fixtures the profile lacks, found with GET requests before the first
+/// trial.
+fn discover_before_trials(
+    rt: &tokio::runtime::Runtime,
+    client: &Client,
+    args: &RunArgs,
+    profile: &Profile,
+) -> crate::discover::Discovery {
+    let d = rt.block_on(crate::discover::discover(
+        client,
+        profile,
+        args.profile.as_ref().map(|p| p.display().to_string()),
+        crate::discover::Limits::default(),
+        &|line| eprintln!("{}", client.redactor.redact(line)),
+    ));
+    let (given, found, not_found, cannot) = d.counts();
+    crate::output::say(&format!(
+        "discovery: {found} fixtures found, {given} from the profile, {} missing ({} requests in {:.1} s, GET only); `discover` prints the table",
+        not_found + cannot,
+        d.requests,
+        d.elapsed.as_secs_f64()
+    ));
+    d
+}
+
+/// Each extra key of the profile that a chosen case sends is taken by the target.
+fn check_extra_keys(
+    rt: &tokio::runtime::Runtime,
+    client: &Client,
+    profile: &Profile,
+    cases: &[Arc<Case>],
+    chosen: &std::collections::HashSet<String>,
+) -> Result<(), SetupError> {
+    for (name, forbidden_counts) in crate::preflight::extra_keys() {
+        let Some(key) = profile.fixtures.get(*name).and_then(|v| v.as_str()) else {
+            continue;
+        };
+        let needed = cases
+            .iter()
+            .any(|c| chosen.contains(&c.name) && c.fixtures.iter().any(|f| f == name));
+        if !needed {
+            continue;
+        }
+        let label = format!("<{}>", name.to_ascii_uppercase());
+        rt.block_on(crate::preflight::check(
+            client,
+            crate::client::Auth::Key {
+                key: key.to_string(),
+                label,
+            },
+            &format!("the profile's fixture `{name}` (an API key)"),
+            *forbidden_counts,
+        ))
+        .map_err(SetupError)?;
+    }
+    Ok(())
+}
+
+/// The webhook receiver, started once when a chosen case needs it (never for `--list`).
+fn start_receiver(
+    args: &RunArgs,
+    rt: &tokio::runtime::Runtime,
+    cases: &[Arc<Case>],
+    chosen: &std::collections::HashSet<String>,
+) -> Result<Option<Arc<crate::webhooks::Receiver>>, SetupError> {
+    let needed = cases
+        .iter()
+        .any(|c| c.uses_receiver && chosen.contains(&c.name));
+    if args.test.list || !needed {
+        return Ok(None);
+    }
+    let listen = args
+        .webhook_listen
+        .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+    rt.block_on(crate::webhooks::Receiver::start(
+        listen,
+        args.webhook_url.as_deref(),
+    ))
+    .map(Some)
+    .map_err(|e| {
+        SetupError::new(format!(
+            "cannot start the webhook receiver on {listen}: {e}"
+        ))
+    })
+}
+
+/// Ctrl-C or SIGTERM (a CI kill): no new trial starts, running ones stop, the reports are
+/// written, what the run created is deleted. During the cleanup, or a second time: quit at once;
+/// the reports written before the cleanup stand.
+fn handle_signals(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    phase: &Arc<AtomicU8>,
+    signal: &Arc<AtomicU8>,
+) {
+    let cleanup = exec.cleanup.clone();
+    let phase = phase.clone();
+    let signal = signal.clone();
+    rt.spawn(async move {
+        let mut first = true;
+        while let Some(code) = next_signal().await {
+            if phase.load(Ordering::SeqCst) == CLEANING {
+                eprintln!(
+                    "interrupted during the cleanup: quitting; the reports written before it list what may be left"
+                );
+                std::process::exit(i32::from(code));
+            }
+            if !first {
+                eprintln!("interrupted again: quitting at once");
+                std::process::exit(i32::from(code));
+            }
+            first = false;
+            signal.store(code, Ordering::SeqCst);
+            crate::output::mark_interrupted();
+            eprintln!(
+                "interrupted: stopping the trials and removing what the run created (Ctrl-C again to quit at once)"
+            );
+            cleanup.interrupt();
+        }
+    });
+}
+
+/// The verdict line and the request rate, after libtest's summary.
+fn say_verdict(
+    args: &RunArgs,
+    client: &Client,
+    results: &[(Arc<Case>, crate::execute::CaseResult)],
+    interrupted: bool,
+    start: Instant,
+) {
+    let secs = start.elapsed().as_secs_f64();
+    let n = client.request_count();
+    crate::output::say(&verdict_summary(
+        results,
         interrupted,
         args.require_complete,
     ));
@@ -488,13 +691,33 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         "requests: {n} sent in {secs:.2} s ({:.0} requests/s)",
         n as f64 / secs.max(1e-9)
     ));
-    let wants_reports = args.junit.is_some() || args.json.is_some() || args.report.is_some();
-    let write_reports = |summary: &crate::cleanup::Summary| -> Result<(), SetupError> {
-        if !wants_reports {
+}
+
+/// What the reports of a run are made of; they are written before the cleanup and again after.
+struct Reports<'a> {
+    args: &'a RunArgs,
+    base_url: &'a str,
+    fixture_sources: &'a std::collections::BTreeMap<String, String>,
+    run_id: &'a str,
+    seed: u64,
+    started: time::OffsetDateTime,
+    start: Instant,
+    client: &'a Client,
+    exec: &'a Executor,
+    contract: &'a Contract,
+    results: &'a [(Arc<Case>, crate::execute::CaseResult)],
+}
+
+impl Reports<'_> {
+    /// Writes the reports asked for (`--json`, `--junit`, `--report`) with the cleanup's
+    /// `summary`; each whole or not at all.
+    fn write(&self, summary: &crate::cleanup::Summary) -> Result<(), SetupError> {
+        let args = self.args;
+        if args.junit.is_none() && args.json.is_none() && args.report.is_none() {
             return Ok(());
         }
         let info = RunInfo {
-            target: base_url.clone(),
+            target: self.base_url.to_string(),
             profile: match (&args.profile, &args.target, args.discover) {
                 (Some(p), _, true) => format!("{} and discovery", p.display()),
                 (None, Some(_), true) => "discovery".into(),
@@ -502,17 +725,17 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
                 (None, Some(_), false) => "none".into(),
                 (None, None, _) => "the embedded reference's fixtures".into(),
             },
-            fixture_sources: fixture_sources.clone(),
+            fixture_sources: self.fixture_sources.clone(),
             faults: args.faults.clone(),
-            run_id: run_id.clone(),
-            seed,
-            started,
-            duration: start.elapsed(),
-            requests: client.request_count(),
-            interrupted: exec.cleanup.is_interrupted(),
+            run_id: self.run_id.to_string(),
+            seed: self.seed,
+            started: self.started,
+            duration: self.start.elapsed(),
+            requests: self.client.request_count(),
+            interrupted: self.exec.cleanup.is_interrupted(),
         };
-        let report = Report::build(&info, &contract, &results, &client.redactor, Some(summary));
-        let r = &client.redactor;
+        let r = &self.client.redactor;
+        let report = Report::build(&info, self.contract, self.results, r, Some(summary));
         if let Some(p) = &args.json {
             write_whole(p, &report.to_json(r))?;
         }
@@ -523,13 +746,18 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
             write_whole(p, &report.to_html(r).map_err(SetupError)?)?;
         }
         Ok(())
-    };
-    // The reports exist before the cleanup, which a silent target or a kill can cut short; they
-    // list what is still registered as not removed, and are rewritten once the cleanup is done.
-    write_reports(&exec.cleanup.pending_summary())?;
-    phase.store(CLEANING, Ordering::SeqCst);
+    }
+}
+
+/// Removes what the run created, and says what was left and how long it took.
+fn clean_up(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    client: &Arc<Client>,
+    timeout: Duration,
+) -> crate::cleanup::Summary {
     let cleanup_start = Instant::now();
-    let summary = rt.block_on(exec.cleanup.finish(&client));
+    let summary = rt.block_on(exec.cleanup.finish(client));
     let cleanup_secs = cleanup_start.elapsed().as_secs_f64();
     crate::output::say(
         client
@@ -543,13 +771,23 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
             crate::cleanup::cleanup_bound(timeout).as_secs_f64()
         ));
     }
-    phase.store(REWRITING, Ordering::SeqCst);
-    write_reports(&summary)?;
+    summary
+}
+
+/// 130 or 143 for an interrupted run, 1 for a failed one (or an incomplete one under
+/// `--require-complete`), else 0.
+fn exit_code(
+    args: &RunArgs,
+    results: &[(Arc<Case>, crate::execute::CaseResult)],
+    interrupted: bool,
+    signal: &AtomicU8,
+    conclusion: &libtest_mimic::Conclusion,
+) -> ExitCode {
     let ignored = results
         .iter()
         .filter(|(_, r)| matches!(r.verdict, crate::execute::Verdict::Ignored(_)))
         .count();
-    Ok(if interrupted {
+    if interrupted {
         eprintln!("the run was interrupted: the results are partial");
         ExitCode::from(match signal.load(Ordering::SeqCst) {
             0 => 130,
@@ -559,7 +797,7 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// Where each fixture of a run's profile came from: the file, discovery, or the embedded
@@ -602,23 +840,14 @@ fn discover(args: DiscoverArgs, key_from_env: bool) -> Result<ExitCode, SetupErr
         Some(p) => Profile::load(p).map_err(|e| SetupError::new(e.to_string()))?,
         None => Profile::default(),
     };
-    let (key, source) = match (&args.api_key, &base.api_key) {
-        (Some(k), _) if key_from_env => (k.clone(), crate::preflight::KeySource::Environment),
-        (Some(k), _) => (k.clone(), crate::preflight::KeySource::Flag),
-        (None, Some(k)) => (
-            k.clone(),
-            crate::preflight::KeySource::Profile(
-                args.profile
-                    .as_ref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-            ),
-        ),
-        (None, None) => {
-            return Err(SetupError::new(
-                "no API key: give --api-key, set WORKSPACE_API_KEY, or put apiKey in the profile",
-            ));
-        }
+    let (key, source) = key_and_source(
+        args.api_key.as_ref(),
+        key_from_env,
+        &base,
+        args.profile.as_deref(),
+    );
+    let Some(key) = key else {
+        return Err(SetupError::new(NO_API_KEY));
     };
     let client = client_for(
         &args.target,
@@ -815,27 +1044,29 @@ fn write_whole(path: &Path, text: &str) -> Result<(), SetupError> {
         .map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))
 }
 
+/// What `serve --list-faults` or `--list-variants` prints (the README's tables with
+/// `--markdown`), or None to serve.
+fn serve_listing(args: &ServeArgs) -> Result<Option<String>, SetupError> {
+    use reference::listing;
+    Ok(Some(
+        match (args.list_faults, args.list_variants, args.markdown) {
+            (true, _, false) => listing::fault_lines(),
+            (true, _, true) => listing::fault_tables(),
+            (false, true, false) => listing::variant_lines(),
+            (false, true, true) => listing::variant_tables(),
+            (false, false, true) => {
+                return Err(SetupError::new(
+                    "--markdown prints --list-faults or --list-variants as tables: give one of them",
+                ));
+            }
+            (false, false, false) => return Ok(None),
+        },
+    ))
+}
+
 fn serve(args: ServeArgs) -> Result<ExitCode, SetupError> {
-    if args.list_faults {
-        let width = CATALOG.iter().map(|f| f.name.len()).max().unwrap_or(0);
-        for f in CATALOG {
-            println!("{:width$}  {}", f.name, f.clause);
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.list_variants {
-        let width = VARIANTS.iter().map(|v| v.name.len()).max().unwrap_or(0);
-        for v in VARIANTS {
-            let family = if v.variant.demanding() {
-                "demands: "
-            } else {
-                ""
-            };
-            println!(
-                "{:width$}  READINGS {}  {family}{}",
-                v.name, v.reading, v.description
-            );
-        }
+    if let Some(listing) = serve_listing(&args)? {
+        print!("{listing}");
         return Ok(ExitCode::SUCCESS);
     }
     let variants = parse_variants(&args.variants)?;

@@ -115,6 +115,13 @@ pub struct RunArgs {
     /// "Certifying another implementation".
     #[arg(long, help_heading = "Profile")]
     pub discover: bool,
+    /// Print the fixtures a profile may name (name, then type and range) and exit; with
+    /// --markdown, the README's fixture table.
+    #[arg(long, help_heading = "Profile")]
+    pub list_fixtures: bool,
+    /// Print --list-fixtures as the README's Markdown table.
+    #[arg(long, requires = "list_fixtures", help_heading = "Profile")]
+    pub markdown: bool,
     /// Seconds to wait for each answer.
     #[arg(
         long,
@@ -210,6 +217,9 @@ pub struct ServeArgs {
     /// Print the fault catalog (name, then the clause it breaks) and exit.
     #[arg(long)]
     pub list_faults: bool,
+    /// Print --list-faults or --list-variants as the README's Markdown tables.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 fn parse_run_id(text: &str) -> Result<String, String> {

@@ -267,6 +267,62 @@ pub fn fixture_schema(name: &str) -> Option<(String, String)> {
     Some((name.to_string(), type_in_words(s)))
 }
 
+/// The README's fixture table (`--list-fixtures --markdown`): every fixture of
+/// `schemas/profile.schema.json` with its type and range, its meaning and whether discovery finds
+/// it. Err names the fixture whose schema lacks a description or an `x-discovered`.
+pub fn fixture_table() -> Result<String, String> {
+    let mut table = String::from(
+        "| fixture | type and range | what it must hold | discovered? |\n|---|---|---|---|\n",
+    );
+    for (name, s) in &schema_fixtures()? {
+        let meaning = s["description"]
+            .as_str()
+            .ok_or_else(|| format!("the fixture `{name}` has no description"))?;
+        table.push_str(&format!(
+            "| `{name}` | {} | {meaning} | {} |\n",
+            type_in_words(s).replace('|', "\\|"),
+            discovered_in_words(name, s)?.replace('|', "\\|")
+        ));
+    }
+    Ok(table)
+}
+
+/// `--list-fixtures`: one fixture a line, its name, then its type and range.
+pub fn fixture_lines() -> Result<String, String> {
+    let fixtures = schema_fixtures()?;
+    let width = fixtures.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    Ok(fixtures
+        .iter()
+        .map(|(name, s)| format!("{name:width$}  {}\n", type_in_words(s)))
+        .collect())
+}
+
+/// The fixtures of the profile schema, in the schema's order.
+fn schema_fixtures() -> Result<Vec<(String, Value)>, String> {
+    let schema: Value = serde_json::from_str(PROFILE_SCHEMA).map_err(|e| e.to_string())?;
+    let fixtures = schema
+        .pointer("/properties/fixtures/properties")
+        .and_then(Value::as_object)
+        .ok_or("the profile schema has no /properties/fixtures/properties")?;
+    Ok(fixtures
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect())
+}
+
+/// `x-discovered` in words: true, or why no request shows the fixture, or what it needs given
+/// first.
+fn discovered_in_words(name: &str, s: &Value) -> Result<String, String> {
+    match &s["x-discovered"] {
+        Value::Bool(true) => Ok("yes".to_string()),
+        Value::String(w) if w.starts_with("with ") => Ok(format!("yes, {w}")),
+        Value::String(w) => Ok(format!("no: {w}")),
+        other => Err(format!(
+            "the fixture `{name}` has no x-discovered (true or a reason): {other}"
+        )),
+    }
+}
+
 /// The type and range of a schema in words, for messages and the README's fixture table.
 pub fn type_in_words(s: &Value) -> String {
     if let Some(alts) = s.get("oneOf").and_then(Value::as_array) {

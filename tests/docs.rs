@@ -1,39 +1,13 @@
-//! The README stays true: it names every fault of the catalog and every profile fixture.
+//! The README stays true: its fault, variant and fixture tables are what the binary prints, its
+//! Layout names the tree, and it names every option.
 
 use workspace_conformance::profile::KNOWN_FIXTURES;
-use workspace_conformance::reference::CATALOG;
 
 const README: &str = include_str!("../README.md");
 
 #[test]
-fn readme_lists_every_fault_with_its_clause() {
-    for f in CATALOG {
-        let row = format!("| `{}` | {} |", f.name, f.clause);
-        assert!(README.contains(&row), "README lacks the fault row {row}");
-    }
-}
-
-#[test]
-fn readme_lists_every_fixture() {
-    for (name, _) in KNOWN_FIXTURES {
-        assert!(
-            README.contains(&format!("| `{name}` |")),
-            "README lacks the fixture {name}"
-        );
-    }
-}
-
-#[test]
 fn readme_shows_both_commands() {
     assert!(README.contains("cargo run --release") && README.contains("cargo test"));
-}
-
-#[test]
-fn readme_lists_every_variant_with_its_reading() {
-    for v in workspace_conformance::reference::VARIANTS {
-        let row = format!("| `{}` | {} |", v.name, v.reading);
-        assert!(README.contains(&row), "README lacks the variant row {row}");
-    }
 }
 
 /// `docs/READINGS.md` is the project's copy of the readings the suite follows; it stays
@@ -65,11 +39,10 @@ fn readme_lists_every_renameable_request_field() {
     }
 }
 
-/// The README's fixture table is `schemas/profile.schema.json` in words: every fixture with its
-/// type and range, and its meaning; the schema names exactly the fixtures case files may use.
+/// The schema names exactly the fixtures case files may use.
 #[test]
-fn readme_fixture_table_is_the_profile_schema() {
-    use workspace_conformance::profile::{PROFILE_SCHEMA, type_in_words};
+fn profile_schema_names_the_known_fixtures() {
+    use workspace_conformance::profile::PROFILE_SCHEMA;
     let schema: serde_json::Value = serde_json::from_str(PROFILE_SCHEMA).expect("schema is JSON");
     let fixtures = schema["properties"]["fixtures"]["properties"]
         .as_object()
@@ -82,29 +55,108 @@ fn readme_fixture_table_is_the_profile_schema() {
         names, known,
         "the schema and KNOWN_FIXTURES name other fixtures"
     );
-    let mut table = String::from(
-        "| fixture | type and range | what it must hold | discovered? |\n|---|---|---|---|\n",
-    );
-    for (name, s) in fixtures {
-        // `x-discovered`: true, or why no request shows it, or what it needs given first.
-        let discovered = match &s["x-discovered"] {
-            serde_json::Value::Bool(true) => "yes".to_string(),
-            serde_json::Value::String(w) if w.starts_with("with ") => format!("yes, {w}"),
-            serde_json::Value::String(w) => format!("no: {w}"),
-            other => panic!("`{name}` has no x-discovered (true or a reason): {other}"),
-        };
-        table.push_str(&format!(
-            "| `{name}` | {} | {} | {} |\n",
-            type_in_words(s).replace('|', "\\|"),
-            s["description"]
-                .as_str()
-                .expect("every fixture has a description"),
-            discovered.replace('|', "\\|")
-        ));
-    }
+}
+
+/// What the binary prints for `args` (exit 0).
+fn binary(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_workspace-conformance"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
     assert!(
-        README.contains(&table),
-        "README's fixture table differs from schemas/profile.schema.json; it should read:\n{table}"
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// The README's tables whose header row is `header`, in order, each with its trailing newline.
+fn readme_tables(header: &str) -> Vec<String> {
+    let lines: Vec<&str> = README.lines().collect();
+    let mut tables = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i] == header {
+            let mut table = String::new();
+            while i < lines.len() && lines[i].starts_with('|') {
+                table.push_str(lines[i]);
+                table.push('\n');
+                i += 1;
+            }
+            tables.push(table);
+        } else {
+            i += 1;
+        }
+    }
+    tables
+}
+
+/// The README's tables with `header` are, in order, the tables the binary prints for `command`
+/// (separated by a blank line); a difference names the command that regenerates them.
+fn assert_readme_tables_are(header: &str, command: &[&str]) {
+    let printed = binary(command);
+    let generated: Vec<String> = printed
+        .split("\n\n")
+        .map(|t| format!("{}\n", t.trim_end_matches('\n')))
+        .collect();
+    let readme = readme_tables(header);
+    let regenerate = format!(
+        "regenerate with `cargo run -- {}` and paste its tables (a blank line between two) over the README's, in order",
+        command.join(" ")
+    );
+    assert_eq!(
+        readme.len(),
+        generated.len(),
+        "README has {} tables headed `{header}`, the binary prints {}; {regenerate}",
+        readme.len(),
+        generated.len()
+    );
+    for (n, (ours, theirs)) in readme.iter().zip(&generated).enumerate() {
+        if ours != theirs {
+            let diff = ours
+                .lines()
+                .zip(theirs.lines())
+                .find(|(a, b)| a != b)
+                .map(|(a, b)| format!("README: {a}\nbinary: {b}"))
+                .unwrap_or_else(|| {
+                    format!(
+                        "README's has {} lines, the binary's {}",
+                        ours.lines().count(),
+                        theirs.lines().count()
+                    )
+                });
+            panic!(
+                "README's table {} headed `{header}` differs from the binary's:\n{diff}\n{regenerate}",
+                n + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn readme_fault_tables_are_the_binarys() {
+    assert_readme_tables_are(
+        "| fault | clause it breaks | what the reference does |",
+        &["serve", "--list-faults", "--markdown"],
+    );
+}
+
+#[test]
+fn readme_variant_tables_are_the_binarys() {
+    assert_readme_tables_are(
+        "| variant | READINGS | what the reference does |",
+        &["serve", "--list-variants", "--markdown"],
+    );
+}
+
+/// The fixture table is `schemas/profile.schema.json` in words, as `--list-fixtures --markdown`
+/// prints it.
+#[test]
+fn readme_fixture_table_is_the_binarys() {
+    assert_readme_tables_are(
+        "| fixture | type and range | what it must hold | discovered? |",
+        &["--list-fixtures", "--markdown"],
     );
 }
 
@@ -163,5 +215,76 @@ fn readme_names_every_option_of_discover() {
     assert!(
         missing.is_empty(),
         "README does not name {missing:?} of discover"
+    );
+}
+
+/// The code block under the README's `## Layout`.
+fn layout_block() -> &'static str {
+    let start = README
+        .find("## Layout\n")
+        .expect("README has a ## Layout section");
+    let rest = &README[start..];
+    let open = rest
+        .find("```\n")
+        .expect("the Layout section has a code block")
+        + 4;
+    let len = rest[open..]
+        .find("```")
+        .expect("the Layout code block ends");
+    &rest[open..open + len]
+}
+
+/// Every path the Layout block names (a word holding a `/`), as written.
+fn layout_paths() -> Vec<String> {
+    layout_block()
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c| "(),;`".contains(c))
+                .trim_end_matches(['.', ':'])
+        })
+        .filter(|w| w.contains('/'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The Layout section matches the tree: every path it names exists; it names every top-level
+/// module of `src/` and every top-level directory git tracks.
+#[test]
+fn readme_layout_names_the_tree() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let paths = layout_paths();
+    let missing: Vec<&String> = paths.iter().filter(|p| !root.join(p).exists()).collect();
+    assert!(
+        missing.is_empty(),
+        "README's Layout names paths that do not exist: {missing:?}"
+    );
+    let names = |prefix: &str| paths.iter().any(|p| p.starts_with(prefix));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
+    let unnamed_modules: Vec<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+        .filter(|m| !names(&format!("src/{m}.rs")) && !names(&format!("src/{m}/")))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        unnamed_modules.is_empty(),
+        "README's Layout does not name the modules {unnamed_modules:?} of src/"
+    );
+    let tracked = std::process::Command::new("git")
+        .args(["ls-files"])
+        .current_dir(root)
+        .output()
+        .expect("git lists the tracked files");
+    assert!(tracked.status.success(), "git ls-files failed");
+    let dirs: std::collections::BTreeSet<String> = String::from_utf8_lossy(&tracked.stdout)
+        .lines()
+        .filter_map(|f| f.split_once('/').map(|(d, _)| d.to_string()))
+        .filter(|d| d != "target")
+        .collect();
+    assert!(!dirs.is_empty(), "git tracks no directory here");
+    let unnamed_dirs: Vec<&String> = dirs.iter().filter(|d| !names(&format!("{d}/"))).collect();
+    assert!(
+        unnamed_dirs.is_empty(),
+        "README's Layout does not name the top-level directories {unnamed_dirs:?}"
     );
 }

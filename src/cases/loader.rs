@@ -157,39 +157,172 @@ fn load_file(
     Ok(out)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A case file's case as the runner takes it: its clauses and readings known, each step's
+/// request a route of the contract, every name it uses defined before or a fixture, and the
+/// steps a read-back or a control adds in their place.
 fn normalise(
     file: &str,
     at: &str,
-    doc: CaseDoc,
+    mut doc: CaseDoc,
     api: Api,
     area: &str,
     lines: &yaml::LineIndex,
     contract: &Contract,
 ) -> Result<Case, LoadError> {
-    let err = |pointer: &str, message: String| LoadError {
-        file: file.to_string(),
-        line: lines.line_of(pointer),
-        message: format!("case `{}`: {message}", doc.id),
+    let cx = CaseCx {
+        file,
+        id: doc.id.clone(),
+        lines,
+        contract,
     };
-    let clauses = doc.clause.into_vec();
-    for c in &clauses {
-        if !contract.clauses.contains(c) {
-            return Err(err(
-                &format!("{at}/clause"),
-                format!("unknown clause `{c}` (see schemas/clauses.yaml)"),
-            ));
+    let clauses = std::mem::replace(&mut doc.clause, OneOrMany::Many(Vec::new())).into_vec();
+    cx.check_clauses(at, &clauses)?;
+    cx.check_readings(at, &doc.readings)?;
+    let raw_steps = raw_steps(&cx, at, &mut doc)?;
+    let mut st = StepsSoFar::new();
+    for (step_at, request, expect, save, mut extras) in raw_steps {
+        // A step's clause narrows what its expectation findings cite: one of the case's, so the
+        // case still says everything it proves.
+        let step_clauses = extras.clause.take().unwrap_or_default();
+        cx.check_step_clauses(&step_at, &step_clauses, &clauses)?;
+        let first = st.steps.len();
+        match request {
+            None => {
+                let step = deliveries_step(&cx, &mut st, &step_at, expect, &save, extras)?;
+                st.uses_receiver = true;
+                st.steps.push(step);
+            }
+            Some(request) => request_step(&cx, &mut st, &step_at, request, expect, save, extras)?,
+        }
+        // Every step this one adds cites what it cites: its read-backs (which prove its effect)
+        // and its control.
+        for step in &mut st.steps[first..] {
+            step.clauses = step_clauses.clone();
         }
     }
-    for r in &doc.readings {
-        if !READING.is_match(r) {
-            return Err(err(
-                &format!("{at}/readings"),
-                format!("bad reading number `{r}`"),
-            ));
+    let read_only = st
+        .steps
+        .iter()
+        .all(|s| s.request.as_ref().is_none_or(|r| r.method == "GET"));
+    Ok(Case {
+        name: format!("{}.{}.{}", api.as_str(), area, doc.id),
+        api,
+        area: area.to_string(),
+        clauses,
+        readings: doc.readings,
+        summary: doc.summary,
+        tags: doc.tags,
+        exclusive: doc.exclusive,
+        read_only,
+        steps: st.steps,
+        fixtures: st.fixtures,
+        file: file.to_string(),
+        line: lines.line_of(at),
+        property: None,
+        receiver: doc.receiver,
+        uses_receiver: st.uses_receiver,
+    })
+}
+
+/// What a case is checked against: its file and id (for errors), the lines of its YAML and the
+/// contract.
+struct CaseCx<'a> {
+    file: &'a str,
+    id: String,
+    lines: &'a yaml::LineIndex,
+    contract: &'a Contract,
+}
+
+impl CaseCx<'_> {
+    /// An error of this case at the JSON Pointer `pointer` of its file.
+    fn err(&self, pointer: &str, message: String) -> LoadError {
+        LoadError {
+            file: self.file.to_string(),
+            line: self.lines.line_of(pointer),
+            message: format!("case `{}`: {message}", self.id),
         }
     }
-    let raw_steps: Vec<RawStep> = match doc.steps {
+
+    /// Every clause is one of `schemas/clauses.yaml`.
+    fn check_clauses(&self, at: &str, clauses: &[String]) -> Result<(), LoadError> {
+        for c in clauses {
+            if !self.contract.clauses.contains(c) {
+                return Err(self.err(
+                    &format!("{at}/clause"),
+                    format!("unknown clause `{c}` (see schemas/clauses.yaml)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every clause of a step is one of the case's.
+    fn check_step_clauses(
+        &self,
+        step_at: &str,
+        step_clauses: &[String],
+        clauses: &[String],
+    ) -> Result<(), LoadError> {
+        for c in step_clauses {
+            if !clauses.contains(c) {
+                let known = self.contract.clauses.contains(c);
+                return Err(self.err(
+                    &format!("{step_at}/clause"),
+                    if known {
+                        format!("step clause `{c}` is not one of the case's clauses {clauses:?}")
+                    } else {
+                        format!("unknown clause `{c}` (see schemas/clauses.yaml)")
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every reading is a section number of READINGS.
+    fn check_readings(&self, at: &str, readings: &[String]) -> Result<(), LoadError> {
+        for r in readings {
+            if !READING.is_match(r) {
+                return Err(self.err(
+                    &format!("{at}/readings"),
+                    format!("bad reading number `{r}`"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the steps so far define and use, and the steps themselves.
+struct StepsSoFar {
+    /// Names a later step may use: the built-ins and what earlier steps saved.
+    defined: BTreeSet<String>,
+    /// The profile fixtures the case uses.
+    fixtures: BTreeSet<String>,
+    steps: Vec<Step>,
+    uses_receiver: bool,
+}
+
+impl StepsSoFar {
+    fn new() -> Self {
+        StepsSoFar {
+            defined: BUILTINS.iter().map(|s| s.to_string()).collect(),
+            fixtures: BTreeSet::new(),
+            steps: Vec::new(),
+            uses_receiver: false,
+        }
+    }
+
+    /// Every name of `used` is defined by an earlier step or is a fixture (then recorded).
+    fn resolve(&mut self, used: &BTreeSet<String>) -> Result<(), String> {
+        resolve_names(used, &self.defined, &mut self.fixtures)
+    }
+}
+
+/// The case's steps as written (`steps`), or its one request with the case's own expect, save,
+/// control, unchanged and read-back.
+fn raw_steps(cx: &CaseCx, at: &str, doc: &mut CaseDoc) -> Result<Vec<RawStep>, LoadError> {
+    Ok(match doc.steps.take() {
         Some(steps) => steps
             .into_iter()
             .enumerate()
@@ -214,415 +347,490 @@ fn normalise(
                 )
             })
             .collect(),
-        None => match doc.request {
+        None => match doc.request.take() {
             Some(r) => vec![(
                 at.to_string(),
                 Some(r),
-                doc.expect,
-                doc.save,
+                doc.expect.take(),
+                std::mem::take(&mut doc.save),
                 StepExtras {
-                    control: doc.control,
-                    unchanged: doc.unchanged,
-                    read_back: doc.read_back,
+                    control: doc.control.take(),
+                    unchanged: doc.unchanged.take(),
+                    read_back: doc.read_back.take(),
                     ..StepExtras::default()
                 },
             )],
-            None => return Err(err(at, "needs `request` or `steps`".into())),
+            None => return Err(cx.err(at, "needs `request` or `steps`".into())),
         },
+    })
+}
+
+/// A step without a request: what the webhook receiver must have got, verified with a secret
+/// saved before; its own `save` defines names for later steps.
+fn deliveries_step(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    expect: Option<Expect>,
+    save: &serde_json::Map<String, Value>,
+    extras: StepExtras,
+) -> Result<Step, LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    let Some(d) = extras.deliveries else {
+        return Err(err(
+            step_at,
+            "a step needs `request` or `deliveries`".into(),
+        ));
     };
-    let mut defined: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
-    let mut fixtures = BTreeSet::new();
-    let mut steps = Vec::new();
-    let mut uses_receiver = false;
-    for (step_at, request, expect, save, mut extras) in raw_steps {
-        let req_at = format!("{step_at}/request");
-        // A step's clause narrows what its expectation findings cite: one of the case's, so the
-        // case still says everything it proves.
-        let step_clauses = extras.clause.take().unwrap_or_default();
-        for c in &step_clauses {
-            if !clauses.contains(c) {
-                let known = contract.clauses.contains(c);
-                return Err(err(
-                    &format!("{step_at}/clause"),
-                    if known {
-                        format!("step clause `{c}` is not one of the case's clauses {clauses:?}")
-                    } else {
-                        format!("unknown clause `{c}` (see schemas/clauses.yaml)")
-                    },
-                ));
-            }
-        }
-        let Some(request) = request else {
-            let Some(d) = extras.deliveries else {
-                return Err(err(
-                    &step_at,
-                    "a step needs `request` or `deliveries`".into(),
-                ));
-            };
-            if expect.is_some()
-                || !save.is_empty()
-                || extras.repeat.is_some()
-                || extras.for_each.is_some()
-                || extras.precondition.is_some()
-                || extras.secret.is_some()
-                || extras.control.is_some()
-                || extras.unchanged.is_some()
-                || extras.read_back.is_some()
-            {
-                return Err(err(
-                    &step_at,
-                    "a `deliveries` step takes no expect, save, secret, control, repeat or for_each (its own `save` goes inside it)".into(),
-                ));
-            }
-            let d_at = format!("{step_at}/deliveries");
-            // Every delivery a step credits is verified (Authentication 4): a step that waits for
-            // one names the secret (`secret:` of the step that created the webhook).
-            if d.count.or(d.min).unwrap_or(1) > 0 && d.verify.is_none() {
-                return Err(err(
-                    &d_at,
-                    "a step that waits for deliveries names `verify`: the secret (saved by `secret:` where the webhook was created or rotated) every delivery it credits must verify with".into(),
-                ));
-            }
-            let mut used: BTreeSet<String> =
-                d.verify.iter().chain(d.reject.iter()).cloned().collect();
-            for m in d.json.values().chain(d.select.values()) {
-                names_in_value(m, &mut used);
-                matcher::validate(m).map_err(|x| err(&d_at, x.0))?;
-            }
-            resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&d_at, m))?;
-            for (name, from) in &d.save {
-                check_new_name(name).map_err(|m| err(&d_at, m))?;
-                let ok = from.as_str().is_some_and(|f| {
-                    f.starts_with("header:") || f.is_empty() || f.starts_with('/')
-                });
-                if !ok {
-                    return Err(err(
-                        &d_at,
-                        format!("save `{name}`: `header:NAME` or a JSON Pointer"),
-                    ));
-                }
-                defined.insert(name.clone());
-            }
-            uses_receiver = true;
-            steps.push(Step {
-                clauses: step_clauses.clone(),
-                request: None,
-                deliveries: Some(d),
-                secret: None,
-                expect: Expect::default(),
-                save: Vec::new(),
-                repeat: None,
-                for_each: None,
-                precondition: None,
-                always: extras.always,
-                control_of: None,
-                unchanged: None,
-                poll: false,
-                read_back_of: None,
-                line: lines.line_of(&step_at),
-            });
-            continue;
-        };
-        if extras.deliveries.is_some() {
+    if expect.is_some()
+        || !save.is_empty()
+        || extras.repeat.is_some()
+        || extras.for_each.is_some()
+        || extras.precondition.is_some()
+        || extras.secret.is_some()
+        || extras.control.is_some()
+        || extras.unchanged.is_some()
+        || extras.read_back.is_some()
+    {
+        return Err(err(
+            step_at,
+            "a `deliveries` step takes no expect, save, secret, control, repeat or for_each (its own `save` goes inside it)".into(),
+        ));
+    }
+    let d_at = format!("{step_at}/deliveries");
+    // Every delivery a step credits is verified (Authentication 4): a step that waits for
+    // one names the secret (`secret:` of the step that created the webhook).
+    if d.count.or(d.min).unwrap_or(1) > 0 && d.verify.is_none() {
+        return Err(err(
+            &d_at,
+            "a step that waits for deliveries names `verify`: the secret (saved by `secret:` where the webhook was created or rotated) every delivery it credits must verify with".into(),
+        ));
+    }
+    let mut used: BTreeSet<String> = d.verify.iter().chain(d.reject.iter()).cloned().collect();
+    for m in d.json.values().chain(d.select.values()) {
+        names_in_value(m, &mut used);
+        matcher::validate(m).map_err(|x| err(&d_at, x.0))?;
+    }
+    st.resolve(&used).map_err(|m| err(&d_at, m))?;
+    for (name, from) in &d.save {
+        check_new_name(name).map_err(|m| err(&d_at, m))?;
+        let ok = from
+            .as_str()
+            .is_some_and(|f| f.starts_with("header:") || f.is_empty() || f.starts_with('/'));
+        if !ok {
             return Err(err(
-                &step_at,
-                "a step has `request` or `deliveries`, not both".into(),
+                &d_at,
+                format!("save `{name}`: `header:NAME` or a JSON Pointer"),
             ));
         }
-        if let Some(each) = &extras.for_each {
-            let list = BTreeSet::from([each.list.clone()]);
-            resolve_names(&list, &defined, &mut fixtures)
-                .map_err(|m| err(&format!("{step_at}/for_each"), m))?;
-            check_new_name(&each.item).map_err(|m| err(&format!("{step_at}/for_each"), m))?;
-            defined.insert(each.item.clone());
-        }
-        if let Some(pre) = &extras.precondition {
-            let at = format!("{step_at}/precondition");
-            if extras.for_each.is_some() || extras.repeat.is_some() {
-                return Err(err(
-                    &at,
-                    "a precondition step takes no for_each or repeat".into(),
-                ));
-            }
-            let list = BTreeSet::from([pre.list.clone()]);
-            resolve_names(&list, &defined, &mut fixtures).map_err(|m| err(&at, m))?;
-            check_new_name(&pre.item).map_err(|m| err(&at, m))?;
-            defined.insert(pre.item.clone());
-        }
-        if let Some(repeat) = &extras.repeat {
-            let mut used = BTreeSet::new();
-            names_in_value(&repeat.max, &mut used);
-            used.extend(repeat.existing.iter().cloned());
-            used.extend(repeat.maybe.iter().cloned());
-            resolve_names(&used, &defined, &mut fixtures)
-                .map_err(|m| err(&format!("{step_at}/repeat"), m))?;
-        }
-        if let Some((part, text)) = unresolved_in_request(&request) {
-            return Err(err(
-                &format!("{req_at}/{part}"),
-                format!(
-                    "`{text}` in the request's {part} is not a template of a variable (`{{{{name}}}}`, a name of letters, digits and `_`); it would be sent as it stands"
-                ),
-            ));
-        }
-        let concrete = TEMPLATE_PLACEHOLDER.replace_all(&request.path, "x");
-        // A path that is a fixture as a whole names a hook of the target outside the API (the
-        // activity hook); every other path must be a route of the contract.
-        let hook = request.path.starts_with("{{");
-        if !hook && contract.route(&request.method, &concrete).is_none() {
-            return Err(err(
-                &format!("{req_at}/path"),
-                format!(
-                    "no route {} {} in schemas/openapi.yaml",
-                    request.method, request.path
-                ),
-            ));
-        }
-        let mut used = BTreeSet::new();
-        names_in_str(&request.path, &mut used);
-        for (k, v) in &request.query {
-            names_in_str(k, &mut used);
-            names_in_value(v, &mut used);
-        }
-        for v in request.headers.values() {
-            names_in_value(v, &mut used);
-        }
-        if let Some(b) = &request.body {
-            names_in_value(b, &mut used);
-        }
-        match request.auth.as_deref() {
-            None | Some("none") | Some("invalid") => {}
-            Some(fixture) => {
-                used.insert(fixture.to_string());
-            }
-        }
-        uses_receiver |= used.contains("webhook_url");
-        resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&req_at, m))?;
-        if let Some(name) = &extras.secret {
-            check_new_name(name).map_err(|m| err(&format!("{step_at}/secret"), m))?;
-            defined.insert(name.clone());
-        }
-        let mut save_list = Vec::new();
-        for (name, pointer) in &save {
-            let pointer = pointer.as_str().unwrap_or_default().to_string();
-            check_new_name(name).map_err(|m| err(&format!("{step_at}/save"), m))?;
-            defined.insert(name.clone());
-            save_list.push((name.clone(), pointer));
-        }
-        if let Some(repeat) = &extras.repeat {
-            for name in repeat.collect.keys() {
-                check_new_name(name).map_err(|m| err(&format!("{step_at}/repeat"), m))?;
-                defined.insert(name.clone());
-            }
-        }
-        let expect = expect.unwrap_or_default();
-        let exp_at = format!("{step_at}/expect");
-        if let Some(page) = &expect.page {
-            for (name, conditions) in &page.tally {
-                let t_at = format!("{exp_at}/page/tally");
-                check_new_name(name).map_err(|m| err(&t_at, m))?;
-                let Some(conditions) = conditions.as_object() else {
-                    return Err(err(&t_at, format!("tally `{name}`: pointer -> matcher")));
-                };
-                for m in conditions.values() {
-                    matcher::validate(m).map_err(|x| err(&t_at, x.0))?;
-                }
-            }
-        }
-        check_expect(&expect, contract).map_err(|(p, m)| err(&format!("{exp_at}{p}"), m))?;
-        let mut used = BTreeSet::new();
-        names_in_value(
-            &serde_json::to_value(ExpectNames(&expect)).unwrap_or(Value::Null),
-            &mut used,
+        st.defined.insert(name.clone());
+    }
+    Ok(Step {
+        clauses: Vec::new(),
+        request: None,
+        deliveries: Some(d),
+        secret: None,
+        expect: Expect::default(),
+        save: Vec::new(),
+        repeat: None,
+        for_each: None,
+        precondition: None,
+        always: extras.always,
+        control_of: None,
+        unchanged: None,
+        poll: false,
+        read_back_of: None,
+        line: cx.lines.line_of(step_at),
+    })
+}
+
+/// A step with a request: its names, its route, its outputs and expectations checked, then the
+/// step pushed with the read-back before it and its control and the read of its effect after.
+fn request_step(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    request: Request,
+    expect: Option<Expect>,
+    save: serde_json::Map<String, Value>,
+    extras: StepExtras,
+) -> Result<(), LoadError> {
+    if extras.deliveries.is_some() {
+        return Err(cx.err(
+            step_at,
+            "a step has `request` or `deliveries`, not both".into(),
+        ));
+    }
+    define_loop_names(cx, st, step_at, &extras)?;
+    check_request(cx, st, step_at, &request)?;
+    let save_list = define_outputs(cx, st, step_at, &save, &extras)?;
+    let expect = expect.unwrap_or_default();
+    check_step_expect(cx, st, step_at, &expect)?;
+    let unchanged = match extras.unchanged {
+        None => None,
+        Some(w) => Some(check_unchanged(cx, st, step_at, w)?),
+    };
+    let repeated = extras.repeat.is_some() || extras.for_each.is_some();
+    // The read-back: the values to keep are read just before the step, the effect just after
+    // it (and after its control, which changes nothing).
+    let read_back = match &extras.read_back {
+        None => None,
+        Some(rb) => Some(read_back_around(
+            cx, st, step_at, rb, &request, &expect, repeated,
+        )?),
+    };
+    let control = match &extras.control {
+        None => None,
+        Some(c) => Some(control_step(
+            cx, st, step_at, c, &request, &expect, repeated,
+        )?),
+    };
+    st.steps.push(Step {
+        clauses: Vec::new(),
+        request: Some(request),
+        deliveries: None,
+        secret: extras.secret,
+        expect,
+        save: save_list,
+        repeat: extras.repeat,
+        for_each: extras.for_each,
+        precondition: extras.precondition,
+        always: extras.always,
+        control_of: None,
+        unchanged,
+        poll: false,
+        read_back_of: None,
+        line: cx.lines.line_of(step_at),
+    });
+    st.steps.extend(control);
+    if let Some(mut after) = read_back {
+        let steps = &st.steps;
+        after.read_back_of = Some(
+            steps.len() - 1 - usize::from(steps.last().is_some_and(|s| s.control_of.is_some())),
         );
-        resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&exp_at, m))?;
-        if let Some(page) = &expect.page {
-            defined.extend(page.tally.keys().cloned());
+        st.steps.push(after);
+    }
+    Ok(())
+}
+
+/// The lists `for_each`, `precondition` and `repeat` read are defined; the names they bind are
+/// new.
+fn define_loop_names(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    extras: &StepExtras,
+) -> Result<(), LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    if let Some(each) = &extras.for_each {
+        let list = BTreeSet::from([each.list.clone()]);
+        st.resolve(&list)
+            .map_err(|m| err(&format!("{step_at}/for_each"), m))?;
+        check_new_name(&each.item).map_err(|m| err(&format!("{step_at}/for_each"), m))?;
+        st.defined.insert(each.item.clone());
+    }
+    if let Some(pre) = &extras.precondition {
+        let at = format!("{step_at}/precondition");
+        if extras.for_each.is_some() || extras.repeat.is_some() {
+            return Err(err(
+                &at,
+                "a precondition step takes no for_each or repeat".into(),
+            ));
         }
-        let unchanged = match extras.unchanged {
-            None => None,
-            Some(w) => {
-                let w_at = format!("{step_at}/unchanged");
-                let listing = w.request();
-                let concrete = TEMPLATE_PLACEHOLDER.replace_all(&listing.path, "x");
-                if !contract
-                    .route("GET", &concrete)
-                    .is_some_and(|r| r.list || r.response(200).is_some())
-                {
-                    return Err(err(
-                        &format!("{w_at}/path"),
-                        format!("no route GET {} in schemas/openapi.yaml", listing.path),
-                    ));
-                }
-                if let Some((part, text)) = unresolved_in_request(&listing) {
-                    return Err(err(
-                        &format!("{w_at}/{part}"),
-                        format!("`{text}` is not a template of a variable"),
-                    ));
-                }
-                if !w.ids.is_empty() && !w.ids.starts_with('/') {
-                    return Err(err(
-                        &format!("{w_at}/ids"),
-                        "`ids` is a JSON Pointer inside each item (`/id`)".into(),
-                    ));
-                }
-                let mut used = BTreeSet::new();
-                names_in_str(&listing.path, &mut used);
-                for v in listing.query.values() {
-                    names_in_value(v, &mut used);
-                }
-                resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&w_at, m))?;
-                Some(w)
-            }
-        };
-        // The read-back: the values to keep are read just before the step, the effect just after
-        // it (and after its control, which changes nothing).
-        let read_back = match extras.read_back {
-            None => None,
-            Some(rb) => {
-                let (before, after) = read_back_steps(
-                    &rb,
-                    &request,
-                    &expect,
-                    extras.repeat.is_some() || extras.for_each.is_some(),
-                    steps.len(),
-                    &format!("{step_at}/read_back"),
-                    contract,
-                    &defined,
-                    &mut fixtures,
-                    lines,
-                    &err,
-                )?;
-                if let Some(mut b) = before {
-                    b.clauses = step_clauses.clone();
-                    for (name, _) in &b.save {
-                        defined.insert(name.clone());
-                    }
-                    steps.push(b);
-                }
-                Some(after)
-            }
-        };
-        let control = match extras.control {
-            None => None,
-            Some(c) => {
-                let c_at = format!("{step_at}/control");
-                if extras.repeat.is_some() || extras.for_each.is_some() {
-                    return Err(err(
-                        &c_at,
-                        "a step with `repeat` or `for_each` takes no control".into(),
-                    ));
-                }
-                if !expect.status.as_ref().is_some_and(must_reject) {
-                    return Err(err(
-                        &c_at,
-                        "a control belongs to a must-reject step: `expect.status` 400, 413, 415, 422 or 4xx".into(),
-                    ));
-                }
-                let controlled = c.apply(&request);
-                let route_of = |r: &Request| {
-                    let concrete = TEMPLATE_PLACEHOLDER.replace_all(&r.path, "x");
-                    contract
-                        .route(&r.method, &concrete)
-                        .map(|r| r.template.clone())
-                };
-                if route_of(&controlled).is_none() || route_of(&controlled) != route_of(&request) {
-                    return Err(err(
-                        &format!("{c_at}/path"),
-                        format!(
-                            "the control's path {} is not the route of the step's request",
-                            controlled.path
-                        ),
-                    ));
-                }
-                if let Some((part, text)) = unresolved_in_request(&controlled) {
-                    return Err(err(
-                        &format!("{c_at}/{part}"),
-                        format!("`{text}` is not a template of a variable"),
-                    ));
-                }
-                let mut used = BTreeSet::new();
-                names_in_str(&controlled.path, &mut used);
-                for v in controlled.query.values().chain(controlled.headers.values()) {
-                    names_in_value(v, &mut used);
-                }
-                if let Some(b) = &controlled.body {
-                    names_in_value(b, &mut used);
-                }
-                resolve_names(&used, &defined, &mut fixtures).map_err(|m| err(&c_at, m))?;
-                let change = c.describe();
-                Some(Step {
-                    clauses: step_clauses.clone(),
-                    request: Some(controlled),
-                    deliveries: None,
-                    secret: None,
-                    expect: Expect {
-                        status: Some(c.status.unwrap_or(StatusExpect::Class("2xx".into()))),
-                        ..Expect::default()
-                    },
-                    save: Vec::new(),
-                    repeat: None,
-                    for_each: None,
-                    always: false,
-                    precondition: None,
-                    control_of: Some(ControlOf {
-                        step: steps.len(),
-                        change,
-                    }),
-                    unchanged: None,
-                    poll: false,
-                    read_back_of: None,
-                    line: lines.line_of(&c_at),
-                })
-            }
-        };
-        steps.push(Step {
-            clauses: step_clauses.clone(),
-            request: Some(request),
-            deliveries: None,
-            secret: extras.secret,
-            expect,
-            save: save_list,
-            repeat: extras.repeat,
-            for_each: extras.for_each,
-            precondition: extras.precondition,
-            always: extras.always,
-            control_of: None,
-            unchanged,
-            poll: false,
-            read_back_of: None,
-            line: lines.line_of(&step_at),
-        });
-        steps.extend(control);
-        if let Some(mut after) = read_back {
-            // A read-back proves the step's effect: it cites what the step cites.
-            after.clauses = step_clauses.clone();
-            after.read_back_of = Some(
-                steps.len() - 1 - usize::from(steps.last().is_some_and(|s| s.control_of.is_some())),
-            );
-            steps.push(after);
+        let list = BTreeSet::from([pre.list.clone()]);
+        st.resolve(&list).map_err(|m| err(&at, m))?;
+        check_new_name(&pre.item).map_err(|m| err(&at, m))?;
+        st.defined.insert(pre.item.clone());
+    }
+    if let Some(repeat) = &extras.repeat {
+        let mut used = BTreeSet::new();
+        names_in_value(&repeat.max, &mut used);
+        used.extend(repeat.existing.iter().cloned());
+        used.extend(repeat.maybe.iter().cloned());
+        st.resolve(&used)
+            .map_err(|m| err(&format!("{step_at}/repeat"), m))?;
+    }
+    Ok(())
+}
+
+/// The request is all templates of variables, is a route of the contract (or names a hook as a
+/// whole fixture), and uses only defined names and fixtures.
+fn check_request(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    request: &Request,
+) -> Result<(), LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    let req_at = format!("{step_at}/request");
+    if let Some((part, text)) = unresolved_in_request(request) {
+        return Err(err(
+            &format!("{req_at}/{part}"),
+            format!(
+                "`{text}` in the request's {part} is not a template of a variable (`{{{{name}}}}`, a name of letters, digits and `_`); it would be sent as it stands"
+            ),
+        ));
+    }
+    let concrete = TEMPLATE_PLACEHOLDER.replace_all(&request.path, "x");
+    // A path that is a fixture as a whole names a hook of the target outside the API (the
+    // activity hook); every other path must be a route of the contract.
+    let hook = request.path.starts_with("{{");
+    if !hook && cx.contract.route(&request.method, &concrete).is_none() {
+        return Err(err(
+            &format!("{req_at}/path"),
+            format!(
+                "no route {} {} in schemas/openapi.yaml",
+                request.method, request.path
+            ),
+        ));
+    }
+    let mut used = BTreeSet::new();
+    names_in_str(&request.path, &mut used);
+    for (k, v) in &request.query {
+        names_in_str(k, &mut used);
+        names_in_value(v, &mut used);
+    }
+    for v in request.headers.values() {
+        names_in_value(v, &mut used);
+    }
+    if let Some(b) = &request.body {
+        names_in_value(b, &mut used);
+    }
+    match request.auth.as_deref() {
+        None | Some("none") | Some("invalid") => {}
+        Some(fixture) => {
+            used.insert(fixture.to_string());
         }
     }
-    let read_only = steps
-        .iter()
-        .all(|s| s.request.as_ref().is_none_or(|r| r.method == "GET"));
-    Ok(Case {
-        name: format!("{}.{}.{}", api.as_str(), area, doc.id),
-        api,
-        area: area.to_string(),
-        clauses,
-        readings: doc.readings,
-        summary: doc.summary,
-        tags: doc.tags,
-        exclusive: doc.exclusive,
-        read_only,
-        steps,
-        fixtures,
-        file: file.to_string(),
-        line: lines.line_of(at),
-        property: None,
-        receiver: doc.receiver,
-        uses_receiver,
+    st.uses_receiver |= used.contains("webhook_url");
+    st.resolve(&used).map_err(|m| err(&req_at, m))
+}
+
+/// The names the step defines for later steps: its `secret`, its `save` (returned as name and
+/// pointer) and the lists its `repeat` collects.
+fn define_outputs(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    save: &serde_json::Map<String, Value>,
+    extras: &StepExtras,
+) -> Result<Vec<(String, String)>, LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    if let Some(name) = &extras.secret {
+        check_new_name(name).map_err(|m| err(&format!("{step_at}/secret"), m))?;
+        st.defined.insert(name.clone());
+    }
+    let mut save_list = Vec::new();
+    for (name, pointer) in save {
+        let pointer = pointer.as_str().unwrap_or_default().to_string();
+        check_new_name(name).map_err(|m| err(&format!("{step_at}/save"), m))?;
+        st.defined.insert(name.clone());
+        save_list.push((name.clone(), pointer));
+    }
+    if let Some(repeat) = &extras.repeat {
+        for name in repeat.collect.keys() {
+            check_new_name(name).map_err(|m| err(&format!("{step_at}/repeat"), m))?;
+            st.defined.insert(name.clone());
+        }
+    }
+    Ok(save_list)
+}
+
+/// The step's expectations: its tallies named and their matchers valid, the expectation itself
+/// checked against the contract, every name it uses defined; the tallies then define names.
+fn check_step_expect(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    expect: &Expect,
+) -> Result<(), LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    let exp_at = format!("{step_at}/expect");
+    if let Some(page) = &expect.page {
+        for (name, conditions) in &page.tally {
+            let t_at = format!("{exp_at}/page/tally");
+            check_new_name(name).map_err(|m| err(&t_at, m))?;
+            let Some(conditions) = conditions.as_object() else {
+                return Err(err(&t_at, format!("tally `{name}`: pointer -> matcher")));
+            };
+            for m in conditions.values() {
+                matcher::validate(m).map_err(|x| err(&t_at, x.0))?;
+            }
+        }
+    }
+    check_expect(expect, cx.contract).map_err(|(p, m)| err(&format!("{exp_at}{p}"), m))?;
+    let mut used = BTreeSet::new();
+    names_in_value(
+        &serde_json::to_value(ExpectNames(expect)).unwrap_or(Value::Null),
+        &mut used,
+    );
+    st.resolve(&used).map_err(|m| err(&exp_at, m))?;
+    if let Some(page) = &expect.page {
+        st.defined.extend(page.tally.keys().cloned());
+    }
+    Ok(())
+}
+
+/// `unchanged`: a list of the contract read before and after the step, with defined names.
+fn check_unchanged(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    w: super::model::Watch,
+) -> Result<super::model::Watch, LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    let w_at = format!("{step_at}/unchanged");
+    let listing = w.request();
+    let concrete = TEMPLATE_PLACEHOLDER.replace_all(&listing.path, "x");
+    if !cx
+        .contract
+        .route("GET", &concrete)
+        .is_some_and(|r| r.list || r.response(200).is_some())
+    {
+        return Err(err(
+            &format!("{w_at}/path"),
+            format!("no route GET {} in schemas/openapi.yaml", listing.path),
+        ));
+    }
+    if let Some((part, text)) = unresolved_in_request(&listing) {
+        return Err(err(
+            &format!("{w_at}/{part}"),
+            format!("`{text}` is not a template of a variable"),
+        ));
+    }
+    if !w.ids.is_empty() && !w.ids.starts_with('/') {
+        return Err(err(
+            &format!("{w_at}/ids"),
+            "`ids` is a JSON Pointer inside each item (`/id`)".into(),
+        ));
+    }
+    let mut used = BTreeSet::new();
+    names_in_str(&listing.path, &mut used);
+    for v in listing.query.values() {
+        names_in_value(v, &mut used);
+    }
+    st.resolve(&used).map_err(|m| err(&w_at, m))?;
+    Ok(w)
+}
+
+/// The read-back of a step: the read of the values to keep is pushed before the step (its saves
+/// defined), the read of the effect returned, to follow the step.
+fn read_back_around(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    rb: &ReadBack,
+    request: &Request,
+    expect: &Expect,
+    repeated: bool,
+) -> Result<Step, LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    let (before, after) = read_back_steps(
+        rb,
+        request,
+        expect,
+        repeated,
+        st.steps.len(),
+        &format!("{step_at}/read_back"),
+        cx.contract,
+        &st.defined,
+        &mut st.fixtures,
+        cx.lines,
+        &err,
+    )?;
+    if let Some(b) = before {
+        for (name, _) in &b.save {
+            st.defined.insert(name.clone());
+        }
+        st.steps.push(b);
+    }
+    Ok(after)
+}
+
+/// The control of a must-reject step: the same request with one change, on the same route,
+/// expected to be accepted (2xx unless it says), so the rejection is shown to be the change's.
+fn control_step(
+    cx: &CaseCx,
+    st: &mut StepsSoFar,
+    step_at: &str,
+    c: &Control,
+    request: &Request,
+    expect: &Expect,
+    repeated: bool,
+) -> Result<Step, LoadError> {
+    let err = |p: &str, m: String| cx.err(p, m);
+    let c_at = format!("{step_at}/control");
+    if repeated {
+        return Err(err(
+            &c_at,
+            "a step with `repeat` or `for_each` takes no control".into(),
+        ));
+    }
+    if !expect.status.as_ref().is_some_and(must_reject) {
+        return Err(err(
+            &c_at,
+            "a control belongs to a must-reject step: `expect.status` 400, 413, 415, 422 or 4xx"
+                .into(),
+        ));
+    }
+    let controlled = c.apply(request);
+    let route_of = |r: &Request| {
+        let concrete = TEMPLATE_PLACEHOLDER.replace_all(&r.path, "x");
+        cx.contract
+            .route(&r.method, &concrete)
+            .map(|r| r.template.clone())
+    };
+    if route_of(&controlled).is_none() || route_of(&controlled) != route_of(request) {
+        return Err(err(
+            &format!("{c_at}/path"),
+            format!(
+                "the control's path {} is not the route of the step's request",
+                controlled.path
+            ),
+        ));
+    }
+    if let Some((part, text)) = unresolved_in_request(&controlled) {
+        return Err(err(
+            &format!("{c_at}/{part}"),
+            format!("`{text}` is not a template of a variable"),
+        ));
+    }
+    let mut used = BTreeSet::new();
+    names_in_str(&controlled.path, &mut used);
+    for v in controlled.query.values().chain(controlled.headers.values()) {
+        names_in_value(v, &mut used);
+    }
+    if let Some(b) = &controlled.body {
+        names_in_value(b, &mut used);
+    }
+    st.resolve(&used).map_err(|m| err(&c_at, m))?;
+    let change = c.describe();
+    Ok(Step {
+        clauses: Vec::new(),
+        request: Some(controlled),
+        deliveries: None,
+        secret: None,
+        expect: Expect {
+            status: Some(
+                c.status
+                    .clone()
+                    .unwrap_or(StatusExpect::Class("2xx".into())),
+            ),
+            ..Expect::default()
+        },
+        save: Vec::new(),
+        repeat: None,
+        for_each: None,
+        always: false,
+        precondition: None,
+        control_of: Some(ControlOf {
+            step: st.steps.len(),
+            change,
+        }),
+        unchanged: None,
+        poll: false,
+        read_back_of: None,
+        line: cx.lines.line_of(&c_at),
     })
 }
 

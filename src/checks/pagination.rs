@@ -86,77 +86,148 @@ where
     G: Fn(&Exchange) -> Vec<Finding>,
 {
     let max_pages = spec.max_pages.unwrap_or(100);
-    let id_pointer = spec.id.clone().unwrap_or_else(|| "/id".to_string());
-    let mut walk = Walk {
-        items: Vec::new(),
-        exchanges: Vec::new(),
-        findings: Vec::new(),
-        tally: spec.tally.keys().map(|k| (k.clone(), 0)).collect(),
-    };
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut kept: Vec<&str> = vec![id_pointer.as_str()];
-    if let Some(order) = &spec.order {
-        kept.push(order.by.as_str());
-    }
+    let mut walker = Walker::new(spec, clauses);
     let mut full = first;
     let mut number = 1;
     loop {
-        // Findings and the record hold the page without its body (the first page is the
-        // caller's exchange, recorded by the caller).
-        let page = if number == 1 {
-            full.clone()
-        } else {
-            let page = Arc::new(full.recorded());
-            walk.findings
-                .extend(generic(&full).into_iter().map(|f| (f, page.clone())));
-            page
-        };
-        walk.exchanges.push(page.clone());
-        let body = match &full.outcome {
-            Ok(r) if (200..300).contains(&r.status) => r.value(),
-            _ => None,
-        };
-        let Some(body) = body else {
-            // The generic checks say what is wrong with this answer.
-            if number > 1 {
-                walk.findings.push((
-                    Finding::new(
-                        PAGE_TOKEN,
-                        "page walk",
-                        format!("page {number} answers a list"),
-                        "no list answer",
-                    )
-                    .with_clauses(&[PAGE_TOKEN.to_string()]),
-                    page.clone(),
-                ));
-            }
-            return walk;
+        let page = walker.record_page(&full, number, &generic);
+        let Some(body) = list_body(&full) else {
+            walker.not_a_list(number, &page);
+            return walker.walk;
         };
         let no_items = Vec::new();
         let items = body
             .get("data")
             .and_then(Value::as_array)
             .unwrap_or(&no_items);
-        if let Some(limit) = limit {
-            if items.len() as u64 > limit {
-                // The page size rule may be stated by the endpoint (the case's clause) or generally.
-                let mut cited = vec![MAX_RESULTS.to_string()];
-                cited.extend(clauses.iter().cloned());
-                walk.findings.push((
-                    Finding::new(
-                        MAX_RESULTS,
-                        "page size",
-                        format!("at most {limit} items on page {number}"),
-                        format!("{} items", items.len()),
-                    )
-                    .at("/data")
-                    .with_clauses(&cited),
-                    page.clone(),
-                ));
-            }
+        walker.check_page_size(items, limit, number, &page);
+        walker.check_empty_page(items, number, &page);
+        walker.check_items(items, number, &page);
+        let Some(token) = next_page_token(body) else {
+            break;
+        };
+        if number >= max_pages {
+            walker.too_many_pages(max_pages, &page);
+            return walker.walk;
         }
+        number += 1;
+        full = fetch(token).await;
+    }
+    walker.check_walk();
+    walker.walk
+}
+
+/// The body of a 2xx answer that is JSON, else None.
+fn list_body(ex: &Exchange) -> Option<&Value> {
+    match &ex.outcome {
+        Ok(r) if (200..300).contains(&r.status) => r.value(),
+        _ => None,
+    }
+}
+
+/// The page's `nextPageToken`, when it is a string (null or absent ends the walk).
+fn next_page_token(body: &Value) -> Option<String> {
+    match body.get("nextPageToken") {
+        Some(Value::String(t)) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// A walk under way: what it saw so far, and the checks of each page and of the whole walk.
+struct Walker<'a> {
+    spec: &'a PageExpect,
+    clauses: &'a [String],
+    /// Where an item's id is (`/id` unless the spec says).
+    id_pointer: String,
+    seen: HashSet<String>,
+    walk: Walk,
+}
+
+impl<'a> Walker<'a> {
+    fn new(spec: &'a PageExpect, clauses: &'a [String]) -> Self {
+        Walker {
+            spec,
+            clauses,
+            id_pointer: spec.id.clone().unwrap_or_else(|| "/id".to_string()),
+            seen: HashSet::new(),
+            walk: Walk {
+                items: Vec::new(),
+                exchanges: Vec::new(),
+                findings: Vec::new(),
+                tally: spec.tally.keys().map(|k| (k.clone(), 0)).collect(),
+            },
+        }
+    }
+
+    /// Records page `number`; findings and the record hold it without its body (the first page
+    /// is the caller's exchange, recorded by the caller). The generic checks run on each page
+    /// after the first while its body is at hand.
+    fn record_page<G>(&mut self, full: &Arc<Exchange>, number: usize, generic: &G) -> Arc<Exchange>
+    where
+        G: Fn(&Exchange) -> Vec<Finding>,
+    {
+        let page = if number == 1 {
+            full.clone()
+        } else {
+            let page = Arc::new(full.recorded());
+            self.walk
+                .findings
+                .extend(generic(full).into_iter().map(|f| (f, page.clone())));
+            page
+        };
+        self.walk.exchanges.push(page.clone());
+        page
+    }
+
+    /// A page that is no list answer ends the walk; the generic checks say what is wrong with
+    /// it, and a following page that is not a list breaks the token.
+    fn not_a_list(&mut self, number: usize, page: &Arc<Exchange>) {
+        if number > 1 {
+            self.walk.findings.push((
+                Finding::new(
+                    PAGE_TOKEN,
+                    "page walk",
+                    format!("page {number} answers a list"),
+                    "no list answer",
+                )
+                .with_clauses(&[PAGE_TOKEN.to_string()]),
+                page.clone(),
+            ));
+        }
+    }
+
+    /// At most `limit` items on the page.
+    fn check_page_size(
+        &mut self,
+        items: &[Value],
+        limit: Option<u64>,
+        number: usize,
+        page: &Arc<Exchange>,
+    ) {
+        let Some(limit) = limit else { return };
+        if items.len() as u64 > limit {
+            // The page size rule may be stated by the endpoint (the case's clause) or generally.
+            let mut cited = vec![MAX_RESULTS.to_string()];
+            cited.extend(self.clauses.iter().cloned());
+            self.walk.findings.push((
+                Finding::new(
+                    MAX_RESULTS,
+                    "page size",
+                    format!("at most {limit} items on page {number}"),
+                    format!("{} items", items.len()),
+                )
+                .at("/data")
+                .with_clauses(&cited),
+                page.clone(),
+            ));
+        }
+    }
+
+    /// A page after the first is not empty: the page before held the last result, and its
+    /// token should have been null.
+    fn check_empty_page(&mut self, items: &[Value], number: usize, page: &Arc<Exchange>) {
         if items.is_empty() && number > 1 {
-            walk.findings.push((
+            self.walk.findings.push((
                 Finding::new(
                     LAST_PAGE,
                     "last page",
@@ -169,122 +240,163 @@ where
                 page.clone(),
             ));
         }
+    }
+
+    /// Each item: its id once in the walk, counted in the tallies it matches, matching every
+    /// `every` condition; then kept (its id and sort key only).
+    fn check_items(&mut self, items: &[Value], number: usize, page: &Arc<Exchange>) {
         for (i, item) in items.iter().enumerate() {
-            if let Some(id) = item.pointer(&id_pointer) {
-                let key = id.to_string();
-                if !seen.insert(key) {
-                    walk.findings.push((
-                        Finding::new(
-                            PAGE_TOKEN,
-                            "no duplicates",
-                            "each id once in the walk",
-                            format!("{} again on page {number}", compact(id)),
-                        )
-                        .at(format!("/data/{i}{id_pointer}")),
-                        page.clone(),
-                    ));
-                }
-            }
-            for (name, conditions) in &spec.tally {
-                let all = conditions.as_object().is_some_and(|c| {
-                    c.iter()
-                        .all(|(p, m)| matcher::check(m, item.pointer(p), p).is_ok())
-                });
-                if all {
-                    *walk.tally.entry(name.clone()).or_insert(0) += 1;
-                }
-            }
-            for (pointer, m) in &spec.every {
-                if let Err(mm) = matcher::check(m, item.pointer(pointer), pointer) {
-                    walk.findings.push((
-                        Finding::new(
-                            "",
-                            format!("every item {pointer}"),
-                            mm.expected,
-                            format!("{} on page {number}", mm.actual),
-                        )
-                        .at(format!("/data/{i}{}", mm.pointer))
-                        .with_clauses(clauses),
-                        page.clone(),
-                    ));
-                }
-            }
+            self.check_unseen(item, i, number, page);
+            self.count_in_tallies(item);
+            self.check_every(item, i, number, page);
         }
-        walk.items
+        let mut kept: Vec<&str> = vec![self.id_pointer.as_str()];
+        if let Some(order) = &self.spec.order {
+            kept.push(order.by.as_str());
+        }
+        self.walk
+            .items
             .extend(items.iter().map(|item| projected(item, &kept)));
-        let token = match body.get("nextPageToken") {
-            Some(Value::String(t)) => t.clone(),
-            _ => break,
+    }
+
+    /// Item `i` of page `number` has an id not seen before in the walk.
+    fn check_unseen(&mut self, item: &Value, i: usize, number: usize, page: &Arc<Exchange>) {
+        let Some(id) = item.pointer(&self.id_pointer) else {
+            return;
         };
-        if number >= max_pages {
-            walk.findings.push((
+        if !self.seen.insert(id.to_string()) {
+            self.walk.findings.push((
                 Finding::new(
-                    LAST_PAGE,
-                    "last page",
-                    format!("a null nextPageToken within {max_pages} pages"),
-                    "a token on every page",
-                ),
+                    PAGE_TOKEN,
+                    "no duplicates",
+                    "each id once in the walk",
+                    format!("{} again on page {number}", compact(id)),
+                )
+                .at(format!("/data/{i}{}", self.id_pointer)),
                 page.clone(),
             ));
-            return walk;
-        }
-        number += 1;
-        full = fetch(token).await;
-    }
-    let last = walk.exchanges.last().cloned().expect("at least one page");
-    let ids: Vec<&Value> = walk
-        .items
-        .iter()
-        .filter_map(|i| i.pointer(&id_pointer))
-        .collect();
-    for want in &spec.includes {
-        if !ids.contains(&want) {
-            walk.findings.push((
-                Finding::new(
-                    "",
-                    "page includes",
-                    format!("the walk yields {}", compact(want)),
-                    format!("{} ids without it", ids.len()),
-                )
-                .with_clauses(clauses),
-                last.clone(),
-            ));
         }
     }
-    for unwanted in &spec.excludes {
-        if ids.contains(&unwanted) {
-            walk.findings.push((
-                Finding::new(
-                    "",
-                    "page excludes",
-                    format!("the walk does not yield {}", compact(unwanted)),
-                    "it does",
-                )
-                .with_clauses(clauses),
-                last.clone(),
-            ));
+
+    /// Counts the item under each tally whose conditions it matches all of.
+    fn count_in_tallies(&mut self, item: &Value) {
+        for (name, conditions) in &self.spec.tally {
+            let all = conditions.as_object().is_some_and(|c| {
+                c.iter()
+                    .all(|(p, m)| matcher::check(m, item.pointer(p), p).is_ok())
+            });
+            if all {
+                *self.walk.tally.entry(name.clone()).or_insert(0) += 1;
+            }
         }
     }
-    if let Some(order) = &spec.order {
-        if let Some(f) = order_violation(&walk.items, order) {
-            walk.findings.push((f.with_clauses(clauses), last.clone()));
+
+    /// Item `i` of page `number` matches every condition of the spec's `every`.
+    fn check_every(&mut self, item: &Value, i: usize, number: usize, page: &Arc<Exchange>) {
+        for (pointer, m) in &self.spec.every {
+            if let Err(mm) = matcher::check(m, item.pointer(pointer), pointer) {
+                self.walk.findings.push((
+                    Finding::new(
+                        "",
+                        format!("every item {pointer}"),
+                        mm.expected,
+                        format!("{} on page {number}", mm.actual),
+                    )
+                    .at(format!("/data/{i}{}", mm.pointer))
+                    .with_clauses(self.clauses),
+                    page.clone(),
+                ));
+            }
         }
     }
-    if let Some(count) = spec.count {
-        if walk.items.len() != count {
-            walk.findings.push((
-                Finding::new(
-                    "",
-                    "page count",
-                    format!("{count} items in the walk"),
-                    format!("{} items", walk.items.len()),
-                )
-                .with_clauses(clauses),
-                last.clone(),
-            ));
-        }
+
+    /// Every page had a token up to `max_pages`: the walk stops there.
+    fn too_many_pages(&mut self, max_pages: usize, page: &Arc<Exchange>) {
+        self.walk.findings.push((
+            Finding::new(
+                LAST_PAGE,
+                "last page",
+                format!("a null nextPageToken within {max_pages} pages"),
+                "a token on every page",
+            ),
+            page.clone(),
+        ));
     }
-    walk
+
+    /// The whole walk, once the last page came: the ids it must and must not yield, its order
+    /// and its count, each finding on the last page.
+    fn check_walk(&mut self) {
+        let last = self
+            .walk
+            .exchanges
+            .last()
+            .cloned()
+            .expect("at least one page");
+        let mut findings = self.id_findings();
+        findings.extend(self.order_finding());
+        findings.extend(self.count_finding());
+        self.walk
+            .findings
+            .extend(findings.into_iter().map(|f| (f, last.clone())));
+    }
+
+    /// The ids the spec says the walk yields (`includes`) and does not (`excludes`).
+    fn id_findings(&self) -> Vec<Finding> {
+        let ids: Vec<&Value> = self
+            .walk
+            .items
+            .iter()
+            .filter_map(|i| i.pointer(&self.id_pointer))
+            .collect();
+        let mut findings = Vec::new();
+        for want in &self.spec.includes {
+            if !ids.contains(&want) {
+                findings.push(
+                    Finding::new(
+                        "",
+                        "page includes",
+                        format!("the walk yields {}", compact(want)),
+                        format!("{} ids without it", ids.len()),
+                    )
+                    .with_clauses(self.clauses),
+                );
+            }
+        }
+        for unwanted in &self.spec.excludes {
+            if ids.contains(&unwanted) {
+                findings.push(
+                    Finding::new(
+                        "",
+                        "page excludes",
+                        format!("the walk does not yield {}", compact(unwanted)),
+                        "it does",
+                    )
+                    .with_clauses(self.clauses),
+                );
+            }
+        }
+        findings
+    }
+
+    /// The walk's items in the spec's order.
+    fn order_finding(&self) -> Option<Finding> {
+        let order = self.spec.order.as_ref()?;
+        order_violation(&self.walk.items, order).map(|f| f.with_clauses(self.clauses))
+    }
+
+    /// As many items in the walk as the spec's `count`.
+    fn count_finding(&self) -> Option<Finding> {
+        let count = self.spec.count?;
+        (self.walk.items.len() != count).then(|| {
+            Finding::new(
+                "",
+                "page count",
+                format!("{count} items in the walk"),
+                format!("{} items", self.walk.items.len()),
+            )
+            .with_clauses(self.clauses)
+        })
+    }
 }
 
 /// A sort key: a date-time, a number, or text; items without one are not compared.

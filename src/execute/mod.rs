@@ -1,6 +1,7 @@
 //! Runs one case against the target: renders each step, sends it, runs the generic checks and
 //! the case's expectations, saves values for later steps, and gives the verdict.
 
+mod limit;
 pub mod properties;
 mod roundtrip;
 
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
-use crate::cases::{Case, Expect, Request, Step};
+use crate::cases::{Case, Expect, ForEach, Request, Step};
 use crate::checks::deliveries::{Bounds, Slot};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
@@ -550,22 +551,7 @@ impl Executor {
             return Ok(Vec::new());
         };
         if let Some(each) = &step.for_each {
-            let items = match vars.get(&each.list) {
-                Some(Value::Array(items)) => items.clone(),
-                Some(other) => vec![other.clone()],
-                None => return Err(MissingVar(each.list.clone()).into()),
-            };
-            let mut found = Vec::new();
-            for item in items {
-                vars.set(each.item.clone(), item);
-                found.extend(self.run_once(case, step, vars, exchanges).await?);
-                // A target that stopped answering is not asked again for every item: each
-                // request would only wait out its timeout (the run's cleanup is bounded).
-                if transport_failed(exchanges) {
-                    break;
-                }
-            }
-            return Ok(with_exchange(found));
+            return self.run_for_each(case, step, each, vars, exchanges).await;
         }
         if step.poll {
             return Ok(with_exchange(self.poll(case, step, vars, exchanges).await?));
@@ -575,148 +561,38 @@ impl Executor {
                 self.run_once(case, step, vars, exchanges).await?,
             ));
         };
-        let rendered = vars.render_value(&repeat.max)?;
-        let max = match &rendered {
-            Value::Number(n) => n.as_u64(),
-            Value::String(s) => s.trim().parse::<u64>().ok(),
-            _ => None,
-        };
-        let Some(max) = max else {
-            // A profile value that is no count: say so, before sending anything.
-            return Ok(vec![(
-                Finding::new(
-                    "",
-                    "repeat",
-                    "`max` renders to a non-negative integer",
-                    rendered.to_string(),
-                )
-                .citing(step.cites(case)),
-                None,
-            )]);
-        };
-        // A limit counted from the workspace: what it already holds counts toward `max`; what
-        // it may hold without showing (`maybe`) widens the number to accept into a range.
-        let mut counts = Vec::new();
-        for (field, name) in [("existing", &repeat.existing), ("maybe", &repeat.maybe)] {
-            counts.push(match name.as_deref().map(|name| vars.get(name)) {
-                None => None,
-                Some(Some(Value::Array(items))) => Some(items.len() as u64),
-                Some(Some(Value::Number(n))) if n.as_u64().is_some() => n.as_u64(),
-                Some(other) => {
-                    return Ok(vec![(
-                        Finding::new(
-                            "",
-                            "repeat",
-                            format!("`{field}` names a list (or a count) saved by an earlier step"),
-                            other.map_or("absent".into(), Value::to_string),
-                        )
-                        .citing(step.cites(case)),
-                        None,
-                    )]);
-                }
-            });
-        }
-        let (existing, maybe) = (counts[0], counts[1].unwrap_or(0));
-        let full = max;
-        let max = max.saturating_sub(existing.unwrap_or(0));
-        let least = max.saturating_sub(maybe);
-        for name in repeat.collect.keys() {
-            if !matches!(vars.get(name), Some(Value::Array(_))) {
-                vars.set(name.clone(), Value::Array(Vec::new()));
-            }
-        }
-        let mut accepted = 0u64;
-        loop {
-            let (outgoing, deviation) = self.render_request(request, vars)?;
-            let ex = Arc::new(self.send(&outgoing).await);
-            let status = ex.outcome.as_ref().ok().map(|r| r.status);
-            let again = status.is_some_and(|s| (200..300).contains(&s) && !repeat.until.allows(s));
-            if again {
-                for (name, pointer) in &repeat.collect {
-                    let pointer = pointer.as_str().unwrap_or_default();
-                    let value = ex
-                        .outcome
-                        .as_ref()
-                        .ok()
-                        .and_then(|r| r.value())
-                        .and_then(|b| b.pointer(pointer))
-                        .cloned();
-                    if let (Some(v), Some(Value::Array(list))) = (value, vars.get(name)) {
-                        let mut list = list.clone();
-                        list.push(v);
-                        vars.set(name.clone(), Value::Array(list));
-                    }
-                }
-            }
-            if !again || accepted >= max {
-                let mut found = self
-                    .judge(
-                        case,
-                        step,
-                        vars,
-                        exchanges,
-                        ex.clone(),
-                        &outgoing,
-                        deviation,
-                    )
-                    .await?;
-                if again {
-                    let expected = match existing {
-                        Some(e) => format!(
-                            "status {} after at most {max} answers 2xx (the limit {full} less the {e} the workspace already held)",
-                            repeat.until.describe()
-                        ),
-                        None => format!(
-                            "status {} after at most {max} answers 2xx",
-                            repeat.until.describe()
-                        ),
-                    };
-                    found.push((
-                        Finding::new(
-                            "",
-                            "repeat",
-                            expected,
-                            format!("{} answers 2xx", accepted + 1),
-                        )
-                        .citing(step.cites(case)),
-                        ex,
-                    ));
-                } else if let Some(e) = existing.filter(|_| accepted < least) {
-                    let expected = if maybe == 0 {
-                        format!(
-                            "exactly {max} answers 2xx before status {} (the limit {full} less the {e} the workspace already held)",
-                            repeat.until.describe()
-                        )
-                    } else {
-                        format!(
-                            "{least} to {max} answers 2xx before status {} (the limit {full} less the {e} the workspace already held, and less up to {maybe} whose state it does not show)",
-                            repeat.until.describe()
-                        )
-                    };
-                    found.push((
-                        Finding::new(
-                            "",
-                            "repeat",
-                            expected,
-                            format!("refused after {accepted} answers 2xx"),
-                        )
-                        .citing(step.cites(case)),
-                        ex,
-                    ));
-                }
-                return Ok(with_exchange(found));
-            }
-            let generic = generic::check(&self.contract, &ex, deviation);
-            let ex = Arc::new(ex.recorded());
-            exchanges.push(ex.clone());
-            if !generic.is_empty() {
-                return Ok(generic.into_iter().map(|f| (f, Some(ex.clone()))).collect());
-            }
-            accepted += 1;
-        }
+        self.run_limit(case, step, request, repeat, vars, exchanges)
+            .await
     }
 
-    /// Renders, sends and judges one request of a step.
+    /// `for_each`: the step once per item of its list, bound to its name; a target that stopped
+    /// answering is not asked again.
+    async fn run_for_each(
+        &self,
+        case: &Case,
+        step: &Step,
+        each: &ForEach,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, TemplateError> {
+        let items = match vars.get(&each.list) {
+            Some(Value::Array(items)) => items.clone(),
+            Some(other) => vec![other.clone()],
+            None => return Err(MissingVar(each.list.clone()).into()),
+        };
+        let mut found = Vec::new();
+        for item in items {
+            vars.set(each.item.clone(), item);
+            found.extend(self.run_once(case, step, vars, exchanges).await?);
+            // A target that stopped answering is not asked again for every item: each
+            // request would only wait out its timeout (the run's cleanup is bounded).
+            if transport_failed(exchanges) {
+                break;
+            }
+        }
+        Ok(with_exchange(found))
+    }
+
     /// A read of an effect that may show later: sent again, a quarter second apart, until its
     /// checks hold or the profile's `effect_seconds` have passed; the last answer is judged.
     async fn poll(
@@ -767,6 +643,7 @@ impl Executor {
             })
     }
 
+    /// Renders, sends and judges one request of a step.
     async fn run_once(
         &self,
         case: &Case,

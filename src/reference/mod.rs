@@ -5,6 +5,7 @@
 //! The runner never imports this module except to start it as the default target.
 
 pub mod faults;
+pub mod listing;
 pub mod variants;
 
 mod app;

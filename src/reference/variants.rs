@@ -102,14 +102,14 @@ variants! {
     WebhookDelete200 => "webhook-delete-200", "2.2",
         "DELETE /webhooks/{id} answers 200 with the deleted webhook instead of 204";
     WebhookCreateMinimal => "webhook-create-minimal", "2.3",
-        "POST /webhooks and rotate answer only {data: {id, secret}} instead of the webhook with its secret";
+        "POST /webhooks and rotate answer only `{data: {id, secret}}` instead of the webhook with its secret";
     WebhookSecretSigningKey => "webhook-secret-signing-key", "6.2",
         "the signing secret comes in `signingKey` instead of `secret`";
     MessagesListedLate => "messages-listed-late", "7.1",
         "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
     // --- What a target may demand of a request (READINGS 6) ---
     MessageTextContent => "message-text-content", "6.1",
-        "POST /v1/messages reads the text from `content` and refuses `text`; the profile's requestFields maps message.text to content";
+        "POST /v1/messages reads the text from `content` and refuses `text`; its profile (`--profile-out`) maps `message.text` to `content` in `requestFields`";
     RequireDefaultFields => "require-default-fields", "6.3",
         "POST /v1/contacts refuses (400) a body without defaultFields holding a firstName";
     RequireListFilters => "require-list-filters", "6.3",

@@ -1,0 +1,202 @@
+//! The exchange record: a request to send, the answer or why none came, and the exchange as
+//! checks, explanations and reports see it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::Redactor;
+
+/// Which credentials a request carries.
+#[derive(Debug, Clone)]
+pub enum Auth {
+    /// The run's API key.
+    Primary,
+    /// No `Authorization` header.
+    None,
+    /// Another key (a fixture, or a made-up invalid key), shown as `label` in reproductions.
+    Key { key: String, label: String },
+}
+
+/// A request to send.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub method: String,
+    /// Path segments, each sent percent-encoded.
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Value>,
+    pub auth: Auth,
+}
+
+/// Why no complete answer came back. Each reason names the misbehaviour.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TransportError {
+    /// Nothing (or no complete status line and headers) within the timeout.
+    #[error("no answer within the timeout of {}", secs(*.0))]
+    Timeout(Duration),
+    /// The headers came but the body did not end within the timeout (stalled or trickling).
+    #[error(
+        "the body was not complete within the timeout of {} ({received} bytes received)",
+        secs(*.timeout)
+    )]
+    BodyTimeout { timeout: Duration, received: usize },
+    #[error("cannot connect: {0}")]
+    Connect(String),
+    /// The body is larger than `--max-body`: announced by `Content-Length`, or cut off while
+    /// streaming as soon as it passed the cap (never read whole).
+    #[error("body over the size cap of {cap} bytes ({})", match declared {
+        Some(n) => format!("Content-Length {n}"),
+        None => format!("cut off after {received} bytes"),
+    })]
+    BodyTooLarge {
+        cap: usize,
+        declared: Option<u64>,
+        received: usize,
+    },
+    /// The peer reset the connection; `received` body bytes had come when it did.
+    #[error("connection reset by peer{}", match received {
+        Some(n) => format!(" after {n} body bytes"),
+        None => String::new(),
+    })]
+    Reset { received: Option<usize> },
+    /// The connection was closed after the request went out and before any byte of an answer.
+    /// The target may have read the request, so it is never sent again.
+    #[error(
+        "the connection was closed before any answer: the request was sent and is not sent again ({0})"
+    )]
+    ClosedBeforeAnswer(String),
+    /// The connection ended before the body was complete (short chunked or Content-Length body).
+    #[error("the body was cut off after {received} bytes: {detail}")]
+    Truncated { received: usize, detail: String },
+    #[error("the connection failed: {0}")]
+    Other(String),
+}
+
+/// A duration as the user gave it: `2 s`, `1.5 s`.
+fn secs(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// An answer, with its body parsed as JSON when it is JSON.
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    /// The whole body while the answer is being checked; empty once the exchange is recorded
+    /// ([`Exchange::recorded`]).
+    pub body: Vec<u8>,
+    /// The body's length as received.
+    pub size: usize,
+    /// `None` for an empty body; `Some(Err)` says why a body is not JSON. `None` once recorded.
+    pub json: Option<Result<Value, String>>,
+    /// Names (lower case) of headers whose value is not UTF-8; `headers` holds them lossily.
+    pub non_utf8_headers: Vec<String>,
+    /// The start of the body as text, redacted before it was cut ([`EXCERPT_CHARS`] at most):
+    /// all that the reports keep of a body.
+    pub excerpt: String,
+    /// Whether the excerpt is shorter than the body.
+    pub excerpt_cut: bool,
+}
+
+/// Characters of a body kept for the reports.
+pub const EXCERPT_CHARS: usize = 2000;
+
+impl Response {
+    /// The first value of a header (names compare case-insensitively).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The parsed JSON body, if it is JSON.
+    pub fn value(&self) -> Option<&Value> {
+        self.json.as_ref().and_then(|r| r.as_ref().ok())
+    }
+}
+
+/// One request and what came back, as recorded for checks, explanations and reports.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub method: String,
+    /// The path as sent, without the query.
+    pub path: String,
+    /// Full URL with the query.
+    pub url: String,
+    /// Request headers as shown (credentials replaced by placeholders).
+    pub request_headers: Vec<(String, String)>,
+    pub request_body: Option<String>,
+    pub outcome: Result<Response, TransportError>,
+    pub elapsed: Duration,
+}
+
+impl Exchange {
+    /// The answer's body as text, cut to `limit` characters (at most [`EXCERPT_CHARS`]: the
+    /// excerpt kept on receipt, redacted before it was cut and once more now, for secrets seen
+    /// since).
+    pub fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {
+        let Ok(r) = &self.outcome else {
+            return String::new();
+        };
+        match redactor.cut(&r.excerpt, limit) {
+            (cut, more) if more || r.excerpt_cut => format!("{cut}… ({} bytes in all)", r.size),
+            (cut, _) => cut,
+        }
+    }
+
+    /// The exchange as recorded for the reports: the body and its parsed value dropped, the
+    /// redacted excerpt kept. Checks run before; nothing after needs the body.
+    pub fn recorded(&self) -> Exchange {
+        let outcome = match &self.outcome {
+            Ok(r) => Ok(Response {
+                status: r.status,
+                headers: r.headers.clone(),
+                body: Vec::new(),
+                size: r.size,
+                json: None,
+                non_utf8_headers: r.non_utf8_headers.clone(),
+                excerpt: r.excerpt.clone(),
+                excerpt_cut: r.excerpt_cut,
+            }),
+            Err(e) => Err(e.clone()),
+        };
+        Exchange {
+            method: self.method.clone(),
+            path: self.path.clone(),
+            url: self.url.clone(),
+            request_headers: self.request_headers.clone(),
+            request_body: self.request_body.clone(),
+            outcome,
+            elapsed: self.elapsed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_name_the_misbehaviour() {
+        let t = |e: TransportError| e.to_string();
+        assert_eq!(
+            t(TransportError::Timeout(Duration::from_secs(2))),
+            "no answer within the timeout of 2 s"
+        );
+        assert_eq!(
+            t(TransportError::BodyTooLarge {
+                cap: 8388608,
+                declared: Some(52428800),
+                received: 0
+            }),
+            "body over the size cap of 8388608 bytes (Content-Length 52428800)"
+        );
+        assert_eq!(
+            t(TransportError::Reset { received: None }),
+            "connection reset by peer"
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! `serve --list-faults` and `serve --list-variants`: the catalogs one entry a line, or with
+//! `--markdown` as the README's tables (tests/docs.rs holds the README equal to them).
+
+use super::faults::{CATALOG, Fault, FaultInfo};
+use super::variants::{VARIANTS, VariantInfo};
+
+/// The fault catalog, one fault a line: its name, then the clause it breaks.
+pub fn fault_lines() -> String {
+    let width = CATALOG.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    CATALOG
+        .iter()
+        .map(|f| format!("{:width$}  {}\n", f.name, f.clause))
+        .collect()
+}
+
+/// The variant catalog, one variant a line: its name, the READINGS section, `demands:` for the
+/// demanding family, and what the reference does.
+pub fn variant_lines() -> String {
+    let width = VARIANTS.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    VARIANTS
+        .iter()
+        .map(|v| {
+            let family = if v.variant.demanding() {
+                "demands: "
+            } else {
+                ""
+            };
+            format!(
+                "{:width$}  READINGS {}  {family}{}\n",
+                v.name, v.reading, v.description
+            )
+        })
+        .collect()
+}
+
+/// The README's fault tables, one per group of the catalog (faults of answers; of effects and
+/// side effects; of what the suite sends), separated by a blank line.
+pub fn fault_tables() -> String {
+    let groups = [FaultGroup::Answers, FaultGroup::Effects, FaultGroup::Sends];
+    let tables: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let rows: Vec<&FaultInfo> = CATALOG.iter().filter(|f| group(f.fault) == *g).collect();
+            let mut t = String::from(
+                "| fault | clause it breaks | what the reference does |\n|---|---|---|\n",
+            );
+            for f in rows {
+                t.push_str(&format!(
+                    "| `{}` | {} | {} |\n",
+                    f.name,
+                    cell(f.clause),
+                    cell(f.description)
+                ));
+            }
+            t
+        })
+        .collect();
+    tables.join("\n")
+}
+
+/// The README's variant tables: the variants of what the reference answers, then the demanding
+/// ones (what it accepts), separated by a blank line.
+pub fn variant_tables() -> String {
+    let table = |demanding: bool| {
+        let mut t =
+            String::from("| variant | READINGS | what the reference does |\n|---|---|---|\n");
+        for v in VARIANTS
+            .iter()
+            .filter(|v| v.variant.demanding() == demanding)
+        {
+            t.push_str(&variant_row(v));
+        }
+        t
+    };
+    format!("{}\n{}", table(false), table(true))
+}
+
+fn variant_row(v: &VariantInfo) -> String {
+    format!(
+        "| `{}` | {} | {} |\n",
+        v.name,
+        cell(v.reading),
+        cell(v.description)
+    )
+}
+
+/// The groups of the fault catalog, in catalog order: the README gives each a table of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FaultGroup {
+    /// Faults of what the reference answers.
+    Answers,
+    /// Faults of effects read back and side effects watched (issue 16): the catalog's section
+    /// from `available-search-buys` on.
+    Effects,
+    /// Faults of what the suite sends (issue 15): those of a demanding variant's family.
+    Sends,
+}
+
+fn group(f: Fault) -> FaultGroup {
+    if f.family().is_some() {
+        FaultGroup::Sends
+    } else if f >= Fault::AvailableSearchBuys {
+        FaultGroup::Effects
+    } else {
+        FaultGroup::Answers
+    }
+}
+
+/// A table cell: a `|` of the text would end the cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
