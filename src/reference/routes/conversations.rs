@@ -196,12 +196,10 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);
             (numbers.is_empty() || lines.contains(&c.phone_number_id.as_str()))
-                && query
-                    .first("userId")
-                    .is_none_or(|u| {
-                        line.is_some_and(|l| l.users.contains(&u))
-                            != faults.has(Fault::ConversationsUserIdInverted)
-                    })
+                && query.first("userId").is_none_or(|u| {
+                    line.is_some_and(|l| l.users.contains(&u))
+                        != faults.has(Fault::ConversationsUserIdInverted)
+                })
                 && created_after.is_none_or(|t| c.created_at > t)
                 && (created_before.is_none_or(|t| c.created_at < t)
                     || faults.has(Fault::ConversationsCreatedBeforeIgnored))
