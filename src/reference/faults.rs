@@ -322,6 +322,40 @@ catalog! {
     RenamedTextDropped => "renamed-text-dropped", "v1 API: messages > POST /v1/messages",
         "a message whose text came under the target's own name (message-text-content) is stored with an empty text";
 
+    // --- unproven clauses, group 3 (issue 18) ---
+    WebhookCreateDropsLabel => "webhook-create-drops-label", "Header-versioned API > POST /webhooks",
+        "POST /webhooks answers 201 but stores the webhook without the label sent (read back null)";
+    WebhookPatchIgnoresLabel => "webhook-patch-ignores-label", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} answers 200 and changes the status sent but keeps the old label";
+    WebhookTestNotSent => "webhook-test-not-sent", "Header-versioned API > POST /webhooks/{id}/events/test",
+        "POST /webhooks/{id}/events/test answers 202 with the delivery record but never sends the test delivery";
+    ConversationsCreatedBeforeIgnored => "conversations-created-before-ignored", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations ignores createdBefore (the other bounds still apply)";
+    MarkReadNoEnvelope => "mark-read-no-envelope", "v1 API: conversations > mark-as-*",
+        "mark-as-read answers the updated conversation bare, without the `data` envelope";
+    CallsV1UserIdEmpties => "calls-v1-user-id-empties", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls answers an empty page whenever userId is given, even the user who handled the calls";
+    CallV1UnknownAnswered => "call-v1-unknown-answered", "v1 API: calls and recordings > GET /v1/calls/{callId}",
+        "GET /v1/calls/{callId} of a call that does not exist answers 200 with {id} alone instead of 404";
+    UserV1UnknownAnswered => "user-v1-unknown-answered", "v1 API: users > GET /v1/users/{userId}",
+        "GET /v1/users/{userId} of a user that does not exist answers 200 with {id} alone instead of 404";
+    TaskCreateIgnoresTitle => "task-create-ignores-title", "v1 API: tasks > POST /v1/tasks",
+        "POST /v1/tasks answers 201 but stores every task with the title `Untitled task`, whatever title was sent";
+    TaskListDropsNewest => "task-list-drops-newest", "v1 API: tasks > GET /v1/tasks",
+        "GET /v1/tasks leaves the most recently created task out of its pages";
+    TaskGetAnswersFirst => "task-get-answers-first", "v1 API: tasks > GET /v1/tasks/{taskId}",
+        "GET /v1/tasks/{taskId} of a live task answers the workspace's first task instead of the one asked for";
+    A2pDailyCapIgnored => "a2p-daily-cap-ignored", "Limits > A2P daily cap",
+        "POST /v1/messages sends from a number that reached its A2P 10DLC daily cap instead of answering 403 0204403";
+    ExcludeInactiveIgnored => "exclude-inactive-ignored", "v1 API: conversations > GET /v1/conversations > exclude inactive",
+        "GET /v1/conversations lists inactive conversations when told to exclude them";
+    ConversationsUserIdInverted => "conversations-user-id-inverted", "v1 API: conversations > GET /v1/conversations > userId",
+        "GET /v1/conversations with userId lists the conversations of the numbers that user is not a user of";
+    FromNumberUnresolved => "from-number-unresolved", "v1 API: messages > POST /v1/messages > from",
+        "POST /v1/messages resolves `from` only as a phone number id: an E.164 `from` of the workspace answers 403 as not a number of the workspace";
+    TaskMalformedId422 => "task-malformed-id-422", "v1 API: tasks > errors",
+        "a malformed task id answers 422, a status outside the Tasks error table, instead of 400";
+
 }
 
 impl Fault {

@@ -196,14 +196,16 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);
             (numbers.is_empty() || lines.contains(&c.phone_number_id.as_str()))
-                && query
-                    .first("userId")
-                    .is_none_or(|u| line.is_some_and(|l| l.users.contains(&u)))
+                && query.first("userId").is_none_or(|u| {
+                    line.is_some_and(|l| l.users.contains(&u))
+                        != faults.has(Fault::ConversationsUserIdInverted)
+                })
                 && created_after.is_none_or(|t| c.created_at > t)
-                && created_before.is_none_or(|t| c.created_at < t)
+                && (created_before.is_none_or(|t| c.created_at < t)
+                    || faults.has(Fault::ConversationsCreatedBeforeIgnored))
                 && updated_after.is_none_or(|t| c.updated_at > t)
                 && updated_before.is_none_or(|t| c.updated_at < t)
-                && (!exclude_inactive || c.active)
+                && (!exclude_inactive || c.active || faults.has(Fault::ExcludeInactiveIgnored))
         })
         .cloned()
         .collect();
@@ -326,6 +328,9 @@ fn mark(
         };
         if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody) {
             return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        if how == Mark::Read && faults.has(Fault::MarkReadNoEnvelope) {
+            return Ok(reply::json(StatusCode::OK, &updated.to_json()));
         }
         Ok(reply::data(StatusCode::OK, updated.to_json()))
     });

@@ -385,9 +385,14 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     };
     let mut store = app.store();
     let workspace = store.messaging.workspace_of(caller.user_id);
+    // Fault from-number-unresolved: only a phone number id names the sender.
+    let unresolved = faults.has(Fault::FromNumberUnresolved)
+        && body.contains_key("from")
+        && !sender.starts_with("PN");
     let line = store
         .messaging
         .line(workspace, &sender)
+        .filter(|_| !unresolved)
         .cloned()
         .ok_or_else(|| {
             ApiError::for_path(
@@ -429,6 +434,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             .with_code("0206400")
             .with_title("A2P Registration Not Approved"));
         }
+        A2p::DailyCapReached if faults.has(Fault::A2pDailyCapIgnored) => {}
         A2p::DailyCapReached => {
             return Err(ApiError::for_path(
                 V1_PATH,

@@ -80,6 +80,23 @@ fn task_id(param: Result<Path<String>, PathRejection>) -> Result<String, ApiErro
     Ok(id)
 }
 
+/// [`task_id`], with fault task-malformed-id-422: a malformed id answers 422.
+fn task_id_of(app: &App, param: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    task_id(param).map_err(|e| {
+        if e.status() == StatusCode::BAD_REQUEST
+            && app.switches().faults.has(Fault::TaskMalformedId422)
+        {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "path parameter taskId is malformed",
+            )
+        } else {
+            e
+        }
+    })
+}
+
 fn check_id(id: &str) -> Result<(), ApiError> {
     let well_formed = (1..=ID_MAX).contains(&id.len())
         && id
@@ -220,7 +237,10 @@ async fn create(
     let body = input::json_object(body, V1_PATH).await;
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
-        let input = parse_new_task(&body)?;
+        let mut input = parse_new_task(&body)?;
+        if faults.has(Fault::TaskCreateIgnoresTitle) {
+            input.title = "Untitled task".to_string();
+        }
         let mut store = app.store();
         let tasks = store.tasks_mut();
         // Fault task-limit-counts-run-only: the tasks the workspace had before (seeded in
@@ -270,8 +290,18 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
         let store = app.store();
         let (items, next) = store.tasks().page_after(offset, size);
+        // Fault task-list-drops-newest: the most recently created task is left out.
+        let newest = faults
+            .has(Fault::TaskListDropsNewest)
+            .then(|| store.tasks().visible().into_iter().last())
+            .flatten()
+            .map(|t| t.task_id.clone());
         let page = Page {
-            items: items.iter().map(|t| task_json(t, faults)).collect(),
+            items: items
+                .iter()
+                .filter(|t| newest.as_ref() != Some(&t.task_id))
+                .map(|t| task_json(t, faults))
+                .collect(),
             total: store.tasks().visible().len(),
             next_token: next.map(pagination::encode_token),
         };
@@ -284,10 +314,14 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
 }
 
 async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
-    let result = task_id(id).and_then(|id| {
+    let result = task_id_of(&app, id).and_then(|id| {
         let faults = &app.switches().faults;
         let store = app.store();
         match store.tasks().get(&id) {
+            Some(task) if !task.is_deleted && faults.has(Fault::TaskGetAnswersFirst) => {
+                let first = store.tasks().visible().first().copied().unwrap_or(task);
+                Ok(reply::data(StatusCode::OK, task_json(first, faults)))
+            }
             Some(task) if !task.is_deleted => {
                 Ok(reply::data(StatusCode::OK, task_json(task, faults)))
             }

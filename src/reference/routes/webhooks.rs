@@ -378,7 +378,10 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         let webhook = Webhook {
             id: id.clone(),
             org_id: fixtures::ORG_ID.to_string(),
-            label: fields.label.flatten(),
+            label: fields
+                .label
+                .flatten()
+                .filter(|_| !faults.has(Fault::WebhookCreateDropsLabel)),
             status: fields.status.unwrap_or_else(|| default_status.to_string()),
             url,
             created_at: now,
@@ -440,7 +443,9 @@ fn update(
         w.status = fields.status.unwrap_or_else(|| "enabled".to_string());
         w.resource_ids = fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]);
     } else {
-        if let Some(label) = fields.label {
+        if let Some(label) = fields.label
+            && !app.switches().faults.has(Fault::WebhookPatchIgnoresLabel)
+        {
             w.label = label;
         }
         if let Some(status) = fields.status {
@@ -526,7 +531,9 @@ async fn test_delivery(
         let jobs = deliveries::fire_test(&mut store, &w);
         let record = store.hooks.deliveries.last().map(|r| record_json(&app, r));
         drop(store);
-        deliveries::dispatch(&app, jobs);
+        if !app.switches().faults.has(Fault::WebhookTestNotSent) {
+            deliveries::dispatch(&app, jobs);
+        }
         Ok(reply::data(
             StatusCode::ACCEPTED,
             record.unwrap_or(json!({})),
