@@ -322,6 +322,40 @@ catalog! {
     RenamedTextDropped => "renamed-text-dropped", "v1 API: messages > POST /v1/messages",
         "a message whose text came under the target's own name (message-text-content) is stored with an empty text";
 
+    // --- unproven clauses, group 2 (issue 18) ---
+    RetryFailedRefused => "retry-failed-refused", "States and transitions > Message > retry failed",
+        "POST /messages/{messageId}/retry refuses a retryable failed message with 409 Message Not Retryable";
+    RetryAnswers404 => "retry-answers-404", "Header-versioned API > POST /messages/{messageId}/retry",
+        "POST /messages/{messageId}/retry answers 404 for every message, as if none existed";
+    MarkOpenWithoutBody => "mark-open-without-body", "States and transitions > Conversation > mark-as-open",
+        "mark-as-open answers 204 without the updated conversation";
+    MarkReadWithoutBody => "mark-read-without-body", "States and transitions > Conversation > mark-as-read",
+        "mark-as-read answers 204 without the updated conversation";
+    MissingMessageNewest => "missing-message-newest", "Header-versioned API > GET /messages/{messageId}",
+        "GET /messages/{messageId} of an unknown id answers 200 with the workspace's newest message instead of 404";
+    PhoneNumberUsersEmpty => "phone-number-users-empty", "Header-versioned API > GET /phone-numbers/{phoneNumberId}/users",
+        "GET /phone-numbers/{phoneNumberId}/users answers an empty list, whoever is assigned to the number";
+    UserPhoneNumbersEmpty => "user-phone-numbers-empty", "Header-versioned API > GET /users/{userId}/phone-numbers",
+        "GET /users/{userId}/phone-numbers answers an empty page, whatever numbers the user has";
+    CallGetWrongNumber => "call-get-wrong-number", "Header-versioned API > GET /calls/{callId}",
+        "GET /calls/{callId} shows the call on another phone number of the workspace than its own (the list shows the right one)";
+    HvRecordingsEmpty => "hv-recordings-empty", "Header-versioned API > GET /calls/{callId}/recordings",
+        "GET /calls/{callId}/recordings answers no segments for a recorded call (the v1 endpoint still has them)";
+    TranscriptsRejectMaxResults => "transcripts-reject-max-results", "Header-versioned API > GET /calls/{callId}/transcripts",
+        "GET /calls/{callId}/transcripts answers 400 to maxResults, as if the parameter were not the endpoint's (recordings take it)";
+    ConversationsTimeFiltersIgnored => "conversations-time-filters-ignored", "Header-versioned API > GET /conversations",
+        "GET /conversations ignores the createdAt[gte] and updatedAt[gte] filters";
+    ContactsExternalIdFilterIgnored => "contacts-external-id-filter-ignored", "Header-versioned API > GET /contacts",
+        "GET /contacts ignores the plain externalId filter (externalId[in] still works)";
+    ContactGetNamesUpperCased => "contact-get-names-upper-cased", "Header-versioned API > GET /contacts/{contactId}",
+        "GET /contacts/{contactId} shows the contact's firstName upper-cased (stored as sent)";
+    UsersListEmpty => "users-list-empty", "Header-versioned API > GET /users",
+        "GET /users answers an empty page (totalItems 0) although the workspace has users";
+    OrganizationWithoutEnvelope => "organization-without-envelope", "Header-versioned API > GET /organization",
+        "GET /organization answers the organization without the `data` wrapper";
+    UserPhoneNumbersFieldNumber => "user-phone-numbers-field-number", "Versioning > 6",
+        "GET /users/{userId}/phone-numbers carries the v1 field `number` instead of `phoneNumber` (GET /phone-numbers migrated)";
+
 }
 
 impl Fault {

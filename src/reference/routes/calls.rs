@@ -447,15 +447,23 @@ async fn get_hv(
         let call = visible_call(&app, ws, &caller, HV, &id, || {
             not_number_user(&app, HV, &id)
         })?;
-        Ok(reply::data(
-            StatusCode::OK,
-            call_json(
-                &app,
-                call,
-                inc.iter().any(|i| i == "summary"),
-                inc.iter().any(|i| i == "voicemail"),
-            ),
-        ))
+        let mut json = call_json(
+            &app,
+            call,
+            inc.iter().any(|i| i == "summary"),
+            inc.iter().any(|i| i == "voicemail"),
+        );
+        if app.switches().faults.has(Fault::CallGetWrongNumber) {
+            let own = json.get("phoneNumberId").cloned();
+            if let Some(other) = ws
+                .numbers
+                .iter()
+                .find(|n| own.as_ref().and_then(Value::as_str) != Some(n.id.as_str()))
+            {
+                json["phoneNumberId"] = Value::String(other.id.clone());
+            }
+        }
+        Ok(reply::data(StatusCode::OK, json))
     });
     answer(&app, result)
 }
@@ -466,6 +474,10 @@ async fn recordings_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    if app.switches().faults.has(Fault::HvRecordingsEmpty) {
+        static NONE: Vec<Value> = Vec::new();
+        return segments_hv(app, caller, id, raw, |_| &NONE);
+    }
     segments_hv(app, caller, id, raw, |c| &c.recordings)
 }
 
@@ -475,6 +487,17 @@ async fn transcripts_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    if app.switches().faults.has(Fault::TranscriptsRejectMaxResults)
+        && Query::parse(raw.as_deref()).first("maxResults").is_some()
+    {
+        return answer(
+            &app,
+            Err(ApiError::bad_request(
+                HV,
+                "query parameter maxResults is not known to this endpoint",
+            )),
+        );
+    }
     segments_hv(app, caller, id, raw, |c| &c.transcripts)
 }
 
@@ -571,9 +594,11 @@ async fn number_users_hv(
         let n = ws
             .number(&id)
             .ok_or_else(|| not_found(path, "Phone number", &id))?;
+        let empty = app.switches().faults.has(Fault::PhoneNumberUsersEmpty);
         let users: Vec<Value> = n
             .users
             .iter()
+            .filter(|_| !empty)
             .filter_map(|u| ws.user(u))
             .map(|u| u.json.clone())
             .collect();
@@ -625,6 +650,7 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .workspace()
         .users
         .iter()
+        .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
         .map(|u| u.json.clone())
         .collect();
     answer(&app, page_of(&app, &q, "/users", &items))
@@ -654,10 +680,17 @@ async fn user_numbers_hv(
             let ws = guard.workspace();
             ws.user(&id)
                 .ok_or_else(|| not_found("/users", "User", &id))?;
+            let faults = &app.switches().faults;
+            let field = if faults.has(Fault::UserPhoneNumbersFieldNumber) {
+                "number"
+            } else {
+                number_field(&app)
+            };
             ws.numbers
                 .iter()
                 .filter(|n| n.users.contains(&id))
-                .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
+                .filter(|_| !faults.has(Fault::UserPhoneNumbersEmpty))
+                .map(|n| n.to_json(restrictions_asked(&app, &q), field))
                 .collect()
         };
         page_of(&app, &q, "/users", &items)
@@ -667,5 +700,8 @@ async fn user_numbers_hv(
 
 async fn organization_hv(State(app): State<App>) -> Response {
     let org = app.store().workspace().organization.clone();
+    if app.switches().faults.has(Fault::OrganizationWithoutEnvelope) {
+        return reply::json(StatusCode::OK, &org);
+    }
     reply::data(StatusCode::OK, org)
 }

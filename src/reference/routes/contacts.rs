@@ -98,10 +98,15 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
             }
             return Err(missing_contact(faults, HV_PATH, &id));
         };
-        Ok(reply::data(
-            StatusCode::OK,
-            contact_answer(&app, contact.to_json(store.custom_field_defs())),
-        ))
+        let mut json = contact.to_json(store.custom_field_defs());
+        if faults.has(Fault::ContactGetNamesUpperCased) {
+            if let Some(first) = json.pointer_mut("/defaultFields/firstName") {
+                if let Some(name) = first.as_str() {
+                    *first = Value::String(name.to_uppercase());
+                }
+            }
+        }
+        Ok(reply::data(StatusCode::OK, contact_answer(&app, json)))
     });
     answer(&app, result)
 }
@@ -463,7 +468,10 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
         ("source", &mut filter.source_in),
     ] {
         for value in query.all(name) {
-            sets.push(filter_values(HV_PATH, name, vec![value], FILTER_VALUE_MAX)?);
+            let set = filter_values(HV_PATH, name, vec![value], FILTER_VALUE_MAX)?;
+            if !(name == "externalId" && faults.has(Fault::ContactsExternalIdFilterIgnored)) {
+                sets.push(set);
+            }
         }
         let in_name = format!("{name}[in]");
         for list in query.all(&in_name) {
