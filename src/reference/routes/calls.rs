@@ -476,9 +476,9 @@ async fn recordings_hv(
 ) -> Response {
     if app.switches().faults.has(Fault::HvRecordingsEmpty) {
         static NONE: Vec<Value> = Vec::new();
-        return segments_hv(app, caller, id, raw, |_| &NONE);
+        return segments_hv(app, caller, id, raw, false, |_| &NONE);
     }
-    segments_hv(app, caller, id, raw, |c| &c.recordings)
+    segments_hv(app, caller, id, raw, false, |c| &c.recordings)
 }
 
 async fn transcripts_hv(
@@ -487,18 +487,8 @@ async fn transcripts_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    if app.switches().faults.has(Fault::TranscriptsRejectMaxResults)
-        && Query::parse(raw.as_deref()).first("maxResults").is_some()
-    {
-        return answer(
-            &app,
-            Err(ApiError::bad_request(
-                HV,
-                "query parameter maxResults is not known to this endpoint",
-            )),
-        );
-    }
-    segments_hv(app, caller, id, raw, |c| &c.transcripts)
+    let refuse_max = app.switches().faults.has(Fault::TranscriptsRejectMaxResults);
+    segments_hv(app, caller, id, raw, refuse_max, |c| &c.transcripts)
 }
 
 fn segments_hv(
@@ -506,6 +496,7 @@ fn segments_hv(
     caller: Caller,
     id: Result<Path<String>, PathRejection>,
     raw: Option<String>,
+    refuse_max: bool,
     pick: fn(&Call) -> &Vec<Value>,
 ) -> Response {
     let q = Query::parse(raw.as_deref());
@@ -515,6 +506,12 @@ fn segments_hv(
         let call = visible_call(&app, ws, &caller, HV, &id, || {
             not_number_user(&app, HV, &id)
         })?;
+        if refuse_max && q.first("maxResults").is_some() {
+            return Err(ApiError::bad_request(
+                HV,
+                "query parameter maxResults is not known to this endpoint",
+            ));
+        }
         let mut items = pick(call).clone();
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             items.reverse();
