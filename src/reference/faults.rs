@@ -337,8 +337,8 @@ catalog! {
         "GET /phone-numbers/{phoneNumberId}/users answers an empty list, whoever is assigned to the number";
     UserPhoneNumbersEmpty => "user-phone-numbers-empty", "Header-versioned API > GET /users/{userId}/phone-numbers",
         "GET /users/{userId}/phone-numbers answers an empty page, whatever numbers the user has";
-    CallGetWrongNumber => "call-get-wrong-number", "Header-versioned API > GET /calls/{callId}",
-        "GET /calls/{callId} shows the call on another phone number of the workspace than its own (the list shows the right one)";
+    CallGetNeighbour => "call-get-neighbour", "Header-versioned API > GET /calls/{callId}",
+        "GET /calls/{callId} answers the call stored before the asked one (after it, for the first): an off-by-one lookup";
     HvRecordingsEmpty => "hv-recordings-empty", "Header-versioned API > GET /calls/{callId}/recordings",
         "GET /calls/{callId}/recordings answers no segments for a recorded call (the v1 endpoint still has them)";
     TranscriptsRejectMaxResults => "transcripts-reject-max-results", "Header-versioned API > GET /calls/{callId}/transcripts",
@@ -347,8 +347,8 @@ catalog! {
         "GET /conversations ignores the createdAt[gte] and updatedAt[gte] filters";
     ContactsExternalIdFilterIgnored => "contacts-external-id-filter-ignored", "Header-versioned API > GET /contacts",
         "GET /contacts ignores the plain externalId filter (externalId[in] still works)";
-    ContactGetNamesUpperCased => "contact-get-names-upper-cased", "Header-versioned API > GET /contacts/{contactId}",
-        "GET /contacts/{contactId} shows the contact's firstName upper-cased (stored as sent)";
+    ContactGetNeighbour => "contact-get-neighbour", "Header-versioned API > GET /contacts/{contactId}",
+        "GET /contacts/{contactId} answers the contact stored before the asked one: an off-by-one lookup";
     UsersListEmpty => "users-list-empty", "Header-versioned API > GET /users",
         "GET /users answers an empty page (totalItems 0) although the workspace has users";
     OrganizationWithoutEnvelope => "organization-without-envelope", "Header-versioned API > GET /organization",
