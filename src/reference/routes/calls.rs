@@ -484,7 +484,10 @@ async fn transcripts_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let refuse_max = app.switches().faults.has(Fault::TranscriptsRejectMaxResults);
+    let refuse_max = app
+        .switches()
+        .faults
+        .has(Fault::TranscriptsRejectMaxResults);
     segments_hv(app, caller, id, raw, refuse_max, |c| &c.transcripts)
 }
 
@@ -694,7 +697,11 @@ async fn user_numbers_hv(
 
 async fn organization_hv(State(app): State<App>) -> Response {
     let org = app.store().workspace().organization.clone();
-    if app.switches().faults.has(Fault::OrganizationWithoutEnvelope) {
+    if app
+        .switches()
+        .faults
+        .has(Fault::OrganizationWithoutEnvelope)
+    {
         return reply::json(StatusCode::OK, &org);
     }
     reply::data(StatusCode::OK, org)
