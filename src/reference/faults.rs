@@ -355,6 +355,39 @@ catalog! {
         "POST /v1/messages resolves `from` only as a phone number id: an E.164 `from` of the workspace answers 403 as not a number of the workspace";
     TaskMalformedId422 => "task-malformed-id-422", "v1 API: tasks > errors",
         "a malformed task id answers 422, a status outside the Tasks error table, instead of 400";
+    // --- unproven clauses, group 2 (issue 18) ---
+    RetryFailedRefused => "retry-failed-refused", "States and transitions > Message > retry failed",
+        "POST /messages/{messageId}/retry refuses a retryable failed message with 409 Message Not Retryable";
+    RetryAnswers404 => "retry-answers-404", "Header-versioned API > POST /messages/{messageId}/retry",
+        "POST /messages/{messageId}/retry answers 404 for every message, as if none existed";
+    MarkOpenWithoutBody => "mark-open-without-body", "States and transitions > Conversation > mark-as-open",
+        "mark-as-open answers 204 without the updated conversation";
+    MarkReadWithoutBody => "mark-read-without-body", "States and transitions > Conversation > mark-as-read",
+        "mark-as-read answers 204 without the updated conversation";
+    MissingMessageNewest => "missing-message-newest", "Header-versioned API > GET /messages/{messageId}",
+        "GET /messages/{messageId} of an unknown id answers 200 with the workspace's newest message instead of 404";
+    PhoneNumberUsersEmpty => "phone-number-users-empty", "Header-versioned API > GET /phone-numbers/{phoneNumberId}/users",
+        "GET /phone-numbers/{phoneNumberId}/users answers an empty list, whoever is assigned to the number";
+    UserPhoneNumbersEmpty => "user-phone-numbers-empty", "Header-versioned API > GET /users/{userId}/phone-numbers",
+        "GET /users/{userId}/phone-numbers answers an empty page, whatever numbers the user has";
+    CallGetNeighbour => "call-get-neighbour", "Header-versioned API > GET /calls/{callId}",
+        "GET /calls/{callId} answers the call stored before the asked one (after it, for the first): an off-by-one lookup";
+    HvRecordingsEmpty => "hv-recordings-empty", "Header-versioned API > GET /calls/{callId}/recordings",
+        "GET /calls/{callId}/recordings answers no segments for a recorded call (the v1 endpoint still has them)";
+    TranscriptsRejectMaxResults => "transcripts-reject-max-results", "Header-versioned API > GET /calls/{callId}/transcripts",
+        "GET /calls/{callId}/transcripts answers 400 to maxResults, as if the parameter were not the endpoint's (recordings take it)";
+    ConversationsTimeFiltersIgnored => "conversations-time-filters-ignored", "Header-versioned API > GET /conversations",
+        "GET /conversations ignores the createdAt[gte] and updatedAt[gte] filters";
+    ContactsExternalIdFilterIgnored => "contacts-external-id-filter-ignored", "Header-versioned API > GET /contacts",
+        "GET /contacts ignores the plain externalId filter (externalId[in] still works)";
+    ContactGetNeighbour => "contact-get-neighbour", "Header-versioned API > GET /contacts/{contactId}",
+        "GET /contacts/{contactId} answers the contact stored before the asked one: an off-by-one lookup";
+    UsersListEmpty => "users-list-empty", "Header-versioned API > GET /users",
+        "GET /users answers an empty page (totalItems 0) although the workspace has users";
+    OrganizationWithoutEnvelope => "organization-without-envelope", "Header-versioned API > GET /organization",
+        "GET /organization answers the organization without the `data` wrapper";
+    UserPhoneNumbersFieldNumber => "user-phone-numbers-field-number", "Versioning > 6",
+        "GET /users/{userId}/phone-numbers carries the v1 field `number` instead of `phoneNumber` (GET /phone-numbers migrated)";
 
 }
 

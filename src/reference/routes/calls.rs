@@ -453,18 +453,23 @@ async fn get_hv(
     let result = input::path_param(id, HV).and_then(|id| {
         let guard = app.store();
         let ws = guard.workspace();
-        let call = visible_call(&app, ws, &caller, HV, &id, || {
+        let mut call = visible_call(&app, ws, &caller, HV, &id, || {
             not_number_user(&app, HV, &id)
         })?;
-        Ok(reply::data(
-            StatusCode::OK,
-            call_json(
-                &app,
-                call,
-                inc.iter().any(|i| i == "summary"),
-                inc.iter().any(|i| i == "voicemail"),
-            ),
-        ))
+        if app.switches().faults.has(Fault::CallGetNeighbour) {
+            // Off by one: the call stored before the asked one (after it, for the first).
+            if let Some(i) = ws.calls.iter().position(|c| c.id == call.id) {
+                let j = if i > 0 { i - 1 } else { i + 1 };
+                call = ws.calls.get(j).unwrap_or(call);
+            }
+        }
+        let json = call_json(
+            &app,
+            call,
+            inc.iter().any(|i| i == "summary"),
+            inc.iter().any(|i| i == "voicemail"),
+        );
+        Ok(reply::data(StatusCode::OK, json))
     });
     answer(&app, result)
 }
@@ -475,7 +480,11 @@ async fn recordings_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    segments_hv(app, caller, id, raw, |c| &c.recordings)
+    if app.switches().faults.has(Fault::HvRecordingsEmpty) {
+        static NONE: Vec<Value> = Vec::new();
+        return segments_hv(app, caller, id, raw, false, |_| &NONE);
+    }
+    segments_hv(app, caller, id, raw, false, |c| &c.recordings)
 }
 
 async fn transcripts_hv(
@@ -484,7 +493,11 @@ async fn transcripts_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    segments_hv(app, caller, id, raw, |c| &c.transcripts)
+    let refuse_max = app
+        .switches()
+        .faults
+        .has(Fault::TranscriptsRejectMaxResults);
+    segments_hv(app, caller, id, raw, refuse_max, |c| &c.transcripts)
 }
 
 fn segments_hv(
@@ -492,6 +505,7 @@ fn segments_hv(
     caller: Caller,
     id: Result<Path<String>, PathRejection>,
     raw: Option<String>,
+    refuse_max: bool,
     pick: fn(&Call) -> &Vec<Value>,
 ) -> Response {
     let q = Query::parse(raw.as_deref());
@@ -501,6 +515,12 @@ fn segments_hv(
         let call = visible_call(&app, ws, &caller, HV, &id, || {
             not_number_user(&app, HV, &id)
         })?;
+        if refuse_max && q.first("maxResults").is_some() {
+            return Err(ApiError::bad_request(
+                HV,
+                "query parameter maxResults is not known to this endpoint",
+            ));
+        }
         let mut items = pick(call).clone();
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             items.reverse();
@@ -580,9 +600,11 @@ async fn number_users_hv(
         let n = ws
             .number(&id)
             .ok_or_else(|| not_found(path, "Phone number", &id))?;
+        let empty = app.switches().faults.has(Fault::PhoneNumberUsersEmpty);
         let users: Vec<Value> = n
             .users
             .iter()
+            .filter(|_| !empty)
             .filter_map(|u| ws.user(u))
             .map(|u| u.json.clone())
             .collect();
@@ -634,6 +656,7 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .workspace()
         .users
         .iter()
+        .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
         .map(|u| u.json.clone())
         .collect();
     answer(&app, page_of(&app, &q, "/users", &items))
@@ -663,10 +686,17 @@ async fn user_numbers_hv(
             let ws = guard.workspace();
             ws.user(&id)
                 .ok_or_else(|| not_found("/users", "User", &id))?;
+            let faults = &app.switches().faults;
+            let field = if faults.has(Fault::UserPhoneNumbersFieldNumber) {
+                "number"
+            } else {
+                number_field(&app)
+            };
             ws.numbers
                 .iter()
                 .filter(|n| n.users.contains(&id))
-                .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
+                .filter(|_| !faults.has(Fault::UserPhoneNumbersEmpty))
+                .map(|n| n.to_json(restrictions_asked(&app, &q), field))
                 .collect()
         };
         page_of(&app, &q, "/users", &items)
@@ -676,5 +706,12 @@ async fn user_numbers_hv(
 
 async fn organization_hv(State(app): State<App>) -> Response {
     let org = app.store().workspace().organization.clone();
+    if app
+        .switches()
+        .faults
+        .has(Fault::OrganizationWithoutEnvelope)
+    {
+        return reply::json(StatusCode::OK, &org);
+    }
     reply::data(StatusCode::OK, org)
 }

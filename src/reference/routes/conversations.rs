@@ -241,8 +241,12 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     for set in query.all("phoneNumberId[in]") {
         line_sets.push(set.split(',').map(str::to_string).collect());
     }
-    let created = time_bounds(HV_PATH, query, "createdAt")?;
-    let updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    let mut created = time_bounds(HV_PATH, query, "createdAt")?;
+    let mut updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    if faults.has(Fault::ConversationsTimeFiltersIgnored) {
+        created = Default::default();
+        updated = Default::default();
+    }
     let (by, desc) = sort_order(
         HV_PATH,
         query,
@@ -326,7 +330,10 @@ fn mark(
             }
             return Err(error);
         };
-        if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody) {
+        if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody)
+            || how == Mark::Open && faults.has(Fault::MarkOpenWithoutBody)
+            || how == Mark::Read && faults.has(Fault::MarkReadWithoutBody)
+        {
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
         if how == Mark::Read && faults.has(Fault::MarkReadNoEnvelope) {

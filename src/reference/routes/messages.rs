@@ -646,16 +646,23 @@ async fn get_hv(
     let result = input::path_param(id, HV_PATH).and_then(|id| {
         let store = app.store();
         let workspace = store.messaging.workspace_of(caller.user_id);
-        let message = store
-            .messaging
-            .message(&id)
-            .filter(|m| {
-                store
-                    .messaging
-                    .line_by_id(&m.phone_number_id)
-                    .is_some_and(|l| l.workspace == workspace)
-            })
-            .ok_or_else(|| missing_message(&id))?;
+        let of_workspace = |m: &&Message| {
+            store
+                .messaging
+                .line_by_id(&m.phone_number_id)
+                .is_some_and(|l| l.workspace == workspace)
+        };
+        let message = store.messaging.message(&id).filter(of_workspace);
+        let message = match message {
+            None if faults.has(Fault::MissingMessageNewest) => store
+                .messaging
+                .messages()
+                .iter()
+                .filter(of_workspace)
+                .max_by_key(|m| m.created_at),
+            m => m,
+        }
+        .ok_or_else(|| missing_message(&id))?;
         Ok(reply::data(
             StatusCode::OK,
             message.to_json(!faults.has(Fault::MessageWithoutConversationId)),
@@ -674,7 +681,18 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
         allow.push(RetryRefusal::Permanent);
     }
     let result = input::path_param(id, HV_PATH).and_then(|id| {
+        if faults.has(Fault::RetryAnswers404) {
+            return Err(missing_message(&id));
+        }
         let mut store = app.store();
+        if faults.has(Fault::RetryFailedRefused) && store.messaging.message(&id).is_some() {
+            return Err(ApiError::for_path(
+                HV_PATH,
+                StatusCode::CONFLICT,
+                "only a failed message can be retried",
+            )
+            .with_title("Message Not Retryable"));
+        }
         match store
             .messaging
             .retry(&id, &allow, OffsetDateTime::now_utc())
