@@ -322,6 +322,40 @@ catalog! {
     RenamedTextDropped => "renamed-text-dropped", "v1 API: messages > POST /v1/messages",
         "a message whose text came under the target's own name (message-text-content) is stored with an empty text";
 
+    // --- unproven clauses, group 1 (issue 18) ---
+    MessageIdPrefixMs => "message-id-prefix-ms", "Conventions > identifier prefixes",
+        "GET /v1/messages shows message ids with the prefix `MS` instead of `AC`";
+    WebhookApiVersionTimestamp => "webhook-api-version-timestamp", "Resources > Webhook > apiVersion",
+        "POST /webhooks stores apiVersion as the timestamp `2026-03-30T00:00:00Z` instead of the version `2026-03-30`";
+    ContactEmailsFirstOnly => "contact-emails-first-only", "Resources > Contact > defaultFields",
+        "POST /v1/contacts keeps only the first entry of defaultFields.emails";
+    CustomFieldItemsWithoutId => "custom-field-items-without-id", "Resources > Contact > customFields",
+        "the custom field items of the create answer of POST /v1/contacts carry no id";
+    CreatedByUserIdUnprefixed => "created-by-user-id-unprefixed", "Resources > Contact > createdByUserId",
+        "the create answer of POST /v1/contacts shows createdByUserId without its `US` prefix";
+    MessageMediaDropped => "message-media-dropped", "Resources > Message > media",
+        "GET /messages/{messageId} leaves `media` out of a message with attachments";
+    ConversationParticipantsJoined => "conversation-participants-joined", "Resources > Conversation",
+        "conversations carry `participants` as one comma-separated string instead of an array";
+    RecordingDurationString => "recording-duration-string", "Resources > Call recording",
+        "recordings carry `duration` as a string instead of an integer";
+    UserEmailArray => "user-email-array", "Resources > User",
+        "users carry `email` as an array of addresses instead of a string";
+    TaskCompletedString => "task-completed-string", "Resources > Task",
+        "tasks carry `completed` and `isDeleted` as the strings `true`/`false` instead of booleans";
+    OrganizationAsArray => "organization-as-array", "Resources > Organization",
+        "GET /organization answers the organization inside a one-item array instead of an object";
+    TaskDueDateFreeText => "task-due-date-free-text", "Conventions > timestamps",
+        "change-due-date reads a dueDate that is not an ISO 8601 date-time (`next tuesday`) as a date a week ahead and answers 200";
+    EventsWithoutLinks => "events-without-links", "Events > envelope",
+        "event payloads leave `data.links` out of the envelope";
+    HvErrorWithoutDocs => "hv-error-without-docs", "Errors > header-versioned error body",
+        "header-versioned error bodies outside the webhook endpoints leave out `docs`";
+    MissingUser410 => "missing-user-410", "Endpoints > declared statuses",
+        "GET /v1/users/{userId} of a missing user answers 410 Gone, a status the route does not declare";
+    VersionHeaderOptional => "version-header-optional", "Authentication > 2",
+        "a header-versioned request without Service-Api-Version is served as 2026-03-30 (a wrong value is still refused)";
+
 }
 
 impl Fault {

@@ -354,9 +354,21 @@ async fn recordings_v1(
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             segments.reverse();
         }
+        duration_as_string(&app, &mut segments);
         Ok(reply::data(StatusCode::OK, Value::Array(segments)))
     });
     answer(&app, result)
+}
+
+/// A user as answered; fault `user-email-array` gives the email as an array.
+fn user_json(app: &App, user: &Value) -> Value {
+    let mut v = user.clone();
+    if app.switches().faults.has(Fault::UserEmailArray) {
+        if let Some(email) = v.get("email").cloned() {
+            v["email"] = json!([email]);
+        }
+    }
+    v
 }
 
 async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -365,8 +377,15 @@ async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>
         let user = guard
             .workspace()
             .user(&id)
-            .ok_or_else(|| not_found(V1_USERS, "User", &id))?;
-        Ok(reply::data(StatusCode::OK, user.json.clone()))
+            .ok_or_else(|| {
+                let e = not_found(V1_USERS, "User", &id);
+                if app.switches().faults.has(Fault::MissingUser410) {
+                    e.with_status(StatusCode::GONE)
+                } else {
+                    e
+                }
+            })?;
+        Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
 }
@@ -466,7 +485,18 @@ async fn recordings_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    segments_hv(app, caller, id, raw, |c| &c.recordings)
+    segments_hv(app, caller, id, raw, |c| &c.recordings, true)
+}
+
+/// Fault `recording-duration-string`: recordings show their duration as a string.
+fn duration_as_string(app: &App, segments: &mut [Value]) {
+    if app.switches().faults.has(Fault::RecordingDurationString) {
+        for s in segments.iter_mut() {
+            if let Some(d) = s.get("duration").and_then(Value::as_i64) {
+                s["duration"] = json!(d.to_string());
+            }
+        }
+    }
 }
 
 async fn transcripts_hv(
@@ -475,7 +505,7 @@ async fn transcripts_hv(
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    segments_hv(app, caller, id, raw, |c| &c.transcripts)
+    segments_hv(app, caller, id, raw, |c| &c.transcripts, false)
 }
 
 fn segments_hv(
@@ -484,6 +514,7 @@ fn segments_hv(
     id: Result<Path<String>, PathRejection>,
     raw: Option<String>,
     pick: fn(&Call) -> &Vec<Value>,
+    recordings: bool,
 ) -> Response {
     let q = Query::parse(raw.as_deref());
     let result = input::path_param(id, HV).and_then(|id| {
@@ -495,6 +526,9 @@ fn segments_hv(
         let mut items = pick(call).clone();
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             items.reverse();
+        }
+        if recordings {
+            duration_as_string(&app, &mut items);
         }
         page_of(&app, &q, HV, &items)
     });
@@ -575,7 +609,7 @@ async fn number_users_hv(
             .users
             .iter()
             .filter_map(|u| ws.user(u))
-            .map(|u| u.json.clone())
+            .map(|u| user_json(&app, &u.json))
             .collect();
         Ok(reply::data(StatusCode::OK, Value::Array(users)))
     });
@@ -625,7 +659,7 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .workspace()
         .users
         .iter()
-        .map(|u| u.json.clone())
+        .map(|u| user_json(&app, &u.json))
         .collect();
     answer(&app, page_of(&app, &q, "/users", &items))
 }
@@ -637,7 +671,7 @@ async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>
             .workspace()
             .user(&id)
             .ok_or_else(|| not_found("/users", "User", &id))?;
-        Ok(reply::data(StatusCode::OK, user.json.clone()))
+        Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
 }
@@ -667,5 +701,8 @@ async fn user_numbers_hv(
 
 async fn organization_hv(State(app): State<App>) -> Response {
     let org = app.store().workspace().organization.clone();
+    if app.switches().faults.has(Fault::OrganizationAsArray) {
+        return reply::data(StatusCode::OK, json!([org]));
+    }
     reply::data(StatusCode::OK, org)
 }
