@@ -337,8 +337,8 @@ catalog! {
         "GET /messages/{messageId} leaves `media` out of a message with attachments";
     ConversationParticipantsJoined => "conversation-participants-joined", "Resources > Conversation",
         "conversations carry `participants` as one comma-separated string instead of an array";
-    RecordingDurationString => "recording-duration-string", "Resources > Call recording",
-        "recordings carry `duration` as a string instead of an integer";
+    RecordingIdPrefixRe => "recording-id-prefix-re", "Resources > Call recording",
+        "recordings are shown with ids of the prefix `RE` instead of `CR`";
     UserEmailArray => "user-email-array", "Resources > User",
         "users carry `email` as an array of addresses instead of a string";
     TaskCompletedString => "task-completed-string", "Resources > Task",
@@ -385,6 +385,11 @@ impl Fault {
         use super::variants::Variant as V;
         match self {
             Fault::TaskUnassignKeepsUser => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            // unproven clauses, group 1 (issue 18): the field the fault reshapes is optional.
+            Fault::CreatedByUserIdUnprefixed | Fault::ConversationParticipantsJoined => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::ContactEmailsFirstOnly | Fault::UserEmailArray => &[V::OptionalFieldsAbsent],
             _ => &[],
         }
     }

@@ -354,7 +354,7 @@ async fn recordings_v1(
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             segments.reverse();
         }
-        duration_as_string(&app, &mut segments);
+        recording_ids_re(&app, &mut segments);
         Ok(reply::data(StatusCode::OK, Value::Array(segments)))
     });
     answer(&app, result)
@@ -488,12 +488,12 @@ async fn recordings_hv(
     segments_hv(app, caller, id, raw, |c| &c.recordings, true)
 }
 
-/// Fault `recording-duration-string`: recordings show their duration as a string.
-fn duration_as_string(app: &App, segments: &mut [Value]) {
-    if app.switches().faults.has(Fault::RecordingDurationString) {
+/// Fault `recording-id-prefix-re`: recordings show their ids with the prefix `RE`.
+fn recording_ids_re(app: &App, segments: &mut [Value]) {
+    if app.switches().faults.has(Fault::RecordingIdPrefixRe) {
         for s in segments.iter_mut() {
-            if let Some(d) = s.get("duration").and_then(Value::as_i64) {
-                s["duration"] = json!(d.to_string());
+            if let Some(rest) = s.get("id").and_then(Value::as_str).and_then(|i| i.strip_prefix("CR")) {
+                s["id"] = json!(format!("RE{rest}"));
             }
         }
     }
@@ -528,7 +528,7 @@ fn segments_hv(
             items.reverse();
         }
         if recordings {
-            duration_as_string(&app, &mut items);
+            recording_ids_re(&app, &mut items);
         }
         page_of(&app, &q, HV, &items)
     });
