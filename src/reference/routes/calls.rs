@@ -374,17 +374,14 @@ fn user_json(app: &App, user: &Value) -> Value {
 async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
     let result = input::path_param(id, V1_USERS).and_then(|id| {
         let guard = app.store();
-        let user = guard
-            .workspace()
-            .user(&id)
-            .ok_or_else(|| {
-                let e = not_found(V1_USERS, "User", &id);
-                if app.switches().faults.has(Fault::MissingUser410) {
-                    e.with_status(StatusCode::GONE)
-                } else {
-                    e
-                }
-            })?;
+        let user = guard.workspace().user(&id).ok_or_else(|| {
+            let e = not_found(V1_USERS, "User", &id);
+            if app.switches().faults.has(Fault::MissingUser410) {
+                e.with_status(StatusCode::GONE)
+            } else {
+                e
+            }
+        })?;
         Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
@@ -492,7 +489,11 @@ async fn recordings_hv(
 fn recording_ids_re(app: &App, segments: &mut [Value]) {
     if app.switches().faults.has(Fault::RecordingIdPrefixRe) {
         for s in segments.iter_mut() {
-            if let Some(rest) = s.get("id").and_then(Value::as_str).and_then(|i| i.strip_prefix("CR")) {
+            if let Some(rest) = s
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|i| i.strip_prefix("CR"))
+            {
                 s["id"] = json!(format!("RE{rest}"));
             }
         }

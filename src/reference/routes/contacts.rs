@@ -190,7 +190,10 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         }
     }
     if faults.has(Fault::CreatedByUserIdUnprefixed) {
-        if let Some(id) = json["createdByUserId"].as_str().and_then(|s| s.strip_prefix("US")) {
+        if let Some(id) = json["createdByUserId"]
+            .as_str()
+            .and_then(|s| s.strip_prefix("US"))
+        {
             json["createdByUserId"] = Value::String(id.to_string());
         }
     }

@@ -76,10 +76,7 @@ fn page(
             .map_err(|m| ApiError::bad_request(path, m))?;
     let body = pagination::list_body(
         pagination::Page {
-            items: page
-                .iter()
-                .map(|c| conversation_json(app, c))
-                .collect(),
+            items: page.iter().map(|c| conversation_json(app, c)).collect(),
             total: items.len(),
             next_token: next,
         },
@@ -91,7 +88,11 @@ fn page(
 /// A conversation as answered; fault `conversation-participants-joined` joins the participants.
 fn conversation_json(app: &App, c: &Conversation) -> serde_json::Value {
     let mut v = c.to_json();
-    if app.switches().faults.has(Fault::ConversationParticipantsJoined) {
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationParticipantsJoined)
+    {
         v["participants"] = serde_json::Value::String(c.participants.join(","));
     }
     v
@@ -339,7 +340,10 @@ fn mark(
         if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody) {
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
-        Ok(reply::data(StatusCode::OK, conversation_json(&app, &updated)))
+        Ok(reply::data(
+            StatusCode::OK,
+            conversation_json(&app, &updated),
+        ))
     });
     answer(app, result)
 }
