@@ -342,7 +342,7 @@ fn mark(
         }
         Ok(reply::data(
             StatusCode::OK,
-            conversation_json(&app, &updated),
+            conversation_json(app, &updated),
         ))
     });
     answer(app, result)
