@@ -69,9 +69,10 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
 pub(crate) async fn require_version(State(app): State<App>, req: Request, next: Next) -> Response {
     if !app.switches().faults.has(Fault::VersionHeaderIgnored) {
         let sent = req.headers().get(VERSION_HEADER);
-        let lenient = sent.is_some()
+        let lenient = (sent.is_some()
             && app.switches().faults.has(Fault::CallsVersionUnchecked)
-            && super::routes::calls::is_call_path(req.uri().path());
+            && super::routes::calls::is_call_path(req.uri().path()))
+            || (sent.is_none() && app.switches().faults.has(Fault::VersionHeaderOptional));
         if !lenient && sent.map(|v| v.as_bytes()) != Some(API_VERSION.as_bytes()) {
             let message = match sent {
                 None => format!(

@@ -144,7 +144,7 @@ pub(crate) fn fire(
         let hooks = &mut store.hooks;
         let id = hooks.new_delivery_id();
         let event_id = format!("EV{}", &id[4..]);
-        let payload = json!({
+        let mut payload = json!({
             "id": event_id,
             "object": "event",
             "apiVersion": w.api_version,
@@ -155,8 +155,13 @@ pub(crate) fn fire(
                 "context": {"phoneNumberId": phone_number_id},
                 "links": {"webhook": format!("/webhooks/{}", w.id)},
             },
-        })
-        .to_string();
+        });
+        if app.switches().faults.has(Fault::EventsWithoutLinks) {
+            if let Some(data) = payload.get_mut("data").and_then(Value::as_object_mut) {
+                data.remove("links");
+            }
+        }
+        let payload = payload.to_string();
         jobs.extend(record(
             hooks,
             &w,

@@ -40,6 +40,8 @@ pub(crate) struct ApiError {
     message: String,
     /// Items of the optional `errors` array.
     errors: Vec<Value>,
+    /// The path is one of the webhook endpoints (their own error table).
+    webhook: bool,
 }
 
 /// The v1 area of a path: the first two digits of its codes (the spec's "v1 codes" table).
@@ -123,6 +125,7 @@ impl ApiError {
             title: title.to_string(),
             message: message.into(),
             errors: Vec::new(),
+            webhook: path.starts_with("/webhooks"),
         }
     }
 
@@ -203,7 +206,9 @@ impl ApiError {
                     "https://docs.workspace.example/api/errors#{}",
                     self.status.as_u16()
                 );
-                body.insert("docs".into(), json!(docs));
+                if self.webhook || !faults.has(Fault::HvErrorWithoutDocs) {
+                    body.insert("docs".into(), json!(docs));
+                }
                 body.insert("title".into(), json!(self.title));
                 if faults.has(Fault::HvErrorHasCode) {
                     body.insert(

@@ -388,6 +388,39 @@ catalog! {
         "GET /organization answers the organization without the `data` wrapper";
     UserPhoneNumbersFieldNumber => "user-phone-numbers-field-number", "Versioning > 6",
         "GET /users/{userId}/phone-numbers carries the v1 field `number` instead of `phoneNumber` (GET /phone-numbers migrated)";
+    // --- unproven clauses, group 1 (issue 18) ---
+    MessageIdPrefixMs => "message-id-prefix-ms", "Conventions > identifier prefixes",
+        "GET /v1/messages shows message ids with the prefix `MS` instead of `AC`";
+    WebhookApiVersionTimestamp => "webhook-api-version-timestamp", "Resources > Webhook > apiVersion",
+        "POST /webhooks stores apiVersion as the timestamp `2026-03-30T00:00:00Z` instead of the version `2026-03-30`";
+    ContactEmailsFirstOnly => "contact-emails-first-only", "Resources > Contact > defaultFields",
+        "POST /v1/contacts keeps only the first entry of defaultFields.emails";
+    CustomFieldItemsWithoutId => "custom-field-items-without-id", "Resources > Contact > customFields",
+        "the custom field items of the create answer of POST /v1/contacts carry no id";
+    CreatedByUserIdUnprefixed => "created-by-user-id-unprefixed", "Resources > Contact > createdByUserId",
+        "the create answer of POST /v1/contacts shows createdByUserId without its `US` prefix";
+    MessageMediaDropped => "message-media-dropped", "Resources > Message > media",
+        "GET /messages/{messageId} leaves `media` out of a message with attachments";
+    ConversationParticipantsJoined => "conversation-participants-joined", "Resources > Conversation",
+        "conversations carry `participants` as one comma-separated string instead of an array";
+    RecordingIdPrefixRe => "recording-id-prefix-re", "Resources > Call recording",
+        "recordings are shown with ids of the prefix `RE` instead of `CR`";
+    UserEmailArray => "user-email-array", "Resources > User",
+        "users carry `email` as an array of addresses instead of a string";
+    TaskCompletedString => "task-completed-string", "Resources > Task",
+        "tasks carry `completed` and `isDeleted` as the strings `true`/`false` instead of booleans";
+    OrganizationAsArray => "organization-as-array", "Resources > Organization",
+        "GET /organization answers the organization inside a one-item array instead of an object";
+    TaskDueDateFreeText => "task-due-date-free-text", "Conventions > timestamps",
+        "change-due-date reads a dueDate that is not an ISO 8601 date-time (`next tuesday`) as a date a week ahead and answers 200";
+    EventsWithoutLinks => "events-without-links", "Events > envelope",
+        "event payloads leave `data.links` out of the envelope";
+    HvErrorWithoutDocs => "hv-error-without-docs", "Errors > header-versioned error body",
+        "header-versioned error bodies outside the webhook endpoints leave out `docs`";
+    MissingUser410 => "missing-user-410", "Endpoints > declared statuses",
+        "GET /v1/users/{userId} of a missing user answers 410 Gone, a status the route does not declare";
+    VersionHeaderOptional => "version-header-optional", "Authentication > 2",
+        "a header-versioned request without Service-Api-Version is served as 2026-03-30 (a wrong value is still refused)";
 
 }
 
@@ -418,6 +451,11 @@ impl Fault {
         use super::variants::Variant as V;
         match self {
             Fault::TaskUnassignKeepsUser => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            // unproven clauses, group 1 (issue 18): the field the fault reshapes is optional.
+            Fault::CreatedByUserIdUnprefixed | Fault::ConversationParticipantsJoined => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::ContactEmailsFirstOnly | Fault::UserEmailArray => &[V::OptionalFieldsAbsent],
             _ => &[],
         }
     }

@@ -358,9 +358,21 @@ async fn recordings_v1(
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             segments.reverse();
         }
+        recording_ids_re(&app, &mut segments);
         Ok(reply::data(StatusCode::OK, Value::Array(segments)))
     });
     answer(&app, result)
+}
+
+/// A user as answered; fault `user-email-array` gives the email as an array.
+fn user_json(app: &App, user: &Value) -> Value {
+    let mut v = user.clone();
+    if app.switches().faults.has(Fault::UserEmailArray) {
+        if let Some(email) = v.get("email").cloned() {
+            v["email"] = json!([email]);
+        }
+    }
+    v
 }
 
 async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -371,11 +383,15 @@ async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>
         {
             return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
         }
-        let user = guard
-            .workspace()
-            .user(&id)
-            .ok_or_else(|| not_found(V1_USERS, "User", &id))?;
-        Ok(reply::data(StatusCode::OK, user.json.clone()))
+        let user = guard.workspace().user(&id).ok_or_else(|| {
+            let e = not_found(V1_USERS, "User", &id);
+            if app.switches().faults.has(Fault::MissingUser410) {
+                e.with_status(StatusCode::GONE)
+            } else {
+                e
+            }
+        })?;
+        Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
 }
@@ -482,9 +498,24 @@ async fn recordings_hv(
 ) -> Response {
     if app.switches().faults.has(Fault::HvRecordingsEmpty) {
         static NONE: Vec<Value> = Vec::new();
-        return segments_hv(app, caller, id, raw, false, |_| &NONE);
+        return segments_hv(app, caller, id, raw, false, |_| &NONE, true);
     }
-    segments_hv(app, caller, id, raw, false, |c| &c.recordings)
+    segments_hv(app, caller, id, raw, false, |c| &c.recordings, true)
+}
+
+/// Fault `recording-id-prefix-re`: recordings show their ids with the prefix `RE`.
+fn recording_ids_re(app: &App, segments: &mut [Value]) {
+    if app.switches().faults.has(Fault::RecordingIdPrefixRe) {
+        for s in segments.iter_mut() {
+            if let Some(rest) = s
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|i| i.strip_prefix("CR"))
+            {
+                s["id"] = json!(format!("RE{rest}"));
+            }
+        }
+    }
 }
 
 async fn transcripts_hv(
@@ -497,7 +528,7 @@ async fn transcripts_hv(
         .switches()
         .faults
         .has(Fault::TranscriptsRejectMaxResults);
-    segments_hv(app, caller, id, raw, refuse_max, |c| &c.transcripts)
+    segments_hv(app, caller, id, raw, refuse_max, |c| &c.transcripts, false)
 }
 
 fn segments_hv(
@@ -507,6 +538,7 @@ fn segments_hv(
     raw: Option<String>,
     refuse_max: bool,
     pick: fn(&Call) -> &Vec<Value>,
+    recordings: bool,
 ) -> Response {
     let q = Query::parse(raw.as_deref());
     let result = input::path_param(id, HV).and_then(|id| {
@@ -524,6 +556,9 @@ fn segments_hv(
         let mut items = pick(call).clone();
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             items.reverse();
+        }
+        if recordings {
+            recording_ids_re(&app, &mut items);
         }
         page_of(&app, &q, HV, &items)
     });
@@ -606,7 +641,7 @@ async fn number_users_hv(
             .iter()
             .filter(|_| !empty)
             .filter_map(|u| ws.user(u))
-            .map(|u| u.json.clone())
+            .map(|u| user_json(&app, &u.json))
             .collect();
         Ok(reply::data(StatusCode::OK, Value::Array(users)))
     });
@@ -657,7 +692,7 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .users
         .iter()
         .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
-        .map(|u| u.json.clone())
+        .map(|u| user_json(&app, &u.json))
         .collect();
     answer(&app, page_of(&app, &q, "/users", &items))
 }
@@ -669,7 +704,7 @@ async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>
             .workspace()
             .user(&id)
             .ok_or_else(|| not_found("/users", "User", &id))?;
-        Ok(reply::data(StatusCode::OK, user.json.clone()))
+        Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
 }
@@ -712,6 +747,9 @@ async fn organization_hv(State(app): State<App>) -> Response {
         .has(Fault::OrganizationWithoutEnvelope)
     {
         return reply::json(StatusCode::OK, &org);
+    }
+    if app.switches().faults.has(Fault::OrganizationAsArray) {
+        return reply::data(StatusCode::OK, json!([org]));
     }
     reply::data(StatusCode::OK, org)
 }

@@ -184,8 +184,27 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         .created_by_user_id
         .clone()
         .unwrap_or_else(|| caller.user_id.to_string());
+    let mut input = input;
+    if faults.has(Fault::ContactEmailsFirstOnly) {
+        input.emails.truncate(1);
+    }
     let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
-    let json = contact.to_json(store.custom_field_defs());
+    let mut json = contact.to_json(store.custom_field_defs());
+    if faults.has(Fault::CustomFieldItemsWithoutId) {
+        if let Some(Value::Array(items)) = json.get_mut("customFields") {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("id");
+            }
+        }
+    }
+    if faults.has(Fault::CreatedByUserIdUnprefixed) {
+        if let Some(id) = json["createdByUserId"]
+            .as_str()
+            .and_then(|s| s.strip_prefix("US"))
+        {
+            json["createdByUserId"] = Value::String(id.to_string());
+        }
+    }
     let jobs = crate::reference::deliveries::fire(
         app,
         &mut store,

@@ -76,13 +76,26 @@ fn page(
             .map_err(|m| ApiError::bad_request(path, m))?;
     let body = pagination::list_body(
         pagination::Page {
-            items: page.iter().map(Conversation::to_json).collect(),
+            items: page.iter().map(|c| conversation_json(app, c)).collect(),
             total: items.len(),
             next_token: next,
         },
         &app.switches().faults,
     );
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// A conversation as answered; fault `conversation-participants-joined` joins the participants.
+fn conversation_json(app: &App, c: &Conversation) -> serde_json::Value {
+    let mut v = c.to_json();
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationParticipantsJoined)
+    {
+        v["participants"] = serde_json::Value::String(c.participants.join(","));
+    }
+    v
 }
 
 fn of_workspace(m: &Messaging, workspace: Workspace) -> impl Iterator<Item = &Conversation> {
@@ -337,9 +350,15 @@ fn mark(
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
         if how == Mark::Read && faults.has(Fault::MarkReadNoEnvelope) {
-            return Ok(reply::json(StatusCode::OK, &updated.to_json()));
+            return Ok(reply::json(
+                StatusCode::OK,
+                &conversation_json(app, &updated),
+            ));
         }
-        Ok(reply::data(StatusCode::OK, updated.to_json()))
+        Ok(reply::data(
+            StatusCode::OK,
+            conversation_json(app, &updated),
+        ))
     });
     answer(app, result)
 }

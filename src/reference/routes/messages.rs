@@ -92,7 +92,15 @@ fn message_page(
         pagination::Page {
             items: page
                 .iter()
-                .map(|m| m.to_json(with_conversation_id))
+                .map(|m| {
+                    let mut v = m.to_json(with_conversation_id);
+                    if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
+                        if let Some(rest) = m.id.strip_prefix("AC") {
+                            v["id"] = Value::String(format!("MS{rest}"));
+                        }
+                    }
+                    v
+                })
                 .collect(),
             total: items.len(),
             next_token: next,
@@ -663,10 +671,13 @@ async fn get_hv(
             m => m,
         }
         .ok_or_else(|| missing_message(&id))?;
-        Ok(reply::data(
-            StatusCode::OK,
-            message.to_json(!faults.has(Fault::MessageWithoutConversationId)),
-        ))
+        let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
+        if faults.has(Fault::MessageMediaDropped) {
+            if let Some(o) = json.as_object_mut() {
+                o.remove("media");
+            }
+        }
+        Ok(reply::data(StatusCode::OK, json))
     });
     answer(&app, result)
 }

@@ -226,7 +226,12 @@ fn shown_revision(task: &Task, faults: &FaultSet) -> u64 {
 }
 
 fn task_json(task: &Task, faults: &FaultSet) -> Value {
-    task.to_json(shown_revision(task, faults))
+    let mut v = task.to_json(shown_revision(task, faults));
+    if faults.has(Fault::TaskCompletedString) {
+        v["completed"] = json!(task.completed.to_string());
+        v["isDeleted"] = json!(task.is_deleted.to_string());
+    }
+    v
 }
 
 async fn create(
@@ -526,6 +531,9 @@ fn run_transition(
             let body = body?;
             let due = match date_field(&body, "dueDate") {
                 Err(_) if faults.has(Fault::TaskInvalidDueDateAccepted) => return Ok(Changed::No),
+                Err(_) if faults.has(Fault::TaskDueDateFreeText) => {
+                    Some(OffsetDateTime::now_utc() + time::Duration::days(7))
+                }
                 parsed => parsed?,
             }
             .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field dueDate is required"))?;

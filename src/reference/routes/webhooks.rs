@@ -386,7 +386,13 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             url,
             created_at: now,
             updated_at: now,
-            api_version: (!faults.has(Fault::WebhookApiVersionNotPinned)).then_some(pinned),
+            api_version: (!faults.has(Fault::WebhookApiVersionNotPinned)).then_some(
+                if faults.has(Fault::WebhookApiVersionTimestamp) {
+                    format!("{pinned}T00:00:00Z")
+                } else {
+                    pinned
+                },
+            ),
             events,
             resource_ids: fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]),
         };
