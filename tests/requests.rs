@@ -128,24 +128,15 @@ fn every_must_reject_step_proves_its_reason() {
 fn the_readme_gives_the_must_reject_figures() {
     // The README's table of must-reject steps by how they prove their reason is the catalog's.
     let (kinds, without, properties) = must_reject_kinds();
-    let readme = include_str!("../README.md");
-    let mut missing = Vec::new();
-    for (kind, n) in &kinds {
-        let row = format!("| {kind} | {n} |");
-        if !readme.contains(&row) {
-            missing.push(row);
-        }
-    }
-    let row = format!(
-        "| property trials: must-reject inputs beside must-accept inputs of the same request | {properties} |"
+    let missing = rows_the_readme_lacks(
+        &kinds,
+        &[
+            format!(
+                "| property trials: must-reject inputs beside must-accept inputs of the same request | {properties} |"
+            ),
+            format!("| without a way (fails `cargo test`) | {} |", without.len()),
+        ],
     );
-    if !readme.contains(&row) {
-        missing.push(row);
-    }
-    let row = format!("| without a way (fails `cargo test`) | {} |", without.len());
-    if !readme.contains(&row) {
-        missing.push(row);
-    }
     assert!(
         missing.is_empty(),
         "README.md lacks these rows (section 'Must-reject cases'):\n{}",
@@ -243,24 +234,30 @@ fn every_state_change_is_read_back() {
 fn the_readme_gives_the_read_back_figures() {
     // The README's table of state-changing steps by how their effect is shown is the catalog's.
     let (kinds, without) = effect_kinds();
-    let readme = include_str!("../README.md");
-    let mut missing = Vec::new();
-    for (kind, n) in &kinds {
-        let row = format!("| {kind} | {n} |");
-        if !readme.contains(&row) {
-            missing.push(row);
-        }
-    }
-    let row = format!(
-        "| without a read (fails `cargo test`) | {} |",
-        without.len()
+    let missing = rows_the_readme_lacks(
+        &kinds,
+        &[format!(
+            "| without a read (fails `cargo test`) | {} |",
+            without.len()
+        )],
     );
-    if !readme.contains(&row) {
-        missing.push(row);
-    }
     assert!(
         missing.is_empty(),
         "README.md lacks these rows (section 'State changes are read back'):\n{}",
         missing.join("\n")
     );
+}
+
+/// The rows `| kind | count |` of `kinds`, and the `extra` rows, that README.md does not hold.
+fn rows_the_readme_lacks(
+    kinds: &std::collections::BTreeMap<&'static str, usize>,
+    extra: &[String],
+) -> Vec<String> {
+    let readme = include_str!("../README.md");
+    kinds
+        .iter()
+        .map(|(kind, n)| format!("| {kind} | {n} |"))
+        .chain(extra.iter().cloned())
+        .filter(|row| !readme.contains(row.as_str()))
+        .collect()
 }

@@ -132,15 +132,7 @@ pub struct ReadBack {
 impl ReadBack {
     /// The read, as a request.
     pub fn request(&self) -> Request {
-        Request {
-            method: "GET".into(),
-            path: self.path.clone(),
-            query: self.query.clone(),
-            headers: Map::new(),
-            body: None,
-            auth: None,
-            version: None,
-        }
+        Request::get(&self.path, &self.query)
     }
 }
 
@@ -262,15 +254,7 @@ fn default_id_pointer() -> String {
 impl Watch {
     /// The listing request.
     pub fn request(&self) -> Request {
-        Request {
-            method: "GET".into(),
-            path: self.path.clone(),
-            query: self.query.clone(),
-            headers: Map::new(),
-            body: None,
-            auth: None,
-            version: None,
-        }
+        Request::get(&self.path, &self.query)
     }
 }
 
@@ -386,6 +370,21 @@ pub struct Request {
     /// header-versioned API, no header on v1.
     #[serde(default)]
     pub version: Option<String>,
+}
+
+impl Request {
+    /// A GET of `path` with `query`, the key and version of the case (a read the suite adds).
+    pub fn get(path: &str, query: &Map<String, Value>) -> Request {
+        Request {
+            method: "GET".into(),
+            path: path.to_string(),
+            query: query.clone(),
+            headers: Map::new(),
+            body: None,
+            auth: None,
+            version: None,
+        }
+    }
 }
 
 /// Expected status: an exact code, a class such as `4xx`, or a list of those.

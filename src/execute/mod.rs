@@ -84,18 +84,7 @@ impl Executor {
 
     /// The waiting bounds of deliveries: profile fixtures, else the README's defaults.
     fn bounds(&self) -> Bounds {
-        let secs = |name: &str| {
-            self.profile
-                .fixtures
-                .get(name)
-                .and_then(|v| match v {
-                    Value::Number(n) => n.as_f64(),
-                    Value::String(s) => s.trim().parse::<f64>().ok(),
-                    _ => None,
-                })
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64)
-        };
+        let secs = |name: &str| self.seconds(name);
         let d = Bounds::default();
         Bounds {
             delivery: secs("webhook_delivery_seconds").unwrap_or(d.delivery),
@@ -629,18 +618,22 @@ impl Executor {
 
     /// How long an asynchronous effect may take to show: the profile's `effect_seconds`, else 10.
     fn effect_bound(&self) -> Duration {
+        self.seconds("effect_seconds")
+            .map_or(Duration::from_secs(10), |d| d.min(Duration::from_secs(600)))
+    }
+
+    /// A waiting bound the profile gives in seconds (a number, or a string holding one).
+    fn seconds(&self, name: &str) -> Option<Duration> {
         self.profile
             .fixtures
-            .get("effect_seconds")
+            .get(name)
             .and_then(|v| match v {
                 Value::Number(n) => n.as_f64(),
                 Value::String(s) => s.trim().parse::<f64>().ok(),
                 _ => None,
             })
             .filter(|s| s.is_finite() && *s >= 0.0)
-            .map_or(Duration::from_secs(10), |s| {
-                Duration::from_secs_f64(s.min(600.0))
-            })
+            .map(Duration::from_secs_f64)
     }
 
     /// Renders, sends and judges one request of a step.
