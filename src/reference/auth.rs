@@ -11,10 +11,9 @@ use axum::response::Response;
 use super::app::App;
 use super::errors::ApiError;
 use super::faults::Fault;
+use super::paths::{API_VERSION, is_call_path};
 use super::variants::Variant;
 
-/// The only version of the header-versioned API.
-pub(crate) const API_VERSION: &str = "2026-03-30";
 const VERSION_HEADER: &str = "service-api-version";
 
 /// The authenticated user of a request, put in its extensions by [`require_key`].
@@ -35,7 +34,7 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
             .iter()
             .find(|k| value.as_bytes() == k.key.as_bytes())
             .or_else(|| {
-                let calls = super::routes::calls::is_call_path(req.uri().path());
+                let calls = is_call_path(req.uri().path());
                 (calls && faults.has(Fault::CallsWrongKeyAccepted))
                     .then(|| app.keys().first())
                     .flatten()
@@ -71,7 +70,7 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
         let sent = req.headers().get(VERSION_HEADER);
         let lenient = (sent.is_some()
             && app.switches().faults.has(Fault::CallsVersionUnchecked)
-            && super::routes::calls::is_call_path(req.uri().path()))
+            && is_call_path(req.uri().path()))
             || (sent.is_none() && app.switches().faults.has(Fault::VersionHeaderOptional));
         if !lenient && sent.map(|v| v.as_bytes()) != Some(API_VERSION.as_bytes()) {
             let message = match sent {

@@ -2,7 +2,6 @@
 //! at once on a tokio task, retried with the same `webhook-id` after a failed answer, and kept in
 //! the delivery history that `GET /webhooks/{id}/events` reads.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use base64::Engine;
@@ -11,6 +10,7 @@ use time::OffsetDateTime;
 
 use super::app::App;
 use super::faults::Fault;
+use super::hooks::{DeliveryRecord, Hooks};
 use super::model::{Webhook, timestamp};
 use super::store::Store;
 use super::variants::Variant;
@@ -21,84 +21,6 @@ const MAX_ATTEMPTS: usize = 3;
 const RETRY_PAUSE: Duration = Duration::from_millis(60);
 /// How long the reference waits for a receiver's answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Webhook secrets, the delivery history and the legacy webhooks of one instance.
-#[derive(Debug, Default)]
-pub(crate) struct Hooks {
-    next_webhook: u64,
-    next_delivery: u64,
-    secrets: HashMap<String, String>,
-    pub deliveries: Vec<DeliveryRecord>,
-    pub legacy: Vec<Value>,
-}
-
-/// One delivery: its payload and every attempt to deliver it.
-#[derive(Debug, Clone)]
-pub(crate) struct DeliveryRecord {
-    /// Equals the `webhook-id` header of its attempts.
-    pub id: String,
-    pub webhook_id: String,
-    /// The payload's id; null for test deliveries.
-    pub event_id: Option<String>,
-    /// The primary resource's id; null for test deliveries.
-    pub resource_id: Option<String>,
-    pub event: String,
-    pub payload: String,
-    pub created_at: OffsetDateTime,
-    pub attempts: Vec<Value>,
-}
-
-impl DeliveryRecord {
-    pub fn to_json(&self, test_has_resource: bool) -> Value {
-        let resource_id = match (&self.resource_id, test_has_resource) {
-            (None, true) => Some(self.webhook_id.clone()),
-            (r, _) => r.clone(),
-        };
-        json!({
-            "id": self.id,
-            "webhookId": self.webhook_id,
-            "eventId": self.event_id,
-            "resourceId": resource_id,
-            "type": self.event,
-            "createdAt": timestamp(self.created_at),
-            "attempts": self.attempts,
-        })
-    }
-}
-
-impl Hooks {
-    /// A fresh numeric webhook id (the seeded ones are 1001 and 1002).
-    pub fn new_webhook_id(&mut self) -> String {
-        self.next_webhook += 1;
-        (2000 + self.next_webhook).to_string()
-    }
-
-    /// A fresh signing secret, `whsec_` and base64 of 24 random bytes.
-    pub fn new_secret(&mut self, webhook_id: &str) -> String {
-        let bytes: [u8; 24] = rand::random();
-        let secret = format!(
-            "whsec_{}",
-            base64::engine::general_purpose::STANDARD.encode(bytes)
-        );
-        self.secrets.insert(webhook_id.to_string(), secret.clone());
-        secret
-    }
-
-    pub fn secret(&self, webhook_id: &str) -> Option<&str> {
-        self.secrets.get(webhook_id).map(String::as_str)
-    }
-
-    fn new_delivery_id(&mut self) -> String {
-        self.next_delivery += 1;
-        format!("msg_{:016x}", 0x5eed_0000_0000 + self.next_delivery)
-    }
-
-    pub fn delivery(&self, webhook_id: &str, id: &str) -> Option<&DeliveryRecord> {
-        self.deliveries
-            .iter()
-            .find(|d| d.webhook_id == webhook_id && d.id == id)
-    }
-}
 
 /// A delivery to send: what the sending task needs without the store.
 pub(crate) struct Job {

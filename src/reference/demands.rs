@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::app::App;
 use super::errors::ApiError;
 use super::faults::Fault;
-use super::routes::activity::TRIGGER_PATH;
+use super::paths::TRIGGER_PATH;
 use super::variants::Variant;
 use crate::contract::{Contract, ParamIn, Route};
 

@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
-use super::auth::API_VERSION;
 use super::contact_input::{ContactInput, CustomFieldInput, EntryInput, ReservedNames};
 use super::messaging;
 use super::model::{CustomFieldDef, Webhook};
+use super::paths::{API_VERSION, TRIGGER_PATH};
 use super::store::Store;
 use super::task_store::{NewTask, OPEN_TASK_LIMIT};
 use super::workspace;
@@ -186,10 +186,7 @@ pub(crate) fn profile() -> Profile {
         ("task_conversation_id", TASK_CONVERSATION_ID),
         // --- webhooks (issue 7) ---
         ("other_phone_number_id", workspace::SHARED_NUMBER_ID),
-        (
-            "activity_trigger_path",
-            super::routes::activity::TRIGGER_PATH,
-        ),
+        ("activity_trigger_path", TRIGGER_PATH),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), json!(value)))

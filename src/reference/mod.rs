@@ -15,11 +15,14 @@ mod deliveries;
 mod demands;
 mod errors;
 mod fixtures;
+mod hooks;
 mod input;
 mod messaging;
 mod model;
 mod pagination;
+mod paths;
 mod reply;
+mod reshape;
 pub(crate) mod routes;
 mod store;
 mod switches;
@@ -76,7 +79,10 @@ pub struct Running {
 
 /// The router of a fresh instance with its own seeded store; it needs no listener of its own.
 pub fn router(opts: &Options) -> axum::Router {
-    routes::router(App::new(Switches::from_options(opts)))
+    routes::router(App::new(Switches::new(
+        opts.faults.clone(),
+        opts.variants.clone(),
+    )))
 }
 
 /// Binds `opts.listen` and serves a fresh instance on a tokio task.

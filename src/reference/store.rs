@@ -15,7 +15,7 @@ pub(crate) struct Store {
     custom_field_defs: Vec<CustomFieldDef>,
     webhooks: Vec<Webhook>,
     /// Webhook secrets, deliveries and legacy webhooks (`deliveries.rs`).
-    pub hooks: super::deliveries::Hooks,
+    pub hooks: super::hooks::Hooks,
     // --- messages and conversations (issue 4): add this area's data below (one field holding its own store type) ---
     /// Lines, conversations and messages (`messaging.rs`).
     pub messaging: super::messaging::Messaging,

@@ -3,7 +3,6 @@
 //! Every handler reads its deviations from here, so a fault or a variant is one `if` at the place
 //! it changes, and a new kind of switch is a new field rather than a new parameter everywhere.
 
-use super::Options;
 use super::faults::FaultSet;
 use super::variants::{Variant, VariantSet};
 
@@ -17,11 +16,8 @@ pub(crate) struct Switches {
 }
 
 impl Switches {
-    pub fn from_options(opts: &Options) -> Self {
-        Switches {
-            faults: opts.faults.clone(),
-            variants: opts.variants.clone(),
-        }
+    pub fn new(faults: FaultSet, variants: VariantSet) -> Self {
+        Switches { faults, variants }
     }
 
     /// Whether a variant is on.

@@ -25,7 +25,7 @@ use axum::routing::post;
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
-use super::allow_only;
+use super::respond::allow_only;
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::deliveries;
@@ -33,6 +33,7 @@ use crate::reference::errors::ApiError;
 use crate::reference::faults::Fault;
 use crate::reference::input;
 use crate::reference::model::timestamp;
+use crate::reference::paths::TRIGGER_PATH;
 use crate::reference::reply;
 use crate::reference::workspace::Call;
 
@@ -83,9 +84,6 @@ const OUTCOMES: &[Outcome] = &[
         ],
     ),
 ];
-
-/// Where the hook listens; the reference profile names it as `activity_trigger_path`.
-pub(crate) const TRIGGER_PATH: &str = "/_reference/activity";
 
 pub(super) fn routes() -> Router<App> {
     Router::new().route(TRIGGER_PATH, allow_only(post(trigger), "POST"))

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{allow_only, answer};
+use super::respond::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::contact_input::is_e164;
@@ -23,13 +23,11 @@ use crate::reference::errors::Generation;
 use crate::reference::faults::Fault;
 use crate::reference::input::{self, Query};
 use crate::reference::pagination;
+use crate::reference::paths::{HV_CALLS as HV, V1_CALLS, V1_RECORDINGS};
 use crate::reference::reply;
 use crate::reference::workspace::{AVAILABLE, Call, Workspace};
 
-const V1_CALLS: &str = "/v1/calls";
-const V1_RECORDINGS: &str = "/v1/call-recordings";
 const V1_USERS: &str = "/v1/users";
-const HV: &str = "/calls";
 const NOT_NUMBER_USER: &str = "Not Phone Number User";
 const CALLS_403_CODE: &str = "0101403";
 const TOO_MANY_PARTICIPANTS: (&str, &str) = ("0101400", "Too Many Participants");
@@ -79,16 +77,6 @@ pub(super) fn header_versioned_routes() -> Router<App> {
             allow_only(get(user_numbers_hv), "GET"),
         )
         .route("/organization", allow_only(get(organization_hv), "GET"))
-}
-
-/// Whether a path belongs to the call endpoints of either generation (some faults apply there).
-pub(crate) fn is_call_path(path: &str) -> bool {
-    [V1_CALLS, V1_RECORDINGS, HV].iter().any(|p| {
-        path == *p
-            || path
-                .strip_prefix(p)
-                .is_some_and(|rest| rest.starts_with('/'))
-    })
 }
 
 type Answer = Result<Response, ApiError>;

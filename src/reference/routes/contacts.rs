@@ -10,7 +10,7 @@ use axum::routing::{get, patch};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::{allow_only, answer};
+use super::respond::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::contact_input::{

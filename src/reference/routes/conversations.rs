@@ -9,7 +9,7 @@ use axum::routing::{get, post};
 use time::OffsetDateTime;
 
 use super::messages::{instant, sort_order, time_bounds, within};
-use super::{allow_only, answer};
+use super::respond::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::contact_input::is_e164;

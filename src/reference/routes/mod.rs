@@ -1,6 +1,7 @@
-//! The router: every route, the answers to unknown paths and methods, and the layers around them.
+//! The router: every route, the answer to unknown paths, and the layers around them (a known
+//! path's other methods get their 405 from `respond.rs`).
 
-pub(crate) mod activity;
+mod activity;
 mod contacts;
 mod webhooks;
 // --- messages and conversations (issue 4): add this area's route module below ---
@@ -8,17 +9,18 @@ mod conversations;
 mod messages;
 
 // --- calls, recordings, users, phone numbers, organization, access control (issue 5): add this area's route module below ---
-pub(crate) mod calls;
+mod calls;
 
 // --- tasks (issue 6): add this area's route module below ---
 mod tasks;
+
+mod respond;
 
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::MethodRouter;
 
 use super::app::App;
 use super::auth;
@@ -79,7 +81,7 @@ pub(crate) fn router(app: App) -> Router {
         // Outside authentication, so 401 answers take the variants' shapes too.
         .layer(middleware::from_fn_with_state(
             app.clone(),
-            super::variants::rewrite,
+            super::reshape::rewrite,
         ));
     if app.switches().faults.has(Fault::WrongContentType) {
         // Outermost, so that the 401s of contact paths are mislabelled too.
@@ -95,33 +97,6 @@ async fn not_found(State(app): State<App>, method: Method, uri: Uri) -> Response
         format!("no endpoint {method} {}", uri.path()),
     )
     .render(app.switches())
-}
-
-/// The response of a handler's result: the answer, or the error rendered as the switches say.
-fn answer(app: &App, result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(|e| e.render(app.switches()))
-}
-
-/// Gives a known path's wrong methods a 405 with an error body of its generation and `Allow`
-/// (axum's own 405 has an empty body).
-fn allow_only(methods: MethodRouter<App>, allow: &'static str) -> MethodRouter<App> {
-    methods.fallback(
-        move |State(app): State<App>, method: Method, uri: Uri| async move {
-            let mut response = ApiError::for_path(
-                uri.path(),
-                StatusCode::METHOD_NOT_ALLOWED,
-                format!(
-                    "method {method} is not allowed on {}; allowed: {allow}",
-                    uri.path()
-                ),
-            )
-            .render(app.switches());
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static(allow));
-            response
-        },
-    )
 }
 
 async fn label_contact_answers_as_text(req: Request, next: Next) -> Response {

@@ -16,12 +16,13 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
-use super::{allow_only, answer};
+use super::respond::{allow_only, answer};
 use crate::reference::app::App;
-use crate::reference::deliveries::{self, DeliveryRecord};
+use crate::reference::deliveries;
 use crate::reference::errors::ApiError;
 use crate::reference::faults::Fault;
 use crate::reference::fixtures;
+use crate::reference::hooks::DeliveryRecord;
 use crate::reference::input::{self, Query};
 use crate::reference::model::Webhook;
 use crate::reference::reply;
@@ -337,7 +338,7 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             .events
             .ok_or_else(|| ApiError::bad_request(PATH, "events is required"))?;
         let pinned = match headers.get(PIN_HEADER) {
-            Some(v) if v.as_bytes() != crate::reference::auth::API_VERSION.as_bytes() => {
+            Some(v) if v.as_bytes() != crate::reference::paths::API_VERSION.as_bytes() => {
                 return Err(ApiError::bad_request(
                     PATH,
                     format!(
@@ -346,7 +347,7 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
                     ),
                 ));
             }
-            _ => crate::reference::auth::API_VERSION.to_string(),
+            _ => crate::reference::paths::API_VERSION.to_string(),
         };
         let mut store = app.store();
         // Fault webhook-limit-counts-run-only: the webhooks the workspace had before (seeded
