@@ -13,6 +13,7 @@ use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
 use super::model::timestamp;
+use super::pagination::PageQueryError;
 
 /// The workspace a line or a user belongs to; each has the state its name says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -349,17 +350,21 @@ pub(crate) fn keyset_page<T: Clone>(
     id_of: impl Fn(&T) -> &str,
     size: usize,
     token: Option<&str>,
-) -> Result<(Vec<T>, Option<String>), String> {
+) -> Result<(Vec<T>, Option<String>), PageQueryError> {
     let start = match token {
         None => 0,
         Some(t) => {
-            let last = decode(t).ok_or_else(|| {
-                format!("query parameter pageToken '{t}' is not a token this service issued")
+            let last = decode(t).ok_or_else(|| PageQueryError::ForeignToken {
+                token: t.to_string(),
             })?;
             match items.iter().position(|i| id_of(i) == last) {
                 Some(p) => p + 1,
                 // The item left the filtered set meanwhile: continue after where it sorted.
-                None => return Err(format!("query parameter pageToken '{t}' has expired")),
+                None => {
+                    return Err(PageQueryError::ExpiredToken {
+                        token: t.to_string(),
+                    });
+                }
             }
         }
     };
@@ -660,7 +665,15 @@ mod tests {
             }
         }
         assert_eq!(seen, items);
-        assert!(keyset_page(&items, |s| s.as_str(), 2, Some("zz")).is_err());
+        assert!(matches!(
+            keyset_page(&items, |s| s.as_str(), 2, Some("zz")),
+            Err(PageQueryError::ForeignToken { .. })
+        ));
+        let gone = encode("id0");
+        assert!(matches!(
+            keyset_page(&items[1..], |s| s.as_str(), 2, Some(&gone)),
+            Err(PageQueryError::ExpiredToken { .. })
+        ));
     }
 
     #[test]

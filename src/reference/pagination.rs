@@ -13,6 +13,22 @@ const TOKEN_MASK: u64 = 0x5eed_c0de_7a11_ab1e;
 /// The page size when a fault makes lists deaf to `maxResults`.
 const IGNORED_MAX_RESULTS_SIZE: usize = 10;
 
+/// Why a list refuses its paging parameters; the text is the message of the 400 it answers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PageQueryError {
+    #[error("query parameter maxResults must be an integer from {min} to {max}, got '{value}'")]
+    MaxResults {
+        value: String,
+        min: usize,
+        max: usize,
+    },
+    #[error("query parameter pageToken '{token}' is not a token this service issued")]
+    ForeignToken { token: String },
+    /// A keyset token whose item left the filtered set.
+    #[error("query parameter pageToken '{token}' has expired")]
+    ExpiredToken { token: String },
+}
+
 pub(crate) fn encode_token(offset: usize) -> String {
     format!("{TOKEN_PREFIX}{:016x}", offset as u64 ^ TOKEN_MASK)
 }
@@ -32,7 +48,7 @@ pub(crate) fn max_results(
     value: Option<&str>,
     default: usize,
     max: usize,
-) -> Result<usize, String> {
+) -> Result<usize, PageQueryError> {
     max_results_in(value, default, 1..=max)
 }
 
@@ -41,26 +57,26 @@ pub(crate) fn max_results_in(
     value: Option<&str>,
     default: usize,
     range: std::ops::RangeInclusive<usize>,
-) -> Result<usize, String> {
+) -> Result<usize, PageQueryError> {
     let Some(value) = value else {
         return Ok(default);
     };
     match value.parse::<usize>() {
         Ok(n) if range.contains(&n) => Ok(n),
-        _ => Err(format!(
-            "query parameter maxResults must be an integer from {} to {}, got '{value}'",
-            range.start(),
-            range.end()
-        )),
+        _ => Err(PageQueryError::MaxResults {
+            value: value.to_string(),
+            min: *range.start(),
+            max: *range.end(),
+        }),
     }
 }
 
 /// Reads `pageToken`: absent means the first page.
-pub(crate) fn page_token(value: Option<&str>) -> Result<usize, String> {
+pub(crate) fn page_token(value: Option<&str>) -> Result<usize, PageQueryError> {
     match value {
         None => Ok(0),
-        Some(token) => decode_token(token).ok_or_else(|| {
-            format!("query parameter pageToken '{token}' is not a token this service issued")
+        Some(token) => decode_token(token).ok_or_else(|| PageQueryError::ForeignToken {
+            token: token.to_string(),
         }),
     }
 }
@@ -196,5 +212,19 @@ mod tests {
         for bad in ["0", "51", "-1", "abc", "2.5", ""] {
             assert!(max_results(Some(bad), 10, 50).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn refusals_read_as_the_400_message() {
+        let refused = max_results(Some("51"), 10, 50).map_err(|e| e.to_string());
+        assert_eq!(
+            refused,
+            Err("query parameter maxResults must be an integer from 1 to 50, got '51'".into())
+        );
+        let refused = page_token(Some("abc")).map_err(|e| e.to_string());
+        assert_eq!(
+            refused,
+            Err("query parameter pageToken 'abc' is not a token this service issued".into())
+        );
     }
 }

@@ -173,9 +173,9 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         min..=MAX_PAGE
     };
     let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
-        .map_err(|m| ApiError::bad_request(path, m))?;
-    let offset =
-        pagination::page_token(q.first("pageToken")).map_err(|m| ApiError::bad_request(path, m))?;
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    let offset = pagination::page_token(q.first("pageToken"))
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let page = pagination::paginate(items, size, offset, faults);
     Ok(reply::json(
         StatusCode::OK,

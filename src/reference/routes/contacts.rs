@@ -21,7 +21,7 @@ use crate::reference::faults::{Fault, FaultSet};
 use crate::reference::fixtures;
 use crate::reference::input::{self, Query};
 use crate::reference::model::Contact;
-use crate::reference::pagination::{self, Page};
+use crate::reference::pagination::{self, Page, PageQueryError};
 use crate::reference::reply;
 use crate::reference::switches::Switches;
 use crate::reference::variants::Variant;
@@ -436,8 +436,8 @@ fn filter_values(
     Ok(values.into_iter().map(str::to_string).collect())
 }
 
-fn bad_query(path: &str) -> impl Fn(String) -> ApiError + '_ {
-    move |message| ApiError::bad_request(path, message)
+fn bad_query(path: &str) -> impl Fn(PageQueryError) -> ApiError + '_ {
+    move |e| ApiError::bad_request(path, e.to_string())
 }
 
 fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {

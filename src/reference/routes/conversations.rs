@@ -70,10 +70,10 @@ fn page(
     query: &Query,
 ) -> Result<Response, ApiError> {
     let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
-        .map_err(|m| ApiError::bad_request(path, m))?;
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let (page, next) =
         messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
-            .map_err(|m| ApiError::bad_request(path, m))?;
+            .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let body = pagination::list_body(
         pagination::Page {
             items: page.iter().map(|c| conversation_json(app, c)).collect(),

@@ -16,9 +16,9 @@ use crate::reference::app::App;
 use crate::reference::auth::Caller;
 use crate::reference::contact_input::is_e164;
 use crate::reference::errors::ApiError;
-use crate::reference::faults::Fault;
+use crate::reference::faults::{Fault, FaultSet};
 use crate::reference::input::{self, Query};
-use crate::reference::messaging::{self, A2p, Message, RetryRefusal, Workspace};
+use crate::reference::messaging::{self, A2p, Line, Message, RetryRefusal, Workspace};
 use crate::reference::pagination;
 use crate::reference::reply;
 use crate::reference::variants::Variant;
@@ -73,7 +73,7 @@ fn page_size(app: &App, path: &str, query: &Query) -> Result<usize, ApiError> {
         MAX_RESULTS
     };
     pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
-        .map_err(|m| ApiError::bad_request(path, m))
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))
 }
 
 /// Cuts a page of messages and answers the list body.
@@ -87,7 +87,7 @@ fn message_page(
     let size = page_size(app, path, query)?;
     let (page, next) =
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
-            .map_err(|m| ApiError::bad_request(path, m))?;
+            .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let body = pagination::list_body(
         pagination::Page {
             items: page
@@ -271,6 +271,56 @@ async fn send_v1(
 
 fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
+    let stored = stored_text(app, body)?;
+    let recipients = recipients(faults, body)?;
+    let sender = sender(body)?;
+    let mut store = app.store();
+    let workspace = store.messaging.workspace_of(caller.user_id);
+    // Fault from-number-unresolved: only a phone number id names the sender.
+    let unresolved = faults.has(Fault::FromNumberUnresolved)
+        && body.contains_key("from")
+        && !sender.starts_with("PN");
+    let line = store
+        .messaging
+        .line(workspace, &sender)
+        .filter(|_| !unresolved)
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!("'{sender}' is not a phone number of your workspace"),
+            )
+        })?;
+    may_send(faults, workspace, &line, &recipients)?;
+    let message = store.messaging.record(
+        &line,
+        &recipients,
+        true,
+        None,
+        &stored,
+        Some(caller.user_id),
+        "sent",
+        OffsetDateTime::now_utc(),
+    );
+    let json = message.to_json(true);
+    let id = json["id"].as_str().unwrap_or_default().to_string();
+    let jobs = crate::reference::deliveries::fire(
+        app,
+        &mut store,
+        "message.delivered",
+        Some(line.id),
+        &id,
+        json.clone(),
+    );
+    drop(store);
+    crate::reference::deliveries::dispatch(app, jobs);
+    Ok(reply::data(StatusCode::ACCEPTED, json))
+}
+
+/// The text a send stores: read under its variant's name, refused when blank.
+fn stored_text(app: &App, body: &Map<String, Value>) -> Result<String, ApiError> {
+    let faults = &app.switches().faults;
     // Variant message-text-content (READINGS 6.1): the text under the target's own name.
     let field = if app.switches().variant(Variant::MessageTextContent) {
         if body.contains_key("text") {
@@ -323,6 +373,11 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             serde_json::json!({"type": "string"}),
         ));
     }
+    Ok(stored)
+}
+
+/// The distinct recipients of a send: 1 to 10 E.164 numbers.
+fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
     let to: Vec<String> = match body.get("to") {
         Some(Value::Array(items)) => items
             .iter()
@@ -368,47 +423,39 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     if faults.has(Fault::GroupToTruncatedAt9) {
         recipients.truncate(9);
     }
+    Ok(recipients)
+}
+
+/// The sender a send names: a phone number or a phone number id.
+fn sender(body: &Map<String, Value>) -> Result<String, ApiError> {
     // `from` names the sender; the deprecated `phoneNumberId` still does when `from` is absent.
-    let sender = match (body.get("from"), body.get("phoneNumberId")) {
-        (Some(Value::String(s)), _) => s.clone(),
-        (Some(_), _) => {
-            return Err(ApiError::bad_request(
-                V1_PATH,
-                "from must be a phone number or a phone number id",
-            ));
-        }
-        (None, Some(Value::String(s))) => s.clone(),
-        (None, Some(_)) => {
-            return Err(ApiError::bad_request(
-                V1_PATH,
-                "phoneNumberId must be a string",
-            ));
-        }
-        (None, None) => {
-            return Err(ApiError::bad_request(
-                V1_PATH,
-                "from is required: the sending phone number",
-            ));
-        }
-    };
-    let mut store = app.store();
-    let workspace = store.messaging.workspace_of(caller.user_id);
-    // Fault from-number-unresolved: only a phone number id names the sender.
-    let unresolved = faults.has(Fault::FromNumberUnresolved)
-        && body.contains_key("from")
-        && !sender.starts_with("PN");
-    let line = store
-        .messaging
-        .line(workspace, &sender)
-        .filter(|_| !unresolved)
-        .cloned()
-        .ok_or_else(|| {
-            ApiError::for_path(
-                V1_PATH,
-                StatusCode::FORBIDDEN,
-                format!("'{sender}' is not a phone number of your workspace"),
-            )
-        })?;
+    match (body.get("from"), body.get("phoneNumberId")) {
+        (Some(Value::String(s)), _) => Ok(s.clone()),
+        (Some(_), _) => Err(ApiError::bad_request(
+            V1_PATH,
+            "from must be a phone number or a phone number id",
+        )),
+        (None, Some(Value::String(s))) => Ok(s.clone()),
+        (None, Some(_)) => Err(ApiError::bad_request(
+            V1_PATH,
+            "phoneNumberId must be a string",
+        )),
+        (None, None) => Err(ApiError::bad_request(
+            V1_PATH,
+            "from is required: the sending phone number",
+        )),
+    }
+}
+
+/// Whether `line` of `workspace` may send to `recipients`: not to itself, with a live
+/// subscription, an approved A2P registration under its cap, and international messaging on when
+/// a recipient is abroad.
+fn may_send(
+    faults: &FaultSet,
+    workspace: Workspace,
+    line: &Line,
+    recipients: &[String],
+) -> Result<(), ApiError> {
     if recipients.iter().any(|r| r == line.number) {
         return Err(ApiError::bad_request(
             V1_PATH,
@@ -467,29 +514,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             .with_title("International Messaging Disabled"));
         }
     }
-    let message = store.messaging.record(
-        &line,
-        &recipients,
-        true,
-        None,
-        &stored,
-        Some(caller.user_id),
-        "sent",
-        OffsetDateTime::now_utc(),
-    );
-    let json = message.to_json(true);
-    let id = json["id"].as_str().unwrap_or_default().to_string();
-    let jobs = crate::reference::deliveries::fire(
-        app,
-        &mut store,
-        "message.delivered",
-        Some(line.id),
-        &id,
-        json.clone(),
-    );
-    drop(store);
-    crate::reference::deliveries::dispatch(app, jobs);
-    Ok(reply::data(StatusCode::ACCEPTED, json))
+    Ok(())
 }
 
 // --- GET /messages ------------------------------------------------------------------------

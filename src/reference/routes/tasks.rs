@@ -25,7 +25,7 @@ use crate::reference::errors::ApiError;
 use crate::reference::faults::{Fault, FaultSet};
 use crate::reference::fixtures;
 use crate::reference::input::{self, Query};
-use crate::reference::pagination::{self, Page};
+use crate::reference::pagination::{self, Page, PageQueryError};
 use crate::reference::reply;
 use crate::reference::task_store::{NewTask, OPEN_TASK_LIMIT, Task};
 
@@ -290,7 +290,7 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
     let query = Query::parse(raw.as_deref());
     let result = (|| {
         let faults = &app.switches().faults;
-        let bad = |m: String| ApiError::bad_request(V1_PATH, m);
+        let bad = |e: PageQueryError| ApiError::bad_request(V1_PATH, e.to_string());
         let size = pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad)?;
         let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
         let store = app.store();
