@@ -25,13 +25,14 @@ if ! cargo mutants --version >/dev/null 2>&1; then
     cargo install cargo-mutants --locked
 fi
 
-# The fault and variant catalogs, and the demanding variants' middleware (demands.rs, off in the
-# default run), are the self-test's subject, not the contract's: a mutant there changes only what
-# a fault or a variant does when switched on.
+# The fault and variant catalogs (with the variants' reshaping middleware, reshape.rs), and the
+# demanding variants' middleware (demands.rs, off in the default run), are the self-test's subject,
+# not the contract's: a mutant there changes only what a fault or a variant does when switched on.
 args=(
     --file 'src/reference/**/*.rs'
     --exclude 'src/reference/faults.rs'
     --exclude 'src/reference/variants.rs'
+    --exclude 'src/reference/reshape.rs'
     --exclude 'src/reference/demands.rs'
     --shard "$SHARD/$SHARDS"
     --sharding round-robin
