@@ -311,3 +311,153 @@ impl CheckedServe {
         Ok(CheckedServe::Listing(listing))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::error::NothingSelected;
+
+    /// The run arguments of a command line, the key left to the line (not the environment).
+    fn run_args(line: &[&str]) -> RunArgs {
+        let cli = Cli::try_parse_from(
+            std::iter::once("workspace-conformance").chain(line.iter().copied()),
+        )
+        .expect("a valid command line");
+        let mut args = cli.run;
+        if !line.contains(&"--api-key") {
+            args.api_key = None;
+        }
+        args
+    }
+
+    fn check(line: &[&str]) -> Result<CheckedRun, Error> {
+        CheckedRun::check(run_args(line), false)
+    }
+
+    #[test]
+    fn a_run_of_the_reference_is_checked_without_reaching_anything() {
+        let checked =
+            check(&["--fault", "contact-404-wrong-code", "v1.contacts"]).expect("checked");
+        assert!(matches!(checked.target, TargetSpec::Embedded { .. }));
+        assert!(!checked.chosen.is_empty());
+        assert!(checked.chosen.iter().all(|n| n.contains("v1.contacts")));
+        assert_eq!(checked.run_id.len(), 8);
+    }
+
+    #[test]
+    fn a_target_without_a_key_is_refused_before_it_is_reached() {
+        // Port 9 answers nothing: reaching it would be a different error.
+        let e = check(&["--target", "http://127.0.0.1:9"])
+            .err()
+            .expect("refused");
+        assert!(matches!(e, Error::NoApiKey), "{e}");
+        let checked = check(&["--target", "http://127.0.0.1:9", "--api-key", "k-123456"])
+            .expect("a key is all a target needs here");
+        assert!(matches!(
+            checked.target,
+            TargetSpec::Given {
+                key_source: KeySource::Flag,
+                ..
+            }
+        ));
+        // `--list` names the trials: no key needed.
+        assert!(check(&["--target", "http://127.0.0.1:9", "--list"]).is_ok());
+    }
+
+    #[test]
+    fn two_mistakes_give_the_first_message() {
+        let e = check(&["--test-threads", "0", "--timeout", "0", "--fault", "x"]).err();
+        assert!(matches!(e, Some(Error::NoTestThreads)));
+        let e = check(&["--target", "http://127.0.0.1:9", "--fault", "x"]).err();
+        assert!(matches!(e, Some(Error::UnknownFault { .. })));
+        let e = check(&["--target", "nope", "--area", "contact"]).err();
+        assert!(
+            matches!(&e, Some(Error::BadUrl { problem: UrlProblem::NoScheme { likely }, .. }) if likely == "http://nope")
+        );
+        let e = check(&["--area", "contact", "--discover"]).err();
+        assert!(matches!(e, Some(Error::NothingSelected(_))));
+        let e = check(&["--target", "http://127.0.0.1:9", "--variant", "all"]).err();
+        assert!(matches!(e, Some(Error::FaultsWithTarget)));
+    }
+
+    #[test]
+    fn options_of_the_target_are_refused_without_one() {
+        let e = check(&["--profile", "profile.json"]).err();
+        assert!(matches!(e, Some(Error::ProfileWithReference)));
+        let e = check(&["--discover"]).err();
+        assert!(matches!(e, Some(Error::DiscoverWithoutTarget)));
+    }
+
+    #[test]
+    fn nothing_selected_names_the_selection_and_the_closest_area() {
+        let Some(Error::NothingSelected(why)) = check(&["--area", "contact"]).err() else {
+            panic!("a selection of nothing is refused");
+        };
+        assert_eq!(why.given, ["--area contact"]);
+        assert_eq!(
+            why.unknown_areas,
+            [("contact".to_string(), Some("contacts".to_string()))]
+        );
+        let empty = NothingSelected {
+            given: vec![],
+            unknown_areas: vec![],
+            areas: vec![],
+        };
+        assert!(empty.to_string().contains("(the catalog is empty)"));
+    }
+
+    #[test]
+    fn discover_and_serve_check_their_arguments_first() {
+        let parse = |line: &[&str]| {
+            Cli::try_parse_from(
+                std::iter::once("workspace-conformance").chain(line.iter().copied()),
+            )
+            .expect("a valid command line")
+            .command
+        };
+        let Some(Command::Discover(args)) = parse(&[
+            "discover",
+            "--target",
+            "http://127.0.0.1:9",
+            "--out",
+            "o.json",
+            "--api-key",
+            "k",
+            "--max-seconds",
+            "0",
+        ]) else {
+            panic!("discover");
+        };
+        let e = CheckedDiscover::check(args, false).err();
+        assert!(
+            matches!(
+                e,
+                Some(Error::NotPositiveSeconds {
+                    option: "--max-seconds",
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+        let Some(Command::Serve(args)) = parse(&["serve", "--markdown", "--fault", "x"]) else {
+            panic!("serve");
+        };
+        let e = CheckedServe::check(args).err();
+        assert!(matches!(e, Some(Error::MarkdownWithoutList)), "{e:?}");
+    }
+
+    #[test]
+    fn every_error_of_a_command_exits_2() {
+        for e in [
+            Error::NoTestThreads,
+            Error::NoApiKey,
+            Error::FaultsWithTarget,
+            Error::Runtime(std::io::Error::other("x")),
+        ] {
+            assert_eq!(e.exit_code(), std::process::ExitCode::from(2), "{e}");
+        }
+    }
+}
