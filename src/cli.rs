@@ -222,7 +222,17 @@ pub struct ServeArgs {
     pub markdown: bool,
 }
 
-fn parse_run_id(text: &str) -> Result<String, String> {
+/// A `--run-id` that is not 8 characters from a-z and 0-9.
+#[derive(Debug, thiserror::Error)]
+#[error("a run id is 8 characters from a-z and 0-9")]
+pub struct BadRunId;
+
+/// A `--partition` that is not K/N with 1 <= K <= N.
+#[derive(Debug, thiserror::Error)]
+#[error("a partition is K/N with 1 <= K <= N, e.g. 2/4")]
+pub struct BadPartition;
+
+fn parse_run_id(text: &str) -> Result<String, BadRunId> {
     if text.len() == 8
         && text
             .bytes()
@@ -230,17 +240,16 @@ fn parse_run_id(text: &str) -> Result<String, String> {
     {
         Ok(text.to_string())
     } else {
-        Err("a run id is 8 characters from a-z and 0-9".into())
+        Err(BadRunId)
     }
 }
 
-fn parse_partition(text: &str) -> Result<(usize, usize), String> {
-    let bad = || "a partition is K/N with 1 <= K <= N, e.g. 2/4".to_string();
-    let (k, n) = text.split_once('/').ok_or_else(bad)?;
-    let k: usize = k.trim().parse().map_err(|_| bad())?;
-    let n: usize = n.trim().parse().map_err(|_| bad())?;
+fn parse_partition(text: &str) -> Result<(usize, usize), BadPartition> {
+    let (k, n) = text.split_once('/').ok_or(BadPartition)?;
+    let k: usize = k.trim().parse().map_err(|_| BadPartition)?;
+    let n: usize = n.trim().parse().map_err(|_| BadPartition)?;
     if k == 0 || n == 0 || k > n {
-        return Err(bad());
+        return Err(BadPartition);
     }
     Ok((k, n))
 }

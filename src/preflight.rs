@@ -45,6 +45,22 @@ fn refused(status: u16, forbidden_counts: bool) -> bool {
     status == 401 || (forbidden_counts && status == 403)
 }
 
+/// A key the target refuses: where it came from (never the key itself) and the status the read
+/// got.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{who} is refused: {} {} (Service-Api-Version: {}), a read every conforming target serves to a valid key, answered {status}; no trial was run (check the key and the target)",
+    METHOD,
+    PATH,
+    API_VERSION
+)]
+pub struct Refused {
+    /// Where the key came from, as [`KeySource`] or a fixture names it.
+    pub who: String,
+    /// The status of the read.
+    pub status: u16,
+}
+
 /// Sends the read with `auth`; `Err` names `who` and the request when the key is refused.
 /// A transport failure or any other status is left to the trials, which judge answers.
 pub async fn check(
@@ -52,7 +68,7 @@ pub async fn check(
     auth: Auth,
     who: &str,
     forbidden_counts: bool,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
     let out = Outgoing {
         method: METHOD.into(),
         path: PATH.into(),
@@ -65,10 +81,10 @@ pub async fn check(
     let ex = tokio::time::timeout(Duration::from_secs(15), client.send(&out)).await;
     let Ok(ex) = ex else { return Ok(()) };
     match &ex.outcome {
-        Ok(r) if refused(r.status, forbidden_counts) => Err(format!(
-            "{who} is refused: {METHOD} {PATH} (Service-Api-Version: {API_VERSION}), a read every conforming target serves to a valid key, answered {}; no trial was run (check the key and the target)",
-            r.status
-        )),
+        Ok(r) if refused(r.status, forbidden_counts) => Err(Refused {
+            who: who.to_string(),
+            status: r.status,
+        }),
         _ => Ok(()),
     }
 }

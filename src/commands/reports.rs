@@ -1,0 +1,113 @@
+//! The reports a run writes (`--json`, `--junit`, `--report`): before the cleanup, which a
+//! silent target or a kill can cut short, and again once it is done.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::cases::Case;
+use crate::cleanup::Summary;
+use crate::cli::RunArgs;
+use crate::client::Client;
+use crate::contract::Contract;
+use crate::discover::Discovery;
+use crate::error::Error;
+use crate::execute::{CaseResult, Executor};
+use crate::profile::Profile;
+use crate::report::{Report, RunInfo};
+
+/// What the reports of a run are made of.
+pub struct Reports<'a> {
+    pub args: &'a RunArgs,
+    pub base_url: &'a str,
+    pub fixture_sources: &'a BTreeMap<String, String>,
+    pub run_id: &'a str,
+    pub seed: u64,
+    pub started: time::OffsetDateTime,
+    pub start: Instant,
+    pub client: &'a Client,
+    pub exec: &'a Executor,
+    pub contract: &'a Contract,
+    pub results: &'a [(Arc<Case>, CaseResult)],
+}
+
+impl Reports<'_> {
+    /// Writes the reports asked for with the cleanup's `summary`; each whole or not at all.
+    pub fn write(&self, summary: &Summary) -> Result<(), Error> {
+        let args = self.args;
+        if args.junit.is_none() && args.json.is_none() && args.report.is_none() {
+            return Ok(());
+        }
+        let info = RunInfo {
+            target: self.base_url.to_string(),
+            profile: match (&args.profile, &args.target, args.discover) {
+                (Some(p), _, true) => format!("{} and discovery", p.display()),
+                (None, Some(_), true) => "discovery".into(),
+                (Some(p), _, false) => p.display().to_string(),
+                (None, Some(_), false) => "none".into(),
+                (None, None, _) => "the embedded reference's fixtures".into(),
+            },
+            fixture_sources: self.fixture_sources.clone(),
+            faults: args.faults.clone(),
+            run_id: self.run_id.to_string(),
+            seed: self.seed,
+            started: self.started,
+            duration: self.start.elapsed(),
+            requests: self.client.request_count(),
+            interrupted: self.exec.cleanup.is_interrupted(),
+        };
+        let r = &self.client.redactor;
+        let report = Report::build(&info, self.contract, self.results, r, Some(summary));
+        if let Some(p) = &args.json {
+            write_whole(p, &report.to_json(r))?;
+        }
+        if let Some(p) = &args.junit {
+            let text = report.to_junit(r).map_err(|e| Error::Render(e.into()))?;
+            write_whole(p, &text)?;
+        }
+        if let Some(p) = &args.report {
+            let text = report.to_html(r).map_err(|e| Error::Render(e.into()))?;
+            write_whole(p, &text)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a report whole or not at all (a temporary file renamed over it), so a kill while
+/// rewriting leaves the earlier report.
+fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(|source| Error::Write {
+        path: tmp.clone(),
+        source,
+    })?;
+    std::fs::rename(&tmp, path).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Where each fixture of a run's profile came from: the file, discovery, or the embedded
+/// reference.
+pub fn fixture_sources(
+    args: &RunArgs,
+    profile: &Profile,
+    discovery: Option<&Discovery>,
+) -> BTreeMap<String, String> {
+    if let Some(d) = discovery {
+        return d.sources();
+    }
+    let source = match (&args.profile, &args.target) {
+        (Some(p), _) => format!("file {}", p.display()),
+        (None, Some(_)) => return Default::default(),
+        (None, None) => "the embedded reference".into(),
+    };
+    profile
+        .fixtures
+        .keys()
+        .map(|k| (k.clone(), source.clone()))
+        .collect()
+}
