@@ -34,8 +34,6 @@ mod session;
 mod table;
 mod webhooks;
 
-use serde_json::Value;
-
 pub use fixture::{DISCOVERABLE, Fixture, x_discovered};
 pub use outcome::{Discovery, Entry, Outcome};
 pub use reason::{Reason, Tried};
@@ -43,7 +41,7 @@ pub use request::{ErrorKind, Request, RequestError};
 pub use session::Limits;
 
 use crate::client::Client;
-use crate::profile::{KNOWN_FIXTURES, Profile};
+use crate::profile::Profile;
 use session::Discoverer;
 
 /// Discovers the fixtures of the target behind `client` that `base` lacks. Only `GET` requests
@@ -56,46 +54,8 @@ pub async fn discover(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Discovery {
     let mut d = Discoverer::new(client, base, limits, progress);
-    for (name, _) in KNOWN_FIXTURES {
-        if base.fixtures.contains_key(*name) {
-            d.entries.insert(
-                name.to_string(),
-                Entry {
-                    outcome: Outcome::Given,
-                    guess: None,
-                },
-            );
-        } else if !DISCOVERABLE.contains(name) {
-            let why = match x_discovered(name) {
-                Some(Value::String(s)) => s,
-                _ => "no request of the API shows it".to_string(),
-            };
-            d.entries.insert(
-                name.to_string(),
-                Entry {
-                    outcome: Outcome::Undiscoverable { why },
-                    guess: None,
-                },
-            );
-        }
-    }
     run(&mut d).await;
-    // Whatever a step did not settle (the budget ran out before it) is not found, with that.
-    for (name, _) in KNOWN_FIXTURES {
-        d.entries.entry(name.to_string()).or_insert_with(|| Entry {
-            outcome: Outcome::NotFound {
-                why: Reason::Stopped.to_string(),
-            },
-            guess: None,
-        });
-    }
-    Discovery {
-        requests: d.sent(),
-        elapsed: d.elapsed(),
-        entries: d.entries,
-        base: base.clone(),
-        base_name,
-    }
+    d.finish(base_name)
 }
 
 /// The families in the order their requests go out: the numbers first, since most fixtures

@@ -44,12 +44,7 @@ impl Discoverer<'_> {
     /// whose messages are all in one conversation, with messages at two instants when the split
     /// is wanted.
     pub async fn one_to_one(&mut self, inbox: &Inbox) {
-        let mut candidates: Vec<(&String, &usize)> = inbox.singles.iter().collect();
-        candidates.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        let mut order: Vec<String> = candidates.into_iter().map(|(p, _)| p.clone()).collect();
-        if let Some(p) = self.have_str(Fixture::MessageParticipant) {
-            order = vec![p];
-        }
+        let order = self.counterparts(inbox);
         if !self.wants(Fixture::MessageParticipant)
             && !self.wants(Fixture::ConversationId)
             && !self.wants(Fixture::MessageTimeSplit)
@@ -69,28 +64,14 @@ impl Discoverer<'_> {
                     continue;
                 }
             };
-            let Single {
-                at,
-                items,
-                conversation: cn,
-            } = single;
-            let times = instants(&items);
+            let times = instants(&single.items);
             let needs_split = self.wants(Fixture::MessageTimeSplit);
             if needs_split && times.len() < 2 && fallback.is_none() {
-                fallback = Some((p.clone(), cn));
-                tried.push(Reason::NoInstants { at });
+                fallback = Some((p.clone(), single.conversation));
+                tried.push(Reason::NoInstants { at: single.at });
                 continue;
             }
-            self.found(
-                Fixture::MessageParticipant,
-                json!(p),
-                format!("{at}: every message in {cn}"),
-            );
-            self.found(
-                Fixture::ConversationId,
-                json!(cn),
-                format!("{at}: every message of message_participant is in it"),
-            );
+            self.found_conversation(p, &single.conversation, &single.at);
             if needs_split && times.len() >= 2 {
                 self.split(pn, p, &times).await;
             }
@@ -98,18 +79,8 @@ impl Discoverer<'_> {
             break;
         }
         if let Some((p, cn)) = fallback {
-            self.found(
-                Fixture::MessageParticipant,
-                json!(p),
-                format!(
-                    "GET /v1/messages?phoneNumberId={pn}&participants={p}: every message in {cn}"
-                ),
-            );
-            self.found(
-                Fixture::ConversationId,
-                json!(cn),
-                format!("GET /v1/messages?phoneNumberId={pn}&participants={p}: every message of message_participant is in it"),
-            );
+            let asked = format!("GET /v1/messages?phoneNumberId={pn}&participants={p}");
+            self.found_conversation(&p, &cn, &asked);
         }
         let why = if order.is_empty() {
             Reason::NoOneToOne { pn: pn.into() }
@@ -126,6 +97,31 @@ impl Discoverer<'_> {
         self.not_found(
             Fixture::MessageTimeSplit,
             Reason::NoSplitConversation(Box::new(why)),
+        );
+    }
+
+    /// The one-to-one counterparts to try, the busiest first; only the given one when
+    /// `message_participant` is given.
+    fn counterparts(&self, inbox: &Inbox) -> Vec<String> {
+        if let Some(p) = self.have_str(Fixture::MessageParticipant) {
+            return vec![p];
+        }
+        let mut candidates: Vec<(&String, &usize)> = inbox.singles.iter().collect();
+        candidates.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        candidates.into_iter().map(|(p, _)| p.clone()).collect()
+    }
+
+    /// `message_participant` and `conversation_id`, as `asked` shows them.
+    fn found_conversation(&mut self, p: &str, cn: &str, asked: &dyn std::fmt::Display) {
+        self.found(
+            Fixture::MessageParticipant,
+            json!(p),
+            format!("{asked}: every message in {cn}"),
+        );
+        self.found(
+            Fixture::ConversationId,
+            json!(cn),
+            format!("{asked}: every message of message_participant is in it"),
         );
     }
 

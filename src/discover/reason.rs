@@ -211,157 +211,355 @@ mod tests {
     use super::super::request::ErrorKind;
     use super::*;
 
-    /// Each reason reads as the free text it replaced (the format strings of before, filled in).
-    #[test]
-    fn reasons_read_as_the_text_they_replaced() {
-        let pn = "PN1".to_string();
-        let at = Request::new(
+    // The expected texts are the format strings of the free text each reason replaced, filled in.
+
+    const PN: &str = "PN1";
+
+    fn check(cases: Vec<(Reason, &str)>) {
+        for (reason, text) in cases {
+            assert_eq!(reason.to_string(), text, "{reason:?}");
+        }
+    }
+
+    fn asked() -> Request {
+        Request::new(
             "/v1/messages",
-            &[("phoneNumberId", "PN1"), ("participants", "+1")],
-        );
-        let how = at.to_string();
+            &[("phoneNumberId", PN), ("participants", "+1")],
+        )
+    }
+
+    fn tried() -> Tried {
         let e = RequestError {
             at: Request::new("/calls", &[]),
             kind: ErrorKind::Status(500),
         };
-        let tried = Tried(vec![
-            Reason::Request(e.clone()),
+        Tried(vec![
+            Reason::Request(e),
             Reason::NoTranscript { call: "AC1".into() },
-        ]);
-        let cases: Vec<(Reason, String)> = vec![
-            (Reason::Request(e.clone()), "GET /calls answered 500".into()),
+        ])
+    }
+
+    #[test]
+    fn reasons_of_numbers_webhooks_and_contacts_read_as_before() {
+        let pn = || PN.to_string();
+        check(vec![
+            (
+                Reason::Request(RequestError {
+                    at: Request::new("/calls", &[]),
+                    kind: ErrorKind::Status(500),
+                }),
+                "GET /calls answered 500",
+            ),
             (
                 Reason::Stopped,
-                "discovery stopped before it (see the reasons of the fixtures it needs)".into(),
+                "discovery stopped before it (see the reasons of the fixtures it needs)",
             ),
             (
                 Reason::NoPhoneNumberId(Box::new(Reason::NoPhoneNumbers)),
-                "no phone_number_id: the workspace lists no phone number (GET /phone-numbers)"
-                    .into(),
+                "no phone_number_id: the workspace lists no phone number (GET /phone-numbers)",
             ),
             (
                 Reason::AnotherId {
                     at: Request::new("/phone-numbers/PN2", &[]),
                 },
-                "GET /phone-numbers/PN2 answered another id".into(),
+                "GET /phone-numbers/PN2 answered another id",
             ),
             (
                 Reason::NoE164 {
-                    at: Request::new(format!("/phone-numbers/{pn}"), &[]),
+                    at: Request::new(format!("/phone-numbers/{PN}"), &[]),
                 },
-                format!("GET /phone-numbers/{pn} shows no E.164 `phoneNumber`"),
+                "GET /phone-numbers/PN1 shows no E.164 `phoneNumber`",
+            ),
+            (
+                Reason::NoOtherNumber,
+                "GET /phone-numbers lists no number other than phone_number_id",
             ),
             (
                 Reason::UsersUnclear {
                     path: "/phone-numbers/PN1/users".into(),
                     users: 2,
                 },
-                "/phone-numbers/PN1/users lists 2 users, and no request of the API says which one the key acts as".into(),
+                "/phone-numbers/PN1/users lists 2 users, and no request of the API says which one the key acts as",
             ),
             (
                 Reason::NoUser {
                     path: "/phone-numbers/PN1/users".into(),
                 },
-                "/phone-numbers/PN1/users lists no user".into(),
+                "/phone-numbers/PN1/users lists no user",
             ),
             (
                 Reason::UnknownCountry {
                     number: "+999".into(),
                 },
-                "the country of +999 is not one discovery knows".into(),
+                "the country of +999 is not one discovery knows",
             ),
             (
                 Reason::NoAvailableNumber {
                     at: Request::new("/phone-numbers/available", &[("country", "US")]),
                 },
-                "GET /phone-numbers/available?country=US finds no number".into(),
+                "GET /phone-numbers/available?country=US finds no number",
             ),
+            (Reason::NoWebhook, "GET /webhooks lists no webhook"),
             (
                 Reason::NoStringField { contacts: 3 },
-                "GET /v1/contacts?maxResults=50 (3 contacts read): no contact holds a string custom field value".into(),
+                "GET /v1/contacts?maxResults=50 (3 contacts read): no contact holds a string custom field value",
             ),
             (
+                Reason::NoMultiSelectField { contacts: 3 },
+                "GET /v1/contacts?maxResults=50 (3 contacts read): no contact holds a custom field whose `type` is `multi-select`",
+            ),
+            (
+                Reason::NoConversation { pn: pn() },
+                "GET /v1/conversations?phoneNumbers=PN1 lists no conversation",
+            ),
+            (
+                Reason::NoneLeftOut {
+                    at: Request::new("/v1/conversations", &[("phoneNumbers", PN), ("x", "true")]),
+                    pn: pn(),
+                },
+                "GET /v1/conversations?phoneNumbers=PN1&x=true leaves no conversation of PN1 out",
+            ),
+            (
+                Reason::InactiveNeedsParam,
+                "what the target counts as inactive shows only through the exclude-inactive filter, whose query name is not shown: give conversations_exclude_inactive_param and discovery finds it",
+            ),
+            (
+                Reason::ConversationsUnread { pn: pn() },
+                "GET /v1/conversations?phoneNumbers=PN1 could not be read",
+            ),
+            (
+                Reason::SandboxParticipants { participants: 2 },
+                "sandbox_conversation_id has 2 participants, not one",
+            ),
+            (
+                Reason::SandboxParticipantsHidden { pn: pn() },
+                "GET /v1/conversations?phoneNumbers=PN1 does not show the participants of sandbox_conversation_id",
+            ),
+            (
+                Reason::SandboxNeedsConversation,
+                "it is the participant of sandbox_conversation_id, a conversation only a person can name as one cases may change: give sandbox_conversation_id and discovery finds it",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn reasons_of_messages_and_conversations_read_as_before() {
+        let pn = || PN.to_string();
+        let cn = || "CN1".to_string();
+        let how = asked().to_string();
+        let with_how = |rest: &str| format!("{how}: {rest}");
+        let texts = [
+            with_how("2 messages in 0 conversations"),
+            with_how("conversation CN1 is not usable"),
+            with_how("CN1 is not among GET /v1/conversations?phoneNumbers=PN1"),
+            with_how("CN1 has other participants"),
+            with_how("fewer than two instants to split"),
+            with_how("CN1 is not a group conversation of PN1"),
+        ];
+        check(vec![
+            (
                 Reason::Scattered {
-                    at: at.clone(),
+                    at: asked(),
                     messages: 2,
                     conversations: 0,
                 },
-                format!("{how}: 2 messages in 0 conversations"),
+                &texts[0],
+            ),
+            (
+                Reason::Unusable {
+                    at: asked(),
+                    conversation: cn(),
+                },
+                &texts[1],
             ),
             (
                 Reason::NotListed {
-                    at: at.clone(),
-                    conversation: "CN1".into(),
-                    pn: pn.clone(),
+                    at: asked(),
+                    conversation: cn(),
+                    pn: pn(),
                 },
-                format!("{how}: CN1 is not among GET /v1/conversations?phoneNumbers={pn}"),
+                &texts[2],
             ),
             (
-                Reason::NoParticipantPassed {
-                    pn: pn.clone(),
-                    tried: tried.clone(),
+                Reason::OtherParticipants {
+                    at: asked(),
+                    conversation: cn(),
                 },
-                format!("no participant of {pn} passed: GET /calls answered 500; AC1: no transcript segment"),
+                &texts[3],
+            ),
+            (Reason::NoInstants { at: asked() }, &texts[4]),
+            (
+                Reason::NotAGroup {
+                    at: asked(),
+                    conversation: cn(),
+                    pn: pn(),
+                },
+                &texts[5],
+            ),
+            (
+                Reason::NoOneToOne { pn: pn() },
+                "GET /messages?phoneNumberId=PN1 and GET /v1/conversations show no one-to-one participant",
+            ),
+            (Reason::NoCandidatePassed, "no candidate participant passed"),
+            (
+                Reason::NoParticipantPassed {
+                    pn: pn(),
+                    tried: tried(),
+                },
+                "no participant of PN1 passed: GET /calls answered 500; AC1: no transcript segment",
             ),
             (
                 Reason::NoSplitConversation(Box::new(Reason::NoCandidatePassed)),
-                "no one-to-one conversation with messages at two instants: no candidate participant passed".into(),
+                "no one-to-one conversation with messages at two instants: no candidate participant passed",
             ),
             (
                 Reason::SplitNotFiltered {
                     split: "2026-01-11T09:00:00Z".into(),
                     participant: "+1".into(),
                 },
-                "2026-01-11T09:00:00Z lies between two messages of +1, but createdBefore/createdAfter do not both list one".into(),
+                "2026-01-11T09:00:00Z lies between two messages of +1, but createdBefore/createdAfter do not both list one",
             ),
             (
-                Reason::AllFailed(tried.clone()),
-                "GET /calls answered 500; AC1: no transcript segment".into(),
+                Reason::NoGroup { pn: pn() },
+                "GET /messages?phoneNumberId=PN1 and GET /v1/conversations show no group conversation (two or more participants)",
             ),
             (
-                Reason::NoRecordedCall {
-                    pn: pn.clone(),
-                    by_user: true,
-                    tried: tried.clone(),
-                },
-                format!("no call of {pn} has a recording of two or more segments and a transcript and is handled by user_id: GET /calls answered 500; AC1: no transcript segment"),
-            ),
-            (
-                Reason::NoRecordedCall {
-                    pn: pn.clone(),
-                    by_user: false,
+                Reason::NoGroupPassed {
+                    pn: pn(),
                     tried: Tried::default(),
                 },
-                format!("no call of {pn} has a recording of two or more segments and a transcript: "),
+                "no group of PN1 passed: ",
             ),
             (
-                Reason::NoCallId(Box::new(Reason::NoCall { pn: pn.clone() })),
-                format!("no call_id: GET /calls?phoneNumberId={pn} lists no call"),
+                Reason::NeedsGroup,
+                "it needs group_participants, which was not found",
+            ),
+            (
+                Reason::NoSuperset { pn: pn() },
+                "no other group conversation of PN1 holds every number of group_participants and more",
+            ),
+            (
+                Reason::MixedDirections {
+                    at: Request::new("/messages", &[("direction", "in")]),
+                },
+                "GET /messages?direction=in does not keep only that direction",
+            ),
+            (
+                Reason::NoDirection { pn: pn() },
+                "the messages of GET /messages?phoneNumberId=PN1 show no `direction`",
+            ),
+            (
+                Reason::AllFailed(tried()),
+                "GET /calls answered 500; AC1: no transcript segment",
+            ),
+            (
+                Reason::NoMedia { pn: pn() },
+                "no message of GET /messages?phoneNumberId=PN1 has media",
+            ),
+            (
+                Reason::MediaEmpty {
+                    at: Request::new("/messages/M1", &[]),
+                },
+                "GET /messages/M1 shows no media",
+            ),
+            (
+                Reason::NoUndelivered { pn: pn() },
+                "GET /messages?phoneNumberId=PN1&status=undelivered lists no undelivered message",
+            ),
+            (
+                Reason::NotUndelivered {
+                    at: Request::new("/messages/M1", &[]),
+                },
+                "GET /messages/M1 is not undelivered",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn reasons_of_calls_read_as_before() {
+        let pn = || PN.to_string();
+        check(vec![
+            (
+                Reason::FewSegments {
+                    call: "AC1".into(),
+                    segments: 1,
+                },
+                "AC1: 1 recording segments",
             ),
             (
                 Reason::NotHandledBy {
                     call: "AC1".into(),
                     user: "US1".into(),
                 },
-                "AC1 is not listed by GET /calls?actorId=US1: not handled by user_id".into(),
+                "AC1 is not listed by GET /calls?actorId=US1: not handled by user_id",
             ),
             (
+                Reason::NoTranscript { call: "AC1".into() },
+                "AC1: no transcript segment",
+            ),
+            (
+                Reason::NoCall { pn: pn() },
+                "GET /calls?phoneNumberId=PN1 lists no call",
+            ),
+            (
+                Reason::NoRecordedCall {
+                    pn: pn(),
+                    by_user: true,
+                    tried: tried(),
+                },
+                "no call of PN1 has a recording of two or more segments and a transcript and is handled by user_id: GET /calls answered 500; AC1: no transcript segment",
+            ),
+            (
+                Reason::NoRecordedCall {
+                    pn: pn(),
+                    by_user: false,
+                    tried: Tried::default(),
+                },
+                "no call of PN1 has a recording of two or more segments and a transcript: ",
+            ),
+            (
+                Reason::NoCallId(Box::new(Reason::NoCall { pn: pn() })),
+                "no call_id: GET /calls?phoneNumberId=PN1 lists no call",
+            ),
+            (
+                Reason::CallNotListed {
+                    at: Request::new("/v1/calls", &[("participants", "+1")]),
+                },
+                "GET /v1/calls?participants=+1 does not list call_id",
+            ),
+            (
+                Reason::CallParticipants { participants: 2 },
+                "call_id shows 2 participants besides the workspace's numbers, not one",
+            ),
+            (
+                Reason::CallParticipantsHidden { pn: pn() },
+                "GET /calls?phoneNumberId=PN1 does not show the `participants` of call_id, and GET /v1/calls needs them",
+            ),
+            (
+                Reason::StatusNotFiltered {
+                    at: Request::new("/calls", &[("status", "done")]),
+                },
+                "GET /calls?status=done does not keep call_id and only calls of that status",
+            ),
+            (
+                Reason::CallStatusHidden { pn: pn() },
+                "GET /calls?phoneNumberId=PN1 does not show the `status` of call_id",
+            ),
+            (Reason::NoCallForStatus, "no call_id to take a status from"),
+            (
                 Reason::NoCallWith {
-                    pn: pn.clone(),
+                    pn: pn(),
                     field: "voicemail",
                 },
-                format!("no call of GET /calls?phoneNumberId={pn}&include=summary,voicemail has a voicemail"),
+                "no call of GET /calls?phoneNumberId=PN1&include=summary,voicemail has a voicemail",
             ),
             (
                 Reason::CallLacks {
                     at: Request::new("/calls/AC1", &[("include", "summary")]),
                     field: "summary",
                 },
-                "GET /calls/AC1?include=summary lacks the summary".into(),
+                "GET /calls/AC1?include=summary lacks the summary",
             ),
-        ];
-        for (reason, text) in cases {
-            assert_eq!(reason.to_string(), text, "{reason:?}");
-        }
+        ]);
     }
 }

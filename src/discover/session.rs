@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::fixture::Fixture;
-use super::outcome::{Entry, Outcome};
+use super::fixture::{DISCOVERABLE, Fixture, x_discovered};
+use super::outcome::{Discovery, Entry, Outcome};
 use super::reason::Reason;
 use super::request::{ErrorKind, Request, RequestError};
 use crate::client::{Auth, Client, Outgoing};
 use crate::contract::Api;
-use crate::profile::Profile;
+use crate::profile::{KNOWN_FIXTURES, Profile};
 
 /// Bounds of one discovery: it sends at most `max_requests` requests and starts none after
 /// `max_time`; each request has the client's own timeout (`--timeout`).
@@ -40,35 +40,71 @@ pub struct Discoverer<'a> {
     progress: &'a (dyn Fn(&str) + Sync),
     base: &'a Profile,
     /// Settled fixtures by name: given, found, or not found with why.
-    pub entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<String, Entry>,
 }
 
 impl<'a> Discoverer<'a> {
+    /// A discovery that starts now, with what `base` gives and what no request can show
+    /// already settled.
     pub fn new(
         client: &'a Client,
         base: &'a Profile,
         limits: Limits,
         progress: &'a (dyn Fn(&str) + Sync),
     ) -> Discoverer<'a> {
+        let started = Instant::now();
+        let mut entries = BTreeMap::new();
+        for (name, _) in KNOWN_FIXTURES {
+            let outcome = if base.fixtures.contains_key(*name) {
+                Outcome::Given
+            } else if !DISCOVERABLE.contains(name) {
+                let why = match x_discovered(name) {
+                    Some(Value::String(s)) => s,
+                    _ => "no request of the API shows it".to_string(),
+                };
+                Outcome::Undiscoverable { why }
+            } else {
+                continue;
+            };
+            entries.insert(
+                name.to_string(),
+                Entry {
+                    outcome,
+                    guess: None,
+                },
+            );
+        }
         Discoverer {
             client,
             limits,
-            started: Instant::now(),
+            started,
             sent: 0,
             progress,
             base,
-            entries: BTreeMap::new(),
+            entries,
         }
     }
 
-    /// Requests sent so far.
-    pub fn sent(&self) -> u64 {
-        self.sent
-    }
-
-    /// Time since the discovery started.
-    pub fn elapsed(&self) -> Duration {
-        self.started.elapsed()
+    /// The result: whatever a step did not settle (the budget ran out before it) is not found,
+    /// with that.
+    pub fn finish(mut self, base_name: Option<String>) -> Discovery {
+        for (name, _) in KNOWN_FIXTURES {
+            self.entries
+                .entry(name.to_string())
+                .or_insert_with(|| Entry {
+                    outcome: Outcome::NotFound {
+                        why: Reason::Stopped.to_string(),
+                    },
+                    guess: None,
+                });
+        }
+        Discovery {
+            entries: self.entries,
+            base: self.base.clone(),
+            base_name,
+            requests: self.sent,
+            elapsed: self.started.elapsed(),
+        }
     }
 
     /// The value of `f`: given in the profile, or found.
