@@ -158,7 +158,7 @@ pub fn client_for(
         },
         redactor,
     )
-    .map_err(SetupError)
+    .map_err(|e| SetupError(e.to_string()))
 }
 
 /// Whether the target answers at all (any HTTP status will do), within 5 seconds.
@@ -740,10 +740,16 @@ impl Reports<'_> {
             write_whole(p, &report.to_json(r))?;
         }
         if let Some(p) = &args.junit {
-            write_whole(p, &report.to_junit(r).map_err(SetupError)?)?;
+            write_whole(
+                p,
+                &report.to_junit(r).map_err(|e| SetupError(e.to_string()))?,
+            )?;
         }
         if let Some(p) = &args.report {
-            write_whole(p, &report.to_html(r).map_err(SetupError)?)?;
+            write_whole(
+                p,
+                &report.to_html(r).map_err(|e| SetupError(e.to_string()))?,
+            )?;
         }
         Ok(())
     }
@@ -1039,7 +1045,7 @@ fn write_whole(path: &Path, text: &str) -> Result<(), SetupError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".partial");
     let tmp = std::path::PathBuf::from(tmp);
-    report::write(&tmp, text).map_err(SetupError)?;
+    report::write(&tmp, text).map_err(|e| SetupError(e.to_string()))?;
     std::fs::rename(&tmp, path)
         .map_err(|e| SetupError::new(format!("cannot write {}: {e}", path.display())))
 }
