@@ -96,7 +96,7 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
             // Say what came instead: an HTML error page is the usual culprit.
             let ct = resp.header("content-type").unwrap_or("no Content-Type");
             let actual = if is_json_content_type(Some(ct)) {
-                e.clone()
+                e.to_string()
             } else {
                 format!("a {ct} body, {e}")
             };

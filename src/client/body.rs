@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::TransportError;
+use super::{NotJson, TransportError};
 
 /// A body at least this large holds the run's large-answer gate while its trial runs.
 pub const LARGE_BODY: usize = 1 << 20;
@@ -35,8 +35,8 @@ pub async fn with_large_body_slot<F: std::future::Future>(f: F) -> F::Output {
 async fn parse_large(
     chunks: Vec<bytes::Bytes>,
     encoding: Option<String>,
-) -> (Vec<u8>, Option<Result<Value, String>>) {
-    type Parsed = (Vec<u8>, Option<Result<Value, String>>);
+) -> (Vec<u8>, Option<Result<Value, NotJson>>) {
+    type Parsed = (Vec<u8>, Option<Result<Value, NotJson>>);
     type Job = (
         Vec<bytes::Bytes>,
         Option<String>,
@@ -67,7 +67,7 @@ async fn parse_large(
     match sent {
         Ok(()) => answer
             .await
-            .unwrap_or_else(|_| (Vec::new(), Some(Err("the body could not be parsed".into())))),
+            .unwrap_or_else(|_| (Vec::new(), Some(Err(NotJson::Lost)))),
         // No parser thread: parse here.
         Err(std::sync::mpsc::SendError((chunks, encoding, _))) => {
             let body = chunks.concat();
@@ -78,7 +78,7 @@ async fn parse_large(
 }
 
 /// `None` for a body of only whitespace, else the body parsed as JSON or why it is not JSON.
-fn parse_answer(body: &[u8], encoding: Option<&str>) -> Option<Result<Value, String>> {
+fn parse_answer(body: &[u8], encoding: Option<&str>) -> Option<Result<Value, NotJson>> {
     if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
@@ -104,7 +104,7 @@ async fn large_body_permit() -> Option<tokio::sync::OwnedSemaphorePermit> {
 /// trial (held until the answer is recorded).
 pub(super) struct Received {
     pub body: Vec<u8>,
-    pub json: Option<Result<Value, String>>,
+    pub json: Option<Result<Value, NotJson>>,
     pub _permit: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
@@ -158,7 +158,7 @@ pub(super) async fn read_bounded(
 
 /// Parses a body as JSON; when it is not, names a content encoding the suite did not ask for
 /// (it sends no `Accept-Encoding` and decodes nothing) or a byte-order mark before the reason.
-pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, String> {
+pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, NotJson> {
     let e = match parse_json(body) {
         Ok(v) => return Ok(v),
         Err(e) => e,
@@ -168,14 +168,14 @@ pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, 
         .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"));
     if let Some(c) = encoding {
         let name = c.split(',').next().unwrap_or(c).trim().to_ascii_lowercase();
-        return Err(format!(
-            "a {name}-encoded body (Content-Encoding: {c}), not decoded: the suite does not ask for compression ({e})"
-        ));
+        return Err(NotJson::Encoded {
+            name,
+            header: c.to_string(),
+            why: Box::new(e),
+        });
     }
     if body.starts_with(&[0x1f, 0x8b]) {
-        return Err(format!(
-            "a gzip stream (starts with 1F 8B) without Content-Encoding, not JSON ({e})"
-        ));
+        return Err(NotJson::Gzip { why: Box::new(e) });
     }
     Err(e)
 }
@@ -183,7 +183,7 @@ pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, 
 /// Parses a body as JSON, or says where and why it is not JSON: line, column and byte offset.
 /// serde_json stops at 128 levels of nesting, so a hostile deeply nested body is an error, not
 /// a stack overflow.
-pub fn parse_json(body: &[u8]) -> Result<Value, String> {
+pub fn parse_json(body: &[u8]) -> Result<Value, NotJson> {
     // RFC 8259 8.1: a JSON text has no byte-order mark; implementations may ignore one, the
     // suite names it instead of failing at "byte 0".
     for (bom, name, hex) in [
@@ -192,9 +192,7 @@ pub fn parse_json(body: &[u8]) -> Result<Value, String> {
         (&[0xff, 0xfe][..], "a UTF-16 (little-endian)", "FF FE"),
     ] {
         if body.starts_with(bom) {
-            return Err(format!(
-                "the body starts with {name} byte-order mark ({hex}): not JSON (RFC 8259 8.1)"
-            ));
+            return Err(NotJson::ByteOrderMark { name, hex });
         }
     }
     serde_json::from_slice::<Value>(body).map_err(|e| {
@@ -202,15 +200,13 @@ pub fn parse_json(body: &[u8]) -> Result<Value, String> {
         let full = e.to_string();
         let place = format!(" at line {} column {}", e.line(), e.column());
         let what = full.strip_suffix(&place).unwrap_or(&full);
-        let mut text = format!(
-            "not JSON at line {} column {} (byte {byte}): {what}",
-            e.line(),
-            e.column()
-        );
-        if what == "recursion limit exceeded" {
-            text.push_str(" (nested deeper than 128 levels)");
+        NotJson::Syntax {
+            line: e.line(),
+            column: e.column(),
+            byte,
+            what: what.to_string(),
+            too_deep: what == "recursion limit exceeded",
         }
-        text
     })
 }
 
@@ -234,30 +230,42 @@ mod tests {
 
     #[test]
     fn not_json_names_line_column_and_byte() {
-        let e = parse_json(b"{\"a\": 1,\n  \"b\": x}").unwrap_err();
+        let e = parse_json(b"{\"a\": 1,\n  \"b\": x}")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "not JSON at line 2 column 8 (byte 16): expected value");
-        let e = parse_json(br#"{"data": [1, 2,, 3]}"#).unwrap_err();
+        let e = parse_json(br#"{"data": [1, 2,, 3]}"#)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "not JSON at line 1 column 16 (byte 15): expected value");
     }
 
     #[test]
     fn an_encoding_and_a_byte_order_mark_are_named() {
-        let e = parse_json(b"\xef\xbb\xbf{\"data\":[]}").unwrap_err();
+        let e = parse_json(b"\xef\xbb\xbf{\"data\":[]}")
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "the body starts with a UTF-8 byte-order mark (EF BB BF): not JSON (RFC 8259 8.1)"
         );
-        let e = parse_body(b"\x1f\x8b\x08\x00", Some("gzip")).unwrap_err();
+        let e = parse_body(b"\x1f\x8b\x08\x00", Some("gzip"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("a gzip-encoded body (Content-Encoding: gzip), not decoded: the suite does not ask for compression (not JSON at line 1 column 1"),
             "{e}"
         );
-        let e = parse_body(b"\x78\x01\x01", Some("Deflate")).unwrap_err();
+        let e = parse_body(b"\x78\x01\x01", Some("Deflate"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("a deflate-encoded body (Content-Encoding: Deflate), not decoded"),
             "{e}"
         );
-        let e = parse_body(b"\x1f\x8b\x08\x00", None).unwrap_err();
+        let e = parse_body(b"\x1f\x8b\x08\x00", None)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("a gzip stream (starts with 1F 8B) without Content-Encoding"),
             "{e}"
@@ -272,7 +280,7 @@ mod tests {
         let depth = 100_000;
         let mut body = vec![b'['; depth];
         body.extend(std::iter::repeat_n(b']', depth));
-        let e = parse_json(&body).unwrap_err();
+        let e = parse_json(&body).unwrap_err().to_string();
         assert!(
             e.ends_with("recursion limit exceeded (nested deeper than 128 levels)"),
             "{e}"

@@ -79,6 +79,43 @@ fn secs(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
+/// Why an answer's body is not JSON, in the words a failure quotes: where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotJson {
+    /// A byte-order mark before the text (RFC 8259 8.1).
+    #[error("the body starts with {name} byte-order mark ({hex}): not JSON (RFC 8259 8.1)")]
+    ByteOrderMark {
+        name: &'static str,
+        hex: &'static str,
+    },
+    /// serde_json's reason, without its own "at line .. column ..".
+    #[error(
+        "not JSON at line {line} column {column} (byte {byte}): {what}{}",
+        if *.too_deep { " (nested deeper than 128 levels)" } else { "" }
+    )]
+    Syntax {
+        line: usize,
+        column: usize,
+        byte: usize,
+        what: String,
+        too_deep: bool,
+    },
+    /// A content encoding the suite did not ask for (it sends no `Accept-Encoding`).
+    #[error(
+        "a {name}-encoded body (Content-Encoding: {header}), not decoded: the suite does not ask for compression ({why})"
+    )]
+    Encoded {
+        name: String,
+        header: String,
+        why: Box<NotJson>,
+    },
+    #[error("a gzip stream (starts with 1F 8B) without Content-Encoding, not JSON ({why})")]
+    Gzip { why: Box<NotJson> },
+    /// The parser thread went away before it answered.
+    #[error("the body could not be parsed")]
+    Lost,
+}
+
 /// An answer, with its body parsed as JSON when it is JSON.
 #[derive(Debug, Clone)]
 pub struct Response {
@@ -90,7 +127,7 @@ pub struct Response {
     /// The body's length as received.
     pub size: usize,
     /// `None` for an empty body; `Some(Err)` says why a body is not JSON. `None` once recorded.
-    pub json: Option<Result<Value, String>>,
+    pub json: Option<Result<Value, NotJson>>,
     /// Names (lower case) of headers whose value is not UTF-8; `headers` holds them lossily.
     pub non_utf8_headers: Vec<String>,
     /// The start of the body as text, redacted before it was cut ([`EXCERPT_CHARS`] at most):

@@ -11,6 +11,6 @@ mod transport;
 
 pub use crate::redact::{API_KEY_PLACEHOLDER, Redactor, SECRET_PLACEHOLDER};
 pub use body::{LARGE_BODY, LARGE_BODY_TRIALS, parse_body, parse_json, with_large_body_slot};
-pub use exchange::{Auth, EXCERPT_CHARS, Exchange, Outgoing, Response, TransportError};
+pub use exchange::{Auth, EXCERPT_CHARS, Exchange, NotJson, Outgoing, Response, TransportError};
 pub use rate::RateLimiter;
 pub use transport::{Client, ClientConfig};

@@ -99,7 +99,10 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(config: ClientConfig, redactor: Redactor) -> Result<Arc<Client>, String> {
+    pub fn new(
+        config: ClientConfig,
+        redactor: Redactor,
+    ) -> Result<Arc<Client>, crate::tls::ClientBuildError> {
         crate::tls::install_default_provider();
         if let Some(k) = &config.api_key {
             redactor.api_key(k);

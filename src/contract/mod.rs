@@ -68,17 +68,21 @@ impl Api {
     }
 }
 
-impl TryFrom<String> for Api {
-    type Error = String;
+/// A name that is no API generation (a case file's `api`, the route table's `x-api`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown API generation `{name}`, expected one of {}",
+    Api::ALL.map(Api::as_str).join(", ")
+)]
+pub struct UnknownApi {
+    pub name: String,
+}
 
-    fn try_from(name: String) -> Result<Api, String> {
-        Api::named(&name).ok_or_else(|| {
-            let names: Vec<&str> = Api::ALL.iter().map(|a| a.as_str()).collect();
-            format!(
-                "unknown API generation `{name}`, expected one of {}",
-                names.join(", ")
-            )
-        })
+impl TryFrom<String> for Api {
+    type Error = UnknownApi;
+
+    fn try_from(name: String) -> Result<Api, UnknownApi> {
+        Api::named(&name).ok_or(UnknownApi { name })
     }
 }
 
@@ -278,5 +282,20 @@ fn violation(e: jsonschema::ValidationError<'_>) -> SchemaViolation {
     SchemaViolation {
         pointer: e.instance_path().to_string(),
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_generation_names_the_known_ones() {
+        assert_eq!(Api::try_from("latest".to_string()), Ok(Api::Latest));
+        let e = Api::try_from("v2".to_string()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown API generation `v2`, expected one of v1, latest"
+        );
     }
 }

@@ -317,7 +317,7 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                     .get("schema")
                     .map(|s| inline_refs(doc, s, 0))
                     .transpose()
-                    .map_err(|m| (p_at.clone(), m))?;
+                    .map_err(|e| (p_at.clone(), e.to_string()))?;
                 params.push(Param {
                     name: name.to_string(),
                     location,
@@ -376,7 +376,7 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
                     .pointer("/requestBody/content/application~1json/schema")
                     .map(|s| inline_refs(doc, s, 0))
                     .transpose()
-                    .map_err(|m| (op_at.clone(), m))?,
+                    .map_err(|e| (op_at.clone(), e.to_string()))?,
                 example: op.get("x-example").cloned(),
                 sends: op.get("x-sends").and_then(Value::as_bool).unwrap_or(false),
                 segments: segments.clone(),
@@ -386,12 +386,21 @@ pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Proble
     Ok(routes)
 }
 
+/// Why a schema's `$ref`s cannot be inlined.
+#[derive(Debug, thiserror::Error)]
+enum RefError {
+    #[error("schema references nest too deep")]
+    TooDeep,
+    #[error("unresolved $ref `{0}`")]
+    Unresolved(String),
+}
+
 /// A copy of `schema` with every local `$ref` replaced by its target, which keeps the `$ref`
 /// under [`INLINED_FROM`] (the route table's schemas hold no cycles; depth is bounded all the
 /// same).
-fn inline_refs(doc: &Value, schema: &Value, depth: usize) -> Result<Value, String> {
+fn inline_refs(doc: &Value, schema: &Value, depth: usize) -> Result<Value, RefError> {
     if depth > 32 {
-        return Err("schema references nest too deep".into());
+        return Err(RefError::TooDeep);
     }
     Ok(match schema {
         Value::Object(map) => {
@@ -399,7 +408,7 @@ fn inline_refs(doc: &Value, schema: &Value, depth: usize) -> Result<Value, Strin
                 let target = r
                     .strip_prefix('#')
                     .and_then(|p| doc.pointer(p))
-                    .ok_or_else(|| format!("unresolved $ref `{r}`"))?;
+                    .ok_or_else(|| RefError::Unresolved(r.to_string()))?;
                 let mut inlined = inline_refs(doc, target, depth + 1)?;
                 if let Value::Object(m) = &mut inlined {
                     m.entry(INLINED_FROM).or_insert_with(|| r.into());
@@ -440,4 +449,24 @@ fn parse_status_key(key: &str) -> Option<StatusKey> {
     let b = key.as_bytes();
     (b.len() == 3 && b[0].is_ascii_digit() && b[1..].eq_ignore_ascii_case(b"XX"))
         .then(|| StatusKey::Class(u16::from(b[0] - b'0')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_ref_that_leads_nowhere_or_round_is_named() {
+        let doc = json!({"a": {"$ref": "#/a"}, "b": {"type": "string"}});
+        let e = inline_refs(&doc, &json!({"$ref": "#/missing"}), 0).unwrap_err();
+        assert_eq!(e.to_string(), "unresolved $ref `#/missing`");
+        let e = inline_refs(&doc, &json!({"$ref": "#/a"}), 0).unwrap_err();
+        assert_eq!(e.to_string(), "schema references nest too deep");
+        let ok = inline_refs(&doc, &json!({"items": {"$ref": "#/b"}}), 0).unwrap();
+        assert_eq!(
+            ok,
+            json!({"items": {"type": "string", (INLINED_FROM): "#/b"}})
+        );
+    }
 }

@@ -4,14 +4,14 @@
 use minijinja::value::Serde;
 use minijinja::{Environment, context};
 
-use super::Report;
+use super::{Report, ReportError};
 
 const TEMPLATE: &str = include_str!("report.html");
 
-pub fn render(report: &Report) -> Result<String, String> {
+pub fn render(report: &Report) -> Result<String, ReportError> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
-        .map_err(|e| format!("bad report template: {e}"))?;
+        .map_err(ReportError::Template)?;
     // Verified: a passing trial cites the clause; one cited only by ignored trials is not.
     let verified = report
         .clauses
@@ -37,5 +37,5 @@ pub fn render(report: &Report) -> Result<String, String> {
                 ignored => Serde(&ignored),
             })
         })
-        .map_err(|e| format!("cannot render the HTML report: {e}"))
+        .map_err(ReportError::Html)
 }

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report as JUnit, TestCase, TestCaseStatus, TestSuite};
 
-use super::Report;
+use super::{Report, ReportError};
 
-pub fn render(report: &Report) -> Result<String, String> {
+pub fn render(report: &Report) -> Result<String, ReportError> {
     // The run's verdict in the report's name: a JUnit viewer shows skipped tests in green, and a
     // partial run must not read as a certification.
     let mut junit = JUnit::new(format!("workspace-conformance ({})", report.verdict_text));
@@ -80,7 +80,5 @@ pub fn render(report: &Report) -> Result<String, String> {
         suite.set_time(Duration::from_secs_f64(secs));
         junit.add_test_suite(suite);
     }
-    junit
-        .to_string()
-        .map_err(|e| format!("cannot write JUnit XML: {e}"))
+    junit.to_string().map_err(ReportError::Junit)
 }

@@ -6,7 +6,7 @@ mod html;
 mod junit;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +20,22 @@ use crate::client::{Exchange, Redactor};
 use crate::contract::API_VERSION;
 use crate::contract::Contract;
 use crate::execute::{CaseResult, Verdict};
+
+/// Why a report could not be rendered or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("bad report template: {0}")]
+    Template(minijinja::Error),
+    #[error("cannot render the HTML report: {0}")]
+    Html(minijinja::Error),
+    #[error("cannot write JUnit XML: {0}")]
+    Junit(quick_junit::SerializeError),
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
 
 /// What the reports say about the run itself.
 #[derive(Debug, Clone)]
@@ -396,12 +412,12 @@ impl Report {
     }
 
     /// The JUnit XML report.
-    pub fn to_junit(&self, redactor: &Redactor) -> Result<String, String> {
+    pub fn to_junit(&self, redactor: &Redactor) -> Result<String, ReportError> {
         junit::render(self).map(|t| redactor.redact(&t))
     }
 
     /// The HTML certification report.
-    pub fn to_html(&self, redactor: &Redactor) -> Result<String, String> {
+    pub fn to_html(&self, redactor: &Redactor) -> Result<String, ReportError> {
         html::render(self).map(|t| redactor.redact(&t))
     }
 }
@@ -453,6 +469,25 @@ fn clause_row(id: &str, text: &str, trials: &[TrialOut], held: Option<usize>) ->
 }
 
 /// Writes `text` to `path`, saying which file could not be written.
-pub fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+pub fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    std::fs::write(path, text).map_err(|error| ReportError::Write {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_cannot_be_written_is_named() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("no such folder/report.xml");
+        let e = write(&path, "x").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("cannot write {}: ", path.display())),
+            "{text}"
+        );
+    }
 }
