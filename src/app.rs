@@ -205,7 +205,7 @@ fn run(mut args: RunArgs, key_from_env: bool) -> Result<ExitCode, SetupError> {
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let (contract, cases) =
-        catalog::load(args.case_dir.as_deref()).map_err(|e| SetupError::new(e.0))?;
+        catalog::load(args.case_dir.as_deref()).map_err(|e| SetupError::new(e.to_string()))?;
     let faults = parse_faults(&args.faults)?;
     let variants = parse_variants(&args.variants)?;
     let listing = args.test.list;
@@ -299,7 +299,7 @@ fn list_fixtures(args: &RunArgs) -> Result<ExitCode, SetupError> {
     } else {
         crate::profile::fixture_lines()
     };
-    print!("{}", text.map_err(SetupError)?);
+    print!("{}", text.map_err(|e| SetupError(e.to_string()))?);
     Ok(ExitCode::SUCCESS)
 }
 
