@@ -3,8 +3,6 @@
 //! and line.
 
 mod error;
-#[cfg(test)]
-mod tests;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -1084,3 +1082,6 @@ fn check_expect(e: &Expect, contract: &Contract) -> Result<(), (String, LoadErro
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
