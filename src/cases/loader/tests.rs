@@ -5,6 +5,7 @@
 use super::*;
 
 const HEAD: &str = "area: contacts\napi: v1\ncases:\n";
+const CLAUSE: &str = "Authentication > 1";
 
 fn contract() -> Contract {
     Contract::embedded().expect("the embedded contract loads")
@@ -114,7 +115,7 @@ fn checks_the_schema_makes_first_hold_without_it() {
     let request = "    request: { method: GET, path: /v1/contacts }\n";
     let post =
         "    request: { method: POST, path: /v1/contacts, body: { externalId: \"{{run}}-x\" } }\n";
-    let id = "  - id: x\n    clause: \"Authentication > 1\"\n";
+    let id = format!("  - id: x\n    clause: \"{CLAUSE}\"\n");
     let step_head = "    steps:\n";
     for (cases, kind, text) in [
         (
@@ -123,7 +124,7 @@ fn checks_the_schema_makes_first_hold_without_it() {
             "t.yaml:6: case `x`: bad reading number `one`",
         ),
         (
-            id.to_string(),
+            id.clone(),
             "NoRequest",
             "t.yaml:4: case `x`: needs `request` or `steps`",
         ),
