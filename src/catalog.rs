@@ -5,36 +5,68 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::cases::{self, Case};
-use crate::contract::Contract;
+use crate::cases::generated::GeneratedError;
+use crate::cases::properties::ExampleError;
+use crate::cases::{self, Case, LoadError};
+use crate::contract::{Contract, ContractError};
 
-/// A catalog that cannot be built: a bad contract file, case file or route-table entry.
+/// A catalog that cannot be built: a bad contract file, case file or route-table entry, or a
+/// case named like a generated one.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct CatalogError(pub String);
+pub enum CatalogError {
+    #[error("bad contract file: {0}")]
+    Contract(#[from] ContractError),
+    #[error("bad case file: {0}")]
+    CaseFile(#[from] LoadError),
+    #[error("bad route table: {0}")]
+    RouteTable(#[from] GeneratedError),
+    #[error("bad x-example in schemas/openapi.yaml: {0}")]
+    Example(#[from] ExampleError),
+    #[error(
+        "{file}:{line}: case `{name}` has the name of a generated case ({generated_file}:{generated_line})"
+    )]
+    NameClash {
+        name: String,
+        file: String,
+        line: usize,
+        generated_file: String,
+        generated_line: usize,
+    },
+}
+
+impl CatalogError {
+    /// The variant's name, for tests that require an input for every kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CatalogError::Contract(_) => "Contract",
+            CatalogError::CaseFile(_) => "CaseFile",
+            CatalogError::RouteTable(_) => "RouteTable",
+            CatalogError::Example(_) => "Example",
+            CatalogError::NameClash { .. } => "NameClash",
+        }
+    }
+}
 
 /// Loads the contract and the case files (built-in, or from a directory).
 pub fn load(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>), CatalogError> {
-    let contract =
-        Contract::embedded().map_err(|e| CatalogError(format!("bad contract file: {e}")))?;
-    let loaded = match dir {
+    let contract = Contract::embedded()?;
+    let mut loaded = match dir {
         Some(d) => cases::load_dir(d, &contract),
         None => cases::load_embedded(&contract),
-    }
-    .map_err(|e| CatalogError(format!("bad case file: {e}")))?;
+    }?;
     // The access matrix and versioning checks come from the route table (x-access), the
     // boundary properties from its x-examples.
-    let generated = cases::generated::generate(&contract)
-        .map_err(|e| CatalogError(format!("bad route table: {e}")))?;
-    let properties = cases::properties::cases(&contract)
-        .map_err(|e| CatalogError(format!("bad x-example in schemas/openapi.yaml: {e}")))?;
-    let mut loaded = loaded;
+    let generated = cases::generated::generate(&contract)?;
+    let properties = cases::properties::cases(&contract)?;
     for case in generated.into_iter().chain(properties) {
         if let Some(same) = loaded.iter().find(|c| c.name == case.name) {
-            return Err(CatalogError(format!(
-                "{}:{}: case `{}` has the name of a generated case ({}:{})",
-                same.file, same.line, same.name, case.file, case.line
-            )));
+            return Err(CatalogError::NameClash {
+                name: same.name.clone(),
+                file: same.file.clone(),
+                line: same.line,
+                generated_file: case.file,
+                generated_line: case.line,
+            });
         }
         loaded.push(case);
     }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -112,19 +113,13 @@ impl Profile {
 
     /// Checks `requestFields`: known keys, a plain name each, no two fields of one request
     /// under one name.
-    pub fn check_request_fields(&self) -> Result<(), String> {
+    pub fn check_request_fields(&self) -> Result<(), RequestFieldError> {
         for (key, to) in &self.request_fields {
             let Some((_, m, t, _, _)) = REQUEST_FIELDS.iter().find(|(k, ..)| k == key) else {
-                let known: Vec<&str> = REQUEST_FIELDS.iter().map(|(k, ..)| *k).collect();
-                return Err(format!(
-                    "requestFields: unknown field `{key}` (renameable: {})",
-                    known.join(", ")
-                ));
+                return Err(RequestFieldError::Unknown { key: key.clone() });
             };
             if to.is_empty() || to.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err(format!(
-                    "requestFields: `{key}` must be a field name without whitespace"
-                ));
+                return Err(RequestFieldError::NotAName { key: key.clone() });
             }
             // Another field of the same request, renamed or not, must not end up under it.
             let clash = REQUEST_FIELDS
@@ -134,13 +129,36 @@ impl Profile {
                     self.request_fields.get(*k).map_or(*f, |s| s.as_str()) == to
                 });
             if let Some((other, ..)) = clash {
-                return Err(format!(
-                    "requestFields: `{key}` and `{other}` would both be sent as `{to}`"
-                ));
+                return Err(RequestFieldError::Clash {
+                    key: key.clone(),
+                    other,
+                    to: to.clone(),
+                });
             }
         }
         Ok(())
     }
+}
+
+/// A `requestFields` entry that cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RequestFieldError {
+    #[error("requestFields: unknown field `{key}` (renameable: {})", renameable())]
+    Unknown { key: String },
+    #[error("requestFields: `{key}` must be a field name without whitespace")]
+    NotAName { key: String },
+    #[error("requestFields: `{key}` and `{other}` would both be sent as `{to}`")]
+    Clash {
+        key: String,
+        other: &'static str,
+        to: String,
+    },
+}
+
+/// The keys of [`REQUEST_FIELDS`], for the message naming an unknown one.
+fn renameable() -> String {
+    let known: Vec<&str> = REQUEST_FIELDS.iter().map(|(k, ..)| *k).collect();
+    known.join(", ")
 }
 
 /// Why a profile could not be used.
@@ -151,8 +169,110 @@ pub enum ProfileError {
         path: String,
         source: std::io::Error,
     },
-    #[error("bad profile {path}: {detail}")]
-    Parse { path: String, detail: String },
+    #[error("bad profile {path}: {kind}")]
+    Bad {
+        path: String,
+        kind: Box<ProfileErrorKind>,
+    },
+}
+
+/// What is wrong with a profile that was read, with where: the line and column of a syntax
+/// error, the line and JSON Pointer of a value, the fixture and the closest known name.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProfileErrorKind {
+    #[error("line {line} column {column}: {source}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        source: Arc<serde_json::Error>,
+    },
+    #[error("line {line}, at {pointer}: unknown fixture `{name}`{}", closest_hint(*closest))]
+    UnknownFixture {
+        line: usize,
+        pointer: String,
+        name: String,
+        /// The known fixture within a few edits of `name`, if any.
+        closest: Option<&'static str>,
+    },
+    #[error(
+        "line {line}, at /fixtures/activity_trigger_path: fixture `activity_trigger_path` must be a path starting with /"
+    )]
+    HookNotAPath { line: usize },
+    /// The embedded `schemas/profile.schema.json` does not compile (a broken build of the
+    /// suite, never a profile).
+    #[error("bad schemas/profile.schema.json: {0}")]
+    ProfileSchema(String),
+    /// A value `schemas/profile.schema.json` refuses; `fixture` is the fixture's name and its
+    /// type and range in words when the value is a fixture's.
+    #[error(
+        "line {line}, at {}: {message}{}",
+        if pointer.is_empty() { "/" } else { pointer.as_str() },
+        fixture_range(fixture)
+    )]
+    Schema {
+        line: usize,
+        pointer: String,
+        message: String,
+        fixture: Option<(String, String)>,
+    },
+    /// A value the schema lets through but the profile model cannot take.
+    #[error("{0}")]
+    Shape(Arc<serde_json::Error>),
+    #[error("fixture `{name}` must be a string, number, boolean or an array of those")]
+    FixtureValue { name: String },
+    #[error(transparent)]
+    RequestField(#[from] RequestFieldError),
+}
+
+fn closest_hint(closest: Option<&str>) -> String {
+    match closest {
+        Some(k) => format!("; did you mean `{k}`?"),
+        None => "; README, \"Profile\", lists the fixtures".to_string(),
+    }
+}
+
+fn fixture_range(fixture: &Option<(String, String)>) -> String {
+    fixture
+        .as_ref()
+        .map(|(name, range)| format!(" (`{name}` is {range})"))
+        .unwrap_or_default()
+}
+
+impl ProfileError {
+    /// The variant's name, for tests that require an input for every kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProfileError::Read { .. } => "Read",
+            ProfileError::Bad { .. } => "Bad",
+        }
+    }
+}
+
+impl ProfileErrorKind {
+    /// The variant's name, for tests that require an input for every kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProfileErrorKind::Syntax { .. } => "Syntax",
+            ProfileErrorKind::UnknownFixture { .. } => "UnknownFixture",
+            ProfileErrorKind::HookNotAPath { .. } => "HookNotAPath",
+            ProfileErrorKind::ProfileSchema(_) => "ProfileSchema",
+            ProfileErrorKind::Schema { .. } => "Schema",
+            ProfileErrorKind::Shape(_) => "Shape",
+            ProfileErrorKind::FixtureValue { .. } => "FixtureValue",
+            ProfileErrorKind::RequestField(_) => "RequestField",
+        }
+    }
+}
+
+impl RequestFieldError {
+    /// The variant's name, for tests that require an input for every kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RequestFieldError::Unknown { .. } => "Unknown",
+            RequestFieldError::NotAName { .. } => "NotAName",
+            RequestFieldError::Clash { .. } => "Clash",
+        }
+    }
 }
 
 impl Profile {
@@ -166,14 +286,21 @@ impl Profile {
             path: shown.clone(),
             source,
         })?;
-        let bad = |detail: String| ProfileError::Parse {
-            path: shown.clone(),
-            detail,
-        };
-        let value: Value = serde_json::from_str(&text)
-            .map_err(|e| bad(format!("line {} column {}: {e}", e.line(), e.column())))?;
+        Profile::parse(&text).map_err(|kind| ProfileError::Bad {
+            path: shown,
+            kind: Box::new(kind),
+        })
+    }
+
+    /// A profile from its JSON text: [`Profile::load`] without the file.
+    fn parse(text: &str) -> Result<Profile, ProfileErrorKind> {
+        let value: Value = serde_json::from_str(text).map_err(|e| ProfileErrorKind::Syntax {
+            line: e.line(),
+            column: e.column(),
+            source: Arc::new(e),
+        })?;
         // JSON is YAML: the YAML reader knows the line of every pointer.
-        let lines = crate::contract::yaml::parse(&text).ok().map(|(_, l)| l);
+        let lines = crate::contract::yaml::parse(text).ok().map(|(_, l)| l);
         let line_of = |pointer: &str| lines.as_ref().map_or(0, |l| l.line_of(pointer));
         if let Some(fixtures) = value.get("fixtures").and_then(Value::as_object) {
             for name in fixtures.keys() {
@@ -184,53 +311,43 @@ impl Profile {
                     .iter()
                     .map(|(k, _)| (strsim::levenshtein(name, k), *k))
                     .min()
-                    .filter(|(d, k)| *d <= 3.max(k.len() / 4));
-                let hint = match closest {
-                    Some((_, k)) => format!("; did you mean `{k}`?"),
-                    None => "; README, \"Profile\", lists the fixtures".to_string(),
-                };
+                    .filter(|(d, k)| *d <= 3.max(k.len() / 4))
+                    .map(|(_, k)| k);
                 let pointer = format!("/fixtures/{}", pointer_token(name));
-                return Err(bad(format!(
-                    "line {}, at {pointer}: unknown fixture `{name}`{hint}",
-                    line_of(&pointer)
-                )));
+                return Err(ProfileErrorKind::UnknownFixture {
+                    line: line_of(&pointer),
+                    pointer,
+                    name: name.clone(),
+                    closest,
+                });
             }
         }
         // A hook is requested as a path of the target; anything else would go elsewhere.
         if let Some(p) = value.pointer("/fixtures/activity_trigger_path") {
             if !p.as_str().is_some_and(|p| p.starts_with('/')) {
-                return Err(bad(format!(
-                    "line {}, at /fixtures/activity_trigger_path: fixture `activity_trigger_path` must be a path starting with /",
-                    line_of("/fixtures/activity_trigger_path")
-                )));
+                return Err(ProfileErrorKind::HookNotAPath {
+                    line: line_of("/fixtures/activity_trigger_path"),
+                });
             }
         }
-        if let Some(e) = profile_validator()
-            .map_err(|e| bad(format!("bad schemas/profile.schema.json: {e}")))?
-            .iter_errors(&value)
-            .next()
-        {
+        if let Some(e) = profile_validator()?.iter_errors(&value).next() {
             let pointer = e.instance_path().to_string();
-            let what = pointer
-                .strip_prefix("/fixtures/")
-                .and_then(fixture_schema)
-                .map(|(name, range)| format!(" (`{name}` is {range})"))
-                .unwrap_or_default();
-            return Err(bad(format!(
-                "line {}, at {}: {e}{what}",
-                line_of(&pointer),
-                if pointer.is_empty() { "/" } else { &pointer }
-            )));
+            let fixture = pointer.strip_prefix("/fixtures/").and_then(fixture_schema);
+            return Err(ProfileErrorKind::Schema {
+                line: line_of(&pointer),
+                message: e.to_string(),
+                pointer,
+                fixture,
+            });
         }
-        let profile: Profile = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
+        let profile: Profile =
+            serde_json::from_value(value).map_err(|e| ProfileErrorKind::Shape(Arc::new(e)))?;
         for (name, value) in &profile.fixtures {
             if !fixture_value_is_valid(value) {
-                return Err(bad(format!(
-                    "fixture `{name}` must be a string, number, boolean or an array of those"
-                )));
+                return Err(ProfileErrorKind::FixtureValue { name: name.clone() });
             }
         }
-        profile.check_request_fields().map_err(bad)?;
+        profile.check_request_fields()?;
         Ok(profile)
     }
 
@@ -251,11 +368,13 @@ impl Profile {
 /// `schemas/profile.schema.json`: every fixture with its type, range and meaning.
 pub const PROFILE_SCHEMA: &str = include_str!("../schemas/profile.schema.json");
 
-fn profile_validator() -> Result<&'static jsonschema::Validator, String> {
-    static VALIDATOR: std::sync::LazyLock<Result<jsonschema::Validator, String>> =
+fn profile_validator() -> Result<&'static jsonschema::Validator, ProfileErrorKind> {
+    static VALIDATOR: std::sync::LazyLock<Result<jsonschema::Validator, ProfileErrorKind>> =
         std::sync::LazyLock::new(|| {
-            let schema: Value = serde_json::from_str(PROFILE_SCHEMA).map_err(|e| e.to_string())?;
-            jsonschema::validator_for(&schema).map_err(|e| e.to_string())
+            let bad = |e: String| ProfileErrorKind::ProfileSchema(e);
+            let schema: Value =
+                serde_json::from_str(PROFILE_SCHEMA).map_err(|e| bad(e.to_string()))?;
+            jsonschema::validator_for(&schema).map_err(|e| bad(e.to_string()))
         });
     VALIDATOR.as_ref().map_err(Clone::clone)
 }
@@ -270,14 +389,14 @@ pub fn fixture_schema(name: &str) -> Option<(String, String)> {
 /// The README's fixture table (`--list-fixtures --markdown`): every fixture of
 /// `schemas/profile.schema.json` with its type and range, its meaning and whether discovery finds
 /// it. Err names the fixture whose schema lacks a description or an `x-discovered`.
-pub fn fixture_table() -> Result<String, String> {
+pub fn fixture_table() -> Result<String, FixtureSchemaError> {
     let mut table = String::from(
         "| fixture | type and range | what it must hold | discovered? |\n|---|---|---|---|\n",
     );
     for (name, s) in &schema_fixtures()? {
         let meaning = s["description"]
             .as_str()
-            .ok_or_else(|| format!("the fixture `{name}` has no description"))?;
+            .ok_or_else(|| FixtureSchemaError::NoDescription { name: name.clone() })?;
         table.push_str(&format!(
             "| `{name}` | {} | {meaning} | {} |\n",
             type_in_words(s).replace('|', "\\|"),
@@ -287,8 +406,22 @@ pub fn fixture_table() -> Result<String, String> {
     Ok(table)
 }
 
+/// Why the fixtures of `schemas/profile.schema.json` cannot be listed (a broken build of the
+/// suite: the schema is embedded).
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureSchemaError {
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("the profile schema has no /properties/fixtures/properties")]
+    NoFixtures,
+    #[error("the fixture `{name}` has no description")]
+    NoDescription { name: String },
+    #[error("the fixture `{name}` has no x-discovered (true or a reason): {found}")]
+    NoDiscovered { name: String, found: Value },
+}
+
 /// `--list-fixtures`: one fixture a line, its name, then its type and range.
-pub fn fixture_lines() -> Result<String, String> {
+pub fn fixture_lines() -> Result<String, FixtureSchemaError> {
     let fixtures = schema_fixtures()?;
     let width = fixtures.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     Ok(fixtures
@@ -298,12 +431,12 @@ pub fn fixture_lines() -> Result<String, String> {
 }
 
 /// The fixtures of the profile schema, in the schema's order.
-fn schema_fixtures() -> Result<Vec<(String, Value)>, String> {
-    let schema: Value = serde_json::from_str(PROFILE_SCHEMA).map_err(|e| e.to_string())?;
+fn schema_fixtures() -> Result<Vec<(String, Value)>, FixtureSchemaError> {
+    let schema: Value = serde_json::from_str(PROFILE_SCHEMA)?;
     let fixtures = schema
         .pointer("/properties/fixtures/properties")
         .and_then(Value::as_object)
-        .ok_or("the profile schema has no /properties/fixtures/properties")?;
+        .ok_or(FixtureSchemaError::NoFixtures)?;
     Ok(fixtures
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -312,14 +445,15 @@ fn schema_fixtures() -> Result<Vec<(String, Value)>, String> {
 
 /// `x-discovered` in words: true, or why no request shows the fixture, or what it needs given
 /// first.
-fn discovered_in_words(name: &str, s: &Value) -> Result<String, String> {
+fn discovered_in_words(name: &str, s: &Value) -> Result<String, FixtureSchemaError> {
     match &s["x-discovered"] {
         Value::Bool(true) => Ok("yes".to_string()),
         Value::String(w) if w.starts_with("with ") => Ok(format!("yes, {w}")),
         Value::String(w) => Ok(format!("no: {w}")),
-        other => Err(format!(
-            "the fixture `{name}` has no x-discovered (true or a reason): {other}"
-        )),
+        other => Err(FixtureSchemaError::NoDiscovered {
+            name: name.to_string(),
+            found: other.clone(),
+        }),
     }
 }
 
@@ -655,6 +789,43 @@ mod request_field_tests {
             with(&[("message.text", "to"), ("message.to", "text")])
                 .check_request_fields()
                 .is_ok()
+        );
+    }
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_profile_schema_compiles() {
+        assert!(profile_validator().is_ok());
+    }
+
+    #[test]
+    fn the_checks_the_schema_makes_first_hold_without_it() {
+        // schemas/profile.schema.json types every fixture, so `tests/bad_input.rs` cannot reach
+        // this check through a profile file.
+        assert!(!fixture_value_is_valid(&serde_json::json!({"a": 1})));
+        assert!(!fixture_value_is_valid(&serde_json::json!([[1]])));
+        assert!(fixture_value_is_valid(&serde_json::json!(["a", 1, true])));
+        assert_eq!(
+            ProfileErrorKind::FixtureValue { name: "x".into() }.to_string(),
+            "fixture `x` must be a string, number, boolean or an array of those"
+        );
+    }
+
+    #[test]
+    fn a_profile_error_names_the_file_then_what_and_where() {
+        let kind = Profile::parse("{\"fixtures\": {\"user_di\": \"US1\"}}").expect_err("a typo");
+        assert_eq!(kind.name(), "UnknownFixture");
+        let e = ProfileError::Bad {
+            path: "p.json".into(),
+            kind: Box::new(kind),
+        };
+        assert_eq!(
+            e.to_string(),
+            "bad profile p.json: line 1, at /fixtures/user_di: unknown fixture `user_di`; did you mean `user_id`?"
         );
     }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::loader::{BUILTINS, LoadError};
+use super::loader::BUILTINS;
 use super::model::{Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step};
 use super::template::{names_in_str, names_in_value};
 use crate::contract::Api;
@@ -75,14 +75,49 @@ const WRONG_KEY: Cell = Cell {
     summary: "With a key the target cannot know the answer is 401 Unauthorized.",
 };
 
+/// A route-table entry no cell can be generated from: its line in `schemas/openapi.yaml`, and
+/// what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{line}: {kind}", FILE)]
+pub struct GeneratedError {
+    pub line: usize,
+    pub kind: GeneratedErrorKind,
+}
+
+/// What is wrong with a route-table entry; `op` is its method and path template.
+#[derive(Debug, thiserror::Error)]
+pub enum GeneratedErrorKind {
+    #[error("{0}")]
+    Yaml(String),
+    #[error("x-access of {op}: {source}")]
+    Access {
+        op: String,
+        source: serde_json::Error,
+    },
+    #[error(
+        "x-access of {op}: `{text}` in the {part} is not a template of a variable; it would be sent as it stands"
+    )]
+    NotATemplate {
+        op: String,
+        text: String,
+        part: &'static str,
+    },
+    #[error("x-access of {op}: {source}")]
+    Name { op: String, source: UnknownName },
+}
+
+/// A name in a generated request that is neither a builtin nor a known fixture.
+#[derive(Debug, thiserror::Error)]
+#[error("`{{{{{name}}}}}` is not a builtin or a known fixture (see README, 'Profile')")]
+pub struct UnknownName {
+    pub name: String,
+}
+
 /// Every generated case, in route-table order.
-pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
-    let err = |line: usize, message: String| LoadError {
-        file: FILE.to_string(),
-        line,
-        message,
-    };
-    let (doc, lines) = yaml::parse(OPENAPI_YAML).map_err(|e| err(e.line, e.message))?;
+pub fn generate(contract: &Contract) -> Result<Vec<Case>, GeneratedError> {
+    let err = |line: usize, kind: GeneratedErrorKind| GeneratedError { line, kind };
+    let (doc, lines) =
+        yaml::parse(OPENAPI_YAML).map_err(|e| err(e.line, GeneratedErrorKind::Yaml(e.message)))?;
     let mut out = Vec::new();
     let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
         return Ok(out);
@@ -103,10 +138,13 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
             };
             let access: Access = match op.get("x-access") {
                 None => Access::default(),
-                Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+                Some(v) => serde_json::from_value(v.clone()).map_err(|source| {
                     err(
                         lines.line_of(&format!("{op_at}/x-access")),
-                        format!("x-access of {upper} {template}: {e}"),
+                        GeneratedErrorKind::Access {
+                            op: format!("{upper} {template}"),
+                            source,
+                        },
                     )
                 })?,
             };
@@ -115,13 +153,22 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, LoadError> {
             if let Some((part, text)) = super::loader::unresolved_in_request(&request) {
                 return Err(err(
                     access_line,
-                    format!(
-                        "x-access of {upper} {template}: `{text}` in the {part} is not a template of a variable; it would be sent as it stands"
-                    ),
+                    GeneratedErrorKind::NotATemplate {
+                        op: format!("{upper} {template}"),
+                        text,
+                        part,
+                    },
                 ));
             }
-            let fixtures = used_fixtures(&request)
-                .map_err(|m| err(access_line, format!("x-access of {upper} {template}: {m}")))?;
+            let fixtures = used_fixtures(&request).map_err(|source| {
+                err(
+                    access_line,
+                    GeneratedErrorKind::Name {
+                        op: format!("{upper} {template}"),
+                        source,
+                    },
+                )
+            })?;
             let slug = slug(&upper, template);
             let base = Base {
                 api: route.api,
@@ -414,7 +461,7 @@ fn is_name(text: &str) -> bool {
 }
 
 /// The fixtures a request names; a name that is neither a builtin nor a known fixture is an error.
-fn used_fixtures(request: &Request) -> Result<BTreeSet<String>, String> {
+fn used_fixtures(request: &Request) -> Result<BTreeSet<String>, UnknownName> {
     let mut used = BTreeSet::new();
     names_in_str(&request.path, &mut used);
     for (k, v) in &request.query {
@@ -430,9 +477,7 @@ fn used_fixtures(request: &Request) -> Result<BTreeSet<String>, String> {
             continue;
         }
         if !KNOWN_FIXTURES.iter().any(|(f, _)| *f == name) {
-            return Err(format!(
-                "`{{{{{name}}}}}` is not a builtin or a known fixture (see README, 'Profile')"
-            ));
+            return Err(UnknownName { name });
         }
         fixtures.insert(name);
     }

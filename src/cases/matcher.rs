@@ -42,8 +42,39 @@ pub struct Mismatch {
 
 /// A malformed matcher (reported at load time with the case file's line).
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct BadMatcher(pub String);
+pub enum BadMatcher {
+    #[error(
+        "`length` takes a non-negative integer, a list, or a whole template naming a list (\"{{{{name}}}}\")"
+    )]
+    Length,
+    #[error("`absent`, `absentOrNull`, `present` and `nonEmpty` take `true`")]
+    Flag,
+    #[error("bad `pattern`: {0}")]
+    Pattern(#[source] regex::Error),
+    #[error("`pattern` takes a regular expression string")]
+    PatternNotText,
+    #[error("`type` takes string, number, integer, boolean, array, object or null")]
+    Type,
+    #[error("`oneOf` takes a list of matchers")]
+    OneOf,
+    #[error("`atOrAfter` and `atOrBefore` take an RFC 3339 date-time string")]
+    Bound,
+}
+
+impl BadMatcher {
+    /// The variant's name, for tests that require an input for every kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BadMatcher::Length => "Length",
+            BadMatcher::Flag => "Flag",
+            BadMatcher::Pattern(_) => "Pattern",
+            BadMatcher::PatternNotText => "PatternNotText",
+            BadMatcher::Type => "Type",
+            BadMatcher::OneOf => "OneOf",
+            BadMatcher::Bound => "Bound",
+        }
+    }
+}
 
 /// A list, or a string that is one whole template (`"{{name}}"`), which renders to a list.
 fn is_list_or_list_template(v: &Value) -> bool {
@@ -61,41 +92,28 @@ fn is_list_or_list_template(v: &Value) -> bool {
 pub fn validate(matcher: &Value) -> Result<(), BadMatcher> {
     match operator(matcher) {
         Some(("length", v)) if v.as_u64().is_none() && !is_list_or_list_template(v) => {
-            Err(BadMatcher(
-                "`length` takes a non-negative integer, a list, or a whole template naming a list (\"{{name}}\")"
-                    .into(),
-            ))
+            Err(BadMatcher::Length)
         }
         Some(("absent" | "absentOrNull" | "present" | "nonEmpty", v))
             if v != &Value::Bool(true) =>
         {
-            Err(BadMatcher(
-                "`absent`, `absentOrNull`, `present` and `nonEmpty` take `true`".into(),
-            ))
+            Err(BadMatcher::Flag)
         }
         Some(("pattern", v)) => match v.as_str() {
-            Some(p) => Regex::new(p)
-                .map(|_| ())
-                .map_err(|e| BadMatcher(format!("bad `pattern`: {e}"))),
-            None => Err(BadMatcher(
-                "`pattern` takes a regular expression string".into(),
-            )),
+            Some(p) => Regex::new(p).map(|_| ()).map_err(BadMatcher::Pattern),
+            None => Err(BadMatcher::PatternNotText),
         },
         Some(("type", v)) => match v.as_str() {
             Some("string" | "number" | "integer" | "boolean" | "array" | "object" | "null") => {
                 Ok(())
             }
-            _ => Err(BadMatcher(
-                "`type` takes string, number, integer, boolean, array, object or null".into(),
-            )),
+            _ => Err(BadMatcher::Type),
         },
         Some(("oneOf", Value::Array(items))) => items.iter().try_for_each(validate),
-        Some(("oneOf", _)) => Err(BadMatcher("`oneOf` takes a list of matchers".into())),
+        Some(("oneOf", _)) => Err(BadMatcher::OneOf),
         Some(("not" | "contains" | "excludes" | "nullOr", v)) => validate(v),
         // A bound is usually a template; it is checked when the case runs.
-        Some(("atOrAfter" | "atOrBefore", v)) if !v.is_string() => Err(BadMatcher(
-            "`atOrAfter` and `atOrBefore` take an RFC 3339 date-time string".into(),
-        )),
+        Some(("atOrAfter" | "atOrBefore", v)) if !v.is_string() => Err(BadMatcher::Bound),
         Some(_) => Ok(()),
         None => match matcher {
             Value::Object(map) => map.values().try_for_each(validate),

@@ -10,7 +10,9 @@ pub mod properties;
 pub mod reasons;
 pub mod template;
 
-pub use loader::{BUILTINS, LoadError, load_dir, load_embedded, load_sources};
+pub use loader::{
+    BUILTINS, LoadError, LoadErrorKind, Position, load_dir, load_embedded, load_sources,
+};
 pub use model::{
     Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach,
     OrderExpect, PageExpect, ReadBack, Repeat, Request, StatusExpect, Step, Watch,

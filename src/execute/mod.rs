@@ -4,6 +4,7 @@
 mod limit;
 pub mod properties;
 mod roundtrip;
+mod search;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::Executor;
-use super::properties::{Found, failures, input_note, runner_for, search};
+use super::search::{Found, failures, input_note, runner_for, search};
 use crate::cases::properties::generate::e164;
 use crate::cases::{Case, Request};
 use crate::checks::{Failure, Finding};

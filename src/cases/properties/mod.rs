@@ -135,9 +135,30 @@ struct RequestDoc {
     body: Option<Value>,
 }
 
-fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
-    let doc: ExampleDoc =
-        serde_json::from_value(doc.clone()).map_err(|e| format!("bad x-example: {e}"))?;
+/// An `x-example` no property can be made from: the operation (its `operationId`, or method and
+/// path template), and what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{op}: {kind}")]
+pub struct ExampleError {
+    pub op: String,
+    pub kind: ExampleErrorKind,
+}
+
+/// What is wrong with an `x-example`.
+#[derive(Debug, thiserror::Error)]
+pub enum ExampleErrorKind {
+    #[error("bad x-example: {0}")]
+    Shape(#[source] serde_json::Error),
+    #[error("x-example needs `request.path` to fill the path parameters")]
+    NoPath,
+    #[error(
+        "x-example names `{{{{{name}}}}}`, which is neither saved by its setup nor a known fixture"
+    )]
+    UnknownName { name: String },
+}
+
+fn parse_example(route: &Route, doc: &Value) -> Result<Example, ExampleErrorKind> {
+    let doc: ExampleDoc = serde_json::from_value(doc.clone()).map_err(ExampleErrorKind::Shape)?;
     let setup = doc
         .setup
         .into_iter()
@@ -166,7 +187,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, String> {
     let path = match doc.request.path {
         Some(p) => p,
         None if !route.template.contains('{') => route.template.clone(),
-        None => return Err("x-example needs `request.path` to fill the path parameters".into()),
+        None => return Err(ExampleErrorKind::NoPath),
     };
     Ok(Example {
         setup,
@@ -275,7 +296,7 @@ fn names_of(example: &Example) -> BTreeSet<String> {
     used
 }
 
-fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
+fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, ExampleErrorKind> {
     let used = names_of(example);
     let mut saved: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
     for s in &example.setup {
@@ -286,9 +307,7 @@ fn fixtures_of(example: &Example) -> Result<BTreeSet<String>, String> {
         if KNOWN_FIXTURES.iter().any(|(f, _)| f == name) {
             out.insert(name.clone());
         } else {
-            return Err(format!(
-                "x-example names `{{{{{name}}}}}`, which is neither saved by its setup nor a known fixture"
-            ));
+            return Err(ExampleErrorKind::UnknownName { name: name.clone() });
         }
     }
     Ok(out)
@@ -303,7 +322,7 @@ fn field_name(pointer: &str) -> String {
 }
 
 /// The property trials of the contract. Errors name the operation whose `x-example` is wrong.
-pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
+pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
     let mut out = Vec::new();
     for route in &contract.routes {
         let Some(doc) = &route.example else { continue };
@@ -311,8 +330,14 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, String> {
             .operation_id
             .clone()
             .unwrap_or_else(|| format!("{} {}", route.method, route.template));
-        let example = parse_example(route, doc).map_err(|e| format!("{op}: {e}"))?;
-        let fixtures = fixtures_of(&example).map_err(|e| format!("{op}: {e}"))?;
+        let example = parse_example(route, doc).map_err(|kind| ExampleError {
+            op: op.clone(),
+            kind,
+        })?;
+        let fixtures = fixtures_of(&example).map_err(|kind| ExampleError {
+            op: op.clone(),
+            kind,
+        })?;
         // A webhook created by a property points at the run's receiver, like a case's.
         let uses_receiver = names_of(&example).contains("webhook_url");
         let mut limits: Vec<(String, Option<String>, Limit)> = Vec::new();

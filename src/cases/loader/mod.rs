@@ -2,6 +2,8 @@
 //! (clauses exist, routes exist, variables are defined before use). Every error names the file
 //! and line.
 
+mod error;
+
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::LazyLock;
@@ -21,29 +23,24 @@ use crate::contract::Api;
 use crate::contract::Contract;
 use crate::contract::yaml::{self, path_to_pointer};
 use crate::profile::KNOWN_FIXTURES;
+pub use error::{LoadError, LoadErrorKind, Position};
 
 /// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;
 /// `webhook_url` the case's own URL at the suite's webhook receiver.
 pub const BUILTINS: &[&str] = &["run", "webhook_url"];
 
-const CASE_FILE_SCHEMA: &str = include_str!("../../schemas/case-file.schema.json");
+const CASE_FILE_SCHEMA: &str = include_str!("../../../schemas/case-file.schema.json");
 
-static CASE_FILE_VALIDATOR: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| {
-    let schema: Value = serde_json::from_str(CASE_FILE_SCHEMA).map_err(|e| e.to_string())?;
-    jsonschema::validator_for(&schema).map_err(|e| e.to_string())
-});
+static CASE_FILE_VALIDATOR: LazyLock<Result<jsonschema::Validator, LoadErrorKind>> =
+    LazyLock::new(|| {
+        let bad = |e: String| LoadErrorKind::CaseFileSchema(e);
+        let schema: Value =
+            serde_json::from_str(CASE_FILE_SCHEMA).map_err(|e| bad(e.to_string()))?;
+        jsonschema::validator_for(&schema).map_err(|e| bad(e.to_string()))
+    });
 
 static READING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+$").expect("valid regex"));
-
-/// A case file that cannot be used: where, and what is wrong.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
-pub struct LoadError {
-    pub file: String,
-    pub line: usize,
-    pub message: String,
-}
 
 /// Loads the case files embedded at build time.
 pub fn load_embedded(contract: &Contract) -> Result<Vec<Case>, LoadError> {
@@ -57,25 +54,29 @@ pub fn load_embedded(contract: &Contract) -> Result<Vec<Case>, LoadError> {
 /// Loads every `*.yaml` file under `dir`.
 pub fn load_dir(dir: &Path, contract: &Contract) -> Result<Vec<Case>, LoadError> {
     let mut paths = Vec::new();
-    collect(dir, &mut paths).map_err(|e| LoadError {
-        file: dir.display().to_string(),
-        line: 0,
-        message: format!("cannot read the case directory: {e}"),
+    collect(dir, &mut paths).map_err(|e| {
+        LoadError::at(
+            dir.display().to_string(),
+            0,
+            LoadErrorKind::ReadDir(e.into()),
+        )
     })?;
     paths.sort();
     if paths.is_empty() {
-        return Err(LoadError {
-            file: dir.display().to_string(),
-            line: 0,
-            message: "no case files (*.yaml) found".into(),
-        });
+        return Err(LoadError::at(
+            dir.display().to_string(),
+            0,
+            LoadErrorKind::NoCaseFiles,
+        ));
     }
     let mut files = Vec::new();
     for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(|e| LoadError {
-            file: p.display().to_string(),
-            line: 0,
-            message: format!("cannot read: {e}"),
+        let text = std::fs::read_to_string(&p).map_err(|e| {
+            LoadError::at(
+                p.display().to_string(),
+                0,
+                LoadErrorKind::ReadFile(e.into()),
+            )
         })?;
         files.push((p.display().to_string(), text));
     }
@@ -99,21 +100,23 @@ pub fn load_sources(
     files: &[(String, String)],
     contract: &Contract,
 ) -> Result<Vec<Case>, LoadError> {
-    let validator = CASE_FILE_VALIDATOR.as_ref().map_err(|e| LoadError {
-        file: "schemas/case-file.schema.json".into(),
-        line: 0,
-        message: e.clone(),
-    })?;
+    let validator = CASE_FILE_VALIDATOR
+        .as_ref()
+        .map_err(|e| LoadError::at("schemas/case-file.schema.json", 0, e.clone()))?;
     let mut cases = Vec::new();
     let mut names: HashMap<String, (String, usize)> = HashMap::new();
     for (file, text) in files {
         for case in load_file(file, text, validator, contract)? {
             if let Some((f, l)) = names.get(&case.name) {
-                return Err(LoadError {
-                    file: case.file.clone(),
-                    line: case.line,
-                    message: format!("duplicate case `{}` (first at {f}:{l})", case.name),
-                });
+                return Err(LoadError::at(
+                    case.file.clone(),
+                    case.line,
+                    LoadErrorKind::DuplicateCase {
+                        name: case.name.clone(),
+                        first_file: f.clone(),
+                        first_line: *l,
+                    },
+                ));
             }
             names.insert(case.name.clone(), (case.file.clone(), case.line));
             cases.push(case);
@@ -128,24 +131,25 @@ fn load_file(
     validator: &jsonschema::Validator,
     contract: &Contract,
 ) -> Result<Vec<Case>, LoadError> {
-    let err = |line: usize, message: String| LoadError {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let (value, lines) = yaml::parse(text).map_err(|e| err(e.line, e.message))?;
+    let err = |line: usize, kind: LoadErrorKind| LoadError::at(file, line, kind);
+    let (value, lines) =
+        yaml::parse(text).map_err(|e| err(e.line, LoadErrorKind::Yaml(e.message)))?;
     if let Some(e) = validator.iter_errors(&value).next() {
         let pointer = e.instance_path().to_string();
-        let at = if pointer.is_empty() {
-            String::new()
-        } else {
-            format!(" at {pointer}")
-        };
-        return Err(err(lines.line_of(&pointer), format!("{e}{at}")));
+        return Err(err(
+            lines.line_of(&pointer),
+            LoadErrorKind::Schema {
+                message: e.to_string(),
+                pointer,
+            },
+        ));
     }
     let doc: CaseFileDoc = serde_path_to_error::deserialize(&value).map_err(|e| {
         let pointer = path_to_pointer(e.path());
-        err(lines.line_of(&pointer), e.inner().to_string())
+        err(
+            lines.line_of(&pointer),
+            LoadErrorKind::Shape(e.inner().to_string()),
+        )
     })?;
     let mut out = Vec::new();
     for (i, case) in doc.cases.into_iter().enumerate() {
@@ -235,11 +239,14 @@ struct CaseCx<'a> {
 
 impl CaseCx<'_> {
     /// An error of this case at the JSON Pointer `pointer` of its file.
-    fn err(&self, pointer: &str, message: String) -> LoadError {
+    fn err(&self, pointer: &str, kind: LoadErrorKind) -> LoadError {
         LoadError {
-            file: self.file.to_string(),
-            line: self.lines.line_of(pointer),
-            message: format!("case `{}`: {message}", self.id),
+            pos: Position {
+                file: self.file.to_string(),
+                line: self.lines.line_of(pointer),
+                case: Some(self.id.clone()),
+            },
+            kind,
         }
     }
 
@@ -249,7 +256,7 @@ impl CaseCx<'_> {
             if !self.contract.clauses.contains(c) {
                 return Err(self.err(
                     &format!("{at}/clause"),
-                    format!("unknown clause `{c}` (see schemas/clauses.yaml)"),
+                    LoadErrorKind::UnknownClause { clause: c.clone() },
                 ));
             }
         }
@@ -269,9 +276,12 @@ impl CaseCx<'_> {
                 return Err(self.err(
                     &format!("{step_at}/clause"),
                     if known {
-                        format!("step clause `{c}` is not one of the case's clauses {clauses:?}")
+                        LoadErrorKind::StepClauseNotCases {
+                            clause: c.clone(),
+                            clauses: clauses.to_vec(),
+                        }
                     } else {
-                        format!("unknown clause `{c}` (see schemas/clauses.yaml)")
+                        LoadErrorKind::UnknownClause { clause: c.clone() }
                     },
                 ));
             }
@@ -285,7 +295,7 @@ impl CaseCx<'_> {
             if !READING.is_match(r) {
                 return Err(self.err(
                     &format!("{at}/readings"),
-                    format!("bad reading number `{r}`"),
+                    LoadErrorKind::BadReading { reading: r.clone() },
                 ));
             }
         }
@@ -314,7 +324,7 @@ impl StepsSoFar {
     }
 
     /// Every name of `used` is defined by an earlier step or is a fixture (then recorded).
-    fn resolve(&mut self, used: &BTreeSet<String>) -> Result<(), String> {
+    fn resolve(&mut self, used: &BTreeSet<String>) -> Result<(), LoadErrorKind> {
         resolve_names(used, &self.defined, &mut self.fixtures)
     }
 }
@@ -360,7 +370,7 @@ fn raw_steps(cx: &CaseCx, at: &str, doc: &mut CaseDoc) -> Result<Vec<RawStep>, L
                     ..StepExtras::default()
                 },
             )],
-            None => return Err(cx.err(at, "needs `request` or `steps`".into())),
+            None => return Err(cx.err(at, LoadErrorKind::NoRequest)),
         },
     })
 }
@@ -375,12 +385,9 @@ fn deliveries_step(
     save: &serde_json::Map<String, Value>,
     extras: StepExtras,
 ) -> Result<Step, LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     let Some(d) = extras.deliveries else {
-        return Err(err(
-            step_at,
-            "a step needs `request` or `deliveries`".into(),
-        ));
+        return Err(err(step_at, LoadErrorKind::StepWithoutRequest));
     };
     if expect.is_some()
         || !save.is_empty()
@@ -392,24 +399,18 @@ fn deliveries_step(
         || extras.unchanged.is_some()
         || extras.read_back.is_some()
     {
-        return Err(err(
-            step_at,
-            "a `deliveries` step takes no expect, save, secret, control, repeat or for_each (its own `save` goes inside it)".into(),
-        ));
+        return Err(err(step_at, LoadErrorKind::DeliveriesStepOptions));
     }
     let d_at = format!("{step_at}/deliveries");
     // Every delivery a step credits is verified (Authentication 4): a step that waits for
     // one names the secret (`secret:` of the step that created the webhook).
     if d.count.or(d.min).unwrap_or(1) > 0 && d.verify.is_none() {
-        return Err(err(
-            &d_at,
-            "a step that waits for deliveries names `verify`: the secret (saved by `secret:` where the webhook was created or rotated) every delivery it credits must verify with".into(),
-        ));
+        return Err(err(&d_at, LoadErrorKind::DeliveriesWithoutVerify));
     }
     let mut used: BTreeSet<String> = d.verify.iter().chain(d.reject.iter()).cloned().collect();
     for m in d.json.values().chain(d.select.values()) {
         names_in_value(m, &mut used);
-        matcher::validate(m).map_err(|x| err(&d_at, x.0))?;
+        matcher::validate(m).map_err(|x| err(&d_at, x.into()))?;
     }
     st.resolve(&used).map_err(|m| err(&d_at, m))?;
     for (name, from) in &d.save {
@@ -420,7 +421,7 @@ fn deliveries_step(
         if !ok {
             return Err(err(
                 &d_at,
-                format!("save `{name}`: `header:NAME` or a JSON Pointer"),
+                LoadErrorKind::DeliverySave { name: name.clone() },
             ));
         }
         st.defined.insert(name.clone());
@@ -456,10 +457,7 @@ fn request_step(
     extras: StepExtras,
 ) -> Result<(), LoadError> {
     if extras.deliveries.is_some() {
-        return Err(cx.err(
-            step_at,
-            "a step has `request` or `deliveries`, not both".into(),
-        ));
+        return Err(cx.err(step_at, LoadErrorKind::RequestAndDeliveries));
     }
     define_loop_names(cx, st, step_at, &extras)?;
     check_request(cx, st, step_at, &request)?;
@@ -521,7 +519,7 @@ fn define_loop_names(
     step_at: &str,
     extras: &StepExtras,
 ) -> Result<(), LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     if let Some(each) = &extras.for_each {
         let list = BTreeSet::from([each.list.clone()]);
         st.resolve(&list)
@@ -532,10 +530,7 @@ fn define_loop_names(
     if let Some(pre) = &extras.precondition {
         let at = format!("{step_at}/precondition");
         if extras.for_each.is_some() || extras.repeat.is_some() {
-            return Err(err(
-                &at,
-                "a precondition step takes no for_each or repeat".into(),
-            ));
+            return Err(err(&at, LoadErrorKind::PreconditionLoops));
         }
         let list = BTreeSet::from([pre.list.clone()]);
         st.resolve(&list).map_err(|m| err(&at, m))?;
@@ -561,14 +556,12 @@ fn check_request(
     step_at: &str,
     request: &Request,
 ) -> Result<(), LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     let req_at = format!("{step_at}/request");
     if let Some((part, text)) = unresolved_in_request(request) {
         return Err(err(
             &format!("{req_at}/{part}"),
-            format!(
-                "`{text}` in the request's {part} is not a template of a variable (`{{{{name}}}}`, a name of letters, digits and `_`); it would be sent as it stands"
-            ),
+            LoadErrorKind::RequestNotATemplate { text, part },
         ));
     }
     let concrete = TEMPLATE_PLACEHOLDER.replace_all(&request.path, "x");
@@ -578,10 +571,10 @@ fn check_request(
     if !hook && cx.contract.route(&request.method, &concrete).is_none() {
         return Err(err(
             &format!("{req_at}/path"),
-            format!(
-                "no route {} {} in schemas/openapi.yaml",
-                request.method, request.path
-            ),
+            LoadErrorKind::NoRoute {
+                method: request.method.clone(),
+                path: request.path.clone(),
+            },
         ));
     }
     let mut used = BTreeSet::new();
@@ -615,7 +608,7 @@ fn define_outputs(
     save: &serde_json::Map<String, Value>,
     extras: &StepExtras,
 ) -> Result<Vec<(String, String)>, LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     if let Some(name) = &extras.secret {
         check_new_name(name).map_err(|m| err(&format!("{step_at}/secret"), m))?;
         st.defined.insert(name.clone());
@@ -644,17 +637,17 @@ fn check_step_expect(
     step_at: &str,
     expect: &Expect,
 ) -> Result<(), LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     let exp_at = format!("{step_at}/expect");
     if let Some(page) = &expect.page {
         for (name, conditions) in &page.tally {
             let t_at = format!("{exp_at}/page/tally");
             check_new_name(name).map_err(|m| err(&t_at, m))?;
             let Some(conditions) = conditions.as_object() else {
-                return Err(err(&t_at, format!("tally `{name}`: pointer -> matcher")));
+                return Err(err(&t_at, LoadErrorKind::Tally { name: name.clone() }));
             };
             for m in conditions.values() {
-                matcher::validate(m).map_err(|x| err(&t_at, x.0))?;
+                matcher::validate(m).map_err(|x| err(&t_at, x.into()))?;
             }
         }
     }
@@ -678,7 +671,7 @@ fn check_unchanged(
     step_at: &str,
     w: super::model::Watch,
 ) -> Result<super::model::Watch, LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     let w_at = format!("{step_at}/unchanged");
     let listing = w.request();
     let concrete = TEMPLATE_PLACEHOLDER.replace_all(&listing.path, "x");
@@ -689,20 +682,20 @@ fn check_unchanged(
     {
         return Err(err(
             &format!("{w_at}/path"),
-            format!("no route GET {} in schemas/openapi.yaml", listing.path),
+            LoadErrorKind::NoRoute {
+                method: "GET".into(),
+                path: listing.path.clone(),
+            },
         ));
     }
     if let Some((part, text)) = unresolved_in_request(&listing) {
         return Err(err(
             &format!("{w_at}/{part}"),
-            format!("`{text}` is not a template of a variable"),
+            LoadErrorKind::NotATemplate { text },
         ));
     }
     if !w.ids.is_empty() && !w.ids.starts_with('/') {
-        return Err(err(
-            &format!("{w_at}/ids"),
-            "`ids` is a JSON Pointer inside each item (`/id`)".into(),
-        ));
+        return Err(err(&format!("{w_at}/ids"), LoadErrorKind::WatchIds));
     }
     let mut used = BTreeSet::new();
     names_in_str(&listing.path, &mut used);
@@ -724,7 +717,7 @@ fn read_back_around(
     expect: &Expect,
     repeated: bool,
 ) -> Result<Step, LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     let (before, after) = read_back_steps(
         rb,
         request,
@@ -758,20 +751,13 @@ fn control_step(
     expect: &Expect,
     repeated: bool,
 ) -> Result<Step, LoadError> {
-    let err = |p: &str, m: String| cx.err(p, m);
+    let err = |p: &str, k: LoadErrorKind| cx.err(p, k);
     let c_at = format!("{step_at}/control");
     if repeated {
-        return Err(err(
-            &c_at,
-            "a step with `repeat` or `for_each` takes no control".into(),
-        ));
+        return Err(err(&c_at, LoadErrorKind::RepeatedControl));
     }
     if !expect.status.as_ref().is_some_and(must_reject) {
-        return Err(err(
-            &c_at,
-            "a control belongs to a must-reject step: `expect.status` 400, 413, 415, 422 or 4xx"
-                .into(),
-        ));
+        return Err(err(&c_at, LoadErrorKind::ControlNotMustReject));
     }
     let controlled = c.apply(request);
     let route_of = |r: &Request| {
@@ -783,16 +769,15 @@ fn control_step(
     if route_of(&controlled).is_none() || route_of(&controlled) != route_of(request) {
         return Err(err(
             &format!("{c_at}/path"),
-            format!(
-                "the control's path {} is not the route of the step's request",
-                controlled.path
-            ),
+            LoadErrorKind::ControlRoute {
+                path: controlled.path.clone(),
+            },
         ));
     }
     if let Some((part, text)) = unresolved_in_request(&controlled) {
         return Err(err(
             &format!("{c_at}/{part}"),
-            format!("`{text}` is not a template of a variable"),
+            LoadErrorKind::NotATemplate { text },
         ));
     }
     let mut used = BTreeSet::new();
@@ -908,25 +893,16 @@ fn read_back_steps(
     defined: &BTreeSet<String>,
     fixtures: &mut BTreeSet<String>,
     lines: &yaml::LineIndex,
-    err: &dyn Fn(&str, String) -> LoadError,
+    err: &dyn Fn(&str, LoadErrorKind) -> LoadError,
 ) -> Result<(Option<Step>, Step), LoadError> {
     if request.method == "GET" {
-        return Err(err(
-            at,
-            "a read-back belongs to a step that changes something, not a GET".into(),
-        ));
+        return Err(err(at, LoadErrorKind::ReadBackOfGet));
     }
     if repeated {
-        return Err(err(
-            at,
-            "a step with `repeat` or `for_each` takes no read_back".into(),
-        ));
+        return Err(err(at, LoadErrorKind::RepeatedReadBack));
     }
     if expect.status.as_ref().is_some_and(must_reject) {
-        return Err(err(
-            at,
-            "a read-back belongs to a step that must be accepted, not a must-reject step".into(),
-        ));
+        return Err(err(at, LoadErrorKind::ReadBackOfMustReject));
     }
     let mut read = rb.request();
     read.auth = request.auth.clone();
@@ -935,21 +911,20 @@ fn read_back_steps(
     if contract.route("GET", &concrete).is_none() {
         return Err(err(
             &format!("{at}/path"),
-            format!("no route GET {} in schemas/openapi.yaml", read.path),
+            LoadErrorKind::NoRoute {
+                method: "GET".into(),
+                path: read.path.clone(),
+            },
         ));
     }
     if let Some((part, text)) = unresolved_in_request(&read) {
         return Err(err(
             &format!("{at}/{part}"),
-            format!("`{text}` is not a template of a variable"),
+            LoadErrorKind::NotATemplate { text },
         ));
     }
     if rb.json.is_empty() && rb.same.is_empty() {
-        return Err(err(
-            at,
-            "a read-back asserts something: `json` (the effect) or `same` (what the step keeps)"
-                .into(),
-        ));
+        return Err(err(at, LoadErrorKind::ReadBackAssertsNothing));
     }
     let mut used = BTreeSet::new();
     names_in_str(&read.path, &mut used);
@@ -960,11 +935,13 @@ fn read_back_steps(
         if !pointer.is_empty() && !pointer.starts_with('/') {
             return Err(err(
                 &format!("{at}/json"),
-                format!("`{pointer}` is not a JSON Pointer"),
+                LoadErrorKind::NotAPointer {
+                    pointer: pointer.clone(),
+                },
             ));
         }
         names_in_value(m, &mut used);
-        matcher::validate(m).map_err(|x| err(&format!("{at}/json"), x.0))?;
+        matcher::validate(m).map_err(|x| err(&format!("{at}/json"), x.into()))?;
     }
     resolve_names(&used, defined, fixtures).map_err(|m| err(at, m))?;
     let mut saves = Vec::new();
@@ -973,7 +950,9 @@ fn read_back_steps(
         if !pointer.starts_with('/') || json.contains_key(pointer) {
             return Err(err(
                 &format!("{at}/same/{k}"),
-                format!("`{pointer}`: a JSON Pointer the read-back's `json` does not also assert"),
+                LoadErrorKind::SameAsserted {
+                    pointer: pointer.clone(),
+                },
             ));
         }
         let name = format!("read_back_{index}_{k}");
@@ -1010,11 +989,11 @@ fn read_back_steps(
 }
 
 /// A name a case defines (save, collect, for_each) must not shadow a fixture or builtin.
-fn check_new_name(name: &str) -> Result<(), String> {
+fn check_new_name(name: &str) -> Result<(), LoadErrorKind> {
     if KNOWN_FIXTURES.iter().any(|(f, _)| *f == name) || BUILTINS.contains(&name) {
-        return Err(format!(
-            "`{name}` is a fixture or builtin name; save under another name"
-        ));
+        return Err(LoadErrorKind::ReservedName {
+            name: name.to_string(),
+        });
     }
     Ok(())
 }
@@ -1027,7 +1006,7 @@ fn resolve_names(
     used: &BTreeSet<String>,
     defined: &BTreeSet<String>,
     fixtures: &mut BTreeSet<String>,
-) -> Result<(), String> {
+) -> Result<(), LoadErrorKind> {
     for name in used {
         if defined.contains(name) {
             continue;
@@ -1036,10 +1015,7 @@ fn resolve_names(
             fixtures.insert(name.clone());
             continue;
         }
-        return Err(format!(
-            "`{{{{{name}}}}}` is not a builtin ({}), not saved by an earlier step, and not a known fixture (see README, 'Profile')",
-            BUILTINS.join(", ")
-        ));
+        return Err(LoadErrorKind::UndefinedName { name: name.clone() });
     }
     Ok(())
 }
@@ -1076,12 +1052,12 @@ impl serde::Serialize for ExpectNames<'_> {
 
 /// Checks what the case-file schema cannot: schema names and matchers. Errors carry a pointer
 /// relative to the expectation.
-fn check_expect(e: &Expect, contract: &Contract) -> Result<(), (String, String)> {
+fn check_expect(e: &Expect, contract: &Contract) -> Result<(), (String, LoadErrorKind)> {
     if let Some(name) = &e.schema {
         if !contract.has_schema(name) {
             return Err((
                 "/schema".into(),
-                format!("unknown schema `{name}` (components of schemas/openapi.yaml)"),
+                LoadErrorKind::UnknownSchema { name: name.clone() },
             ));
         }
     }
@@ -1089,20 +1065,23 @@ fn check_expect(e: &Expect, contract: &Contract) -> Result<(), (String, String)>
         matcher::validate(m).map_err(|x| {
             (
                 format!("/json/{}", k.replace('~', "~0").replace('/', "~1")),
-                x.0,
+                x.into(),
             )
         })?;
     }
     for (k, m) in &e.headers {
-        matcher::validate(m).map_err(|x| (format!("/headers/{k}"), x.0))?;
+        matcher::validate(m).map_err(|x| (format!("/headers/{k}"), x.into()))?;
     }
     if let Some(m) = e.error.as_ref().and_then(|x| x.message.as_ref()) {
-        matcher::validate(m).map_err(|x| ("/error/message".to_string(), x.0))?;
+        matcher::validate(m).map_err(|x| ("/error/message".to_string(), x.into()))?;
     }
     if let Some(p) = &e.page {
         for m in p.every.values() {
-            matcher::validate(m).map_err(|x| ("/page/every".to_string(), x.0))?;
+            matcher::validate(m).map_err(|x| ("/page/every".to_string(), x.into()))?;
         }
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
