@@ -9,11 +9,9 @@ use std::process::ExitCode;
 use crate::catalog::CatalogError;
 use crate::client::TransportError;
 use crate::preflight::Refused;
-use crate::profile::ProfileError;
-
-/// An error of a library whose error type is its own business (building the HTTP client,
-/// rendering a report, reading the fixture schema): its message is shown as it stands.
-pub type Source = Box<dyn std::error::Error + Send + Sync>;
+use crate::profile::{FixtureSchemaError, ProfileError};
+use crate::report::ReportError;
+use crate::tls::ClientBuildError;
 
 /// Why a URL given on the command line cannot be used.
 pub type UrlError = <reqwest::Url as std::str::FromStr>::Err;
@@ -74,14 +72,14 @@ pub enum Error {
     #[error(transparent)]
     Profile(#[from] ProfileError),
     /// The fixture list of `--list-fixtures` cannot be made from the profile schema.
-    #[error("{0}")]
-    FixtureList(Source),
+    #[error(transparent)]
+    FixtureList(#[from] FixtureSchemaError),
     /// The async runtime does not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     /// The HTTP client for the target cannot be built (a TLS setup without CA certificates).
-    #[error("{0}")]
-    Client(Source),
+    #[error(transparent)]
+    Client(#[from] ClientBuildError),
     /// The embedded reference cannot bind its loopback port.
     #[error("cannot start the reference implementation: {0}")]
     StartReference(std::io::Error),
@@ -107,8 +105,8 @@ pub enum Error {
     #[error(transparent)]
     KeyRefused(#[from] Refused),
     /// A report cannot be rendered.
-    #[error("{0}")]
-    Render(Source),
+    #[error(transparent)]
+    Render(#[from] ReportError),
     /// A profile cannot be serialized.
     #[error("{0}")]
     Serialize(#[from] serde_json::Error),

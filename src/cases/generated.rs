@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::loader::BUILTINS;
 use super::model::{Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step};
+use super::template::BUILTINS;
 use super::template::{names_in_str, names_in_value};
 use crate::contract::Api;
 use crate::contract::yaml;

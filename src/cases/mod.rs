@@ -1,6 +1,7 @@
 //! Case files: the case model, the loader, templates, the matcher language of expectations, the
 //! generated cells and the boundary properties.
 
+pub mod constraint;
 pub mod effects;
 pub mod generated;
 mod loader;
@@ -10,12 +11,11 @@ pub mod properties;
 pub mod reasons;
 pub mod template;
 
-pub use loader::{
-    BUILTINS, LoadError, LoadErrorKind, Position, load_dir, load_embedded, load_sources,
-};
+pub use loader::{LoadError, LoadErrorKind, Position, load_dir, load_embedded, load_sources};
 pub use model::{
     Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach,
     OrderExpect, PageExpect, ReadBack, Repeat, Request, StatusExpect, Step, Watch,
 };
+pub use template::BUILTINS;
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

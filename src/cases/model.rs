@@ -541,7 +541,7 @@ pub struct Case {
     pub file: String,
     pub line: usize,
     /// A generated property (boundary inputs, round trip) instead of declarative steps.
-    pub property: Option<std::sync::Arc<crate::cases::properties::Property>>,
+    pub property: Option<std::sync::Arc<Property>>,
     /// The webhook receiver's answers to this case's deliveries, in order.
     pub receiver: Vec<crate::webhooks::Answer>,
     /// Uses the webhook receiver (`{{webhook_url}}` or a `deliveries` step).
@@ -590,4 +590,74 @@ impl Step {
             &self.clauses
         }
     }
+}
+
+/// Where a property puts its generated value.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Query(String),
+    /// The path parameter at this segment index of the route template.
+    Path(usize),
+    /// A JSON Pointer into the body.
+    Body(String),
+}
+
+/// A cleanup request for what an accepted input created: `path` holds `{{id}}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cleanup {
+    pub method: String,
+    pub path: String,
+    /// Pointer of the created resource's id in the answer.
+    pub id: String,
+}
+
+/// A valid request of an operation (`x-example`), with the steps that prepare it.
+#[derive(Debug, Clone)]
+pub struct Example {
+    pub setup: Vec<Step>,
+    pub request: Request,
+    pub cleanup: Option<Cleanup>,
+    /// Body pointers whose string gets a fresh suffix for every input, so that inputs never
+    /// collide on a value the target may keep unique.
+    pub unique: Vec<String>,
+    /// When not empty, only these places (body pointers, parameter names) are probed.
+    pub only: Vec<String>,
+    /// Body pointer -> a list, or a template of one (a profile fixture): the items a count
+    /// property draws from, so no generated value reaches the target there (sandbox recipients,
+    /// the events of one variant of the webhook events union).
+    pub items: std::collections::BTreeMap<String, Value>,
+    /// Parameter names or body pointers whose values name workspace resources (phone numbers of
+    /// a filter): a count input keeps the example's (profile) value first, and where a bound needs
+    /// more distinct resources than the profile gives, a 404 on a route that declares 404 counts
+    /// as accepted (READINGS 6.6).
+    pub resources: Vec<String>,
+}
+
+/// One boundary property: a constraint at one place of one operation's request.
+#[derive(Debug, Clone)]
+pub struct Limit {
+    pub example: Example,
+    pub target: Target,
+    /// The value is one item of an array parameter (`externalIds` items of 1-75 characters).
+    pub wrap_in_array: bool,
+    pub constraint: super::constraint::Constraint,
+    /// The schema of the probed value (`format`, `x-reserved-names`).
+    pub schema: Value,
+    pub field: String,
+    /// What a valid input must get.
+    pub accept: StatusExpect,
+    /// What an invalid input must get.
+    pub reject: StatusExpect,
+    /// What a valid input that names resources the profile does not give (invented) must get:
+    /// `accept` or a 404, where the place names resources and the route declares 404.
+    pub accept_invented: Option<StatusExpect>,
+}
+
+/// A generated trial.
+#[derive(Debug, Clone)]
+pub enum Property {
+    Limit(Box<Limit>),
+    /// Random valid contacts read back equal through create, get, list and PATCH.
+    ContactRoundTrip,
 }

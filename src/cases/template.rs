@@ -12,6 +12,10 @@ use serde_json::Value;
 static TEMPLATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}").expect("valid regex"));
 
+/// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;
+/// `webhook_url` the case's own URL at the suite's webhook receiver.
+pub const BUILTINS: &[&str] = &["run", "webhook_url"];
+
 /// Variables visible to a case: builtins, fixtures, saved values.
 #[derive(Debug, Clone, Default)]
 pub struct Vars(HashMap<String, Value>);

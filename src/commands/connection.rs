@@ -41,7 +41,7 @@ pub fn client_for(
         },
         redactor,
     )
-    .map_err(|e| Error::Client(e.into()))
+    .map_err(Error::Client)
 }
 
 /// Whether the target answers at all (any HTTP status will do), within 5 seconds.

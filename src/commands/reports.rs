@@ -63,11 +63,11 @@ impl Reports<'_> {
             write_whole(p, &report.to_json(r))?;
         }
         if let Some(p) = &args.junit {
-            let text = report.to_junit(r).map_err(|e| Error::Render(e.into()))?;
+            let text = report.to_junit(r)?;
             write_whole(p, &text)?;
         }
         if let Some(p) = &args.report {
-            let text = report.to_html(r).map_err(|e| Error::Render(e.into()))?;
+            let text = report.to_html(r)?;
             write_whole(p, &text)?;
         }
         Ok(())

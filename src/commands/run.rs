@@ -42,7 +42,7 @@ fn list_fixtures(args: &RunArgs) -> Result<ExitCode, Error> {
     } else {
         crate::profile::fixture_lines()
     };
-    print!("{}", text.map_err(|e| Error::FixtureList(e.into()))?);
+    print!("{}", text?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,7 +6,6 @@ mod html;
 mod junit;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,11 +29,6 @@ pub enum ReportError {
     Html(minijinja::Error),
     #[error("cannot write JUnit XML: {0}")]
     Junit(quick_junit::SerializeError),
-    #[error("cannot write {}: {error}", path.display())]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
 }
 
 /// What the reports say about the run itself.
@@ -465,29 +459,5 @@ fn clause_row(id: &str, text: &str, trials: &[TrialOut], held: Option<usize>) ->
         status: status.to_string(),
         reason,
         trials: names,
-    }
-}
-
-/// Writes `text` to `path`, saying which file could not be written.
-pub fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    std::fs::write(path, text).map_err(|error| ReportError::Write {
-        path: path.to_path_buf(),
-        error,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_file_that_cannot_be_written_is_named() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("no such folder/report.xml");
-        let e = write(&path, "x").unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.starts_with(&format!("cannot write {}: ", path.display())),
-            "{text}"
-        );
     }
 }

@@ -4,8 +4,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::BUILTINS;
 use crate::cases::matcher::BadMatcher;
+use crate::cases::template::BUILTINS;
 
 /// Where a load error is: the file (or directory), the line (0 for the file as a whole) and the
 /// case it is in, when it is inside one.

@@ -16,7 +16,7 @@ use super::model::{
     Request, StatusExpect, Step,
 };
 use super::template::{
-    names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
+    BUILTINS, names_in_str, names_in_value, unresolved_in_template, unresolved_in_template_value,
 };
 use crate::cases::matcher;
 use crate::contract::Api;
@@ -24,10 +24,6 @@ use crate::contract::Contract;
 use crate::contract::yaml::{self, path_to_pointer};
 use crate::profile::KNOWN_FIXTURES;
 pub use error::{LoadError, LoadErrorKind, Position};
-
-/// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;
-/// `webhook_url` the case's own URL at the suite's webhook receiver.
-pub const BUILTINS: &[&str] = &["run", "webhook_url"];
 
 const CASE_FILE_SCHEMA: &str = include_str!("../../../schemas/case-file.schema.json");
 

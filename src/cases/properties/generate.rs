@@ -9,7 +9,7 @@ use proptest::strategy::SBoxedStrategy;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::constraint::{Constraint, ItemKind};
+use crate::cases::constraint::{Constraint, ItemKind};
 use crate::contract::E164;
 
 /// Characters of random text: ASCII, Latin with diacritics, Greek, CJK; all one UTF-16 unit and
