@@ -27,7 +27,7 @@ pub fn run(args: RunArgs, key_from_env: bool) -> Result<ExitCode, Error> {
         return list_fixtures(&args);
     }
     let checked = CheckedRun::check(args, key_from_env)?;
-    if checked.args.test.format == Some(libtest_mimic::FormatSetting::Json) {
+    if checked.args.test.json() {
         // stdout carries libtest's JSON events only.
         crate::output::lines_to_stderr();
     }
@@ -99,7 +99,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
     }
     let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
-    let conclusion = libtest_mimic::run(&args.test, trials);
+    let conclusion = libtest_mimic::run(&args.test.libtest(), trials);
     if listing {
         return Ok(ExitCode::SUCCESS);
     }
