@@ -67,8 +67,14 @@ pub(crate) struct Rules<'a> {
     pub source_url: (usize, usize),
     /// `e164-leading-zero-accepted`: phone entries also take `+0...`.
     pub phone_leading_zero: bool,
+    /// `contact-phone-e164-first-only`: a later phone entry that is not E.164 is left out.
+    pub phone_first_only: bool,
     /// Variant: custom field items with an unknown key are dropped instead of refused.
     pub ignore_unknown_custom_keys: bool,
+    /// `custom-field-type-unchecked`: any string or list of strings fits any field.
+    pub custom_field_types_unchecked: bool,
+    /// `multi-select-options-unchecked`: a multi-select takes any strings.
+    pub multi_select_options_unchecked: bool,
     /// Variant: reserved source names are compared case-sensitively.
     pub reserved_case_sensitive: bool,
     /// `None` accepts every source name.
@@ -254,6 +260,9 @@ fn parse_entries(
         let leading_zero_ok = rules.phone_leading_zero
             && value.starts_with("+0")
             && is_e164(&value.replacen("+0", "+1", 1));
+        if phone && i > 0 && rules.phone_first_only && !is_e164(&value) {
+            continue;
+        }
         if phone && !is_e164(&value) && !leading_zero_ok {
             return Err(InputError::Invalid(format!(
                 "{path}.value '{value}' must be an E.164 phone number matching ^\\+[1-9]\\d{{1,14}}$"
@@ -313,6 +322,9 @@ fn parse_custom_fields(
                 )));
             }
         };
+        if let Some(def) = defs.iter().find(|d| &d.key == key) {
+            fits(def, &value, &path, rules)?;
+        }
         let id = match present(item, "id") {
             None => None,
             Some(Value::String(id)) => Some(id.clone()),
@@ -329,6 +341,46 @@ fn parse_custom_fields(
         });
     }
     Ok(out)
+}
+
+/// Whether a value fits its field: a multi-select takes a list of its options, any other field
+/// (the reference's are text) a single string. A value of another field's shape, or a choice the
+/// field does not offer, is an invalid custom field item (Errors > Rules > 1).
+fn fits(
+    def: &CustomFieldDef,
+    value: &Value,
+    path: &str,
+    rules: &Rules<'_>,
+) -> Result<(), InputError> {
+    let multi = def.kind == "multi-select";
+    match value {
+        Value::Array(items) if multi => {
+            let outside = items
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|s| !def.options.iter().any(|o| o == s));
+            match outside {
+                Some(s) if !rules.multi_select_options_unchecked => {
+                    Err(InputError::CustomField(format!(
+                        "{path}.value '{s}' is not an option of {} ({})",
+                        def.key,
+                        def.options.join(", ")
+                    )))
+                }
+                _ => Ok(()),
+            }
+        }
+        Value::String(_) if !multi => Ok(()),
+        _ if rules.custom_field_types_unchecked => Ok(()),
+        _ if multi => Err(InputError::CustomField(format!(
+            "{path}.value must be a list of options of the multi-select {}",
+            def.key
+        ))),
+        _ => Err(InputError::CustomField(format!(
+            "{path}.value must be a string: {} is a {} field",
+            def.key, def.kind
+        ))),
+    }
 }
 
 fn json_type(value: &Value) -> &'static str {
@@ -356,11 +408,20 @@ mod tests {
     }
 
     fn defs() -> Vec<CustomFieldDef> {
-        vec![CustomFieldDef {
-            key: "notes".into(),
-            name: "Notes".into(),
-            kind: "string".into(),
-        }]
+        vec![
+            CustomFieldDef {
+                key: "notes".into(),
+                name: "Notes".into(),
+                kind: "string".into(),
+                options: Vec::new(),
+            },
+            CustomFieldDef {
+                key: "interests".into(),
+                name: "Interests".into(),
+                kind: "multi-select".into(),
+                options: vec!["sales".into(), "support".into()],
+            },
+        ]
     }
 
     fn create_rules(reserved: &ReservedNames) -> Rules<'_> {
@@ -370,7 +431,10 @@ mod tests {
             external_id: (1, 75),
             source_url: (1, 200),
             phone_leading_zero: false,
+            phone_first_only: false,
             ignore_unknown_custom_keys: false,
+            custom_field_types_unchecked: false,
+            multi_select_options_unchecked: false,
             reserved_case_sensitive: false,
             reserved: Some(reserved),
         }
@@ -452,14 +516,23 @@ mod tests {
             json!({"customFields": [{"key": "notes", "value": 3}]}),
             json!({"customFields": [{"key": "notes", "value": ["a", 1]}]}),
             json!({"customFields": [{"key": "notes"}]}),
+            // A value of the wrong type for its field, or outside a multi-select's options.
+            json!({"customFields": [{"key": "notes", "value": ["a", "b"]}]}),
+            json!({"customFields": [{"key": "interests", "value": "sales"}]}),
+            json!({"customFields": [{"key": "interests", "value": ["sales", "golf"]}]}),
         ] {
             assert!(
                 matches!(parse(body.clone()), Err(InputError::CustomField(_))),
                 "{body}"
             );
         }
-        let ok = parse(json!({"customFields": [{"key": "notes", "value": ["a", "b"]}]}));
-        assert!(ok.is_ok());
+        for body in [
+            json!({"customFields": [{"key": "notes", "value": "a"}]}),
+            json!({"customFields": [{"key": "interests", "value": ["sales", "support"]}]}),
+            json!({"customFields": [{"key": "interests", "value": []}]}),
+        ] {
+            assert!(parse(body.clone()).is_ok(), "{body}");
+        }
     }
 
     #[test]

@@ -422,6 +422,57 @@ catalog! {
     VersionHeaderOptional => "version-header-optional", "Authentication > 2",
         "a header-versioned request without Service-Api-Version is served as 2026-03-30 (a wrong value is still refused)";
 
+    // --- every kind of defect a rule allows (issue 30, docs/defect-kinds.md): each is a kind of
+    // defect no trial tried before ---
+    CustomFieldTypeUnchecked => "custom-field-type-unchecked", "Errors > Rules > 1",
+        "a custom field item's value is not checked against its field's type: a list under a text field, or a single string under a multi-select, is stored";
+    MultiSelectOptionsUnchecked => "multi-select-options-unchecked", "Errors > Rules > 1",
+        "a multi-select custom field takes values outside its options";
+    MessagesTimeBoundsInclusive => "messages-time-bounds-inclusive", "v1 API: messages > GET /v1/messages > created range",
+        "GET /v1/messages keeps a message created exactly at its createdAfter, createdBefore or since instant (after and before read as at-or-after and at-or-before)";
+    CallsTimeBoundsInclusive => "calls-time-bounds-inclusive", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls keeps a call created exactly at its createdAfter, createdBefore or since instant";
+    ConversationsTimeBoundsInclusive => "conversations-time-bounds-inclusive", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations keeps a conversation created (updated) exactly at its createdAfter or createdBefore (updated-after or updated-before) instant";
+    GteExclusive => "gte-exclusive", "Pagination and collection conventions > filters",
+        "`[gte]` of GET /messages, /calls and /conversations leaves out an item exactly at the bound (read as `[gt]`)";
+    ToE164FirstOnly => "to-e164-first-only", "v1 API: messages > POST /v1/messages > to",
+        "POST /v1/messages checks only the first recipient of `to` against E.164: a later one that is not a phone number is left out and the message goes to the rest";
+    InternationalFirstRecipientOnly => "international-first-recipient-only", "Errors > Rules > 5",
+        "the international rule looks at the first recipient only: a group message whose later recipient is international goes out";
+    GroupToListsSender => "group-to-lists-sender", "v1 API: messages > POST /v1/messages > to",
+        "a group message's `to` lists the sending number in place of its last recipient (the count is kept)";
+    ParticipantsE164FirstOnly => "participants-e164-first-only", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages checks only the first of several participants against E.164";
+    WebhookRotateFillsEvents => "webhook-rotate-fills-events", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "rotate issues a new secret but also subscribes the webhook to every event of its variant";
+    RetryFailedNoop => "retry-failed-noop", "States and transitions > Message > retry failed",
+        "POST /messages/{messageId}/retry answers 202 but re-attempts nothing: the message reads as before (failed, the same updatedAt)";
+    ContactPhoneE164FirstOnly => "contact-phone-e164-first-only", "Resources > Contact > defaultFields",
+        "POST /v1/contacts checks only the first phone number entry against E.164: a later one that is not E.164 is left out of the contact";
+    WebhookResourceIdsFirstOnly => "webhook-resource-ids-first-only", "Resources > Webhook > resourceIds",
+        "POST /webhooks checks only the first resourceIds item against ^PN: a later one that is no phone number id is left out";
+    MessagesUnparsedTimeIgnored => "messages-unparsed-time-ignored", "v1 API: messages > GET /v1/messages > created range",
+        "GET /v1/messages ignores a createdAfter that is not a date-time instead of answering 400";
+    CallsUnparsedTimeIgnored => "calls-unparsed-time-ignored", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls ignores a createdAfter that is not a date-time instead of answering 400";
+    ConversationsUnparsedTimeIgnored => "conversations-unparsed-time-ignored", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations ignores a createdAfter that is not a date-time instead of answering 400";
+    // Filters a trial already tried, which no fault had shown able to fail (docs/defect-kinds.md).
+    MessagesCreatedBeforeIgnored => "messages-created-before-ignored", "v1 API: messages > GET /v1/messages > created range",
+        "GET /v1/messages ignores createdBefore (since still works)";
+    CallsCreatedAfterIgnored => "calls-created-after-ignored", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls ignores createdAfter";
+    ConversationsUpdatedRangeIgnored => "conversations-updated-range-ignored", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations ignores the updated-after and updated-before filters";
+    MessagesCreatedAtFilterIgnored => "messages-created-at-filter-ignored", "Pagination and collection conventions > filters",
+        "GET /messages ignores createdAt[gte] (and the other createdAt operators)";
+    CallsCreatedAtFilterIgnored => "calls-created-at-filter-ignored", "Header-versioned API > GET /calls",
+        "GET /calls ignores createdAt[gte]";
+    ContactsSourcesFilterIgnored => "contacts-sources-filter-ignored", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts ignores the sources filter";
+    ConversationsInFilterIgnored => "conversations-in-filter-ignored", "Pagination and collection conventions > in operator",
+        "GET /conversations ignores phoneNumberId[in]";
 }
 
 impl Fault {
@@ -456,6 +507,11 @@ impl Fault {
                 &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
             }
             Fault::ContactEmailsFirstOnly | Fault::UserEmailArray => &[V::OptionalFieldsAbsent],
+            // The filter's effect shows only through each conversation's phoneNumberId, which a
+            // target may leave out or give as null (READINGS 1.3).
+            Fault::ConversationsInFilterIgnored => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
             _ => &[],
         }
     }

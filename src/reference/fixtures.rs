@@ -30,6 +30,8 @@ const EXPIRED_USER: &str = "USe4X3p2I1r0";
 pub(crate) const ORG_ID: &str = "ORw0rk5p4c3e";
 const TEXT_FIELD_KEY: &str = "notes";
 const MULTI_FIELD_KEY: &str = "interests";
+/// What the multi-select field offers; a value outside them is an invalid custom field item.
+const MULTI_FIELD_OPTIONS: [&str; 4] = ["sales", "support", "billing", "partners"];
 const WEBHOOK_ID: &str = "1001";
 const BRAND: &str = "workspace";
 const AUTOMATION_INTEGRATION: &str = "autoflow";
@@ -231,15 +233,21 @@ pub(crate) fn profile() -> Profile {
 /// A fresh store holding the seeded workspace.
 pub(crate) fn seeded_store() -> Store {
     let mut store = Store::default();
-    for (key, name, kind) in [
-        (TEXT_FIELD_KEY, "Notes", "string"),
-        (MULTI_FIELD_KEY, "Interests", "multi-select"),
-        ("tier", "Tier", "string"),
+    for (key, name, kind, options) in [
+        (TEXT_FIELD_KEY, "Notes", "string", &[][..]),
+        (
+            MULTI_FIELD_KEY,
+            "Interests",
+            "multi-select",
+            &MULTI_FIELD_OPTIONS[..],
+        ),
+        ("tier", "Tier", "string", &[][..]),
     ] {
         store.add_custom_field_def(CustomFieldDef {
             key: key.to_string(),
             name: name.to_string(),
             kind: kind.to_string(),
+            options: options.iter().map(|o| o.to_string()).collect(),
         });
     }
     seed_contacts(&mut store);

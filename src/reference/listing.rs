@@ -34,9 +34,15 @@ pub fn variant_lines() -> String {
 }
 
 /// The README's fault tables, one per group of the catalog (faults of answers; of effects and
-/// side effects; of what the suite sends), separated by a blank line.
+/// side effects; of what the suite sends; of the kinds of defect a rule allows), separated by a
+/// blank line.
 pub fn fault_tables() -> String {
-    let groups = [FaultGroup::Answers, FaultGroup::Effects, FaultGroup::Sends];
+    let groups = [
+        FaultGroup::Answers,
+        FaultGroup::Effects,
+        FaultGroup::Sends,
+        FaultGroup::Kinds,
+    ];
     let tables: Vec<String> = groups
         .iter()
         .map(|g| {
@@ -94,11 +100,16 @@ enum FaultGroup {
     Effects,
     /// Faults of what the suite sends (issue 15): those of a demanding variant's family.
     Sends,
+    /// Faults of the kinds of defect no trial tried before (issue 30, `docs/defect-kinds.md`):
+    /// the catalog's section from `custom-field-type-unchecked` on.
+    Kinds,
 }
 
 fn group(f: Fault) -> FaultGroup {
     if f.family().is_some() {
         FaultGroup::Sends
+    } else if f >= Fault::CustomFieldTypeUnchecked {
+        FaultGroup::Kinds
     } else if f >= Fault::AvailableSearchBuys {
         FaultGroup::Effects
     } else {

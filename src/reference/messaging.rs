@@ -263,6 +263,9 @@ impl Messaging {
         status: &str,
         at: OffsetDateTime,
     ) -> Message {
+        // Kept to the millisecond the answers show: a filter at an instant an answer showed then
+        // means what it says of this message and its conversation (docs/defect-kinds.md).
+        let at = at.replace_millisecond(at.millisecond()).unwrap_or(at);
         let index = self.conversation_for(line.id, participants, at);
         let id = format!("AC{:016x}", 0xac00_0000_0000 + self.next());
         let (from, to) = if outgoing {
@@ -330,6 +333,13 @@ impl Messaging {
         let answer = m.clone();
         m.status = was;
         Ok(answer)
+    }
+
+    /// Puts a message back as it was before a retry (fault retry-failed-noop).
+    pub fn put_back(&mut self, before: Message) {
+        if let Some(m) = self.messages.iter_mut().find(|m| m.id == before.id) {
+            *m = before;
+        }
     }
 
     /// Applies an inbox operation; `updatedAt` is left alone (see `record`).

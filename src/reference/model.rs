@@ -27,6 +27,8 @@ pub(crate) struct CustomFieldDef {
     pub key: String,
     pub name: String,
     pub kind: String,
+    /// The options a `multi-select` field takes (empty for other kinds).
+    pub options: Vec<String>,
 }
 
 /// A contact of the workspace.

@@ -273,7 +273,15 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     if !ws.is_number_user(number_id, caller.user_id) {
         return Err(not_number_user(app, path, number_id));
     }
-    let after = time_param(q, "createdAfter", path)?;
+    // Fault calls-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
+    let after = time_param(q, "createdAfter", path)
+        .or_else(|e| {
+            faults
+                .has(Fault::CallsUnparsedTimeIgnored)
+                .then_some(None)
+                .ok_or(e)
+        })?
+        .filter(|_| !faults.has(Fault::CallsCreatedAfterIgnored));
     let mut before = time_param(q, "createdBefore", path)?;
     let since = time_param(q, "since", path)?;
     let mut since_after = None;
@@ -285,6 +293,10 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
             before = since;
         }
     }
+    // Fault calls-time-bounds-inclusive: the bounds keep the instant itself.
+    let at = |x: OffsetDateTime, t: OffsetDateTime| {
+        x == t && faults.has(Fault::CallsTimeBoundsInclusive)
+    };
     let visible = ws.is_number_user(number_id, &scope_user)
         && !(faults.has(Fault::CallsV1UserIdEmpties) && q.first("userId").is_some());
     let items: Vec<Value> = ws
@@ -297,9 +309,9 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
                     .iter()
                     .all(|p| c.participants.iter().any(|x| x == p))
         })
-        .filter(|c| after.is_none_or(|a| c.created_at > a))
+        .filter(|c| after.is_none_or(|a| c.created_at > a || at(c.created_at, a)))
         .filter(|c| since_after.is_none_or(|a| c.created_at > a))
-        .filter(|c| before.is_none_or(|b| c.created_at < b))
+        .filter(|c| before.is_none_or(|b| c.created_at < b || at(c.created_at, b)))
         .map(|c| call_json(app, c, false, false))
         .collect();
     page_of(app, q, path, &items)
@@ -400,7 +412,11 @@ async fn list_hv(
                 return Err(not_number_user(&app, HV, number));
             }
         }
-        let gte = time_param(&q, "createdAt[gte]", HV)?;
+        let gte = time_param(&q, "createdAt[gte]", HV)?.filter(|_| {
+            !app.switches()
+                .faults
+                .has(Fault::CallsCreatedAtFilterIgnored)
+        });
         let inc = includes(&q);
         let mut calls: Vec<&Call> = ws
             .calls
@@ -423,7 +439,13 @@ async fn list_hv(
                 app.switches().faults.has(Fault::CallsStatusFilterIgnored)
                     || q.first("status").is_none_or(|s| c.fields["status"] == s)
             })
-            .filter(|c| gte.is_none_or(|g| c.created_at >= g))
+            .filter(|c| {
+                // Fault gte-exclusive: `[gte]` read as `[gt]`.
+                gte.is_none_or(|g| {
+                    c.created_at > g
+                        || c.created_at == g && !app.switches().faults.has(Fault::GteExclusive)
+                })
+            })
             .collect();
         // Newest first.
         calls.sort_by_key(|c| std::cmp::Reverse(c.created_at));

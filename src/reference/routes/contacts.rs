@@ -330,7 +330,10 @@ fn limits(switches: &Switches, create: bool) -> Rules<'static> {
         external_id: (moved(Fault::ExternalIdMin0, -1, 1), external_id_max),
         source_url: (1, moved(Fault::SourceUrlMax201, 1, SOURCE_URL_MAX)),
         phone_leading_zero: faults.has(Fault::E164LeadingZeroAccepted),
+        phone_first_only: faults.has(Fault::ContactPhoneE164FirstOnly),
         ignore_unknown_custom_keys: switches.variant(Variant::UnknownCustomFieldKeysIgnored),
+        custom_field_types_unchecked: faults.has(Fault::CustomFieldTypeUnchecked),
+        multi_select_options_unchecked: faults.has(Fault::MultiSelectOptionsUnchecked),
         reserved_case_sensitive: switches.variant(Variant::ReservedSourceCaseSensitive),
         reserved: None,
     }
@@ -476,7 +479,7 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     if !external_ids.is_empty() && !faults.has(Fault::ExternalIdsFilterIgnored) {
         filter.external_id_in.push(external_ids);
     }
-    if !sources.is_empty() {
+    if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) {
         filter.source_in.push(sources);
     }
     Ok(list_answer(app, &filter, size, offset))

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use time::OffsetDateTime;
 
-use super::messages::{instant, sort_order, time_bounds, within};
+use super::messages::{gte_as_gt, instant, sort_order, time_bounds, within};
 use super::respond::{allow_only, answer};
 use crate::reference::app::App;
 use crate::reference::auth::Caller;
@@ -171,10 +171,17 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             format!("userId must match ^US(.*)$, got '{user}'"),
         ));
     }
-    let created_after = optional(V1_PATH, query, "createdAfter")?;
+    // Fault conversations-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
+    let created_after = optional(V1_PATH, query, "createdAfter").or_else(|e| {
+        faults
+            .has(Fault::ConversationsUnparsedTimeIgnored)
+            .then_some(None)
+            .ok_or(e)
+    })?;
     let created_before = optional(V1_PATH, query, "createdBefore")?;
-    let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?;
-    let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?;
+    let updated_ignored = faults.has(Fault::ConversationsUpdatedRangeIgnored);
+    let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?.filter(|_| !updated_ignored);
+    let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?.filter(|_| !updated_ignored);
     let exclude_inactive = match query.first(EXCLUDE_INACTIVE) {
         None | Some("false") => false,
         Some("true") => true,
@@ -184,6 +191,10 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 format!("{EXCLUDE_INACTIVE} must be true or false, got '{other}'"),
             ));
         }
+    };
+    // Fault conversations-time-bounds-inclusive: the bounds keep the instant itself.
+    let at = |x: OffsetDateTime, t: OffsetDateTime| {
+        x == t && faults.has(Fault::ConversationsTimeBoundsInclusive)
     };
     let store = app.store();
     let m = &store.messaging;
@@ -213,11 +224,11 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                     line.is_some_and(|l| l.users.contains(&u))
                         != faults.has(Fault::ConversationsUserIdInverted)
                 })
-                && created_after.is_none_or(|t| c.created_at > t)
-                && (created_before.is_none_or(|t| c.created_at < t)
+                && created_after.is_none_or(|t| c.created_at > t || at(c.created_at, t))
+                && (created_before.is_none_or(|t| c.created_at < t || at(c.created_at, t))
                     || faults.has(Fault::ConversationsCreatedBeforeIgnored))
-                && updated_after.is_none_or(|t| c.updated_at > t)
-                && updated_before.is_none_or(|t| c.updated_at < t)
+                && updated_after.is_none_or(|t| c.updated_at > t || at(c.updated_at, t))
+                && updated_before.is_none_or(|t| c.updated_at < t || at(c.updated_at, t))
                 && (!exclude_inactive || c.active || faults.has(Fault::ExcludeInactiveIgnored))
         })
         .cloned()
@@ -252,7 +263,9 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .map(|v| vec![v.to_string()])
         .collect();
     for set in query.all("phoneNumberId[in]") {
-        line_sets.push(set.split(',').map(str::to_string).collect());
+        if !faults.has(Fault::ConversationsInFilterIgnored) {
+            line_sets.push(set.split(',').map(str::to_string).collect());
+        }
     }
     let mut created = time_bounds(HV_PATH, query, "createdAt")?;
     let mut updated = time_bounds(HV_PATH, query, "updatedAt")?;
@@ -260,6 +273,8 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         created = Default::default();
         updated = Default::default();
     }
+    gte_as_gt(faults, &mut created);
+    gte_as_gt(faults, &mut updated);
     let (by, desc) = sort_order(
         HV_PATH,
         query,

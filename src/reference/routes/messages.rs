@@ -176,7 +176,13 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             ),
         ));
     }
-    if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
+    // Fault participants-e164-first-only: the later participants are not looked at.
+    let checked = if faults.has(Fault::ParticipantsE164FirstOnly) {
+        1
+    } else {
+        participants.len()
+    };
+    if let Some(p) = participants.iter().take(checked).find(|p| !is_e164(p)) {
         return Err(ApiError::bad_request(
             V1_PATH,
             format!("participants: '{p}' is not an E.164 phone number"),
@@ -191,8 +197,15 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             format!("participants must not include the workspace number {p}"),
         ));
     }
-    let after = optional_instant(V1_PATH, query, "createdAfter")?;
-    let before = optional_instant(V1_PATH, query, "createdBefore")?;
+    // Fault messages-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
+    let after = optional_instant(V1_PATH, query, "createdAfter").or_else(|e| {
+        faults
+            .has(Fault::MessagesUnparsedTimeIgnored)
+            .then_some(None)
+            .ok_or(e)
+    })?;
+    let before = optional_instant(V1_PATH, query, "createdBefore")?
+        .filter(|_| !faults.has(Fault::MessagesCreatedBeforeIgnored));
     let since = optional_instant(V1_PATH, query, "since")?;
     let (after, before) = if faults.has(Fault::SinceAsCreatedAfter) {
         (after.or(since), before)
@@ -200,6 +213,8 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         (after, before.or(since))
     };
     let after = after.filter(|_| !faults.has(Fault::CreatedAfterIgnored));
+    // Fault messages-time-bounds-inclusive: "after" and "before" keep the instant itself.
+    let inclusive = faults.has(Fault::MessagesTimeBoundsInclusive);
     let conversation = (!participants.is_empty() && !faults.has(Fault::ParticipantsFilterIgnored))
         .then(|| {
             line.map(|l| {
@@ -244,8 +259,8 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 && query
                     .first("userId")
                     .is_none_or(|u| m.user_id.as_deref() == Some(u))
-                && after.is_none_or(|t| m.created_at > t)
-                && before.is_none_or(|t| m.created_at < t)
+                && after.is_none_or(|t| m.created_at > t || inclusive && m.created_at == t)
+                && before.is_none_or(|t| m.created_at < t || inclusive && m.created_at == t)
         })
         .cloned()
         .collect();
@@ -293,6 +308,13 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             )
         })?;
     may_send(faults, workspace, &line, &recipients)?;
+    let mut recipients = recipients;
+    if faults.has(Fault::GroupToListsSender) && recipients.len() > 1 {
+        // The group's participants with the workspace number, one recipient short.
+        if let Some(last) = recipients.last_mut() {
+            *last = line.number.to_string();
+        }
+    }
     let message = store.messaging.record(
         &line,
         &recipients,
@@ -408,6 +430,17 @@ fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String
             ),
         ));
     }
+    // Fault to-e164-first-only: a later recipient that is not a phone number is left out, not
+    // refused (so what the fault sends stays a list of phone numbers other cases may read).
+    let to: Vec<String> = if faults.has(Fault::ToE164FirstOnly) {
+        to.iter()
+            .enumerate()
+            .filter(|(i, n)| *i == 0 || is_e164(n))
+            .map(|(_, n)| n.clone())
+            .collect()
+    } else {
+        to
+    };
     if let Some(n) = to.iter().find(|n| !is_e164(n)) {
         return Err(ApiError::bad_request(
             V1_PATH,
@@ -500,7 +533,16 @@ fn may_send(
             .with_title("A2P 10DLC Daily Message Cap Reached"));
         }
     }
-    let international = recipients.iter().find(|r| !r.starts_with(DOMESTIC_PREFIX));
+    // Fault international-first-recipient-only: only the first recipient is looked at.
+    let looked_at = if faults.has(Fault::InternationalFirstRecipientOnly) {
+        1
+    } else {
+        recipients.len()
+    };
+    let international = recipients
+        .iter()
+        .take(looked_at)
+        .find(|r| !r.starts_with(DOMESTIC_PREFIX));
     if let Some(r) = international {
         if workspace == Workspace::InternationalDisabled && !faults.has(Fault::InternationalAllowed)
         {
@@ -590,6 +632,15 @@ pub(super) fn time_bounds(
     Ok(out)
 }
 
+/// Fault gte-exclusive: `[gte]` read as `[gt]`, so an item at the bound itself is left out.
+pub(super) fn gte_as_gt(faults: &FaultSet, bounds: &mut [(String, OffsetDateTime)]) {
+    if faults.has(Fault::GteExclusive) {
+        for (op, _) in bounds.iter_mut().filter(|(op, _)| op == "gte") {
+            *op = "gt".to_string();
+        }
+    }
+}
+
 pub(super) fn within(bounds: &[(String, OffsetDateTime)], at: OffsetDateTime) -> bool {
     bounds.iter().all(|(op, t)| match op.as_str() {
         "gte" => at >= *t,
@@ -615,8 +666,13 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     }
     let mut to: Vec<&str> = query.all("to");
     to.sort_unstable();
-    let created = time_bounds(HV_PATH, query, "createdAt")?;
-    let updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    let mut created = time_bounds(HV_PATH, query, "createdAt")?;
+    let mut updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    if faults.has(Fault::MessagesCreatedAtFilterIgnored) {
+        created.clear();
+    }
+    gte_as_gt(faults, &mut created);
+    gte_as_gt(faults, &mut updated);
     let (by, desc) = sort_order(
         HV_PATH,
         query,
@@ -729,10 +785,17 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             )
             .with_title("Message Not Retryable"));
         }
-        match store
+        let before = store.messaging.message(&id).cloned();
+        let retried = store
             .messaging
-            .retry(&id, &allow, OffsetDateTime::now_utc())
-        {
+            .retry(&id, &allow, OffsetDateTime::now_utc());
+        // Fault retry-failed-noop: the retry is answered, but nothing is re-attempted.
+        if let (Ok(_), Some(before)) = (&retried, before) {
+            if faults.has(Fault::RetryFailedNoop) {
+                store.messaging.put_back(before);
+            }
+        }
+        match retried {
             Ok(m) => Ok(reply::data(StatusCode::ACCEPTED, m.to_json(true))),
             Err(RetryRefusal::Missing) => Err(missing_message(&id)),
             Err(why) => {

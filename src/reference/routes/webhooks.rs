@@ -271,7 +271,17 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
             ));
         }
     }
-    let resource_ids = strings(body, "resourceIds")?;
+    let mut resource_ids = strings(body, "resourceIds")?;
+    if faults.has(Fault::WebhookResourceIdsFirstOnly) {
+        // Only the first item is looked at; a later one that is no phone number id is dropped.
+        if let Some(ids) = resource_ids.as_mut() {
+            let mut i = 0;
+            ids.retain(|r| {
+                i += 1;
+                i == 1 || r == "*" || r.starts_with("PN")
+            });
+        }
+    }
     if let Some(ids) = &resource_ids {
         let wildcard = ids.iter().any(|r| r == "*");
         let only_wildcard = ids.len() == 1 && wildcard;
@@ -512,9 +522,35 @@ async fn rotate(State(app): State<App>, id: Result<Path<String>, PathRejection>)
                 stored.events = w.events.clone();
             }
         }
+        if app.switches().faults.has(Fault::WebhookRotateFillsEvents) {
+            w.events = variant_events(w.events.first().map_or("", String::as_str));
+            if let Some(stored) = store.webhook_mut(&id) {
+                stored.events = w.events.clone();
+            }
+        }
         Ok(reply::data(StatusCode::OK, with_secret(&app, &w, &secret)))
     });
     answer(&app, result)
+}
+
+/// Every event of the variant of the events union that holds `event`: the stated variants 1 to 4
+/// (Resources > Webhook), else the event's group (fault webhook-rotate-fills-events).
+fn variant_events(event: &str) -> Vec<String> {
+    const STATED: [&[&str]; 4] = [
+        &["message.received", "message.delivered"],
+        &["call.completed", "call.ringing", "call.recording.completed"],
+        &["call.summary.completed"],
+        &["call.transcript.completed"],
+    ];
+    if let Some(variant) = STATED.iter().find(|v| v.contains(&event)) {
+        return variant.iter().map(|e| e.to_string()).collect();
+    }
+    let group = EVENTS.iter().find(|(e, _)| *e == event).map(|(_, g)| *g);
+    EVENTS
+        .iter()
+        .filter(|(_, g)| Some(*g) == group)
+        .map(|(e, _)| e.to_string())
+        .collect()
 }
 
 fn record_json(app: &App, record: &DeliveryRecord) -> Value {
