@@ -846,9 +846,18 @@ async fn forward_one(mut client: TcpStream, upstream: &str, count: &AtomicU64) {
         return;
     };
     count.fetch_add(1, Ordering::SeqCst);
-    let Ok(mut up) = TcpStream::connect(upstream).await else {
+    let Some(answer) = ask_upstream(upstream, &head, &body).await else {
         return;
     };
+    let _ = client.write_all(&answer).await;
+    // Closed here: the client was never told.
+    let _ = client.shutdown().await;
+}
+
+/// Sends one request to `upstream` on a connection of its own and gives its answer back as
+/// upstream framed it, less its `Connection` header.
+async fn ask_upstream(upstream: &str, head: &str, body: &[u8]) -> Option<Vec<u8>> {
+    let mut up = TcpStream::connect(upstream).await.ok()?;
     // Upstream closes after its answer, so the answer ends where its stream ends.
     let mut request: Vec<u8> = head
         .trim_end()
@@ -857,18 +866,11 @@ async fn forward_one(mut client: TcpStream, upstream: &str, count: &AtomicU64) {
         .flat_map(|l| [l.as_bytes(), b"\r\n"].concat())
         .collect();
     request.extend_from_slice(b"Connection: close\r\n\r\n");
-    request.extend_from_slice(&body);
-    if up.write_all(&request).await.is_err() {
-        return;
-    }
+    request.extend_from_slice(body);
+    up.write_all(&request).await.ok()?;
     let mut answer = Vec::new();
-    if up.read_to_end(&mut answer).await.is_err() {
-        return;
-    }
-    // The answer as upstream gave it, less its `Connection: close`.
-    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return;
-    };
+    up.read_to_end(&mut answer).await.ok()?;
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n")?;
     let head = String::from_utf8_lossy(&answer[..end]).into_owned();
     let mut out: Vec<u8> = head
         .lines()
@@ -877,9 +879,160 @@ async fn forward_one(mut client: TcpStream, upstream: &str, count: &AtomicU64) {
         .collect();
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(&answer[end + 4..]);
-    let _ = client.write_all(&out).await;
-    // Closed here: the client was never told.
-    let _ = client.shutdown().await;
+    Some(out)
+}
+
+/// What the stale proxy does to the first POST that comes on a connection that already carried
+/// an answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stale {
+    /// Reads it whole and closes without a byte of answer: a server that closed an idle
+    /// connection just as the request arrived.
+    Close,
+    /// Sends the head of a 201 and part of its body, then closes: the target began to answer.
+    CutAnswer,
+}
+
+/// What the stale proxy saw.
+#[derive(Default)]
+struct StaleSeen {
+    /// The request line and body of the POST met with `Stale`.
+    victim: std::sync::Mutex<Option<(String, Vec<u8>)>>,
+    /// Requests equal to the victim (request line and body) that came after it.
+    again: AtomicU64,
+}
+
+/// A keep-alive proxy in front of `upstream`: each request goes upstream on a connection of its
+/// own and its answer comes back on the client's connection, which stays open. The first POST
+/// that comes on a connection that already carried an answer meets `stale`.
+fn stale_proxy(
+    rt: &tokio::runtime::Runtime,
+    upstream: &str,
+    stale: Stale,
+) -> (String, Arc<StaleSeen>) {
+    let upstream: Arc<str> = upstream.trim_start_matches("http://").into();
+    let listener = rt
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind loopback");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let seen = Arc::new(StaleSeen::default());
+    let shared = seen.clone();
+    rt.spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let (upstream, seen) = (upstream.clone(), shared.clone());
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(
+                    SERVER_PATIENCE,
+                    serve_kept(client, &upstream, stale, &seen),
+                )
+                .await;
+            });
+        }
+    });
+    (url, seen)
+}
+
+async fn serve_kept(mut client: TcpStream, upstream: &str, stale: Stale, seen: &StaleSeen) {
+    let mut answered = false;
+    while let Some((head, body)) = read_request(&mut client).await {
+        let line = head.lines().next().unwrap_or_default().to_string();
+        let is_victim = {
+            let mut victim = seen.victim.lock().unwrap_or_else(|e| e.into_inner());
+            if victim.as_ref() == Some(&(line.clone(), body.clone())) {
+                seen.again.fetch_add(1, Ordering::SeqCst);
+            }
+            let first = answered && line.starts_with("POST ") && victim.is_none();
+            if first {
+                *victim = Some((line, body.clone()));
+            }
+            first
+        };
+        if is_victim {
+            if stale == Stale::CutAnswer {
+                let _ = client
+                    .write_all(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"data\":")
+                    .await;
+            }
+            let _ = client.shutdown().await;
+            return;
+        }
+        let Some(answer) = ask_upstream(upstream, &head, &body).await else {
+            return;
+        };
+        if client.write_all(&answer).await.is_err() {
+            return;
+        }
+        answered = true;
+    }
+}
+
+/// One trial: a read, then a POST on the connection the read used.
+const STALE_CASES: &str = r#"area: stale
+api: v1
+cases:
+  - id: create
+    clause: "Endpoints > answers"
+    steps:
+      - request: { method: GET, path: /v1/contacts }
+        expect: { status: 200 }
+      - request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Ada }, externalId: "{{run}}-ada" } }
+        expect: { status: 201 }
+"#;
+
+/// The stale case alone, one trial at a time, through a stale proxy in front of the reference.
+fn certify_stale(stale: Stale) -> (Output, Arc<StaleSeen>) {
+    let served = common::binary::serve(&format!("stale-{stale:?}"), &[]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (url, seen) = stale_proxy(&rt, &served.url, stale);
+    let dir = case_dir_with(STALE_CASES);
+    let o = Command::new(BIN)
+        .args(["--target", &url, "--profile"])
+        .arg(&served.profile)
+        .arg("--case-dir")
+        .arg(&dir)
+        .args(["--test-threads", "1", "--timeout", "5", "stale."])
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    (o, seen)
+}
+
+/// A POST that meets a connection the target closed before answering (a reused one) is sent
+/// again, once, on a new connection, and the trial passes.
+#[test]
+fn a_post_on_a_connection_closed_before_answering_is_sent_again_once() {
+    let (o, seen) = certify_stale(Stale::Close);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        seen.victim.lock().expect("lock").is_some(),
+        "no POST came on a reused connection:\n{out}\n{err}"
+    );
+    assert_eq!(seen.again.load(Ordering::SeqCst), 1, "{out}\n{err}");
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains("1 passed; 0 failed"), "{out}");
+}
+
+/// A POST whose answer had begun when the connection closed is not sent again: the trial fails
+/// and says the body was cut off.
+#[test]
+fn a_post_whose_answer_began_is_not_sent_again() {
+    let (o, seen) = certify_stale(Stale::CutAnswer);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        seen.victim.lock().expect("lock").is_some(),
+        "no POST came on a reused connection:\n{out}\n{err}"
+    );
+    assert_eq!(seen.again.load(Ordering::SeqCst), 0, "{out}\n{err}");
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("0 passed; 1 failed"), "{out}");
+    assert!(out.contains("the body was cut off after 8 bytes"), "{out}");
 }
 
 #[test]

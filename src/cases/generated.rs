@@ -319,6 +319,7 @@ impl Base<'_> {
             summary: Some(summary.to_string()),
             tags: vec!["generated".to_string()],
             exclusive: false,
+            needs: Vec::new(),
             read_only: request.method == "GET",
             steps: vec![Step {
                 clauses: Vec::new(),

@@ -9,12 +9,13 @@ pub mod matcher;
 mod model;
 pub mod properties;
 pub mod reasons;
+mod state;
 pub mod template;
 
 pub use loader::{LoadError, LoadErrorKind, Position, load_dir, load_embedded, load_sources};
 pub use model::{
     Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach,
-    OrderExpect, PageExpect, ReadBack, Repeat, Request, StatusExpect, Step, Watch,
+    Hold, OrderExpect, PageExpect, ReadBack, Repeat, Request, State, StatusExpect, Step, Watch,
 };
 pub use template::BUILTINS;
 

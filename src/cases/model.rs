@@ -3,6 +3,8 @@
 use crate::contract::Api;
 use std::collections::BTreeSet;
 
+pub use super::state::{Hold, State};
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -44,8 +46,9 @@ pub struct CaseDoc {
     pub summary: Option<String>,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// `true`: runs alone; a list of states: runs while no other case touches them.
     #[serde(default)]
-    pub exclusive: bool,
+    pub exclusive: Exclusive,
     #[serde(default)]
     pub request: Option<Request>,
     #[serde(default)]
@@ -66,6 +69,57 @@ pub struct CaseDoc {
     /// How the webhook receiver answers this case's deliveries, in order (then 204).
     #[serde(default)]
     pub receiver: Vec<crate::webhooks::Answer>,
+}
+
+/// What an exclusive case needs, as written: the whole workspace to itself (`true`), the
+/// workspace-wide states it needs to itself (`[webhook-count]`), or states it needs to itself
+/// and states it only changes (`{ needs: [...], changes: [...] }`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Exclusive {
+    Alone(bool),
+    Needs(Vec<State>),
+    Holds(ExclusiveHolds),
+}
+
+/// The map form of `exclusive`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusiveHolds {
+    #[serde(default)]
+    pub needs: Vec<State>,
+    #[serde(default)]
+    pub changes: Vec<State>,
+}
+
+impl Default for Exclusive {
+    fn default() -> Exclusive {
+        Exclusive::Alone(false)
+    }
+}
+
+impl Exclusive {
+    /// Whether the case needs anything to itself.
+    pub fn is_exclusive(&self) -> bool {
+        match self {
+            Exclusive::Alone(alone) => *alone,
+            Exclusive::Needs(_) | Exclusive::Holds(_) => !self.holds().is_empty(),
+        }
+    }
+
+    /// The states named and how each is held (none for `true`: the whole workspace).
+    pub fn holds(&self) -> Vec<(State, Hold)> {
+        match self {
+            Exclusive::Alone(_) => Vec::new(),
+            Exclusive::Needs(states) => states.iter().map(|s| (*s, Hold::Own)).collect(),
+            Exclusive::Holds(h) => h
+                .needs
+                .iter()
+                .map(|s| (*s, Hold::Own))
+                .chain(h.changes.iter().map(|s| (*s, Hold::Change)))
+                .collect(),
+        }
+    }
 }
 
 /// One step of a multi-step case as written.
@@ -531,8 +585,11 @@ pub struct Case {
     pub readings: Vec<String>,
     pub summary: Option<String>,
     pub tags: Vec<String>,
-    /// Runs alone: touches workspace-wide state.
+    /// Needs workspace-wide state: the states of `needs`, or when it names none the whole
+    /// workspace to itself (a generated property: changes the states its requests touch).
     pub exclusive: bool,
+    /// The workspace-wide states an exclusive case names, and how it holds each.
+    pub needs: Vec<(State, Hold)>,
     /// Sends only GET requests.
     pub read_only: bool,
     pub steps: Vec<Step>,
@@ -589,6 +646,35 @@ impl Step {
         } else {
             &self.clauses
         }
+    }
+}
+
+impl Case {
+    /// The method and path (templates unrendered) of every request the case may send: its
+    /// steps, their side-effect watches, and a property's setup, example and cleanup. The
+    /// contacts of the round-trip property touch no workspace-wide state and are left out.
+    pub fn requests(&self) -> Vec<(&str, &str)> {
+        let mut out = Vec::new();
+        let property = match self.property.as_deref() {
+            Some(Property::Limit(limit)) => Some(&limit.example),
+            _ => None,
+        };
+        let setup = property.into_iter().flat_map(|e| e.setup.iter());
+        for s in self.steps.iter().chain(setup) {
+            if let Some(r) = &s.request {
+                out.push((r.method.as_str(), r.path.as_str()));
+            }
+            if let Some(w) = &s.unchanged {
+                out.push(("GET", w.path.as_str()));
+            }
+        }
+        if let Some(e) = property {
+            out.push((e.request.method.as_str(), e.request.path.as_str()));
+            if let Some(c) = &e.cleanup {
+                out.push((c.method.as_str(), c.path.as_str()));
+            }
+        }
+        out
     }
 }
 

@@ -62,7 +62,8 @@ pub enum TransportError {
     })]
     Reset { received: Option<usize> },
     /// The connection was closed after the request went out and before any byte of an answer.
-    /// The target may have read the request, so it is never sent again.
+    /// The target may have read the request, so it is not sent again (but for once, on a new
+    /// connection, where the closed one had carried an earlier answer: see `Client::send`).
     #[error(
         "the connection was closed before any answer: the request was sent and is not sent again ({0})"
     )]
@@ -72,6 +73,19 @@ pub enum TransportError {
     Truncated { received: usize, detail: String },
     #[error("the connection failed: {0}")]
     Other(String),
+}
+
+impl TransportError {
+    /// Whether the connection ended after the request went out and before the answer's body:
+    /// closed or reset with no answer read. (hyper reports a close in the middle of the head as
+    /// it reports one before the first byte, so a head cut short counts here too; a body cut
+    /// short never does.)
+    pub fn before_answer(&self) -> bool {
+        matches!(
+            self,
+            TransportError::ClosedBeforeAnswer(_) | TransportError::Reset { received: None }
+        )
+    }
 }
 
 /// A duration as the user gave it: `2 s`, `1.5 s`.

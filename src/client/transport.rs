@@ -29,6 +29,11 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'/')
     .add(b'%');
 
+/// Requests in flight to the target at once, whatever the number of trials (`--test-threads`)
+/// and of requests a step sends together: enough to keep a target across a network busy, few
+/// enough not to flood it.
+pub const MAX_IN_FLIGHT: usize = 32;
+
 /// Settings of the client.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
@@ -38,6 +43,12 @@ pub struct ClientConfig {
     pub max_body_bytes: usize,
     /// Most requests per second, shared by every trial (`None`: no limit).
     pub rate: Option<f64>,
+}
+
+tokio::task_local! {
+    /// Set by [`Counted`] when the request being sent opens a connection, rather than riding
+    /// on one an earlier answer came on.
+    static OPENED: std::cell::Cell<bool>;
 }
 
 /// A connector layer that counts the connections the client opens.
@@ -74,6 +85,8 @@ impl<S: tower_service::Service<R>, R> tower_service::Service<R> for Counted<S> {
 
     fn call(&mut self, req: R) -> S::Future {
         self.count.fetch_add(1, Ordering::Relaxed);
+        // Outside a request of `send_once` (none today) there is nobody to tell.
+        let _ = OPENED.try_with(|opened| opened.set(true));
         self.inner.call(req)
     }
 }
@@ -95,6 +108,8 @@ pub struct Client {
     max_body: usize,
     requests: AtomicU64,
     limiter: Option<RateLimiter>,
+    /// One permit per request in flight ([`MAX_IN_FLIGHT`]).
+    in_flight: tokio::sync::Semaphore,
     pub redactor: Redactor,
 }
 
@@ -136,6 +151,7 @@ impl Client {
             max_body: config.max_body_bytes,
             requests: AtomicU64::new(0),
             limiter: config.rate.map(RateLimiter::new),
+            in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
             redactor,
         }))
     }
@@ -200,6 +216,8 @@ impl Client {
     }
 
     /// Sends a request, honouring `429` with `Retry-After` (bounded), and records the exchange.
+    /// A request lost on a reused connection before any byte of an answer is sent again, once,
+    /// on a new connection.
     pub async fn send(&self, out: &Outgoing) -> Exchange {
         let mut attempt = 0;
         loop {
@@ -218,9 +236,31 @@ impl Client {
         if let Some(limiter) = &self.limiter {
             limiter.acquire().await;
         }
+        // The semaphore is never closed; were it, the request would go without a permit.
+        let _slot = self.in_flight.acquire().await.ok();
         self.requests.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
-        let outcome = self.receive(req).await;
+        let pooled = !self.one_connection_per_request();
+        let (mut outcome, opened) = OPENED
+            .scope(std::cell::Cell::new(false), async {
+                let outcome = self.receive(req).await;
+                (outcome, OPENED.with(std::cell::Cell::get))
+            })
+            .await;
+        if pooled && !opened && outcome.as_ref().is_err_and(TransportError::before_answer) {
+            // The request rode on a connection an earlier answer came on, and the connection
+            // closed before any byte of an answer: most likely the target had closed it while
+            // idle and the close crossed the request on the wire. Browsers and curl send such a
+            // request again, once, on a new connection; so does the suite (the classifier has
+            // just stopped the reuse of connections, so the request opens one). A request that
+            // failed once an answer had begun is never sent again.
+            let (req, _, _) = self.request(out, &url);
+            if let Some(limiter) = &self.limiter {
+                limiter.acquire().await;
+            }
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            outcome = self.receive(req).await;
+        }
         Exchange {
             method: out.method.clone(),
             path: out.path.clone(),

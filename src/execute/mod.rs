@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
-use crate::cases::{Case, Expect, ForEach, Request, Step};
+use crate::cases::{Case, Expect, Request, Step};
 use crate::checks::deliveries::{Bounds, Slot};
 use crate::checks::{Failure, Finding, expect, generic, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
@@ -553,34 +553,6 @@ impl Executor {
         };
         self.run_limit(case, step, request, repeat, vars, exchanges)
             .await
-    }
-
-    /// `for_each`: the step once per item of its list, bound to its name; a target that stopped
-    /// answering is not asked again.
-    async fn run_for_each(
-        &self,
-        case: &Case,
-        step: &Step,
-        each: &ForEach,
-        vars: &mut Vars,
-        exchanges: &mut Vec<Arc<Exchange>>,
-    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, TemplateError> {
-        let items = match vars.get(&each.list) {
-            Some(Value::Array(items)) => items.clone(),
-            Some(other) => vec![other.clone()],
-            None => return Err(MissingVar(each.list.clone()).into()),
-        };
-        let mut found = Vec::new();
-        for item in items {
-            vars.set(each.item.clone(), item);
-            found.extend(self.run_once(case, step, vars, exchanges).await?);
-            // A target that stopped answering is not asked again for every item: each
-            // request would only wait out its timeout (the run's cleanup is bounded).
-            if transport_failed(exchanges) {
-                break;
-            }
-        }
-        Ok(with_exchange(found))
     }
 
     /// A read of an effect that may show later: sent again, a quarter second apart, until its

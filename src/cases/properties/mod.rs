@@ -360,6 +360,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
                 tags: vec!["property".into()],
                 // What a send changes, other trials may be listing.
                 exclusive: route.sends,
+                needs: Vec::new(),
                 read_only: route.method == "GET"
                     && example
                         .setup
@@ -393,6 +394,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
             ),
             tags: vec!["property".into()],
             exclusive: false,
+            needs: Vec::new(),
             read_only: false,
             steps: Vec::new(),
             fixtures: ["custom_field_key".to_string()].into_iter().collect(),
