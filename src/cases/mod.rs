@@ -1,6 +1,7 @@
 //! Case files: the case model, the loader, templates, the matcher language of expectations, the
 //! generated cells and the boundary properties.
 
+pub mod audit;
 pub mod constraint;
 pub mod effects;
 pub mod generated;
@@ -14,7 +15,7 @@ pub mod template;
 pub use loader::{LoadError, LoadErrorKind, Position, load_dir, load_embedded, load_sources};
 pub use model::{
     Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach,
-    OrderExpect, PageExpect, ReadBack, Repeat, Request, StatusExpect, Step, Watch,
+    OrderExpect, PageExpect, ReadBack, Repeat, Request, Setup, StatusExpect, Step, Watch,
 };
 pub use template::BUILTINS;
 

@@ -372,6 +372,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
                 property: Some(Arc::new(Property::Limit(Box::new(limit)))),
                 receiver: Vec::new(),
                 uses_receiver,
+                setups: Vec::new(),
             });
         }
     }
@@ -401,6 +402,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
             property: Some(Arc::new(Property::ContactRoundTrip)),
             receiver: Vec::new(),
             uses_receiver: false,
+            setups: Vec::new(),
         });
     }
     Ok(out)
