@@ -95,7 +95,8 @@ impl Executor {
         }
     }
 
-    /// Runs the steps of a setup with the case's variables and keeps what they define.
+    /// Runs the steps of a setup with the case's variables and keeps what they define: the
+    /// resource is made when every name it defines has a value.
     async fn run_setup(
         &self,
         setup: &Setup,
@@ -108,14 +109,18 @@ impl Executor {
         let ran = self
             .run_steps(&setup.case, &mut vars, slot, bounds, &mut exchanges, None)
             .await;
+        // A setup is a means: what its answers break beyond the resource itself (a schema, a
+        // content type) is the verdict of the cases about that operation, not of every trial
+        // that needs the resource. Only a setup that could not make it stops them.
+        let saved: Vec<(String, Value)> = setup
+            .defines
+            .iter()
+            .filter_map(|name| vars.get(name).map(|v| (name.clone(), v.clone())))
+            .collect();
         let outcome = match ran {
             Err(reason) => Err(Stopped::Ignored(reason)),
-            Ok(failures) if !failures.is_empty() => Err(Stopped::Failed(failures)),
-            Ok(_) => Ok(setup
-                .defines
-                .iter()
-                .filter_map(|name| vars.get(name).map(|v| (name.clone(), v.clone())))
-                .collect()),
+            Ok(_) if saved.len() == setup.defines.len() => Ok(saved),
+            Ok(failures) => Err(Stopped::Failed(failures)),
         };
         SetupRun { outcome, exchanges }
     }

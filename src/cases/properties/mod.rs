@@ -396,7 +396,10 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
             exclusive: false,
             read_only: false,
             steps: Vec::new(),
-            fixtures: ["custom_field_key".to_string()].into_iter().collect(),
+            fixtures: ["custom_field_key", "custom_field_value"]
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
             file: "src/execute/roundtrip.rs".into(),
             line: 0,
             property: Some(Arc::new(Property::ContactRoundTrip)),
