@@ -493,6 +493,9 @@ fn walk<'a>(schema: &'a Value, pointer: &str) -> Walked<'a> {
         if let Some(c) = node.get("x-clause").and_then(Value::as_str) {
             out.clauses.push(c);
         }
+        let also = node.get("x-also-clauses").and_then(Value::as_array);
+        out.clauses
+            .extend(also.into_iter().flatten().filter_map(Value::as_str));
         if let Some(r) = node.get("x-error-row") {
             out.row_keywords = Some(r);
         }
@@ -1272,6 +1275,36 @@ mod tests {
     }
 
     #[test]
+    fn every_clause_the_extensions_name_is_in_the_catalog() {
+        fn collect<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+            match v {
+                Value::Object(m) => {
+                    for (k, v) in m {
+                        if k == "x-also-clauses" {
+                            out.extend(
+                                v.as_array().into_iter().flatten().filter_map(Value::as_str),
+                            );
+                        }
+                        if k == "x-profile-params" {
+                            let clauses = v.as_array().into_iter().flatten();
+                            out.extend(clauses.filter_map(|p| p.get("x-clause")?.as_str()));
+                        }
+                        collect(v, out);
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+                _ => {}
+            }
+        }
+        let mut named = Vec::new();
+        collect(document().expect("the route table"), &mut named);
+        assert!(named.len() >= 4, "{named:?}");
+        for c in named {
+            assert!(contract().clauses.contains(c), "unknown clause {c}");
+        }
+    }
+
+    #[test]
     fn names_only_and_faulted_clauses_leave_the_rest_to_the_handler() {
         let t = table();
         let route = contract().route("GET", "/v1/messages").expect("route");
@@ -1293,6 +1326,18 @@ mod tests {
         let rule_1 = |c: &str| c == "Errors > Rules > 1";
         assert!(
             t.request_breach(route, &[], Some(&item), Scope::All, &rule_1)
+                .is_none()
+        );
+        // A constraint stated twice (x-also-clauses) is left to the handler under either clause.
+        let route = contract().route("GET", "/v1/calls").expect("route");
+        let empty = pairs("phoneNumberId=PN1&maxResults=10&participants=");
+        let rule_3 = |c: &str| c == "Errors > Rules > 3";
+        assert!(
+            t.request_breach(route, &empty, None, Scope::All, &none)
+                .is_some()
+        );
+        assert!(
+            t.request_breach(route, &empty, None, Scope::All, &rule_3)
                 .is_none()
         );
     }
