@@ -111,15 +111,23 @@ impl Executor {
             .await;
         // A setup is a means: what its answers break beyond the resource itself (a schema, a
         // content type) is the verdict of the cases about that operation, not of every trial
-        // that needs the resource. Only a setup that could not make it stops them.
+        // that needs the resource. Only a setup that could not make it stops them: a name it
+        // defines has no value, or a step failed before the last, so the steps after it (a
+        // delete that makes a resource missing) never ran.
         let saved: Vec<(String, Value)> = setup
             .defines
             .iter()
             .filter_map(|name| vars.get(name).map(|v| (name.clone(), v.clone())))
             .collect();
+        let last = setup.case.steps.len();
         let outcome = match ran {
             Err(reason) => Err(Stopped::Ignored(reason)),
-            Ok(_) if saved.len() == setup.defines.len() => Ok(saved),
+            Ok(failures)
+                if saved.len() == setup.defines.len()
+                    && failures.iter().all(|f| f.step == last) =>
+            {
+                Ok(saved)
+            }
             Ok(failures) => Err(Stopped::Failed(failures)),
         };
         SetupRun { outcome, exchanges }
