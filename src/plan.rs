@@ -79,7 +79,7 @@ impl Needs {
 /// whether a request reads it (`GET`) rather than only changing it.
 pub fn touched(case: &Case, contract: &Contract) -> BTreeMap<State, bool> {
     let mut out = BTreeMap::new();
-    for (method, path) in case.requests() {
+    for (method, path) in requests_with_setups(case) {
         let Some(route) = contract.route(method, path) else {
             continue;
         };
@@ -89,6 +89,17 @@ pub fn touched(case: &Case, contract: &Contract) -> BTreeMap<State, bool> {
                 *reads |= method.eq_ignore_ascii_case("GET");
             }
         }
+    }
+    out
+}
+
+/// The requests of a case and of the setups it names: a setup that opens a task or creates a
+/// webhook may run inside the trial that first names it, so the trial touches what it touches
+/// (counted per trial, though a per-run setup creates once: the cautious side).
+fn requests_with_setups(case: &Case) -> Vec<(&str, &str)> {
+    let mut out = case.requests();
+    for setup in &case.setups {
+        out.extend(setup.case.requests());
     }
     out
 }
@@ -138,7 +149,7 @@ pub fn needs(case: &Case, contract: &Contract) -> Needs {
 /// adds one (a case deletes what it made at its end, a property at once).
 fn holds(case: &Case, contract: &Contract) -> BTreeMap<State, u32> {
     let mut out = BTreeMap::new();
-    for (method, path) in case.requests() {
+    for (method, path) in requests_with_setups(case) {
         let Some(route) = contract.route(method, path) else {
             continue;
         };

@@ -545,6 +545,10 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
         "the key of a workspace custom field that takes a string value",
     ),
     (
+        "custom_field_value",
+        "a value contacts hold under `custom_field_key` (a string): what cases send there, since the field's type is not shown",
+    ),
+    (
         "custom_field_multi_key",
         "the key of a workspace multi-select custom field",
     ),

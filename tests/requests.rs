@@ -2,6 +2,7 @@
 //! example is audited against the rules, not one trial at a time.
 
 use serde_json::Value;
+use workspace_conformance::cases::audit;
 use workspace_conformance::cases::properties::Property;
 use workspace_conformance::cases::{Case, Request};
 use workspace_conformance::catalog;
@@ -28,6 +29,62 @@ fn requests(case: &Case) -> Vec<(String, Request)> {
         }
     }
     out
+}
+
+/// The problems an audit finds over the whole catalog, one per line.
+fn audit(
+    check: fn(&Case, &workspace_conformance::contract::Contract) -> Vec<String>,
+) -> Vec<String> {
+    let (contract, cases) = catalog::load(None).expect("catalog");
+    let mut found: Vec<String> = cases.iter().flat_map(|c| check(c, &contract)).collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[test]
+fn no_invented_id_where_more_than_not_found_is_expected() {
+    // READINGS 6.6: a target may validate an id's prefix (400) or route only the id shapes it
+    // issues (404 before it reads the key), so an invented id shows nothing about access,
+    // versioning or acceptance. Every id of a case, generated cell, control, read-back and
+    // property example is a profile fixture or a value saved from an answer, except where a 404
+    // is expected (then with the stated prefix of its kind) or where the id is the defect a
+    // must-reject step's control takes away.
+    let found = audit(audit::invented_ids);
+    assert!(
+        found.is_empty(),
+        "{} invented ids (see README 'Adding a case'):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn every_page_size_is_inside_its_lists_range() {
+    // READINGS 4.4: the list's stated range (a Limits row holds for both generations), else the
+    // narrowest stated for any list (1-50), but where the size is a must-reject step's defect.
+    let found = audit(audit::page_sizes);
+    assert!(
+        found.is_empty(),
+        "{} page sizes outside their list's range:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn every_request_sends_the_fields_its_purpose_implies() {
+    // READINGS 6.3: a phone number and participants on v1 message and call lists, a first name on
+    // a contact create, a title and a link on a task create, a title and a description on a task
+    // PUT; generated cells and controls too, so a target that validates first still answers for
+    // the key, the version or the defect under test.
+    let found = audit(audit::purpose_fields);
+    assert!(
+        found.is_empty(),
+        "{} requests without a field their purpose implies:\n{}",
+        found.len(),
+        found.join("\n")
+    );
 }
 
 #[test]

@@ -53,6 +53,8 @@ fn the_demanding_family_has_at_least_ten_variants_of_readings_6_or_2() {
         "json-body-415",
         "group-recipients-10",
         "external-id-conflict-409",
+        "contract-strict",
+        "issued-ids-only",
     ] {
         assert!(
             demanding.iter().any(|d| d.name == v),
@@ -275,6 +277,31 @@ fn each_demanding_variant_refuses_what_the_default_accepts() {
             Some(("text/plain", r#"{"defaultFields":{"firstName":"A"}}"#)),
             true,
             415,
+        ),
+        (
+            V::ContractStrict,
+            "GET",
+            "/v1/tasks?maxResults=100".into(),
+            None,
+            true,
+            400,
+        ),
+        // The stated prefix of a path parameter, checked before the key.
+        (
+            V::ContractStrict,
+            "GET",
+            "/v1/calls/rprobe01".into(),
+            None,
+            false,
+            400,
+        ),
+        (
+            V::IssuedIdsOnly,
+            "GET",
+            "/v1/tasks/rprobe01-no-such-task".into(),
+            None,
+            false,
+            404,
         ),
         (
             V::MessageTextContent,

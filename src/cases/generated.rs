@@ -7,11 +7,14 @@
 //! ordinary [`Case`] values: they run, filter, report and explain like the cases of YAML files.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::model::{Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, StatusExpect, Step};
+use super::model::{
+    Case, ControlOf, ErrorExpect, Expect, OneOrMany, Request, Setup, StatusExpect, Step,
+};
 use super::template::BUILTINS;
 use super::template::{names_in_str, names_in_value};
 use crate::contract::Api;
@@ -40,6 +43,34 @@ struct Access {
     /// What the second key gets; no cell when absent.
     #[serde(default, rename = "second-key")]
     second_key: Option<SecondKey>,
+    /// Setups (`src/cases/setups.yaml`) every cell runs first: the resources its path, query
+    /// and body name (READINGS 6.6).
+    #[serde(default)]
+    setup: Vec<String>,
+    /// The cells whose request may be accepted (the second key's, and the versioning cells,
+    /// whose control is) run alone: what they change, other trials list.
+    #[serde(default)]
+    exclusive: bool,
+    /// How the versioning cells differ: their control is accepted, so it changes the resource.
+    #[serde(default)]
+    versioning: Option<Versioning>,
+}
+
+/// `x-access.versioning`: the resource the versioning cells' accepted control may change, and
+/// what restores it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Versioning {
+    /// Path parameters, as `x-access.path`, in place of the operation's.
+    #[serde(default)]
+    path: Map<String, Value>,
+    /// Setups in place of the operation's.
+    #[serde(default)]
+    setup: Option<Vec<String>>,
+    /// Requests sent after the control whatever came before (restoring a sandbox resource to
+    /// the state the profile promises).
+    #[serde(default)]
+    after: Vec<Request>,
 }
 
 /// The answer the second key must get.
@@ -104,6 +135,8 @@ pub enum GeneratedErrorKind {
     },
     #[error("x-access of {op}: {source}")]
     Name { op: String, source: UnknownName },
+    #[error("x-access of {op}: unknown setup `{name}` (see src/cases/setups.yaml)")]
+    Setup { op: String, name: String },
 }
 
 /// A name in a generated request that is neither a builtin nor a known fixture.
@@ -118,6 +151,8 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, GeneratedError> {
     let err = |line: usize, kind: GeneratedErrorKind| GeneratedError { line, kind };
     let (doc, lines) =
         yaml::parse(OPENAPI_YAML).map_err(|e| err(e.line, GeneratedErrorKind::Yaml(e.message)))?;
+    let setups = super::loader::setups::embedded(contract)
+        .map_err(|e| err(0, GeneratedErrorKind::Yaml(e.to_string())))?;
     let mut out = Vec::new();
     let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
         return Ok(out);
@@ -127,7 +162,6 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, GeneratedError> {
         for method in METHODS {
             let Some(op) = item.get(method) else { continue };
             let op_at = format!("{at}/{method}");
-            let line = lines.line_of(&op_at);
             let upper = method.to_uppercase();
             let Some(route) = contract
                 .routes
@@ -136,156 +170,255 @@ pub fn generate(contract: &Contract) -> Result<Vec<Case>, GeneratedError> {
             else {
                 continue;
             };
+            let access_line = lines.line_of(&format!("{op_at}/x-access"));
+            let op_err = |kind: GeneratedErrorKind| err(access_line, kind);
+            let name = format!("{upper} {template}");
             let access: Access = match op.get("x-access") {
                 None => Access::default(),
                 Some(v) => serde_json::from_value(v.clone()).map_err(|source| {
-                    err(
-                        lines.line_of(&format!("{op_at}/x-access")),
-                        GeneratedErrorKind::Access {
-                            op: format!("{upper} {template}"),
-                            source,
-                        },
-                    )
+                    op_err(GeneratedErrorKind::Access {
+                        op: name.clone(),
+                        source,
+                    })
                 })?,
             };
-            let access_line = lines.line_of(&format!("{op_at}/x-access"));
-            let request = base_request(&upper, template, &access, &route.params);
-            if let Some((part, text)) = super::loader::unresolved_in_request(&request) {
-                return Err(err(
-                    access_line,
-                    GeneratedErrorKind::NotATemplate {
-                        op: format!("{upper} {template}"),
-                        text,
-                        part,
-                    },
-                ));
-            }
-            let fixtures = used_fixtures(&request).map_err(|source| {
-                err(
-                    access_line,
-                    GeneratedErrorKind::Name {
-                        op: format!("{upper} {template}"),
-                        source,
-                    },
-                )
-            })?;
-            let slug = slug(&upper, template);
-            let base = Base {
-                api: route.api,
-                slug: &slug,
-                request: &request,
-                fixtures: &fixtures,
-                line,
+            let operation = Operation {
+                contract,
+                route,
+                template,
+                method: &upper,
+                name: &name,
+                line: lines.line_of(&op_at),
+                access: &access,
+                setups: &setups,
             };
-            let unauthorized = |cell: &Cell| {
-                let code = route
-                    .area
-                    .as_deref()
-                    .filter(|_| route.api == Api::V1)
-                    .and_then(|a| contract.codes.row(a, 401))
-                    .map(|row| row.code.clone());
-                let expect = Expect {
-                    status: Some(StatusExpect::Code(401)),
-                    error: Some(ErrorExpect {
-                        code,
-                        title: Some("Unauthorized".into()),
-                        message: None,
-                    }),
-                    ..Expect::default()
-                };
-                base.case(
-                    "access",
-                    cell.name,
-                    cell.clauses,
-                    &["3.4"],
-                    cell.summary,
-                    Some(cell.auth),
-                    None,
-                    expect,
-                )
-            };
-            out.push(unauthorized(&NO_KEY));
-            out.push(unauthorized(&WRONG_KEY));
-            if let Some(sk) = &access.second_key {
-                out.push(second_key_case(&base, sk));
-            }
-            if route.api == Api::Latest {
-                let expect = Expect {
-                    status: Some(StatusExpect::Class("4xx".into())),
-                    ..Expect::default()
-                };
-                // READINGS 6.9: the same request with the run's version is accepted (or, where
-                // the path names a resource the profile does not give, answered 404), so the
-                // 4xx was for the version and not for something else the target wants.
-                let invented = route.params.iter().any(|p| {
-                    matches!(p.location, crate::contract::ParamIn::Path)
-                        && !access
-                            .path
-                            .get(&p.name)
-                            .and_then(Value::as_str)
-                            .is_some_and(|v| {
-                                is_name(v) && KNOWN_FIXTURES.iter().any(|(f, _)| *f == v)
-                            })
-                });
-                let accepted = if invented && route.response(404).is_some() {
-                    StatusExpect::Any(vec![
-                        StatusExpect::Class("2xx".into()),
-                        StatusExpect::Code(404),
-                    ])
-                } else {
-                    StatusExpect::Class("2xx".into())
-                };
-                let with_control = |mut case: Case| {
-                    let mut step = case.steps[0].clone();
-                    step.request.as_mut().expect("a request").version = None;
-                    step.expect = Expect {
-                        status: Some(accepted.clone()),
-                        ..Expect::default()
-                    };
-                    step.control_of = Some(ControlOf {
-                        step: 0,
-                        change: "Service-Api-Version 2026-03-30".into(),
-                    });
-                    case.read_only &= step.request.as_ref().is_some_and(|r| r.method == "GET");
-                    case.steps.push(step);
-                    case
-                };
-                out.push(with_control(base.case(
-                    "versioning",
-                    "no-version",
-                    &["Versioning > 1", "Authentication > 2"],
-                    &["8.1"],
-                    "Without Service-Api-Version the request is not served: a 4xx with the error body of its generation.",
-                    None,
-                    Some("none"),
-                    expect.clone(),
-                )));
-                out.push(with_control(base.case(
-                    "versioning",
-                    "other-version",
-                    &["Versioning > 1"],
-                    &["8.1"],
-                    "With a Service-Api-Version other than 2026-03-30 the request is not served: a 4xx with the error body of its generation.",
-                    None,
-                    Some(OTHER_VERSION),
-                    expect,
-                )));
-            }
+            out.extend(operation.cases().map_err(op_err)?);
         }
     }
     Ok(out)
 }
 
-/// What every case of one operation shares.
-struct Base<'a> {
-    api: Api,
-    slug: &'a str,
-    request: &'a Request,
-    fixtures: &'a BTreeSet<String>,
+/// One operation of the route table and what its `x-access` says.
+struct Operation<'a> {
+    contract: &'a Contract,
+    route: &'a crate::contract::Route,
+    template: &'a str,
+    method: &'a str,
+    /// `METHOD /template`, as errors name it.
+    name: &'a str,
     line: usize,
+    access: &'a Access,
+    setups: &'a super::loader::setups::Setups,
 }
 
-impl Base<'_> {
+impl Operation<'_> {
+    /// The cells of the operation: no key, wrong key, the second key, and on the
+    /// header-versioned API no version and another version, each with its control.
+    fn cases(&self) -> Result<Vec<Case>, GeneratedErrorKind> {
+        let (contract, route, access) = (self.contract, self.route, self.access);
+        let mut out = Vec::new();
+        let slug = slug(self.method, self.template);
+        let own = self.resolve(&access.setup)?;
+        let request = base_request(
+            self.method,
+            self.template,
+            &access.path,
+            access,
+            &route.params,
+        );
+        let base = self.base(&slug, request, own.clone(), Vec::new())?;
+        let unauthorized = |cell: &Cell| {
+            let code = route
+                .area
+                .as_deref()
+                .filter(|_| route.api == Api::V1)
+                .and_then(|a| contract.codes.row(a, 401))
+                .map(|row| row.code.clone());
+            let expect = Expect {
+                status: Some(StatusExpect::Code(401)),
+                error: Some(ErrorExpect {
+                    code,
+                    title: Some("Unauthorized".into()),
+                    message: None,
+                }),
+                ..Expect::default()
+            };
+            base.case(
+                "access",
+                cell.name,
+                cell.clauses,
+                &["3.4"],
+                cell.summary,
+                Some(cell.auth),
+                None,
+                expect,
+            )
+        };
+        // A request without a valid key changes nothing on a conforming target: these cells
+        // never run alone.
+        out.push(unauthorized(&NO_KEY));
+        out.push(unauthorized(&WRONG_KEY));
+        if let Some(sk) = &access.second_key {
+            let mut case = second_key_case(&base, sk);
+            case.exclusive = access.exclusive;
+            out.push(case);
+        }
+        if route.api != Api::Latest {
+            return Ok(out);
+        }
+        let versioning = access.versioning.as_ref();
+        let path = versioning
+            .filter(|v| !v.path.is_empty())
+            .map_or(&access.path, |v| &v.path);
+        let setups = match versioning.and_then(|v| v.setup.as_ref()) {
+            Some(names) => self.resolve(names)?,
+            None => own,
+        };
+        let after = versioning.map(|v| v.after.clone()).unwrap_or_default();
+        let request = base_request(self.method, self.template, path, access, &route.params);
+        let vbase = self.base(&slug, request, setups, after)?;
+        let expect = Expect {
+            status: Some(StatusExpect::Class("4xx".into())),
+            ..Expect::default()
+        };
+        for (cell, clauses, summary, version) in [
+            (
+                "no-version",
+                &["Versioning > 1", "Authentication > 2"][..],
+                "Without Service-Api-Version the request is not served: a 4xx with the error body of its generation.",
+                "none",
+            ),
+            (
+                "other-version",
+                &["Versioning > 1"][..],
+                "With a Service-Api-Version other than 2026-03-30 the request is not served: a 4xx with the error body of its generation.",
+                OTHER_VERSION,
+            ),
+        ] {
+            let case = vbase.case(
+                "versioning",
+                cell,
+                clauses,
+                &["8.1"],
+                summary,
+                None,
+                Some(version),
+                expect.clone(),
+            );
+            let mut case = with_control(case, &vbase.after);
+            case.exclusive = access.exclusive;
+            out.push(case);
+        }
+        Ok(out)
+    }
+
+    /// The setups of `names`.
+    fn resolve(&self, names: &[String]) -> Result<Vec<Arc<Setup>>, GeneratedErrorKind> {
+        names
+            .iter()
+            .map(|n| {
+                self.setups
+                    .get(n)
+                    .cloned()
+                    .ok_or_else(|| GeneratedErrorKind::Setup {
+                        op: self.name.to_string(),
+                        name: n.clone(),
+                    })
+            })
+            .collect()
+    }
+
+    /// What the cells of one request share: its names checked (templates of variables, known
+    /// fixtures or names the setups save), the fixtures it and its setups need.
+    fn base(
+        &self,
+        slug: &str,
+        request: Request,
+        setups: Vec<Arc<Setup>>,
+        after: Vec<Request>,
+    ) -> Result<Base, GeneratedErrorKind> {
+        let defined: BTreeSet<String> = setups
+            .iter()
+            .flat_map(|s| s.defines.iter().cloned())
+            .collect();
+        let mut fixtures = BTreeSet::new();
+        for r in std::iter::once(&request).chain(&after) {
+            if let Some((part, text)) = super::loader::unresolved_in_request(r) {
+                return Err(GeneratedErrorKind::NotATemplate {
+                    op: self.name.to_string(),
+                    text,
+                    part,
+                });
+            }
+            fixtures.extend(used_fixtures(r, &defined).map_err(|source| {
+                GeneratedErrorKind::Name {
+                    op: self.name.to_string(),
+                    source,
+                }
+            })?);
+        }
+        for s in &setups {
+            fixtures.extend(s.case.fixtures.iter().cloned());
+        }
+        Ok(Base {
+            api: self.route.api,
+            slug: slug.to_string(),
+            request,
+            fixtures,
+            line: self.line,
+            setups,
+            after,
+        })
+    }
+}
+
+/// A versioning cell with its control (READINGS 6.9): the same request with the run's version,
+/// which must be accepted, so the 4xx was for the version and not for something else the target
+/// wants; then the requests that restore what the control changed.
+fn with_control(mut case: Case, after: &[Request]) -> Case {
+    let mut step = case.steps[0].clone();
+    if let Some(r) = step.request.as_mut() {
+        r.version = None;
+    }
+    step.expect = Expect {
+        status: Some(StatusExpect::Class("2xx".into())),
+        ..Expect::default()
+    };
+    step.control_of = Some(ControlOf {
+        step: 0,
+        change: "Service-Api-Version 2026-03-30".into(),
+    });
+    case.read_only &= step.request.as_ref().is_some_and(|r| r.method == "GET");
+    case.steps.push(step);
+    for r in after {
+        case.read_only &= r.method == "GET";
+        case.steps.push(Step {
+            request: Some(r.clone()),
+            expect: Expect {
+                status: Some(StatusExpect::Class("2xx".into())),
+                ..Expect::default()
+            },
+            always: true,
+            line: case.line,
+            ..Step::default()
+        });
+    }
+    case
+}
+
+/// What every case of one request of an operation shares.
+struct Base {
+    api: Api,
+    slug: String,
+    request: Request,
+    fixtures: BTreeSet<String>,
+    line: usize,
+    setups: Vec<Arc<Setup>>,
+    /// Requests a versioning cell sends after its control.
+    after: Vec<Request>,
+}
+
+impl Base {
     #[allow(clippy::too_many_arguments)]
     fn case(
         &self,
@@ -299,28 +432,35 @@ impl Base<'_> {
         expect: Expect,
     ) -> Case {
         let mut request = self.request.clone();
-        // A body naming the case's receiver URL (a webhook's `url`) opens its slot.
-        let uses_receiver = request
-            .body
-            .as_ref()
-            .is_some_and(|b| b.to_string().contains("{{webhook_url}}"));
+        // A body naming the case's receiver URL (a webhook's `url`) opens its slot, as does a
+        // setup that names it.
+        let uses_receiver = self.setups.iter().any(|s| s.case.uses_receiver)
+            || std::iter::once(&request).chain(&self.after).any(|r| {
+                r.body
+                    .as_ref()
+                    .is_some_and(|b| b.to_string().contains("{{webhook_url}}"))
+            });
         request.auth = auth.map(str::to_string);
         request.version = version.map(str::to_string);
         let mut fixtures = self.fixtures.clone();
         if let Some(a) = auth.filter(|a| !matches!(*a, "none" | "invalid")) {
             fixtures.insert(a.to_string());
         }
+        let mut readings: Vec<String> = readings.iter().map(|r| r.to_string()).collect();
+        if !self.setups.is_empty() {
+            readings.push("6.6".into());
+        }
         Case {
             name: format!("{}.{area}.{}.{cell}", self.api.as_str(), self.slug),
             api: self.api,
             area: area.to_string(),
             clauses: clauses.iter().map(|c| c.to_string()).collect(),
-            readings: readings.iter().map(|r| r.to_string()).collect(),
+            readings,
             summary: Some(summary.to_string()),
             tags: vec!["generated".to_string()],
             exclusive: false,
             needs: Vec::new(),
-            read_only: request.method == "GET",
+            read_only: request.method == "GET" && self.setups.iter().all(|s| s.case.read_only),
             steps: vec![Step {
                 clauses: Vec::new(),
                 request: Some(request),
@@ -343,13 +483,13 @@ impl Base<'_> {
             line: self.line,
             property: None,
             receiver: Vec::new(),
-            // A body naming the case's receiver URL (a webhook's `url`) opens its slot.
             uses_receiver,
+            setups: self.setups.clone(),
         }
     }
 }
 
-fn second_key_case(base: &Base<'_>, sk: &SecondKey) -> Case {
+fn second_key_case(base: &Base, sk: &SecondKey) -> Case {
     let mut expect = Expect {
         status: Some(sk.status.clone().unwrap_or(StatusExpect::Not {
             not: Box::new(StatusExpect::Code(401)),
@@ -398,6 +538,7 @@ fn second_key_case(base: &Base<'_>, sk: &SecondKey) -> Case {
 fn base_request(
     method: &str,
     template: &str,
+    path_values: &Map<String, Value>,
     access: &Access,
     params: &[crate::contract::Param],
 ) -> Request {
@@ -418,7 +559,7 @@ fn base_request(
         .split('/')
         .map(
             |seg| match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) => match access.path.get(name) {
+                Some(name) => match path_values.get(name) {
                     Some(Value::String(v)) if v.contains("{{") => v.to_string(),
                     // A name (`call_id`) is a fixture; anything else (`987654321987654321`)
                     // is the value itself.
@@ -461,8 +602,12 @@ fn is_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The fixtures a request names; a name that is neither a builtin nor a known fixture is an error.
-fn used_fixtures(request: &Request) -> Result<BTreeSet<String>, UnknownName> {
+/// The fixtures a request names; a name that is neither a builtin, a name `defined` (by the
+/// cell's setups) nor a known fixture is an error.
+fn used_fixtures(
+    request: &Request,
+    defined: &BTreeSet<String>,
+) -> Result<BTreeSet<String>, UnknownName> {
     let mut used = BTreeSet::new();
     names_in_str(&request.path, &mut used);
     for (k, v) in &request.query {
@@ -474,7 +619,7 @@ fn used_fixtures(request: &Request) -> Result<BTreeSet<String>, UnknownName> {
     }
     let mut fixtures = BTreeSet::new();
     for name in used {
-        if BUILTINS.contains(&name.as_str()) {
+        if BUILTINS.contains(&name.as_str()) || defined.contains(&name) {
             continue;
         }
         if !KNOWN_FIXTURES.iter().any(|(f, _)| *f == name) {
@@ -580,36 +725,35 @@ mod tests {
     #[test]
     fn path_parameters_come_from_fixtures_templates_or_the_run() {
         let access: Access = serde_json::from_value(serde_json::json!({
-            "path": { "a": "call_id", "b": "{{run}}-absent" }
+            "path": { "a": "call_id", "b": "{{run}}-absent", "d": "{{shared_task}}" }
         }))
         .expect("access");
-        let r = base_request("GET", "/x/{a}/{b}/{c}", &access, &[]);
-        assert_eq!(r.path, "/x/{{call_id}}/{{run}}-absent/{{run}}");
+        let r = base_request("GET", "/x/{a}/{b}/{c}/{d}", &access.path, &access, &[]);
         assert_eq!(
-            used_fixtures(&r)
+            r.path,
+            "/x/{{call_id}}/{{run}}-absent/{{run}}/{{shared_task}}"
+        );
+        // A name a setup saves is no fixture; any other unknown name is an error.
+        let saved: BTreeSet<String> = ["shared_task".to_string()].into();
+        assert_eq!(
+            used_fixtures(&r, &saved)
                 .expect("known")
                 .into_iter()
                 .collect::<Vec<_>>(),
             ["call_id"]
         );
+        assert!(used_fixtures(&r, &BTreeSet::new()).is_err());
         // A value that cannot name a fixture is sent as it is.
-        let literal = base_request(
-            "GET",
-            "/webhooks/{webhookId}",
-            &serde_json::from_value(
-                serde_json::json!({ "path": { "webhookId": "987654321987654321" } }),
-            )
-            .expect("access"),
-            &[],
-        );
+        let access: Access = serde_json::from_value(
+            serde_json::json!({ "path": { "webhookId": "987654321987654321" } }),
+        )
+        .expect("access");
+        let literal = base_request("GET", "/webhooks/{webhookId}", &access.path, &access, &[]);
         assert_eq!(literal.path, "/webhooks/987654321987654321");
-        let bad = base_request(
-            "GET",
-            "/x/{a}",
-            &serde_json::from_value(serde_json::json!({ "path": { "a": "no_such" } }))
-                .expect("access"),
-            &[],
-        );
-        assert!(used_fixtures(&bad).is_err());
+        let access: Access =
+            serde_json::from_value(serde_json::json!({ "path": { "a": "no_such" } }))
+                .expect("access");
+        let bad = base_request("GET", "/x/{a}", &access.path, &access, &[]);
+        assert!(used_fixtures(&bad, &BTreeSet::new()).is_err());
     }
 }

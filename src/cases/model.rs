@@ -49,6 +49,9 @@ pub struct CaseDoc {
     /// `true`: runs alone; a list of states: runs while no other case touches them.
     #[serde(default)]
     pub exclusive: Exclusive,
+    /// Setups (`src/cases/setups.yaml`) run before the case's steps.
+    #[serde(default)]
+    pub setup: Vec<String>,
     #[serde(default)]
     pub request: Option<Request>,
     #[serde(default)]
@@ -603,6 +606,24 @@ pub struct Case {
     pub receiver: Vec<crate::webhooks::Answer>,
     /// Uses the webhook receiver (`{{webhook_url}}` or a `deliveries` step).
     pub uses_receiver: bool,
+    /// Setups run before the steps; the names they define are the case's (READINGS 6.6: the
+    /// resources a request names are ones the target has shown).
+    pub setups: Vec<std::sync::Arc<Setup>>,
+}
+
+/// Steps that make a resource the target shows, for cases that only need one to exist (an
+/// access cell, a control, a missing resource that was created and deleted): run once per run
+/// and shared by every case that names it, or once per trial where the case's accepted request
+/// uses the resource up (a delete).
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub name: String,
+    /// Run for each trial that names it, not once per run.
+    pub per_trial: bool,
+    /// Its steps, clauses, fixtures, file and line, as a case.
+    pub case: Case,
+    /// The names it saves for the cases that name it.
+    pub defines: BTreeSet<String>,
 }
 
 /// One request of a case and what its answer must show.

@@ -143,7 +143,8 @@ impl Discoverer<'_> {
         let transcript = self
             .get(&Request::new(
                 format!("/calls/{id}/transcripts"),
-                &[("maxResults", "100")],
+                // READINGS 4.4: no range is stated for transcripts: the narrowest (1-50).
+                &[("maxResults", "50")],
             ))
             .await?;
         let n = data(&transcript).len();

@@ -14,6 +14,7 @@ pub enum Fixture {
     PhoneNumber,
     WebhookId,
     CustomFieldKey,
+    CustomFieldValue,
     CustomFieldMultiKey,
     MessageDirection,
     MessageParticipant,
@@ -42,12 +43,13 @@ pub enum Fixture {
 
 impl Fixture {
     /// Every fixture, in the order of the declaration (checked below).
-    pub const ALL: [Fixture; 29] = [
+    pub const ALL: [Fixture; 30] = [
         Fixture::UserId,
         Fixture::PhoneNumberId,
         Fixture::PhoneNumber,
         Fixture::WebhookId,
         Fixture::CustomFieldKey,
+        Fixture::CustomFieldValue,
         Fixture::CustomFieldMultiKey,
         Fixture::MessageDirection,
         Fixture::MessageParticipant,
@@ -82,6 +84,7 @@ impl Fixture {
             Fixture::PhoneNumber => "phone_number",
             Fixture::WebhookId => "webhook_id",
             Fixture::CustomFieldKey => "custom_field_key",
+            Fixture::CustomFieldValue => "custom_field_value",
             Fixture::CustomFieldMultiKey => "custom_field_multi_key",
             Fixture::MessageDirection => "message_direction",
             Fixture::MessageParticipant => "message_participant",

@@ -70,7 +70,10 @@ async fn run(d: &mut Discoverer<'_>) {
         for f in Fixture::ALL {
             let of_number = !matches!(
                 f,
-                Fixture::WebhookId | Fixture::CustomFieldKey | Fixture::CustomFieldMultiKey
+                Fixture::WebhookId
+                    | Fixture::CustomFieldKey
+                    | Fixture::CustomFieldValue
+                    | Fixture::CustomFieldMultiKey
             );
             if f.discoverable() && of_number {
                 d.not_found(f, Reason::NoPhoneNumberId(Box::new(why.clone())));

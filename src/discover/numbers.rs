@@ -15,8 +15,9 @@ pub type Numbers = Vec<(String, String)>;
 impl Discoverer<'_> {
     /// `GET /phone-numbers`: (id, E.164) of each number; picks `phone_number_id`.
     pub async fn phone_numbers(&mut self) -> Result<Numbers, RequestError> {
+        // READINGS 4.4: no range is stated for this list, so the narrowest stated for any (1-50).
         let items = self
-            .walk(&Request::new("/phone-numbers", &[("maxResults", "100")]), 3)
+            .walk(&Request::new("/phone-numbers", &[("maxResults", "50")]), 3)
             .await?;
         let numbers: Numbers = items
             .iter()

@@ -43,6 +43,10 @@ pub enum Reason {
     )]
     NoStringField { contacts: usize },
     #[error(
+        "GET /v1/contacts?maxResults=50 ({contacts} contacts read): no contact holds a string value under `{key}` (custom_field_key)"
+    )]
+    NoValueUnder { key: String, contacts: usize },
+    #[error(
         "GET /v1/contacts?maxResults=50 ({contacts} contacts read): no contact holds a custom field whose `type` is `multi-select`"
     )]
     NoMultiSelectField { contacts: usize },
@@ -303,6 +307,13 @@ mod tests {
             (
                 Reason::NoStringField { contacts: 3 },
                 "GET /v1/contacts?maxResults=50 (3 contacts read): no contact holds a string custom field value",
+            ),
+            (
+                Reason::NoValueUnder {
+                    key: "notes".into(),
+                    contacts: 3,
+                },
+                "GET /v1/contacts?maxResults=50 (3 contacts read): no contact holds a string value under `notes` (custom_field_key)",
             ),
             (
                 Reason::NoMultiSelectField { contacts: 3 },

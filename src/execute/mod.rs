@@ -5,6 +5,7 @@ mod limit;
 pub mod properties;
 mod roundtrip;
 mod search;
+mod setup;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,6 +37,13 @@ pub struct CaseResult {
     pub duration: Duration,
 }
 
+/// Why a case stops before its steps: ignored with the reason, or failed.
+#[derive(Debug, Clone)]
+pub(crate) enum Stopped {
+    Ignored(String),
+    Failed(Vec<Failure>),
+}
+
 /// Runs cases; shared by every trial of a run.
 pub struct Executor {
     pub contract: Arc<Contract>,
@@ -52,6 +60,8 @@ pub struct Executor {
     /// Why the profile lacks a fixture (discovery's reasons), added to an ignored trial's reason.
     pub missing_reasons: std::collections::BTreeMap<String, String>,
     profile: Profile,
+    /// The setups run once per run and shared by the trials that name them.
+    shared: setup::Shared,
 }
 
 impl Executor {
@@ -74,6 +84,7 @@ impl Executor {
             receiver: None,
             missing_reasons: Default::default(),
             profile,
+            shared: Default::default(),
         }
     }
 
@@ -269,10 +280,68 @@ impl Executor {
         }
         let bounds = self.bounds();
         let mut exchanges = Vec::new();
+        // READINGS 6.6: the resources the case names that the run makes first.
+        for setup in &case.setups {
+            match self.setup(setup, case, &vars, slot.as_mut(), &bounds).await {
+                Ok((saved, setup_exchanges)) => {
+                    exchanges.extend(setup_exchanges);
+                    for (k, v) in saved {
+                        vars.set(k, v);
+                    }
+                }
+                Err(Stopped::Ignored(reason)) => {
+                    return CaseResult {
+                        verdict: Verdict::Ignored(reason),
+                        exchanges,
+                        duration: start.elapsed(),
+                    };
+                }
+                Err(Stopped::Failed(failures)) => {
+                    return CaseResult {
+                        verdict: Verdict::Failed(failures),
+                        exchanges,
+                        duration: start.elapsed(),
+                    };
+                }
+            }
+        }
+        let ran = self
+            .run_steps(
+                case,
+                &mut vars,
+                slot.as_mut(),
+                &bounds,
+                &mut exchanges,
+                Some(so_far),
+            )
+            .await;
+        let verdict = match ran {
+            Err(reason) => Verdict::Ignored(reason),
+            Ok(failures) if failures.is_empty() => Verdict::Passed,
+            Ok(failures) => Verdict::Failed(failures),
+        };
+        CaseResult {
+            verdict,
+            exchanges,
+            duration: start.elapsed(),
+        }
+    }
+
+    /// Runs the steps of `case` in order: the failures (empty when every step held), or the
+    /// reason the case is ignored (a precondition no fixture meets).
+    async fn run_steps(
+        &self,
+        case: &Case,
+        vars: &mut Vars,
+        mut slot: Option<&mut Slot<'_>>,
+        bounds: &Bounds,
+        exchanges: &mut Vec<Arc<Exchange>>,
+        so_far: Option<&std::sync::Mutex<Vec<Failure>>>,
+    ) -> Result<Vec<Failure>, String> {
         let steps = case.steps.len();
         let mut failures: Vec<Failure> = Vec::new();
         for (i, step) in case.steps.iter().enumerate() {
-            if let Ok(mut s) = so_far.lock() {
+            if let Some(Ok(mut s)) = so_far.map(|s| s.lock()) {
                 s.clone_from(&failures);
             }
             // After a failure only cleanup steps run: later steps build on the failed one.
@@ -282,7 +351,7 @@ impl Executor {
             }
             // After a transport failure nothing runs: the target stopped answering, and what
             // the case created is the run's cleanup's, which is bounded.
-            if after_failure && transport_failed(&exchanges) {
+            if after_failure && transport_failed(exchanges) {
                 break;
             }
             let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure {
@@ -291,8 +360,8 @@ impl Executor {
                 steps,
                 exchange,
             };
-            if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_mut()) {
-                let found = crate::checks::deliveries::check(slot, d, &mut vars, &bounds).await;
+            if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_deref_mut()) {
+                let found = crate::checks::deliveries::check(slot, d, vars, bounds).await;
                 // Each finding cites its own clause (a delivery that does not verify breaks
                 // Authentication 4 whatever the case is about), else the step's.
                 failures.extend(
@@ -303,18 +372,9 @@ impl Executor {
                 continue;
             }
             if let Some(pre) = step.precondition.as_ref().filter(|_| !after_failure) {
-                match self
-                    .precondition(case, step, pre, &mut vars, &mut exchanges)
-                    .await
-                {
+                match self.precondition(case, step, pre, vars, exchanges).await {
                     Precondition::Met => {}
-                    Precondition::Gone(reason) => {
-                        return CaseResult {
-                            verdict: Verdict::Ignored(reason),
-                            exchanges,
-                            duration: start.elapsed(),
-                        };
-                    }
+                    Precondition::Gone(reason) => return Err(reason),
                     Precondition::Failed(found) => {
                         failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex)))
                     }
@@ -323,7 +383,7 @@ impl Executor {
             }
             // Side-effect watch: the listing before the step, to compare with the one after.
             let watched = match &step.unchanged {
-                Some(w) => match self.listing(w, &vars, &mut exchanges).await {
+                Some(w) => match self.listing(w, vars, exchanges).await {
                     Ok(ids) => Some(ids),
                     Err((f, ex)) => {
                         failures.push(fail(f.citing(step.cites(case)), ex));
@@ -332,10 +392,10 @@ impl Executor {
                 },
                 None => None,
             };
-            let ran = self.run_step(case, step, &mut vars, &mut exchanges).await;
+            let ran = self.run_step(case, step, vars, exchanges).await;
             if let (Some(before), Some(w), Ok(found)) = (&watched, &step.unchanged, &ran) {
                 if found.is_empty() {
-                    let f = match self.listing(w, &vars, &mut exchanges).await {
+                    let f = match self.listing(w, vars, exchanges).await {
                         Ok(after) if &after == before => None,
                         Ok(after) => {
                             let added: Vec<&String> =
@@ -390,15 +450,7 @@ impl Executor {
                 )),
             }
         }
-        CaseResult {
-            verdict: if failures.is_empty() {
-                Verdict::Passed
-            } else {
-                Verdict::Failed(failures)
-            },
-            exchanges,
-            duration: start.elapsed(),
-        }
+        Ok(failures)
     }
 
     /// A precondition step: sent for each item of its fixture until an answer meets the step's

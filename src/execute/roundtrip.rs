@@ -39,10 +39,13 @@ fn words() -> SBoxedStrategy<String> {
     .sboxed()
 }
 
-fn contact(custom_key: String) -> SBoxedStrategy<Value> {
+/// A random contact; its custom field, when it has one, holds the value the target showed under
+/// the key (the field's type is not shown, READINGS 6.6).
+fn contact(custom_key: String, custom_value: String) -> SBoxedStrategy<Value> {
     let emails = proptest::collection::vec("[a-z]{1,8}", 0..=2);
     let phones = proptest::collection::btree_set(0usize..300, 0..=2);
-    (words(), words(), proptest::option::of(words()), proptest::option::of(words()), emails, phones, proptest::option::of(words()))
+    let custom = proptest::bool::ANY.prop_map(move |with| with.then(|| custom_value.clone()));
+    (words(), words(), proptest::option::of(words()), proptest::option::of(words()), emails, phones, custom)
         .prop_map(move |(first, last, company, role, emails, phones, custom)| {
             let mut fields = Map::new();
             fields.insert("firstName".into(), json!(first));
@@ -142,14 +145,11 @@ pub(super) async fn run(
     exchanges: &mut Vec<Arc<Exchange>>,
 ) -> Vec<Failure> {
     let vars = exec.vars();
-    let Some(key) = vars
-        .get("custom_field_key")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-    else {
+    let text = |name: &str| vars.get(name).and_then(Value::as_str).map(str::to_string);
+    let (Some(key), Some(value)) = (text("custom_field_key"), text("custom_field_value")) else {
         return Vec::new();
     };
-    let strategy = (contact(key.clone()), contact(key))
+    let strategy = (contact(key.clone(), value.clone()), contact(key, value))
         .prop_map(|(a, b)| json!({"create": a, "patch": b}))
         .sboxed();
     let counter = AtomicUsize::new(0);

@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::fixtures::{self, ApiKey};
 use super::store::Store;
+use super::strict::{self, Table};
 use super::switches::Switches;
 use super::variants::Variant;
 
@@ -15,6 +16,9 @@ struct Inner {
     switches: Switches,
     keys: Vec<ApiKey>,
     store: Mutex<Store>,
+    /// The route table's checks under this instance's names, where a variant reads them
+    /// (`contract-strict`, `unknown-fields-400`).
+    strict: Option<Table>,
     /// Sends webhook deliveries (no proxy: receivers are often on loopback).
     delivery: reqwest::Client,
 }
@@ -26,7 +30,16 @@ impl App {
             contact_uuid: switches.variant(Variant::ContactIdsUuid),
             entry_numeric: switches.variant(Variant::EntryIdsNumeric),
         };
+        let strict = [Variant::ContractStrict, Variant::UnknownFields400]
+            .into_iter()
+            .any(|v| switches.variant(v))
+            .then(|| {
+                let profile = fixtures::profile_for(&switches.variants);
+                strict::route_table().map(|c| Table::build(c, &profile))
+            })
+            .flatten();
         App(Arc::new(Inner {
+            strict,
             switches,
             keys: fixtures::api_keys(),
             store: Mutex::new(store),
@@ -38,6 +51,11 @@ impl App {
 
     pub fn switches(&self) -> &Switches {
         &self.0.switches
+    }
+
+    /// The compiled checks of the route table, where a variant that reads them is on.
+    pub fn strict(&self) -> Option<&Table> {
+        self.0.strict.as_ref()
     }
 
     pub fn delivery_client(&self) -> &reqwest::Client {

@@ -5,8 +5,6 @@
 //! Two layers: [`route_first`] runs before authentication (routing before the key, READINGS 6.8);
 //! [`demand`] runs after it, in front of the handlers.
 
-use std::sync::OnceLock;
-
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
@@ -16,19 +14,54 @@ use serde_json::Value;
 
 use super::app::App;
 use super::errors::ApiError;
-use super::faults::Fault;
+use super::faults::{CATALOG, Fault, FaultSet};
+use super::issued;
 use super::paths::TRIGGER_PATH;
+use super::strict::{Breach, Scope, route_table as contract};
 use super::variants::Variant;
-use crate::contract::{Contract, ParamIn, Route};
-
-/// The route table the reference serves (the contract's).
-fn contract() -> Option<&'static Contract> {
-    static CONTRACT: OnceLock<Option<Contract>> = OnceLock::new();
-    CONTRACT.get_or_init(|| Contract::embedded().ok()).as_ref()
-}
+use crate::contract::{Contract, ParamIn, Route, StatusKey};
 
 fn error(app: &App, path: &str, status: StatusCode, message: String) -> Response {
     ApiError::for_path(path, status, message).render(app.switches())
+}
+
+/// The clauses the faults switched on break: a strict check of such a clause is left to the
+/// handler, so the fault shows with the strict variants on too.
+fn faulted_clauses(faults: &FaultSet) -> Vec<&'static str> {
+    CATALOG
+        .iter()
+        .filter(|f| faults.has(f.fault))
+        .map(|f| f.clause)
+        .collect()
+}
+
+/// The answer to a breach of the route table: 400 with the error body of the generation and
+/// area, naming the place and the constraint (404 for a path value outside a closed set; 422
+/// where the route declares no 400 and variant `unstated-limit-422` is on, READINGS 2.4); the
+/// code and title of the area's row where that row names the condition.
+fn breach_error(app: &App, route: &Route, path: &str, breach: Breach) -> ApiError {
+    let declares_400 = route
+        .responses
+        .iter()
+        .any(|r| r.status == StatusKey::Exact(400));
+    let status = if breach.no_endpoint {
+        StatusCode::NOT_FOUND
+    } else if !declares_400 && app.switches().variant(Variant::UnstatedLimit422) {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    let message = breach.message();
+    let mut error = ApiError::for_path(path, status, message.clone()).with_item(
+        &breach.item_path,
+        &message,
+        breach.value,
+        breach.schema,
+    );
+    if let (Some((code, title)), StatusCode::BAD_REQUEST) = (&breach.row, status) {
+        error = error.with_code(code).with_title(title);
+    }
+    error
 }
 
 /// A path parameter outside the closed set (`enum`) its route declares.
@@ -57,58 +90,92 @@ fn outside_closed_set(route: &Route, path: &str) -> Option<String> {
 /// Variant `route-before-auth` (READINGS 6.8): a path the target does not serve answers 404, a
 /// method it does not serve on a path 405, and a path value outside a closed set 404, before the
 /// key is looked at.
-pub(crate) async fn route_first(State(app): State<App>, req: Request, next: Next) -> Response {
-    if !app.switches().variant(Variant::RouteBeforeAuth) {
-        return next.run(req).await;
+fn unrouted(
+    app: &App,
+    contract: &Contract,
+    route: Option<&Route>,
+    method: &str,
+    path: &str,
+) -> Option<Response> {
+    if let Some(route) = route {
+        let why = outside_closed_set(route, path)?;
+        return Some(error(
+            app,
+            path,
+            StatusCode::NOT_FOUND,
+            format!("no endpoint: {why}"),
+        ));
     }
+    let allowed: Vec<&str> = contract
+        .routes
+        .iter()
+        .filter(|r| r.match_path(path).is_some())
+        .map(|r| r.method.as_str())
+        .collect();
+    if allowed.is_empty() {
+        return Some(error(
+            app,
+            path,
+            StatusCode::NOT_FOUND,
+            format!("no endpoint {method} {path}"),
+        ));
+    }
+    let mut response = error(
+        app,
+        path,
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("method {method} is not allowed on {path}"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
+        response.headers_mut().insert(header::ALLOW, v);
+    }
+    Some(response)
+}
+
+/// What runs before authentication: `route-before-auth` (unserved paths and methods),
+/// `issued-ids-only` (404 for ids of a shape the reference does not issue, READINGS 6.6, 6.8) and
+/// the path parameters of `contract-strict` (400: a target may check a stated prefix before the
+/// key, READINGS 6.6).
+pub(crate) async fn route_first(State(app): State<App>, req: Request, next: Next) -> Response {
+    let s = app.switches();
+    let on = [
+        Variant::RouteBeforeAuth,
+        Variant::IssuedIdsOnly,
+        Variant::ContractStrict,
+    ]
+    .into_iter()
+    .any(|v| s.variant(v));
     let path = req.uri().path().to_string();
-    let Some(contract) = contract() else {
+    let Some(contract) = contract().filter(|_| on && path != TRIGGER_PATH) else {
         return next.run(req).await;
     };
-    if path == TRIGGER_PATH {
-        return next.run(req).await;
-    }
     let method = req.method().as_str().to_string();
-    match contract.route(&method, &path) {
-        Some(route) => {
-            if let Some(why) = outside_closed_set(route, &path) {
-                return error(
-                    &app,
-                    &path,
-                    StatusCode::NOT_FOUND,
-                    format!("no endpoint: {why}"),
-                );
-            }
-            next.run(req).await
-        }
-        None => {
-            let allowed: Vec<&str> = contract
-                .routes
-                .iter()
-                .filter(|r| r.match_path(&path).is_some())
-                .map(|r| r.method.as_str())
-                .collect();
-            if allowed.is_empty() {
-                error(
-                    &app,
-                    &path,
-                    StatusCode::NOT_FOUND,
-                    format!("no endpoint {method} {path}"),
-                )
-            } else {
-                let mut response = error(
-                    &app,
-                    &path,
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    format!("method {method} is not allowed on {path}"),
-                );
-                if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
-                    response.headers_mut().insert(header::ALLOW, v);
-                }
-                response
-            }
+    let route = contract.route(&method, &path);
+    if s.variant(Variant::RouteBeforeAuth) {
+        if let Some(answer) = unrouted(&app, contract, route, &method, &path) {
+            return answer;
         }
     }
+    let Some(route) = route else {
+        return next.run(req).await;
+    };
+    if s.variant(Variant::IssuedIdsOnly) {
+        let shapes = app.store().id_shapes;
+        if let Some(why) = issued::unissued(route, &path, &shapes) {
+            return error(&app, &path, StatusCode::NOT_FOUND, why);
+        }
+    }
+    if s.variant(Variant::ContractStrict) {
+        let clauses = faulted_clauses(&s.faults);
+        let faulted = |c: &str| clauses.contains(&c);
+        if let Some(b) = app
+            .strict()
+            .and_then(|t| t.path_breach(route, &path, &faulted))
+        {
+            return breach_error(&app, route, &path, b).render(s);
+        }
+    }
+    next.run(req).await
 }
 
 /// Trims surrounding (ASCII) whitespace of every string of a JSON value: space, tab, CR, LF, FF,
@@ -154,14 +221,14 @@ fn is_json(req: &Request) -> bool {
         })
 }
 
-/// What a demanding variant refuses in a request: (status, message).
+/// What a demanding variant refuses in a request.
 fn refusal(
     app: &App,
     method: &Method,
     path: &str,
     query: &[(String, String)],
     body: Option<&Value>,
-) -> Option<(StatusCode, String)> {
+) -> Option<ApiError> {
     let on = |v| app.switches().variant(v);
     // Present, even empty: an empty value is the handler's to judge (Errors > Rules > 3).
     let has = |name: &str| query.iter().any(|(k, _)| k == name);
@@ -170,9 +237,9 @@ fn refusal(
             .and_then(|b| b.pointer("/defaultFields/firstName"))
             .and_then(Value::as_str);
         if first.is_none_or(|f| f.trim().is_empty()) {
-            return Some((
-                StatusCode::BAD_REQUEST,
-                "defaultFields with a firstName is required".into(),
+            return Some(ApiError::bad_request(
+                path,
+                "defaultFields with a firstName is required",
             ));
         }
     }
@@ -181,54 +248,32 @@ fn refusal(
         && (path == "/v1/messages" || path == "/v1/calls")
         && !(has("phoneNumberId") && has("participants"))
     {
-        return Some((
-            StatusCode::BAD_REQUEST,
-            "phoneNumberId and participants are required".into(),
+        return Some(ApiError::bad_request(
+            path,
+            "phoneNumberId and participants are required",
         ));
     }
-    if on(Variant::UnknownFields400) {
-        if let Some(route) = contract().and_then(|c| c.route(method.as_str(), path)) {
-            // Query parameters the contract does not name, except on GET /v1/conversations,
-            // whose update and inactivity filters are not shown (their names are the profile's).
-            if route.template != "/v1/conversations" {
-                let named = |k: &str| {
-                    route.params.iter().any(|p| {
-                        matches!(p.location, ParamIn::Query)
-                            && (p.name == k || k.starts_with(&format!("{}[", p.name)))
-                    })
-                };
-                if let Some((k, _)) = query.iter().find(|(k, _)| !named(k)) {
-                    return Some((
-                        StatusCode::BAD_REQUEST,
-                        format!("unknown query parameter {k}"),
-                    ));
-                }
-            }
-            // Body fields outside a closed object schema's properties.
-            let props = route
-                .request_schema
-                .as_ref()
-                .and_then(|s| s.get("properties"))
-                .and_then(Value::as_object);
-            // The target's own names of renamed fields (its requestFields) are named too.
-            let profile = super::fixtures::profile_for(&app.switches().variants);
-            let renamed = profile.renamed_fields(method.as_str(), &route.template);
-            if let (Some(props), Some(Value::Object(b))) = (props, body) {
-                let named = |k: &str| {
-                    renamed.iter().any(|(_, to)| *to == k)
-                        || (props.contains_key(k) && !renamed.iter().any(|(from, _)| *from == k))
-                };
-                if let Some(k) = b.keys().find(|k| !named(k)) {
-                    return Some((StatusCode::BAD_REQUEST, format!("unknown body field {k}")));
-                }
-            }
-        }
-    }
-    None
+    // `contract-strict` checks everything the route table states; `unknown-fields-400` only
+    // the names, from the same table.
+    let scope = if on(Variant::ContractStrict) {
+        Scope::All
+    } else if on(Variant::UnknownFields400) {
+        Scope::Names
+    } else {
+        return None;
+    };
+    let route = contract()?.route(method.as_str(), path)?;
+    let clauses = faulted_clauses(&app.switches().faults);
+    let faulted = |c: &str| clauses.contains(&c);
+    let breach = app
+        .strict()?
+        .request_breach(route, query, body, scope, &faulted)?;
+    Some(breach_error(app, route, path, breach))
 }
 
 /// The demanding variants that look at a request before its handler: `json-body-415`,
-/// `trim-whitespace`, `require-default-fields`, `require-list-filters`, `unknown-fields-400`.
+/// `trim-whitespace`, `require-default-fields`, `require-list-filters`, `unknown-fields-400`,
+/// `contract-strict` (its query and body part).
 pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next) -> Response {
     let s = app.switches();
     let any = [
@@ -237,6 +282,7 @@ pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next)
         Variant::RequireDefaultFields,
         Variant::RequireListFilters,
         Variant::UnknownFields400,
+        Variant::ContractStrict,
     ]
     .into_iter()
     .any(|v| s.variant(v))
@@ -272,11 +318,8 @@ pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next)
         );
     }
     req = Request::from_parts(parts, Body::from(bytes.clone()));
-    let mut value: Option<Value> = if json {
-        serde_json::from_slice(&bytes).ok()
-    } else {
-        None
-    };
+    // The handlers read a body whatever its label, so the checks read it too.
+    let mut value: Option<Value> = serde_json::from_slice(&bytes).ok();
     if s.variant(Variant::TrimWhitespace) {
         if let Some(uri) = trimmed_query(req.uri()) {
             *req.uri_mut() = uri;
@@ -297,8 +340,8 @@ pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next)
                 .collect()
         })
         .unwrap_or_default();
-    if let Some((status, message)) = refusal(&app, req.method(), &path, &query, value.as_ref()) {
-        return error(&app, &path, status, message);
+    if let Some(refused) = refusal(&app, req.method(), &path, &query, value.as_ref()) {
+        return refused.render(s);
     }
     next.run(req).await
 }

@@ -496,8 +496,9 @@ impl Fault {
 
     /// Variants under which the fault cannot show, because they use a freedom of the contract
     /// that hides what it breaks: the unassigned user is seen only through `assignedTo`, which
-    /// READINGS 1.3 lets a target leave out or give as null. The self-test runs such a fault with
-    /// every other variant on.
+    /// READINGS 1.3 lets a target leave out or give as null; a malformed task id never reaches a
+    /// handler of a target that routes only the id shapes it issues. The self-test runs such a
+    /// fault with every other variant on.
     pub fn hidden_by(self) -> &'static [super::variants::Variant] {
         use super::variants::Variant as V;
         match self {
@@ -512,6 +513,9 @@ impl Fault {
             Fault::ConversationsInFilterIgnored => {
                 &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
             }
+            // A target that routes only the id shapes it issues answers a malformed task id 404
+            // before any handler reads it (READINGS 6.8): the handler's 422 cannot show.
+            Fault::TaskMalformedId422 => &[V::IssuedIdsOnly],
             _ => &[],
         }
     }

@@ -116,6 +116,8 @@ pub(crate) fn profile() -> Profile {
         ("phone_number", phone_number()),
         ("webhook_id", WEBHOOK_ID),
         ("custom_field_key", TEXT_FIELD_KEY),
+        // A value the seeded contacts hold under it (the first contact's).
+        ("custom_field_value", "Seeded note 1"),
         ("custom_field_multi_key", MULTI_FIELD_KEY),
         ("brand_name", BRAND),
         ("automation_integration_name", AUTOMATION_INTEGRATION),

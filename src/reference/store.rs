@@ -38,6 +38,24 @@ pub(crate) struct IdShapes {
     pub entry_numeric: bool,
 }
 
+impl IdShapes {
+    /// Whether `id` has a shape this store gives contacts: 24 lowercase hex digits (the seeded
+    /// ones and the default), or a UUID of lowercase hex when `contact_uuid` is on.
+    pub fn issues_contact_id(&self, id: &str) -> bool {
+        let hex = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
+        if id.len() == 24 && hex(id) {
+            return true;
+        }
+        let groups: Vec<&str> = id.split('-').collect();
+        self.contact_uuid
+            && groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
+            && groups.iter().all(|g| hex(g))
+    }
+}
+
 impl Store {
     fn next_seq(&mut self) -> u64 {
         self.next_seq += 1;

@@ -84,6 +84,16 @@ pub(crate) struct TaskStore {
     next_seq: u64,
 }
 
+/// Whether `id` has the shape of the ids [`TaskStore`] gives: `TK` and 16 lowercase hex digits.
+pub(crate) fn issues_task_id(id: &str) -> bool {
+    id.strip_prefix("TK").is_some_and(|rest| {
+        rest.len() == 16
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
 impl TaskStore {
     fn new_id(&mut self, at: OffsetDateTime) -> String {
         self.next_seq += 1;

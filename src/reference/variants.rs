@@ -109,13 +109,17 @@ variants! {
     TrimWhitespace => "trim-whitespace", "6.7",
         "surrounding whitespace of query values and body strings is trimmed before validation";
     UnknownFields400 => "unknown-fields-400", "6.3",
-        "400 for query parameters and body fields the contract does not name (GET /v1/conversations aside: its unshown filters are the profile's)";
+        "400 for query parameters and body fields (at any depth) the route table does not name; the names the profile gives are named too (renamed request fields, the unshown filters of GET /v1/conversations)";
     JsonBody415 => "json-body-415", "2.2",
         "415 for a request body without a JSON content type";
     GroupRecipients10 => "group-recipients-10", "6.5",
         "the profile lists 10 group recipients, the end of the stated range (the default gives 2, the other end)";
     ExternalIdConflict409 => "external-id-conflict-409", "6.6",
         "POST and PATCH /v1/contacts refuse (409 Conflict, 0800409) an externalId another contact of the workspace already has";
+    ContractStrict => "contract-strict", "6.3",
+        "every constraint the route table states, on every request: path parameters against their patterns (the stated id prefixes; 400 before the key is checked), query and body values against their types, ranges, lengths, patterns, enums, formats and item counts, maxResults inside the stated range or else 1-50 (READINGS 4.4), the purpose fields of READINGS 6.3 (x-purpose; maxResults where no default page size is stated), and no query parameter or body field the table does not name";
+    IssuedIdsOnly => "issued-ids-only", "6.8",
+        "only the id shapes the reference issues are routed: a contact id other than 24 hex digits (or a UUID, as contact-ids-uuid issues them), a task id other than TK and 16 hex digits, or an id without the stated prefix of its kind answers 404 before the key is checked (READINGS 6.6)";
 }
 
 impl Variant {

@@ -146,6 +146,8 @@ pub enum LoadErrorKind {
     NotAPointer { pointer: String },
     #[error("`{pointer}`: a JSON Pointer the read-back's `json` does not also assert")]
     SameAsserted { pointer: String },
+    #[error("unknown setup `{name}` (src/cases/setups.yaml has {})", known.join(", "))]
+    UnknownSetup { name: String, known: Vec<String> },
 }
 
 fn at_pointer(pointer: &str) -> String {
@@ -197,6 +199,7 @@ impl LoadErrorKind {
             ReadBackAssertsNothing => "ReadBackAssertsNothing",
             NotAPointer { .. } => "NotAPointer",
             SameAsserted { .. } => "SameAsserted",
+            UnknownSetup { .. } => "UnknownSetup",
         }
     }
 }

@@ -3,6 +3,7 @@
 //! and line.
 
 mod error;
+pub mod setups;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -99,10 +100,11 @@ pub fn load_sources(
     let validator = CASE_FILE_VALIDATOR
         .as_ref()
         .map_err(|e| LoadError::at("schemas/case-file.schema.json", 0, e.clone()))?;
+    let setups = setups::embedded(contract)?;
     let mut cases = Vec::new();
     let mut names: HashMap<String, (String, usize)> = HashMap::new();
     for (file, text) in files {
-        for case in load_file(file, text, validator, contract)? {
+        for case in load_file(file, text, validator, contract, &setups)? {
             if let Some((f, l)) = names.get(&case.name) {
                 return Err(LoadError::at(
                     case.file.clone(),
@@ -126,6 +128,7 @@ fn load_file(
     text: &str,
     validator: &jsonschema::Validator,
     contract: &Contract,
+    setups: &setups::Setups,
 ) -> Result<Vec<Case>, LoadError> {
     let err = |line: usize, kind: LoadErrorKind| LoadError::at(file, line, kind);
     let (value, lines) =
@@ -151,7 +154,7 @@ fn load_file(
     for (i, case) in doc.cases.into_iter().enumerate() {
         let at = format!("/cases/{i}");
         out.push(normalise(
-            file, &at, case, doc.api, &doc.area, &lines, contract,
+            file, &at, case, doc.api, &doc.area, &lines, contract, setups,
         )?);
     }
     Ok(out)
@@ -159,7 +162,8 @@ fn load_file(
 
 /// A case file's case as the runner takes it: its clauses and readings known, each step's
 /// request a route of the contract, every name it uses defined before or a fixture, and the
-/// steps a read-back or a control adds in their place.
+/// steps a read-back or a control adds in their place; the setups it names run first.
+#[allow(clippy::too_many_arguments)]
 fn normalise(
     file: &str,
     at: &str,
@@ -168,6 +172,7 @@ fn normalise(
     area: &str,
     lines: &yaml::LineIndex,
     contract: &Contract,
+    setups: &setups::Setups,
 ) -> Result<Case, LoadError> {
     let cx = CaseCx {
         file,
@@ -180,6 +185,22 @@ fn normalise(
     cx.check_readings(at, &doc.readings)?;
     let raw_steps = raw_steps(&cx, at, &mut doc)?;
     let mut st = StepsSoFar::new();
+    let mut own_setups = Vec::new();
+    for (i, name) in doc.setup.iter().enumerate() {
+        let Some(setup) = setups.get(name) else {
+            return Err(cx.err(
+                &format!("{at}/setup/{i}"),
+                LoadErrorKind::UnknownSetup {
+                    name: name.clone(),
+                    known: setups.keys().cloned().collect(),
+                },
+            ));
+        };
+        st.defined.extend(setup.defines.iter().cloned());
+        st.fixtures.extend(setup.case.fixtures.iter().cloned());
+        st.uses_receiver |= setup.case.uses_receiver;
+        own_setups.push(setup.clone());
+    }
     for (step_at, request, expect, save, mut extras) in raw_steps {
         // A step's clause narrows what its expectation findings cite: one of the case's, so the
         // case still says everything it proves.
@@ -200,10 +221,11 @@ fn normalise(
             step.clauses = step_clauses.clone();
         }
     }
-    let read_only = st
-        .steps
-        .iter()
-        .all(|s| s.request.as_ref().is_none_or(|r| r.method == "GET"));
+    let read_only = own_setups.iter().all(|s| s.case.read_only)
+        && st
+            .steps
+            .iter()
+            .all(|s| s.request.as_ref().is_none_or(|r| r.method == "GET"));
     Ok(Case {
         name: format!("{}.{}.{}", api.as_str(), area, doc.id),
         api,
@@ -222,6 +244,7 @@ fn normalise(
         property: None,
         receiver: doc.receiver,
         uses_receiver: st.uses_receiver,
+        setups: own_setups,
     })
 }
 

@@ -19,7 +19,14 @@ fn load(cases: &str) -> Result<Vec<Case>, LoadError> {
 /// Loads `cases` without the case-file schema: what the loader's own checks say.
 fn load_unchecked(cases: &str) -> Result<Vec<Case>, LoadError> {
     let anything = jsonschema::validator_for(&serde_json::json!({})).expect("empty schema");
-    load_file("t.yaml", &format!("{HEAD}{cases}"), &anything, &contract())
+    let setups = super::setups::embedded(&contract()).expect("the setups load");
+    load_file(
+        "t.yaml",
+        &format!("{HEAD}{cases}"),
+        &anything,
+        &contract(),
+        &setups,
+    )
 }
 
 #[test]

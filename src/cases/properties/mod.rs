@@ -373,6 +373,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
                 property: Some(Arc::new(Property::Limit(Box::new(limit)))),
                 receiver: Vec::new(),
                 uses_receiver,
+                setups: Vec::new(),
             });
         }
     }
@@ -397,12 +398,16 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
             needs: Vec::new(),
             read_only: false,
             steps: Vec::new(),
-            fixtures: ["custom_field_key".to_string()].into_iter().collect(),
+            fixtures: ["custom_field_key", "custom_field_value"]
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
             file: "src/execute/roundtrip.rs".into(),
             line: 0,
             property: Some(Arc::new(Property::ContactRoundTrip)),
             receiver: Vec::new(),
             uses_receiver: false,
+            setups: Vec::new(),
         });
     }
     Ok(out)
