@@ -105,6 +105,7 @@ fn report() -> (Report, String) {
         duration: Duration::from_millis(1234),
         requests: 7,
         interrupted: false,
+        not_selected: Default::default(),
     };
     let report = Report::build(&info, &contract, &results, &redactor, None);
     (report, explanation)
