@@ -75,8 +75,9 @@ impl Severity {
 
     /// The table: a clause and the kind of the check that cites it.
     pub fn of_clause(clause: &str, kind: CheckKind, served: bool) -> Severity {
-        // The signature of deliveries (Authentication 4) is the secret's whole point.
-        if clause == SIGNED || kind == CheckKind::Signature {
+        // A delivery whose signature does not hold: the secret's whole point (Authentication 4).
+        // A case that cites the rule among others does not make its other checks access.
+        if kind == CheckKind::Signature {
             return Severity::Access;
         }
         // A request that must be refused (no key, a wrong key, another user's key) and was
@@ -117,8 +118,6 @@ impl Severity {
 /// The rules whose refusals are access control (Authentication 1: every request carries a key;
 /// 3: a wrong key 401, a caller without access 403).
 const ACCESS_RULES: [&str; 2] = ["Authentication > 1", "Authentication > 3"];
-/// Deliveries are signed (Authentication 4).
-const SIGNED: &str = "Authentication > 4";
 
 /// The kind of a check, from the name the suite gives it (`status`, `json /data/source`,
 /// `control of step 2: error title`, `length externalId`, ...).
@@ -157,7 +156,42 @@ pub enum CheckKind {
     Suite,
 }
 
+/// The kinds, the most specific first within each severity: a case's own checks before the
+/// generic ones, and last the declared-status check, which every wrong status trips.
+const ORDER: [CheckKind; 25] = [
+    CheckKind::Signature,
+    CheckKind::Value,
+    CheckKind::Page,
+    CheckKind::Deliveries,
+    CheckKind::SideEffect,
+    CheckKind::Limit,
+    CheckKind::RoundTrip,
+    CheckKind::Status,
+    CheckKind::ServerError,
+    CheckKind::ErrorCode,
+    CheckKind::ErrorTitle,
+    CheckKind::ErrorStatus,
+    CheckKind::Boundary,
+    CheckKind::Answer,
+    CheckKind::DeclaredStatus,
+    CheckKind::Envelope,
+    CheckKind::ListShape,
+    CheckKind::ContentType,
+    CheckKind::JsonBody,
+    CheckKind::Schema,
+    CheckKind::ErrorBody,
+    CheckKind::ErrorMessage,
+    CheckKind::Header,
+    CheckKind::Saved,
+    CheckKind::Suite,
+];
+
 impl CheckKind {
+    /// Where the kind comes among those of its severity: the more specific first.
+    pub fn order(self) -> usize {
+        ORDER.iter().position(|k| *k == self).unwrap_or(ORDER.len())
+    }
+
     /// The kind of the check named `check`. A control's check (`control of step N: status`)
     /// is of the kind of the check it wraps.
     pub fn of(check: &str) -> CheckKind {
@@ -239,8 +273,11 @@ mod tests {
         assert_eq!(Severity::of(&f, false), Severity::Codes);
         let f = finding("Events > deliveries", "signature");
         assert_eq!(Severity::of(&f, false), Severity::Access);
+        // A case citing the signature rule among others: its other checks are what they are.
         let f = finding("Authentication > 4", "deliveries");
-        assert_eq!(Severity::of(&f, false), Severity::Access);
+        assert_eq!(Severity::of(&f, false), Severity::Data);
+        let f = finding("Authentication > 4", "status");
+        assert_eq!(Severity::of(&f, true), Severity::Codes);
     }
 
     #[test]
@@ -270,12 +307,14 @@ mod tests {
             assert_eq!(got, want, "{check}");
         }
         assert!(Severity::Access < Severity::Data && Severity::Codes < Severity::Shape);
+        assert!(CheckKind::Status.order() < CheckKind::DeclaredStatus.order());
+        assert!(CheckKind::ServerError.order() < CheckKind::DeclaredStatus.order());
     }
 
     #[test]
     fn the_worst_clause_of_a_finding_decides() {
-        let mut f = finding("Events > deliveries", "deliveries");
-        f.clauses.push(SIGNED.to_string());
-        assert_eq!(Severity::of(&f, false), Severity::Access);
+        let mut f = finding("Resources > Contact", "status");
+        f.clauses.push("Authentication > 1".to_string());
+        assert_eq!(Severity::of(&f, true), Severity::Access);
     }
 }

@@ -59,17 +59,20 @@ pub struct Example {
     pub exchange: Option<ExchangeOut>,
 }
 
-/// What makes two findings one defect.
+/// What two findings of one defect share besides a clause: the check and the shapes.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Key {
-    clauses: Vec<String>,
+struct Difference {
     check: String,
     expected: String,
     actual: String,
 }
 
-/// The findings of one defect, as they are gathered.
+/// The findings of one defect.
 struct Group {
+    difference: Difference,
+    kind: CheckKind,
+    /// Each clause its findings cite, with how many cite it.
+    clauses: BTreeMap<String, usize>,
     severity: Severity,
     findings: usize,
     trials: BTreeSet<String>,
@@ -78,83 +81,174 @@ struct Group {
     example: (usize, usize),
 }
 
-/// Groups the failed findings of `trials` into defects, worst first, and names each finding's
-/// defect on it (`FailureOut::defect`) and each failed trial's on the trial.
-pub fn group(trials: &mut [TrialOut], contract: &Contract, run_id: &str) -> Vec<Defect> {
-    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
-    let mut keys: Vec<Vec<Key>> = Vec::with_capacity(trials.len());
-    for (ti, t) in trials.iter().enumerate() {
-        let mut of_trial = Vec::new();
-        for (fi, f) in t.failures.iter().enumerate() {
-            let kind = CheckKind::of(&f.check);
-            let key = Key {
-                clauses: f.clauses.clone(),
-                check: numbers_out(&f.check),
-                expected: shape(&f.expected, run_id, kind),
-                actual: shape(&f.actual, run_id, kind),
-            };
-            let g = groups.entry(key.clone()).or_insert_with(|| Group {
-                severity: f.rank,
-                findings: 0,
-                trials: BTreeSet::new(),
-                operations: BTreeSet::new(),
-                example: (ti, fi),
-            });
-            g.severity = g.severity.min(f.rank);
-            g.findings += 1;
-            g.trials.insert(t.name.clone());
-            if let Some(op) = &f.operation {
-                g.operations.insert(op.clone());
-            }
-            // A finding with its exchange shows the defect better than one without.
-            let (eti, efi) = g.example;
-            if trials[eti].failures[efi].exchange.is_none() && f.exchange.is_some() {
-                g.example = (ti, fi);
-            }
-            of_trial.push(key);
-        }
-        keys.push(of_trial);
+impl Group {
+    /// The clauses, the most cited first.
+    fn clauses(&self) -> Vec<String> {
+        let mut out: Vec<(&String, &usize)> = self.clauses.iter().collect();
+        out.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        out.into_iter().map(|(c, _)| c.clone()).collect()
     }
-    let mut ordered: Vec<(Key, Group)> = groups.into_iter().collect();
-    ordered.sort_by(|(ka, a), (kb, b)| {
+}
+
+/// The difference of a finding. A control's check is the check it wraps, and what its
+/// expected text adds (why a control must be accepted) is the same for every control: the
+/// refusal of the control is the same defect as the refusal of the request itself.
+fn difference(check: &str, expected: &str, actual: &str, run_id: &str) -> Difference {
+    let kind = CheckKind::of(check);
+    let (check, expected) = match check.strip_prefix("control of step ") {
+        Some(rest) => (
+            rest.split_once(": ").map_or(rest, |(_, c)| c),
+            expected
+                .split(": the request of step ")
+                .next()
+                .unwrap_or(expected),
+        ),
+        None => (check, expected),
+    };
+    Difference {
+        check: numbers_out(check),
+        expected: shape(expected, run_id, kind),
+        actual: shape(actual, run_id, kind),
+    }
+}
+
+/// Finds the root of `i`, halving the path.
+fn root(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+/// The findings of `trials` (trial, failure index) as defects: one per difference, split where
+/// findings share no clause (directly or through others).
+fn components(trials: &[TrialOut], run_id: &str) -> Vec<(Difference, Vec<(usize, usize)>)> {
+    let mut by_difference: BTreeMap<Difference, Vec<(usize, usize)>> = BTreeMap::new();
+    for (ti, t) in trials.iter().enumerate() {
+        for (fi, f) in t.failures.iter().enumerate() {
+            let d = difference(&f.check, &f.expected, &f.actual, run_id);
+            by_difference.entry(d).or_default().push((ti, fi));
+        }
+    }
+    let mut out = Vec::new();
+    for (d, findings) in by_difference {
+        let mut parent: Vec<usize> = (0..findings.len()).collect();
+        let mut first_citing: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, (ti, fi)) in findings.iter().enumerate() {
+            for c in &trials[*ti].failures[*fi].clauses {
+                match first_citing.get(c.as_str()) {
+                    Some(&j) => {
+                        let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                        parent[a] = b;
+                    }
+                    None => {
+                        first_citing.insert(c, i);
+                    }
+                }
+            }
+        }
+        let mut parts: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+        for (i, at) in findings.iter().enumerate() {
+            let r = root(&mut parent, i);
+            parts.entry(r).or_default().push(*at);
+        }
+        out.extend(parts.into_values().map(|p| (d.clone(), p)));
+    }
+    out
+}
+
+/// The group of one component's findings.
+fn gather(difference: Difference, at: &[(usize, usize)], trials: &[TrialOut]) -> Group {
+    let (ti, fi) = at[0];
+    let mut g = Group {
+        kind: CheckKind::of(&difference.check),
+        difference,
+        clauses: BTreeMap::new(),
+        severity: trials[ti].failures[fi].rank,
+        findings: 0,
+        trials: BTreeSet::new(),
+        operations: BTreeSet::new(),
+        example: (ti, fi),
+    };
+    for &(ti, fi) in at {
+        let (t, f) = (&trials[ti], &trials[ti].failures[fi]);
+        for c in &f.clauses {
+            *g.clauses.entry(c.clone()).or_default() += 1;
+        }
+        g.severity = g.severity.min(f.rank);
+        g.findings += 1;
+        g.trials.insert(t.name.clone());
+        if let Some(op) = &f.operation {
+            g.operations.insert(op.clone());
+        }
+        // A finding with its exchange shows the defect better than one without.
+        let (eti, efi) = g.example;
+        if trials[eti].failures[efi].exchange.is_none() && f.exchange.is_some() {
+            g.example = (ti, fi);
+        }
+    }
+    g
+}
+
+/// Groups the failed findings of `trials` into defects, worst first, and names each finding's
+/// defect on it (`FailureOut::defect`) and each failed trial's on the trial. Findings are one
+/// defect when they share the check and the shape of the difference and a clause (directly, or
+/// through other findings of the same difference).
+///
+/// Worst first: by severity; within one, the most trials first; then the more specific check (a
+/// case's own status before the generic declared-status check every wrong status trips); then
+/// the fewer clauses (a defect one rule names before one a case citing several names).
+pub fn group(trials: &mut [TrialOut], contract: &Contract, run_id: &str) -> Vec<Defect> {
+    let parts = components(trials, run_id);
+    let mut groups: Vec<(Group, Vec<(usize, usize)>)> = parts
+        .into_iter()
+        .map(|(d, at)| (gather(d, &at, trials), at))
+        .collect();
+    groups.sort_by(|(a, _), (b, _)| {
         a.severity
             .cmp(&b.severity)
             .then(b.trials.len().cmp(&a.trials.len()))
+            .then(a.kind.order().cmp(&b.kind.order()))
+            .then(a.clauses.len().cmp(&b.clauses.len()))
             .then(b.findings.cmp(&a.findings))
-            .then(ka.cmp(kb))
+            .then(a.difference.cmp(&b.difference))
+            .then(a.clauses().cmp(&b.clauses()))
     });
-    let ids: BTreeMap<Key, String> = ordered
-        .iter()
-        .enumerate()
-        .map(|(i, (k, _))| (k.clone(), format!("D{}", i + 1)))
-        .collect();
-    let defects = ordered
-        .iter()
-        .map(|(key, g)| defect(&ids[key], key, g, trials, contract))
-        .collect();
-    for (t, of_trial) in trials.iter_mut().zip(keys) {
+    let mut ids: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    let mut defects = Vec::with_capacity(groups.len());
+    for (i, (g, at)) in groups.iter().enumerate() {
+        let id = format!("D{}", i + 1);
+        for a in at {
+            ids.insert(*a, id.clone());
+        }
+        defects.push(defect(&id, g, trials, contract));
+    }
+    for (ti, t) in trials.iter_mut().enumerate() {
         let mut named: Vec<String> = Vec::new();
-        for (f, key) in t.failures.iter_mut().zip(of_trial) {
-            let id = ids[&key].clone();
-            if !named.contains(&id) {
-                named.push(id.clone());
+        for (fi, f) in t.failures.iter_mut().enumerate() {
+            let id = ids.get(&(ti, fi)).cloned();
+            if let Some(id) = &id {
+                if !named.contains(id) {
+                    named.push(id.clone());
+                }
             }
-            f.defect = Some(id);
+            f.defect = id;
         }
         t.defects = named;
     }
     defects
 }
 
-fn defect(id: &str, key: &Key, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defect {
+fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defect {
     let (ti, fi) = g.example;
     let t = &trials[ti];
     let f = &t.failures[fi];
-    let text = key
-        .clauses
+    let clauses = g.clauses();
+    let text = clauses
         .first()
         .and_then(|c| contract.clauses.iter().find(|k| &k.id == c))
-        .map_or_else(|| key.clauses.join("; "), |c| c.text.clone());
+        .map_or_else(|| clauses.join("; "), |c| c.text.clone());
     Defect {
         id: id.to_string(),
         severity: g.severity.word().to_string(),
@@ -166,10 +260,10 @@ fn defect(id: &str, key: &Key, g: &Group, trials: &[TrialOut], contract: &Contra
             cut(&f.expected, 80),
             cut(&f.actual, 80)
         ),
-        clauses: key.clauses.clone(),
-        check: key.check.clone(),
-        expected_shape: key.expected.clone(),
-        actual_shape: key.actual.clone(),
+        clauses,
+        check: g.difference.check.clone(),
+        expected_shape: g.difference.expected.clone(),
+        actual_shape: g.difference.actual.clone(),
         findings: g.findings,
         trial_count: g.trials.len(),
         trials: g.trials.iter().cloned().collect(),
@@ -211,7 +305,8 @@ const INPUT_NOTES: [&str; 3] = [
 ];
 
 /// The shape of an expected or actual text: the run id, quoted strings (values, the target's
-/// messages), URLs, ids (words of six or more characters with a digit) and numbers taken out.
+/// messages), URLs, ids (words of six or more characters with a digit), numbers and booleans
+/// taken out.
 /// A status (a three-digit number from 100 to 599 in a check of statuses) keeps its class:
 /// `401` and `200` are `4xx` and `2xx`, so "refused" and "served" stay two shapes.
 pub fn shape(text: &str, run_id: &str, kind: CheckKind) -> String {
@@ -243,6 +338,8 @@ pub fn shape(text: &str, run_id: &str, kind: CheckKind) -> String {
             "\"…\"".to_string()
         } else if t.starts_with("http") && t.contains("://") {
             "URL".to_string()
+        } else if t == "true" || t == "false" {
+            "BOOL".to_string()
         } else if t.bytes().all(|b| b.is_ascii_digit()) {
             match t.parse::<u16>() {
                 Ok(n) if statuses && t.len() == 3 && (100..600).contains(&n) => {
@@ -281,12 +378,13 @@ mod tests {
         );
         assert_eq!(s("200", CheckKind::Status), "2xx");
         assert_ne!(s("200", CheckKind::Status), s("401", CheckKind::Status));
+        // A property's note on its input is not part of the difference.
         assert_eq!(
             s(
                 "text/plain; charset=utf-8; a boundary input",
                 CheckKind::ContentType
             ),
-            "text/plain; charset=utf-8"
+            s("text/plain; charset=utf-8", CheckKind::ContentType)
         );
         assert_eq!(
             s(
@@ -299,6 +397,79 @@ mod tests {
         assert_eq!(
             s("length 2", CheckKind::Value),
             s("length 200", CheckKind::Value)
+        );
+    }
+
+    fn failure(
+        check: &str,
+        clauses: &[&str],
+        expected: &str,
+        actual: &str,
+    ) -> super::super::FailureOut {
+        super::super::FailureOut {
+            check: check.into(),
+            clauses: clauses.iter().map(|c| c.to_string()).collect(),
+            severity: "codes".into(),
+            rank: Severity::Codes,
+            expected: expected.into(),
+            actual: actual.into(),
+            pointer: None,
+            step: 1,
+            operation: Some("GET /v1/contacts".into()),
+            defect: None,
+            exchange: None,
+        }
+    }
+
+    fn trial(name: &str, failures: Vec<super::super::FailureOut>) -> TrialOut {
+        TrialOut {
+            name: name.into(),
+            api: "v1".into(),
+            area: "contacts".into(),
+            verdict: "failed".into(),
+            reason: None,
+            clauses: Vec::new(),
+            summary: None,
+            source: String::new(),
+            duration_seconds: 0.0,
+            explanation: None,
+            failures,
+            defects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn findings_of_one_difference_sharing_a_clause_are_one_defect() {
+        let contract = Contract::embedded().expect("contract");
+        let ctl = "control of step 2: status";
+        let ctl_expected =
+            "2xx: the request of step 2 without the defect under test (x) is accepted, so ...";
+        let mut trials = vec![
+            trial("a", vec![failure("status", &["A", "B"], "401", "200")]),
+            trial("b", vec![failure("status", &["B", "C"], "401", "201")]),
+            // Shares no clause with the others: another defect.
+            trial("c", vec![failure("status", &["D"], "401", "200")]),
+            // A control's refusal is the refusal of its request.
+            trial("d", vec![failure(ctl, &["E"], ctl_expected, "400")]),
+            trial("e", vec![failure("status", &["E"], "2xx", "404")]),
+        ];
+        let defects = group(&mut trials, &contract, "r0000000");
+        assert_eq!(defects.len(), 3, "{defects:#?}");
+        let ab = defects
+            .iter()
+            .find(|d| d.trials.contains(&"a".to_string()))
+            .expect("a's defect");
+        assert_eq!(ab.trials, ["a", "b"]);
+        // The most cited clause first.
+        assert_eq!(ab.clauses, ["B", "A", "C"]);
+        // Of two defects of two trials, the one a single rule names comes first.
+        assert_eq!(defects[0].trials, ["d", "e"]);
+        assert_eq!(trials[0].failures[0].defect, trials[1].failures[0].defect);
+        assert_ne!(trials[0].failures[0].defect, trials[2].failures[0].defect);
+        assert_eq!(trials[3].failures[0].defect, trials[4].failures[0].defect);
+        assert_eq!(
+            trials[3].defects,
+            [trials[3].failures[0].defect.clone().unwrap()]
         );
     }
 
