@@ -220,6 +220,46 @@ fn a_three_fault_run_leads_with_its_defects_in_every_output() {
             "{clause}:\n{lines}"
         );
     }
+    // Within a trial the worst finding comes first, and the JUnit message is that one: the
+    // authentication bypass, not the content type.
+    let bypass = report
+        .trials
+        .iter()
+        .find(|t| t.name == "latest.access.GET-contacts.no-key")
+        .expect("the no-key trial");
+    assert_eq!(bypass.verdict, "failed");
+    let ranks: Vec<u8> = bypass.failures.iter().map(|f| f.rank.rank()).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+    assert_eq!(
+        bypass.failures[0].severity, "access",
+        "{:#?}",
+        bypass.failures
+    );
+    assert!(
+        bypass.failures.iter().any(|f| f.severity == "shape"),
+        "the content type fails too: {:#?}",
+        bypass.failures
+    );
+    let junit = report.to_junit(&redactor).expect("junit");
+    let case = junit
+        .split("<testcase name=\"latest.access.GET-contacts.no-key\"")
+        .nth(1)
+        .expect("its testcase");
+    let message = case
+        .split("message=\"")
+        .nth(1)
+        .and_then(|m| m.split('"').next())
+        .expect("a failure message");
+    assert!(
+        message.starts_with(&format!("{} access: status", report.defects[0].id)),
+        "{message}"
+    );
+    // The failure's text names its defects before the explanation.
+    let body = case.split("</testcase>").next().unwrap_or_default();
+    assert!(
+        body.contains(&format!("defect {} (access, ", report.defects[0].id)),
+        "{body}"
+    );
     // The JSON defects, with their representative exchange cut to what identifies it.
     let mut defects = serde_json::to_value(&report.defects).expect("defects serialise");
     for d in defects.as_array_mut().expect("array") {
@@ -237,6 +277,33 @@ fn a_three_fault_run_leads_with_its_defects_in_every_output() {
         .next()
         .expect("the page")
         .to_string();
+    // Every link of the page lands on an element of it; each defect has its anchor and its
+    // cards folded under it; every failed clause row links to the trials behind it.
+    let ids: std::collections::BTreeSet<&str> = html
+        .split(" id=\"")
+        .skip(1)
+        .filter_map(|p| p.split('"').next())
+        .collect();
+    for href in html
+        .split("href=\"#")
+        .skip(1)
+        .filter_map(|p| p.split('"').next())
+    {
+        assert!(ids.contains(href), "a link to nothing: #{href}");
+    }
+    for d in &report.defects {
+        assert!(ids.contains(d.id.as_str()), "{}", d.id);
+        for t in &d.trials {
+            assert!(
+                ids.contains(format!("{}-{t}", d.id).as_str()),
+                "{} {t}",
+                d.id
+            );
+        }
+    }
+    for c in report.clauses.iter().filter(|c| c.status == "failed") {
+        assert!(!c.trials.is_empty() && !c.defects.is_empty(), "{c:?}");
+    }
     insta::with_settings!({ filters => filters(), snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!("defects-terminal", lines);
         insta::assert_snapshot!("defects-json", defects);

@@ -30,8 +30,9 @@ pub fn verdict_summary(
         )
     } else if failed > 0 {
         format!(
-            "verdict: FAILED: {} in {failed} failed trials, {passed} passed, {ignored} ignored",
-            plural(defects, "defect")
+            "verdict: FAILED: {} in {}, {passed} passed, {ignored} ignored",
+            plural(defects, "defect"),
+            plural(failed, "failed trial")
         )
     } else if ignored > 0 {
         let tail = if require_complete {

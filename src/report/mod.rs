@@ -371,9 +371,9 @@ fn verdict_of(interrupted: bool, totals: &Totals, defects: usize) -> (&'static s
             totals.passed, totals.failed, totals.ignored
         ),
         "failed" => format!(
-            "failed: {} in {} failed trials, {} passed, {} ignored",
+            "failed: {} in {}, {} passed, {} ignored",
             plural(defects, "defect"),
-            totals.failed,
+            plural(totals.failed, "failed trial"),
             totals.passed,
             totals.ignored
         ),

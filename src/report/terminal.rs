@@ -13,9 +13,9 @@ pub fn defect_lines(report: &Report) -> String {
         return String::new();
     }
     let mut lines = vec![format!(
-        "{} in {} failed trials, worst first:",
+        "{} in {}, worst first:",
         plural(report.defects.len(), "defect"),
-        report.totals.failed
+        plural(report.totals.failed, "failed trial")
     )];
     for d in report.defects.iter().take(SHOWN) {
         let mut named: Vec<&str> = d.trials.iter().take(NAMED).map(String::as_str).collect();
