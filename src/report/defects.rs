@@ -357,6 +357,14 @@ pub fn shape(text: &str, run_id: &str, kind: CheckKind) -> String {
             .into_owned();
         text = &moments;
     }
+    // A JSON body cut short inside a longer text (`{"id":…,"text":"Can yo… on page 1`).
+    static CUT_BODY: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r#"[{\[][{\["][^…]*…"#).expect("regex"));
+    let bodies;
+    if text.contains('…') && CUT_BODY.is_match(text) {
+        bodies = CUT_BODY.replace_all(text, "{…}").into_owned();
+        text = &bodies;
+    }
     // What a received delivery was (its time, answer, headers and body: src/webhooks/receiver.rs)
     // is a value of the run; what the check says of it comes before.
     if let Some(at) = text.find("[TIME] answered ") {
@@ -443,6 +451,16 @@ mod tests {
             )
         );
         assert_eq!(s("2026-11-25T14:00:01Z", CheckKind::Value), "TIME");
+        assert_eq!(
+            s(
+                "{\"id\":\"AC0\",\"text\":\"Can yo… on page 1",
+                CheckKind::Page
+            ),
+            s(
+                "{\"id\":\"AC0\",\"text\":\"Can you send\",\"a\":[1,… on page 2",
+                CheckKind::Page
+            )
+        );
         assert_eq!(
             s(
                 "1 after waiting 3.0 s: #1 not credited, the header is missing: [2026-11-25T14:00:01Z] answered 200; no webhook-* headers; body {\"id\":\"x",
