@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use crate::catalog::CatalogError;
 use crate::client::TransportError;
-use crate::preflight::Refused;
+use crate::preflight::{NotTheApi, Refused};
 use crate::profile::{FixtureSchemaError, ProfileError};
 use crate::report::ReportError;
 use crate::tls::ClientBuildError;
@@ -104,6 +104,8 @@ pub enum Error {
     /// The target refuses the run's key, or an extra key of the profile.
     #[error(transparent)]
     KeyRefused(#[from] Refused),
+    #[error(transparent)]
+    NotTheApi(#[from] NotTheApi),
     /// A report cannot be rendered.
     #[error(transparent)]
     Render(#[from] ReportError),
@@ -148,6 +150,7 @@ impl Error {
             | Error::StartReceiver { .. }
             | Error::Unreachable { .. }
             | Error::KeyRefused(_)
+            | Error::NotTheApi(_)
             | Error::Render(_)
             | Error::Serialize(_)
             | Error::Write { .. }

@@ -10,6 +10,10 @@
 //! which would otherwise say `ok` (trials stopped by the interrupt count as ignored).
 //!
 //! `--format json` keeps stdout for libtest's JSON: the suite's own lines ([`say`]) go to stderr.
+//!
+//! While a live progress line is drawn on the terminal ([`show_bar`]), stdout goes through the
+//! forwarder even on a terminal ([`through_forwarder`]): each line is written with the progress
+//! line lifted, so libtest's lines stay whole above it.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -21,6 +25,23 @@ static TO_STDERR: AtomicBool = AtomicBool::new(false);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The forwarding thread and the real stdout, while fd 1 is the pipe.
 static FORWARDER: Mutex<Option<Forwarder>> = Mutex::new(None);
+/// The live progress line, lifted while a line is written.
+static BAR: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
+
+/// Shows (or, with `None`, stops lifting) the live progress line.
+pub fn show_bar(bar: Option<indicatif::ProgressBar>) {
+    *BAR.lock().unwrap_or_else(|e| e.into_inner()) = bar;
+}
+
+/// Writes `text` to `out`, the progress line lifted while it is written.
+fn write_lifted(out: &mut impl Write, text: &[u8]) -> std::io::Result<()> {
+    let bar = BAR.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut write = || out.write_all(text).and_then(|()| out.flush());
+    match bar {
+        Some(bar) => bar.suspend(write),
+        None => write(),
+    }
+}
 
 struct Forwarder {
     #[cfg(unix)]
@@ -53,22 +74,37 @@ pub fn say(text: &str) {
 /// Puts the forwarder between the process and its stdout, unless stdout is a terminal (which
 /// keeps libtest's colours; a terminal is not closed under a run).
 pub fn guard_stdout() {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        forward();
+    }
+}
+
+/// Puts the forwarder between the process and a terminal too, so that a live progress line can
+/// be lifted for each line; true when stdout was a terminal and now goes through it (libtest
+/// then no longer sees a terminal, and its colours must be asked for).
+pub fn through_forwarder() -> bool {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return false;
+    }
+    forward()
+}
+
+/// Makes fd 1 the pipe of a forwarding thread; false when it could not (or is not unix).
+fn forward() -> bool {
     #[cfg(unix)]
     {
-        use std::io::IsTerminal;
-        if std::io::stdout().is_terminal() {
-            return;
-        }
         let mut slot = FORWARDER.lock().unwrap_or_else(|e| e.into_inner());
         if slot.is_some() {
-            return;
+            return true;
         }
         // SAFETY: plain descriptor calls on descriptors this function owns; fd 1 is replaced
         // atomically by dup2 and the original kept for the forwarder and `finish`.
         let (read, original) = unsafe {
             let mut fds = [0i32; 2];
             if libc::pipe(fds.as_mut_ptr()) != 0 {
-                return;
+                return false;
             }
             let original = libc::dup(1);
             if original < 0 || libc::dup2(fds[1], 1) < 0 {
@@ -77,14 +113,14 @@ pub fn guard_stdout() {
                 if original >= 0 {
                     libc::close(original);
                 }
-                return;
+                return false;
             }
             libc::close(fds[1]);
             (fds[0], original)
         };
         let out_fd = unsafe { libc::dup(original) };
         if out_fd < 0 {
-            return;
+            return false;
         }
         let thread = std::thread::spawn(move || {
             use std::io::{BufRead, BufReader};
@@ -105,14 +141,17 @@ pub fn guard_stdout() {
                     continue;
                 }
                 let text = rewrite(&line);
-                if output.write_all(&text).is_err() || output.flush().is_err() {
+                if write_lifted(&mut output, &text).is_err() {
                     // The reader is gone: drain the rest so no writer ever blocks or fails.
                     open = false;
                 }
             }
         });
         *slot = Some(Forwarder { original, thread });
+        true
     }
+    #[cfg(not(unix))]
+    false
 }
 
 /// libtest's summary line of an interrupted run says `interrupted`, not `ok`.

@@ -14,15 +14,31 @@ use crate::checks::{Failure, Finding, explain};
 use crate::contract::Contract;
 use crate::execute::{CaseResult, Executor, Verdict};
 
-/// Every trial's result, in completion order, for reports and the suite's own tests.
+/// Every trial's result, in completion order, for reports and the suite's own tests; and how
+/// many are done and failed so far, for the progress of a run.
 #[derive(Default)]
-pub struct Recorder(Mutex<Vec<(Arc<Case>, CaseResult)>>);
+pub struct Recorder(
+    Mutex<Vec<(Arc<Case>, CaseResult)>>,
+    std::sync::atomic::AtomicUsize,
+    std::sync::atomic::AtomicUsize,
+);
 
 impl Recorder {
     pub fn record(&self, case: Arc<Case>, result: CaseResult) {
+        use std::sync::atomic::Ordering;
+        if matches!(result.verdict, Verdict::Failed(_)) {
+            self.2.fetch_add(1, Ordering::SeqCst);
+        }
+        self.1.fetch_add(1, Ordering::SeqCst);
         if let Ok(mut v) = self.0.lock() {
             v.push((case, result));
         }
+    }
+
+    /// Trials recorded so far, and how many of them failed.
+    pub fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering;
+        (self.1.load(Ordering::SeqCst), self.2.load(Ordering::SeqCst))
     }
 
     pub fn take(&self) -> Vec<(Arc<Case>, CaseResult)> {

@@ -1,10 +1,12 @@
-//! The key preflight: before any trial, one authenticated read that every conforming target
-//! serves to the run's key, so a refused key ends the run with exit 2 instead of hundreds of
-//! failures blamed on clauses of the contract.
+//! The preflight: before any trial, one authenticated read that every conforming target serves
+//! to the run's key, answering 2xx with the `data` envelope. A refused key, or an answer that
+//! shows the target does not serve the API at all (a 404 of a wrong base path, an HTML page, a
+//! body that is not JSON), ends the run with exit 2 instead of hundreds of failures blamed on
+//! clauses of the contract.
 
 use std::time::Duration;
 
-use crate::client::{Auth, Client, Outgoing};
+use crate::client::{Auth, Client, Exchange, Outgoing, Redactor};
 use crate::contract::API_VERSION;
 
 /// Where the run's key came from, as a message names it (never the key itself).
@@ -61,14 +63,24 @@ pub struct Refused {
     pub status: u16,
 }
 
-/// Sends the read with `auth`; `Err` names `who` and the request when the key is refused.
-/// A transport failure or any other status is left to the trials, which judge answers.
-pub async fn check(
-    client: &Client,
-    auth: Auth,
-    who: &str,
-    forbidden_counts: bool,
-) -> Result<(), Refused> {
+/// What came back from the read, showing that the target does not serve the API: no 2xx with a
+/// `data` envelope, and no refusal of the key, rate limit or server error of an API either.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the target {base_url} does not serve the API: {} {} (Service-Api-Version: {}), a read every conforming target answers with 2xx and a `data` envelope, answered {answer}; no trial was run. Is the base path right? The suite appends the API's paths (/phone-numbers, /v1/contacts) to the base URL as given",
+    METHOD,
+    PATH,
+    API_VERSION
+)]
+pub struct NotTheApi {
+    /// The `--target` as given.
+    pub base_url: String,
+    /// What came back: the status, the content type and an excerpt of the body.
+    pub answer: String,
+}
+
+/// Sends the read with `auth`, bounded; `None` when no answer came within the bound.
+pub async fn read(client: &Client, auth: Auth) -> Option<Exchange> {
     let out = Outgoing {
         method: METHOD.into(),
         path: PATH.into(),
@@ -78,15 +90,80 @@ pub async fn check(
         body: None,
         auth,
     };
-    let ex = tokio::time::timeout(Duration::from_secs(15), client.send(&out)).await;
-    let Ok(ex) = ex else { return Ok(()) };
-    match &ex.outcome {
-        Ok(r) if refused(r.status, forbidden_counts) => Err(Refused {
+    tokio::time::timeout(Duration::from_secs(15), client.send(&out))
+        .await
+        .ok()
+}
+
+/// `Err` naming `who` and the request when the read says the key is refused. A transport
+/// failure or any other status is left to [`serves_the_api`] and the trials.
+pub fn key_taken(ex: Option<&Exchange>, who: &str, forbidden_counts: bool) -> Result<(), Refused> {
+    match ex.map(|ex| &ex.outcome) {
+        Some(Ok(r)) if refused(r.status, forbidden_counts) => Err(Refused {
             who: who.to_string(),
             status: r.status,
         }),
         _ => Ok(()),
     }
+}
+
+/// `Err` saying what came back when the read's answer shows that `base_url` does not serve the
+/// API: anything but a 2xx JSON object with `data`, except what an API answers when it is
+/// limited or broken (a 429, a 5xx with a JSON body), which the trials judge, as they judge a
+/// target that gave no answer.
+pub fn serves_the_api(
+    ex: Option<&Exchange>,
+    base_url: &str,
+    redactor: &Redactor,
+) -> Result<(), NotTheApi> {
+    let Some(Ok(r)) = ex.map(|ex| &ex.outcome) else {
+        return Ok(());
+    };
+    let value = r.value();
+    let api_answer = match r.status {
+        200..=299 => value.is_some_and(|v| v.get("data").is_some()),
+        429 => true,
+        500.. => value.is_some(),
+        _ => false,
+    };
+    if api_answer {
+        return Ok(());
+    }
+    let ct = r.header("content-type").unwrap_or("no Content-Type");
+    let what = match (&r.json, value) {
+        (None, _) => "an empty body".to_string(),
+        (Some(Err(_)), _) => "a body that is not JSON".to_string(),
+        (Some(Ok(_)), Some(v)) if v.is_object() && (200..300).contains(&r.status) => {
+            "a JSON body without a `data` property".to_string()
+        }
+        (Some(Ok(_)), _) => "a JSON body".to_string(),
+    };
+    // One line: an HTML page's lines would break the one message.
+    let excerpt = ex
+        .map(|ex| ex.body_excerpt(200, redactor))
+        .map(|e| e.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|e| !e.is_empty())
+        .map_or(String::new(), |e| format!(": {e}"));
+    Err(NotTheApi {
+        base_url: redactor.redact(base_url),
+        answer: format!(
+            "{} ({}) with {what}{excerpt}",
+            r.status,
+            redactor.excerpt(ct, 100)
+        ),
+    })
+}
+
+/// Sends the read with `auth`; `Err` names `who` and the request when the key is refused.
+/// A transport failure or any other status is left to the trials, which judge answers.
+pub async fn check(
+    client: &Client,
+    auth: Auth,
+    who: &str,
+    forbidden_counts: bool,
+) -> Result<(), Refused> {
+    let ex = read(client, auth).await;
+    key_taken(ex.as_ref(), who, forbidden_counts)
 }
 
 /// The extra keys of a profile: fixture name, and whether a 403 on the read means the key is

@@ -84,7 +84,10 @@ fn a_failing_run_writes_every_report_and_no_secret_anywhere() {
         }
     }
     // The failure is there, with its reproduction, in every format.
-    assert!(stdout.contains("<API_KEY>"), "{stdout}");
+    assert!(
+        stdout.contains("\"Authorization: $WORKSPACE_API_KEY\""),
+        "{stdout}"
+    );
     for (name, text) in &outputs[2..] {
         assert!(text.contains("v1.contacts.patch.replaces-emails"), "{name}");
         assert!(text.contains("curl -sS -i -X PATCH"), "{name}");
@@ -93,8 +96,8 @@ fn a_failing_run_writes_every_report_and_no_secret_anywhere() {
     let result: Value = serde_json::from_str(&outputs[3].1).expect("valid JSON");
     assert_eq!(result["verdict"], "failed");
     assert_eq!(result["target"], served.url.as_str());
-    // The seed is a string (a 64-bit number loses digits in jq and JavaScript), in format 2.
-    assert_eq!(result["formatVersion"], 2);
+    // The seed is a string (a 64-bit number loses digits in jq and JavaScript), since format 2.
+    assert_eq!(result["formatVersion"], 3);
     assert!(
         result["seed"]
             .as_str()

@@ -61,7 +61,7 @@ fn pieces(s: &str) -> Vec<String> {
 
 /// The body an answer carries: the secrets in one form, padded so that one copy straddles the
 /// explanation's 600-character cut and one the reports' 2000-character cut.
-fn body_for(n: usize, secrets: &[String]) -> String {
+fn body_for(n: usize, secrets: &[String], may_cut: bool) -> String {
     let mut text = String::from("{\"data\":{\"echo\":\"");
     let form = n % 5;
     for s in secrets {
@@ -83,7 +83,7 @@ fn body_for(n: usize, secrets: &[String]) -> String {
     text.push_str(shown);
     text.push_str("\"}");
     // A body cut off by the target in the middle of a secret: its first 22 characters end it.
-    if n % 7 == 3 && s.len() > 22 {
+    if may_cut && n % 7 == 3 && s.len() > 22 {
         text.push_str(&s[..22]);
     }
     text
@@ -205,7 +205,10 @@ fn echo_server() -> Echo {
         if *handed_out.lock().unwrap() {
             secrets.push(WHSEC.to_string());
         }
-        let body = body_for(n, &secrets);
+        // The preflight's read is the API's (valid JSON with `data`): a body that is not JSON
+        // there ends the run with exit 2 before any trial.
+        let preflight = path.split('?').next() == Some("/phone-numbers");
+        let body = body_for(n, &secrets, !preflight);
         let content_type: Vec<u8> = match n % 4 {
             0 => format!("text/html; charset=\"{key}\"").into_bytes(),
             1 => format!("application/problem+json; key={key}").into_bytes(),
@@ -218,7 +221,7 @@ fn echo_server() -> Echo {
         };
         // The key preflight's read is served (a 401 there would end the run before any trial);
         // its answer echoes the secrets like every other.
-        let status = if path.split('?').next() == Some("/phone-numbers") {
+        let status = if preflight {
             "200 OK"
         } else {
             [

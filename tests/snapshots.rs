@@ -105,6 +105,7 @@ fn report() -> (Report, String) {
         duration: Duration::from_millis(1234),
         requests: 7,
         interrupted: false,
+        not_selected: Default::default(),
     };
     let report = Report::build(&info, &contract, &results, &redactor, None);
     (report, explanation)
@@ -153,4 +154,239 @@ fn the_coverage_matrix_credits_the_generic_checks_to_a_passed_trial() {
         .find(|c| c.id == "Pagination and collection conventions > list shape")
         .expect("row");
     assert_ne!(row.status, "verified", "{row:?}");
+}
+
+/// The run of issue 27: three faults on, an access defect, a data defect and a shape defect.
+const THREE_FAULTS: [&str; 3] = [
+    "missing-auth-accepted",
+    "duplicate-across-pages",
+    "wrong-content-type",
+];
+
+/// The report of the whole catalog with the three faults on.
+fn three_fault_report() -> Report {
+    let rt = common::runtime();
+    let (contract, cases) = common::catalog();
+    let faults = FaultSet::new(
+        THREE_FAULTS
+            .iter()
+            .map(|f| Fault::from_name(f).expect("fault"))
+            .collect::<Vec<_>>(),
+    );
+    let results = rt
+        .block_on(certify_reference_as(
+            contract.clone(),
+            &cases,
+            faults,
+            VariantSet::default(),
+            1,
+            "rsnap003",
+        ))
+        .expect("reference runs");
+    let info = RunInfo {
+        target: "http://127.0.0.1:8080".into(),
+        profile: "the embedded reference's fixtures".into(),
+        fixture_sources: Default::default(),
+        faults: THREE_FAULTS.iter().map(|f| f.to_string()).collect(),
+        run_id: "rsnap003".into(),
+        seed: 1,
+        started: time::macros::datetime!(2026-04-01 09:30:00 UTC),
+        duration: Duration::from_millis(1234),
+        requests: 1356,
+        interrupted: false,
+        not_selected: Default::default(),
+    };
+    let redactor = workspace_conformance::client::Redactor::default();
+    Report::build(&info, &contract, &results, &redactor, None)
+}
+
+#[test]
+fn a_three_fault_run_leads_with_its_defects_in_every_output() {
+    let report = three_fault_report();
+    let redactor = workspace_conformance::client::Redactor::default();
+    // What issue 27 asks of this run: at most 6 defects, the access one first, the three faults'
+    // clauses in the first lines.
+    assert!(report.defects.len() <= 6, "{:#?}", report.defects);
+    assert_eq!(report.defects[0].severity, "access");
+    let lines = workspace_conformance::report::defect_lines(&report);
+    let first: Vec<&str> = lines.lines().take(6).collect();
+    for clause in [
+        "Authentication > 1",
+        "Pagination and collection conventions > pageToken",
+        "Endpoints > JSON bodies",
+    ] {
+        assert!(
+            first.iter().any(|l| l.contains(clause)),
+            "{clause}:\n{lines}"
+        );
+    }
+    // Within a trial the worst finding comes first, and the JUnit message is that one: the
+    // authentication bypass, not the content type.
+    let bypass = report
+        .trials
+        .iter()
+        .find(|t| t.name == "latest.access.GET-contacts.no-key")
+        .expect("the no-key trial");
+    assert_eq!(bypass.verdict, "failed");
+    let ranks: Vec<u8> = bypass.failures.iter().map(|f| f.rank.rank()).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+    assert_eq!(
+        bypass.failures[0].severity, "access",
+        "{:#?}",
+        bypass.failures
+    );
+    assert!(
+        bypass.failures.iter().any(|f| f.severity == "shape"),
+        "the content type fails too: {:#?}",
+        bypass.failures
+    );
+    let junit = report.to_junit(&redactor).expect("junit");
+    let case = junit
+        .split("<testcase name=\"latest.access.GET-contacts.no-key\"")
+        .nth(1)
+        .expect("its testcase");
+    let message = case
+        .split("message=\"")
+        .nth(1)
+        .and_then(|m| m.split('"').next())
+        .expect("a failure message");
+    assert!(
+        message.starts_with(&format!("{} access: status", report.defects[0].id)),
+        "{message}"
+    );
+    // The failure's text names its defects before the explanation.
+    let body = case.split("</testcase>").next().unwrap_or_default();
+    assert!(
+        body.contains(&format!("defect {} (access, ", report.defects[0].id)),
+        "{body}"
+    );
+    // The JSON defects, with their representative exchange cut to what identifies it.
+    let mut defects = serde_json::to_value(&report.defects).expect("defects serialise");
+    for d in defects.as_array_mut().expect("array") {
+        if let Some(ex) = d["example"]["exchange"].as_object_mut() {
+            ex.retain(|k, _| {
+                ["method", "url", "status", "contentType", "reproduce"].contains(&k.as_str())
+            });
+        }
+    }
+    let defects = serde_json::to_string_pretty(&defects).expect("json");
+    // The top of the HTML report: the header, the counts and the defect table.
+    let html = report.to_html(&redactor).expect("html");
+    let top = html
+        .split("<div class=\"grid\">")
+        .next()
+        .expect("the page")
+        .to_string();
+    // Every link of the page lands on an element of it; each defect has its anchor and its
+    // cards folded under it; every failed clause row links to the trials behind it.
+    let ids: std::collections::BTreeSet<&str> = html
+        .split(" id=\"")
+        .skip(1)
+        .filter_map(|p| p.split('"').next())
+        .collect();
+    for href in html
+        .split("href=\"#")
+        .skip(1)
+        .filter_map(|p| p.split('"').next())
+    {
+        assert!(ids.contains(href), "a link to nothing: #{href}");
+    }
+    for d in &report.defects {
+        assert!(ids.contains(d.id.as_str()), "{}", d.id);
+        for t in &d.trials {
+            assert!(
+                ids.contains(format!("{}-{t}", d.id).as_str()),
+                "{} {t}",
+                d.id
+            );
+        }
+    }
+    for c in report.clauses.iter().filter(|c| c.status == "failed") {
+        assert!(!c.trials.is_empty() && !c.defects.is_empty(), "{c:?}");
+    }
+    insta::with_settings!({ filters => filters(), snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("defects-terminal", lines);
+        insta::assert_snapshot!("defects-json", defects);
+        insta::assert_snapshot!("defects-html-top", top);
+    });
+}
+
+#[test]
+fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
+    // Issue 27: with contact-404-wrong-code, the access cell of PATCH with the second key fails
+    // on the v1 code, not on access.
+    let rt = common::runtime();
+    let (contract, cases) = common::catalog();
+    let chosen: Vec<_> = cases
+        .iter()
+        .filter(|c| c.name.starts_with("v1.access.PATCH-contacts-id."))
+        .cloned()
+        .collect();
+    assert!(!chosen.is_empty());
+    let results = rt
+        .block_on(certify_reference_as(
+            contract.clone(),
+            &chosen,
+            FaultSet::new(vec![
+                Fault::from_name("contact-404-wrong-code").expect("fault"),
+            ]),
+            VariantSet::default(),
+            1,
+            "rsnap004",
+        ))
+        .expect("reference runs");
+    let report = Report::build(
+        &RunInfo {
+            target: "http://127.0.0.1:8080".into(),
+            profile: "the embedded reference's fixtures".into(),
+            fixture_sources: Default::default(),
+            faults: vec!["contact-404-wrong-code".into()],
+            run_id: "rsnap004".into(),
+            seed: 1,
+            started: time::macros::datetime!(2026-04-01 09:30:00 UTC),
+            duration: Duration::from_millis(1),
+            requests: 1,
+            interrupted: false,
+            not_selected: Default::default(),
+        },
+        &contract,
+        &results,
+        &workspace_conformance::client::Redactor::default(),
+        None,
+    );
+    let failed: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.verdict == "failed")
+        .collect();
+    assert!(!failed.is_empty(), "the fault is caught here");
+    for t in &failed {
+        for f in &t.failures {
+            assert!(
+                f.clauses.iter().all(|c| c == "Errors > v1 codes"),
+                "{}: {f:?}",
+                t.name
+            );
+        }
+    }
+    let access = report
+        .areas
+        .iter()
+        .find(|g| g.name == "access")
+        .expect("access");
+    assert_eq!(access.failed_clauses, ["Errors > v1 codes"]);
+    let d = &report.defects[0];
+    assert_eq!(d.clauses, ["Errors > v1 codes"]);
+    assert_eq!(d.severity, "codes");
+    // The card under the defect shows the check's clause.
+    let html = report
+        .to_html(&workspace_conformance::client::Redactor::default())
+        .expect("html");
+    let card = html
+        .split(&format!("id=\"{}-{}\"", d.id, failed[0].name))
+        .nth(1)
+        .expect("the trial's card under its defect");
+    let card = card.split("full explanation").next().unwrap_or_default();
+    assert!(card.contains("Errors &gt; v1 codes"), "{card}");
+    assert!(!card.contains("Authentication &gt; 3"), "{card}");
 }

@@ -1,10 +1,12 @@
 //! The explanation of a failed case: for each failed check the clause, what was expected, what
-//! came back and where, then the exchange and a curl command that reproduces it.
+//! came back and where, then the exchange and a curl command that reproduces it. The findings
+//! come worst first (`severity`), in step order within a severity.
 
 use std::fmt::Write;
 use std::sync::Arc;
 
 use super::Failure;
+use super::severity::{self, worst_first};
 use crate::cases::Case;
 use crate::client::{Exchange, Redactor};
 
@@ -20,14 +22,21 @@ pub fn render(case: &Case, failures: &[Failure], redactor: &Redactor) -> String 
         let _ = writeln!(out, "  {s}");
     }
     let mut shown: Vec<*const Exchange> = Vec::new();
-    for (i, f) in failures.iter().enumerate() {
+    // The worst finding first: an access defect is not to be read under a content type.
+    for (i, f) in worst_first(failures).into_iter().enumerate() {
         let fi = &f.finding;
         let clauses = if fi.clauses.is_empty() || fi.clauses.iter().all(String::is_empty) {
             case.clauses.clone()
         } else {
             fi.clauses.clone()
         };
-        let _ = writeln!(out, "\n  [{}] {}", i + 1, fi.check);
+        let _ = writeln!(
+            out,
+            "\n  [{}] {} ({})",
+            i + 1,
+            fi.check,
+            severity::of_failure(f).word()
+        );
         let _ = writeln!(out, "  clause:    {}", clauses.join("; "));
         let _ = writeln!(out, "  expected:  {}", redactor.redact(&fi.expected));
         let _ = writeln!(out, "  actual:    {}", redactor.redact(&fi.actual));

@@ -6,6 +6,7 @@ pub mod expect;
 pub mod explain;
 pub mod generic;
 pub mod pagination;
+pub mod severity;
 
 use std::sync::Arc;
 

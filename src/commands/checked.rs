@@ -2,7 +2,7 @@
 //! started, no socket opened. A mistake on the command line, in the profile or in the case files
 //! ends the command here, with the same message whatever the target would have said.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,6 +30,8 @@ pub struct CheckedRun {
     pub cases: Vec<Arc<Case>>,
     /// The names of those libtest will run (its filter, --skip, --exact, --ignored).
     pub chosen: HashSet<String>,
+    /// Per clause, the trials of the whole catalog citing it that the run does not select.
+    pub not_selected: BTreeMap<String, usize>,
     pub target: TargetSpec,
     pub run_id: String,
     pub seed: u64,
@@ -63,7 +65,9 @@ impl CheckedRun {
         let faults = parse_faults(&args.faults)?;
         let variants = parse_variants(&args.variants)?;
         check_run_urls(&args)?;
+        let all = cases.clone();
         let (cases, chosen) = selection::select_trials(&args, cases)?;
+        let not_selected = selection::not_selected(&all, &chosen);
         let target = match &args.target {
             Some(url) => given_target(&args, url, key_from_env)?,
             None if args.profile.is_some() => return Err(Error::ProfileWithReference),
@@ -74,6 +78,7 @@ impl CheckedRun {
             contract,
             cases,
             chosen,
+            not_selected,
             target,
             run_id: args.run_id.clone().unwrap_or_else(new_run_id),
             seed: args.seed.unwrap_or_else(rand::random),

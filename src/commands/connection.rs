@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::client::{Auth, Client, ClientConfig, Outgoing, Redactor, TransportError};
 use crate::error::Error;
-use crate::preflight::KeySource;
+use crate::preflight::{self, KeySource};
 use crate::profile::Profile;
 
 /// The runtime the trials, the reference and the receiver run on.
@@ -84,17 +84,16 @@ pub fn answers(rt: &tokio::runtime::Runtime, client: &Client, url: &str) -> Resu
         })
 }
 
-/// The target takes the run's key, from `source` (a 403 counts as a refusal).
+/// The target at `base_url` takes the run's key, from `source` (a 403 counts as a refusal),
+/// and serves the API: its read answers 2xx with the `data` envelope.
 pub fn key_taken(
     rt: &tokio::runtime::Runtime,
     client: &Client,
     source: &KeySource,
+    base_url: &str,
 ) -> Result<(), Error> {
-    rt.block_on(crate::preflight::check(
-        client,
-        Auth::Primary,
-        &source.to_string(),
-        true,
-    ))?;
+    let ex = rt.block_on(preflight::read(client, Auth::Primary));
+    preflight::key_taken(ex.as_ref(), &source.to_string(), true)?;
+    preflight::serves_the_api(ex.as_ref(), base_url, &client.redactor)?;
     Ok(())
 }

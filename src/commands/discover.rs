@@ -30,7 +30,7 @@ pub fn discover(args: DiscoverArgs, key_from_env: bool) -> Result<ExitCode, Erro
     )?;
     let rt = connection::runtime()?;
     connection::answers(&rt, &client, &args.target)?;
-    connection::key_taken(&rt, &client, &key_source)?;
+    connection::key_taken(&rt, &client, &key_source, &args.target)?;
     eprintln!(
         "discovering the fixtures of {} (GET only; at most {} requests, {} s)",
         args.target, args.max_requests, args.max_seconds

@@ -7,6 +7,7 @@ mod certify;
 mod checked;
 mod connection;
 mod discover;
+mod progress;
 mod reports;
 mod run;
 mod selection;

@@ -30,15 +30,14 @@ pub struct Reports<'a> {
     pub exec: &'a Executor,
     pub contract: &'a Contract,
     pub results: &'a [(Arc<Case>, CaseResult)],
+    /// Per clause, the catalog's trials citing it that the run did not select.
+    pub not_selected: &'a BTreeMap<String, usize>,
 }
 
 impl Reports<'_> {
-    /// Writes the reports asked for with the cleanup's `summary`; each whole or not at all.
-    pub fn write(&self, summary: &Summary) -> Result<(), Error> {
+    /// The model of every output, with the cleanup's `summary`.
+    pub fn model(&self, summary: &Summary) -> Report {
         let args = self.args;
-        if args.junit.is_none() && args.json.is_none() && args.report.is_none() {
-            return Ok(());
-        }
         let info = RunInfo {
             target: self.base_url.to_string(),
             profile: match (&args.profile, &args.target, args.discover) {
@@ -56,9 +55,16 @@ impl Reports<'_> {
             duration: self.start.elapsed(),
             requests: self.client.request_count(),
             interrupted: self.exec.cleanup.is_interrupted(),
+            not_selected: self.not_selected.clone(),
         };
         let r = &self.client.redactor;
-        let report = Report::build(&info, self.contract, self.results, r, Some(summary));
+        Report::build(&info, self.contract, self.results, r, Some(summary))
+    }
+
+    /// Writes the reports asked for; each whole or not at all.
+    pub fn write(&self, report: &Report) -> Result<(), Error> {
+        let args = self.args;
+        let r = &self.client.redactor;
         if let Some(p) = &args.json {
             write_whole(p, &report.to_json(r))?;
         }
@@ -71,6 +77,12 @@ impl Reports<'_> {
             write_whole(p, &text)?;
         }
         Ok(())
+    }
+
+    /// Whether any report file is asked for.
+    pub fn asked(&self) -> bool {
+        let a = self.args;
+        a.junit.is_some() || a.json.is_some() || a.report.is_some()
     }
 }
 

@@ -16,6 +16,7 @@ use crate::webhooks::Receiver;
 
 use super::checked::CheckedRun;
 use super::connection;
+use super::progress::{self, Progress};
 use super::reports::{self, Reports};
 use super::signals::Signals;
 use super::target::Target;
@@ -58,6 +59,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         contract,
         cases,
         chosen,
+        not_selected,
         target,
         run_id,
         seed,
@@ -106,13 +108,18 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
     }
     let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
+    let progress = watch(&mut args, chosen.len(), &recorder, &client);
     let conclusion = libtest_mimic::run(&args.test.libtest(), trials);
+    progress.finish();
     if listing {
         return Ok(ExitCode::SUCCESS);
     }
+    let sent = verdict::Sent {
+        requests: client.request_count(),
+        elapsed: start.elapsed(),
+    };
     let results = recorder.take();
     let interrupted = exec.cleanup.is_interrupted();
-    verdict::say_verdict(args.require_complete, &client, &results, interrupted, start);
     let reports = Reports {
         args: &args,
         base_url: &target.base_url,
@@ -125,14 +132,27 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         exec: &exec,
         contract: &contract,
         results: &results,
+        not_selected: &not_selected,
     };
+    // The defects lead, right after libtest's summary.
+    let model = reports.model(&exec.cleanup.pending_summary());
+    let defects = model.defects.len();
+    let lines = crate::report::defect_lines(&model);
+    if !lines.is_empty() {
+        crate::output::say(&lines);
+    }
     // The reports exist before the cleanup, which a silent target or a kill can cut short; they
     // list what is still registered as not removed, and are rewritten once the cleanup is done.
-    reports.write(&exec.cleanup.pending_summary())?;
+    reports.write(&model)?;
+    drop(model);
     signals.cleaning();
     let summary = clean_up(&rt, &exec, &client, timeout);
     signals.rewriting();
-    reports.write(&summary)?;
+    if reports.asked() {
+        reports.write(&reports.model(&summary))?;
+    }
+    // The verdict is the last line: the tail of a CI log shows it, not the cleanup.
+    verdict::say_verdict(args.require_complete, &sent, &results, interrupted, defects);
     Ok(verdict::exit_code(
         args.require_complete,
         &results,
@@ -140,6 +160,31 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         signals.code(),
         &conclusion,
     ))
+}
+
+/// Starts showing the run's progress (none for `--list` or `--format terse`). A live line on a
+/// terminal puts stdout through the forwarder, so libtest's colours are asked for explicitly.
+fn watch(
+    args: &mut RunArgs,
+    total: usize,
+    recorder: &Arc<Recorder>,
+    client: &Arc<Client>,
+) -> Progress {
+    use libtest_mimic::ColorSetting;
+    let terse = args.test.quiet || args.test.format == Some(crate::cli::TrialFormat::Terse);
+    let mode = progress::mode(args.test.list, terse);
+    if mode == progress::Mode::Bar
+        && matches!(args.test.color, None | Some(ColorSetting::Auto))
+        && crate::output::through_forwarder()
+    {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        args.test.color = Some(if no_color {
+            ColorSetting::Never
+        } else {
+            ColorSetting::Always
+        });
+    }
+    Progress::start(mode, total, recorder.clone(), client.clone())
 }
 
 /// The webhook receiver, started once when a chosen case needs it (never for `--list`).

@@ -1,7 +1,7 @@
 //! The trials a run selects: the selection options, then libtest's filters. Nothing chosen is a
 //! setup mistake (a typo of an area or a filter), never a pass.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use crate::cases::Case;
@@ -42,6 +42,18 @@ pub fn select_trials(
         return Err(Error::DiscoverWithoutTarget);
     }
     Ok((cases, chosen))
+}
+
+/// Per clause, the trials of `all` (the whole catalog) citing it that are not `chosen`: the
+/// clause matrix says such a clause was not reached, never that it is not covered.
+pub fn not_selected(all: &[Arc<Case>], chosen: &HashSet<String>) -> BTreeMap<String, usize> {
+    let mut out: BTreeMap<String, usize> = BTreeMap::new();
+    for case in all.iter().filter(|c| !chosen.contains(&c.name)) {
+        for clause in crate::report::coverage::cited(case) {
+            *out.entry(clause).or_default() += 1;
+        }
+    }
+    out
 }
 
 /// Why nothing is selected, with the likely fix of an unknown area.

@@ -107,7 +107,7 @@ impl Target {
                 "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request",
             );
         }
-        connection::key_taken(rt, client, &self.key_source)
+        connection::key_taken(rt, client, &self.key_source, &self.base_url)
     }
 }
 

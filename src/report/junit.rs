@@ -1,6 +1,7 @@
 //! JUnit XML: one testsuite per `<generation>.<area>`, one testcase per trial; a failure carries
-//! the first failed check as its message and the whole explanation (with the curl reproduction)
-//! as its text; an ignored trial is skipped with its reason.
+//! its most severe failed check as its message, and as its text the defects it belongs to, then
+//! the whole explanation (with the curl reproduction); an ignored trial is skipped with its
+//! reason.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -23,7 +24,10 @@ pub fn render(report: &Report) -> Result<String, ReportError> {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 if let Some(f) = t.failures.first() {
                     s.set_message(format!(
-                        "{}: expected {}, got {} ({})",
+                        "{}{}: expected {}, got {} ({})",
+                        f.defect
+                            .as_deref()
+                            .map_or(String::new(), |d| format!("{d} {}: ", f.severity)),
                         f.check,
                         f.expected,
                         f.actual,
@@ -31,9 +35,25 @@ pub fn render(report: &Report) -> Result<String, ReportError> {
                     ));
                     s.set_type(f.check.clone());
                 }
+                let mut text: String = t
+                    .defects
+                    .iter()
+                    .filter_map(|id| report.defect(id))
+                    .map(|d| {
+                        format!(
+                            "defect {} ({}, {} in the run): {}\n",
+                            d.id,
+                            d.severity,
+                            super::plural(d.trial_count, "trial"),
+                            d.title
+                        )
+                    })
+                    .collect();
                 if let Some(e) = &t.explanation {
-                    s.set_description(e.clone());
+                    text.push('\n');
+                    text.push_str(e);
                 }
+                s.set_description(text);
                 s
             }
             _ => {

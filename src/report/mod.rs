@@ -1,9 +1,18 @@
-//! Reports of a run: JSON (`--json`), JUnit XML (`--junit`) and a self-contained HTML
-//! certification report (`--report`). All three are built from one model, [`Report`], whose every
-//! text has passed the run's redactor; the written text is redacted once more as a safety net.
+//! Reports of a run: JSON (`--json`), JUnit XML (`--junit`), a self-contained HTML
+//! certification report (`--report`) and the defect list the terminal shows. All are built from
+//! one model, [`Report`], whose every text has passed the run's redactor; the written text is
+//! redacted once more as a safety net. Every output leads with the defects (`defects`): failed
+//! findings grouped by clause, check and shape of difference, worst first.
 
+pub mod coverage;
+pub mod defects;
 mod html;
 mod junit;
+mod terminal;
+
+pub use coverage::ClauseRow;
+pub use defects::Defect;
+pub use terminal::defect_lines;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,7 +22,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::cases::Case;
-use crate::checks::explain;
+use crate::checks::severity::{self, Severity};
+use crate::checks::{Failure, explain};
 use crate::cleanup::Summary;
 use crate::client::{Exchange, Redactor};
 use crate::contract::API_VERSION;
@@ -48,6 +58,9 @@ pub struct RunInfo {
     pub duration: Duration,
     pub requests: u64,
     pub interrupted: bool,
+    /// Per clause, the trials of the catalog that cite it and that this run did not select
+    /// (`--area`, a filter, `--partition`): the matrix says such a clause was not reached.
+    pub not_selected: BTreeMap<String, usize>,
 }
 
 /// The whole result of a run, as the reports show it.
@@ -55,7 +68,7 @@ pub struct RunInfo {
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// The version of this JSON format: 2 since `seed` is a string and `verdict` may be
-    /// `incomplete`.
+    /// `incomplete`; 3 since `defects`, and clauses `not reached` where 2 said `not verified`.
     pub format_version: u32,
     pub suite: String,
     pub suite_version: String,
@@ -84,6 +97,9 @@ pub struct Report {
     /// The reasons of the ignored trials, grouped, the most frequent first.
     pub ignored_reasons: Vec<IgnoredReason>,
     pub totals: Totals,
+    /// The failed findings grouped into defects, worst first; each failed trial and finding
+    /// names its defect.
+    pub defects: Vec<Defect>,
     /// Per area (`contacts`, `tasks`, ...).
     pub areas: Vec<Group>,
     /// Per API generation (`v1`, `latest`).
@@ -137,27 +153,17 @@ impl Totals {
     }
 }
 
+/// The verdict of an area or an API generation.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Group {
     pub name: String,
     pub verdict: String,
     #[serde(flatten)]
     pub totals: Totals,
-}
-
-/// One clause of the spec and what the run says about it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClauseRow {
-    pub id: String,
-    pub text: String,
-    /// `failed`, `verified` (a passing trial cites it, or the generic checks held a passing
-    /// trial's answers to it), `not verified` (only ignored trials cite it) or `not covered`.
-    pub status: String,
-    /// Why it is not verified (the first reason of the ignored trials citing it), or how the
-    /// generic checks verified it.
-    pub reason: Option<String>,
-    /// Trials citing it: the failing ones for a failed clause, else all.
-    pub trials: Vec<String>,
+    /// The clauses of the checks that failed in its trials, the most frequent first: an access
+    /// trial that failed on an error code failed `Errors > v1 codes`, not access.
+    pub failed_clauses: Vec<String>,
 }
 
 /// One trial.
@@ -178,17 +184,31 @@ pub struct TrialOut {
     pub duration_seconds: f64,
     /// The explanation libtest prints for a failure (`checks::explain`).
     pub explanation: Option<String>,
+    /// Its failed findings, the most severe first.
     pub failures: Vec<FailureOut>,
+    /// The defects its failures belong to, in the order of its failures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defects: Vec<String>,
 }
 
+/// One failed check of a trial.
 #[derive(Debug, Clone, Serialize)]
 pub struct FailureOut {
     pub check: String,
+    /// The clauses of the check that failed (the case's only where the check has none).
     pub clauses: Vec<String>,
+    /// `access`, `data`, `codes` or `shape`.
+    pub severity: String,
+    #[serde(skip)]
+    pub rank: Severity,
     pub expected: String,
     pub actual: String,
     pub pointer: Option<String>,
     pub step: usize,
+    /// The operation of the request (`GET /v1/contacts/{id}`), when it has one.
+    pub operation: Option<String>,
+    /// The defect it belongs to (`D1`).
+    pub defect: Option<String>,
     pub exchange: Option<ExchangeOut>,
 }
 
@@ -237,6 +257,157 @@ fn exchange_out(ex: &Exchange, r: &Redactor) -> ExchangeOut {
     }
 }
 
+/// A failed finding as the reports show it, with its severity and operation.
+fn failure_out(f: &Failure, case: &Case, contract: &Contract, r: &Redactor) -> FailureOut {
+    let clauses: Vec<String> = if f.finding.clauses.iter().all(String::is_empty) {
+        case.clauses.clone()
+    } else {
+        f.finding.clauses.clone()
+    };
+    let rank = severity::of_failure(f);
+    FailureOut {
+        check: r.redact(&f.finding.check),
+        clauses,
+        severity: rank.word().to_string(),
+        rank,
+        expected: r.redact(&f.finding.expected),
+        actual: r.redact(&f.finding.actual),
+        pointer: f.finding.pointer.clone(),
+        step: f.step,
+        operation: f
+            .exchange
+            .as_ref()
+            .map(|ex| match contract.route(&ex.method, &ex.path) {
+                Some(route) => format!("{} {}", ex.method, route.template),
+                None => format!("{} {}", ex.method, r.redact(&ex.path)),
+            }),
+        defect: None,
+        exchange: f.exchange.as_ref().map(|ex| exchange_out(ex, r)),
+    }
+}
+
+/// One trial as the reports show it.
+fn trial_out(case: &Case, result: &CaseResult, contract: &Contract, r: &Redactor) -> TrialOut {
+    let (verdict, reason, explanation, failures) = match &result.verdict {
+        Verdict::Passed => ("passed", None, None, Vec::new()),
+        Verdict::Ignored(why) => ("ignored", Some(r.redact(why)), None, Vec::new()),
+        Verdict::Failed(failures) => (
+            "failed",
+            None,
+            Some(r.redact(&explain::render(case, failures, r))),
+            severity::worst_first(failures)
+                .into_iter()
+                .map(|f| failure_out(f, case, contract, r))
+                .collect(),
+        ),
+    };
+    TrialOut {
+        name: case.name.clone(),
+        api: case.api.as_str().to_string(),
+        area: case.area.clone(),
+        verdict: verdict.to_string(),
+        reason,
+        clauses: case.clauses.clone(),
+        summary: case.summary.as_deref().map(|s| r.redact(s)),
+        source: if case.line > 0 {
+            format!("{}:{}", case.file, case.line)
+        } else {
+            case.file.clone()
+        },
+        duration_seconds: result.duration.as_secs_f64(),
+        explanation,
+        failures,
+        defects: Vec::new(),
+    }
+}
+
+/// The verdicts of the areas (or generations: `key`), with the clauses their failures cite.
+fn groups(trials: &[TrialOut], key: impl Fn(&TrialOut) -> &str) -> Vec<Group> {
+    let mut totals: BTreeMap<String, Totals> = BTreeMap::new();
+    let mut cited: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for t in trials {
+        totals
+            .entry(key(t).to_string())
+            .or_default()
+            .add(&t.verdict);
+        let counts = cited.entry(key(t).to_string()).or_default();
+        for c in t.failures.iter().flat_map(|f| &f.clauses) {
+            *counts.entry(c.clone()).or_default() += 1;
+        }
+    }
+    totals
+        .into_iter()
+        .map(|(name, t)| {
+            let mut failed: Vec<(String, usize)> = cited
+                .remove(&name)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            failed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            Group {
+                verdict: t.verdict().to_string(),
+                totals: t,
+                failed_clauses: failed.into_iter().map(|(c, _)| c).collect(),
+                name,
+            }
+        })
+        .collect()
+}
+
+/// The run's verdict (`passed`, `failed`, `incomplete`, `interrupted`) and its words.
+fn verdict_of(interrupted: bool, totals: &Totals, defects: usize) -> (&'static str, String) {
+    let verdict = if interrupted {
+        "interrupted"
+    } else if totals.failed > 0 {
+        "failed"
+    } else if totals.ignored > 0 || totals.passed == 0 {
+        "incomplete"
+    } else {
+        "passed"
+    };
+    let text = match verdict {
+        "interrupted" => format!(
+            "interrupted: {} passed, {} failed, {} not run",
+            totals.passed, totals.failed, totals.ignored
+        ),
+        "failed" => format!(
+            "failed: {} in {}, {} passed, {} ignored",
+            plural(defects, "defect"),
+            plural(totals.failed, "failed trial"),
+            totals.passed,
+            totals.ignored
+        ),
+        "incomplete" => format!("incomplete: {} ignored", totals.ignored),
+        _ => format!("passed: all {} trials", totals.passed),
+    };
+    (verdict, text)
+}
+
+/// `1 defect`, `3 defects`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The reasons of the ignored trials, grouped, the most frequent first.
+fn ignored_reasons(trials: &[TrialOut]) -> Vec<IgnoredReason> {
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for t in trials {
+        if let Some(why) = t.reason.as_ref().filter(|_| t.verdict == "ignored") {
+            *reasons.entry(why.clone()).or_default() += 1;
+        }
+    }
+    let mut out: Vec<IgnoredReason> = reasons
+        .into_iter()
+        .map(|(reason, trials)| IgnoredReason { reason, trials })
+        .collect();
+    out.sort_by(|a, b| b.trials.cmp(&a.trials).then(a.reason.cmp(&b.reason)));
+    out
+}
+
 impl Report {
     /// Builds the model from the recorded results (any order; sorted by trial name).
     pub fn build(
@@ -250,123 +421,17 @@ impl Report {
         let mut sorted: Vec<&(Arc<Case>, CaseResult)> = results.iter().collect();
         sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         let mut totals = Totals::default();
-        let mut areas: BTreeMap<String, Totals> = BTreeMap::new();
-        let mut generations: BTreeMap<String, Totals> = BTreeMap::new();
-        let mut trials = Vec::new();
-        // Clause -> passed trials whose answers the generic checks held to it.
-        let mut held: BTreeMap<String, usize> = BTreeMap::new();
-        for (case, result) in sorted {
-            if matches!(result.verdict, Verdict::Passed) {
-                let clauses: std::collections::BTreeSet<String> = result
-                    .exchanges
-                    .iter()
-                    .flat_map(|ex| crate::checks::generic::held_to(contract, ex))
-                    .collect();
-                for c in clauses {
-                    *held.entry(c).or_default() += 1;
-                }
-            }
-            let (verdict, reason, explanation, failures) = match &result.verdict {
-                Verdict::Passed => ("passed", None, None, Vec::new()),
-                Verdict::Ignored(why) => ("ignored", Some(r.redact(why)), None, Vec::new()),
-                Verdict::Failed(failures) => (
-                    "failed",
-                    None,
-                    Some(r.redact(&explain::render(case, failures, r))),
-                    failures
-                        .iter()
-                        .map(|f| {
-                            let clauses: Vec<String> =
-                                if f.finding.clauses.iter().all(String::is_empty) {
-                                    case.clauses.clone()
-                                } else {
-                                    f.finding.clauses.clone()
-                                };
-                            FailureOut {
-                                check: r.redact(&f.finding.check),
-                                clauses,
-                                expected: r.redact(&f.finding.expected),
-                                actual: r.redact(&f.finding.actual),
-                                pointer: f.finding.pointer.clone(),
-                                step: f.step,
-                                exchange: f.exchange.as_ref().map(|ex| exchange_out(ex, r)),
-                            }
-                        })
-                        .collect(),
-                ),
-            };
-            totals.add(verdict);
-            areas.entry(case.area.clone()).or_default().add(verdict);
-            generations
-                .entry(case.api.as_str().to_string())
-                .or_default()
-                .add(verdict);
-            trials.push(TrialOut {
-                name: case.name.clone(),
-                api: case.api.as_str().to_string(),
-                area: case.area.clone(),
-                verdict: verdict.to_string(),
-                reason,
-                clauses: case.clauses.clone(),
-                summary: case.summary.as_deref().map(|s| r.redact(s)),
-                source: if case.line > 0 {
-                    format!("{}:{}", case.file, case.line)
-                } else {
-                    case.file.clone()
-                },
-                duration_seconds: result.duration.as_secs_f64(),
-                explanation,
-                failures,
-            });
+        let mut trials: Vec<TrialOut> = Vec::with_capacity(sorted.len());
+        for (case, result) in sorted.iter().map(|x| (&x.0, &x.1)) {
+            let t = trial_out(case, result, contract, r);
+            totals.add(&t.verdict);
+            trials.push(t);
         }
-        let clauses = contract
-            .clauses
-            .iter()
-            .map(|c| clause_row(&c.id, &c.text, &trials, held.get(&c.id).copied()))
-            .collect();
-        let group = |m: BTreeMap<String, Totals>| {
-            m.into_iter()
-                .map(|(name, t)| Group {
-                    name,
-                    verdict: t.verdict().to_string(),
-                    totals: t,
-                })
-                .collect()
-        };
-        let verdict = if info.interrupted {
-            "interrupted"
-        } else if totals.failed > 0 {
-            "failed"
-        } else if totals.ignored > 0 || totals.passed == 0 {
-            "incomplete"
-        } else {
-            "passed"
-        };
-        let verdict_text = match verdict {
-            "interrupted" => format!(
-                "interrupted: {} passed, {} failed, {} not run",
-                totals.passed, totals.failed, totals.ignored
-            ),
-            "failed" => format!(
-                "failed: {} failed, {} passed, {} ignored",
-                totals.failed, totals.passed, totals.ignored
-            ),
-            "incomplete" => format!("incomplete: {} ignored", totals.ignored),
-            _ => format!("passed: all {} trials", totals.passed),
-        };
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-        for t in &trials {
-            if let Some(why) = t.reason.as_ref().filter(|_| t.verdict == "ignored") {
-                *reasons.entry(why.clone()).or_default() += 1;
-            }
-        }
-        let mut ignored_reasons: Vec<IgnoredReason> = reasons
-            .into_iter()
-            .map(|(reason, trials)| IgnoredReason { reason, trials })
-            .collect();
-        ignored_reasons.sort_by(|a, b| b.trials.cmp(&a.trials).then(a.reason.cmp(&b.reason)));
+        let defects = defects::group(&mut trials, contract, &info.run_id);
+        let clauses = coverage::rows(contract, &sorted, &trials, &info.not_selected);
+        let (verdict, verdict_text) = verdict_of(info.interrupted, &totals, defects.len());
         Report {
-            format_version: 2,
+            format_version: 3,
             suite: "workspace-conformance".into(),
             suite_version: env!("CARGO_PKG_VERSION").into(),
             api_version: API_VERSION.into(),
@@ -389,10 +454,11 @@ impl Report {
             interrupted: info.interrupted,
             verdict: verdict.into(),
             verdict_text,
-            ignored_reasons,
+            ignored_reasons: ignored_reasons(&trials),
             totals,
-            areas: group(areas),
-            generations: group(generations),
+            defects,
+            areas: groups(&trials, |t| &t.area),
+            generations: groups(&trials, |t| &t.api),
             clauses,
             trials,
             cleanup: cleanup.cloned(),
@@ -414,50 +480,9 @@ impl Report {
     pub fn to_html(&self, redactor: &Redactor) -> Result<String, ReportError> {
         html::render(self).map(|t| redactor.redact(&t))
     }
-}
 
-/// The row of a clause: failed, verified (a passed trial cites it, or the generic checks held
-/// `held` passed trials' answers to it), not verified (only ignored trials cite it), or not
-/// covered.
-fn clause_row(id: &str, text: &str, trials: &[TrialOut], held: Option<usize>) -> ClauseRow {
-    let failing: Vec<String> = trials
-        .iter()
-        .filter(|t| t.failures.iter().any(|f| f.clauses.iter().any(|c| c == id)))
-        .map(|t| t.name.clone())
-        .collect();
-    let citing: Vec<&TrialOut> = trials
-        .iter()
-        .filter(|t| t.clauses.iter().any(|c| c == id))
-        .collect();
-    let (status, reason, names) = if !failing.is_empty() {
-        ("failed", None, failing)
-    } else if citing.iter().any(|t| t.verdict == "passed") || held.is_some() {
-        (
-            "verified",
-            held.map(|n| {
-                format!("held by the generic checks on every answer of {n} passed trials")
-            }),
-            citing.iter().map(|t| t.name.clone()).collect(),
-        )
-    } else if let Some(t) = citing.iter().find(|t| t.verdict == "ignored") {
-        (
-            "not verified",
-            t.reason.clone(),
-            citing.iter().map(|t| t.name.clone()).collect(),
-        )
-    } else {
-        // Only cited by trials that failed on other clauses, or by none: nothing shows it kept.
-        (
-            "not covered",
-            None,
-            citing.iter().map(|t| t.name.clone()).collect(),
-        )
-    };
-    ClauseRow {
-        id: id.to_string(),
-        text: text.to_string(),
-        status: status.to_string(),
-        reason,
-        trials: names,
+    /// The defect a failure names.
+    pub fn defect(&self, id: &str) -> Option<&Defect> {
+        self.defects.iter().find(|d| d.id == id)
     }
 }

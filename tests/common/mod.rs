@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod catches;
+pub mod defects;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -36,13 +37,25 @@ pub fn certify(
     faults: FaultSet,
     variants: VariantSet,
 ) -> Results {
+    certify_as(rt, contract, cases, faults, variants, &new_run_id())
+}
+
+/// As [`certify`], with the run id given (the defects' shapes take it out).
+pub fn certify_as(
+    rt: &tokio::runtime::Runtime,
+    contract: &Arc<Contract>,
+    cases: &[Arc<Case>],
+    faults: FaultSet,
+    variants: VariantSet,
+    run_id: &str,
+) -> Results {
     rt.block_on(certify_reference_as(
         contract.clone(),
         cases,
         faults,
         variants,
         1,
-        &new_run_id(),
+        run_id,
     ))
     .expect("run")
 }
@@ -144,6 +157,8 @@ pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> Vec<R> + Syn
 pub struct FaultRuns {
     pub catches: BTreeSet<catches::Catch>,
     pub problems: Vec<String>,
+    /// Per fault, the defects its run reports.
+    pub defects: std::collections::BTreeMap<String, defects::FaultDefects>,
 }
 
 /// Runs every trial once per fault of the catalog, each against a reference of its own with that
@@ -165,7 +180,15 @@ pub fn fault_runs(
         for v in fault.fault.hidden_by() {
             variants = variants.without(*v);
         }
-        let results = certify(rt, contract, cases, FaultSet::new([fault.fault]), variants);
+        let run_id = new_run_id();
+        let results = certify_as(
+            rt,
+            contract,
+            cases,
+            FaultSet::new([fault.fault]),
+            variants,
+            &run_id,
+        );
         let mut problems = incomplete(&format!("fault {}", fault.name), cases, &results);
         if fault.boundary && !failed_clauses(&results, true).contains(fault.clause) {
             problems.push(format!(
@@ -185,15 +208,18 @@ pub fn fault_runs(
                 clauses
             ));
         }
-        vec![(catches::of_run(fault, &results), problems)]
+        let defects = defects::of_run(fault, contract, &results, &run_id);
+        vec![(catches::of_run(fault, &results), problems, defects)]
     });
     let mut runs = FaultRuns {
         catches: BTreeSet::new(),
         problems: Vec::new(),
+        defects: Default::default(),
     };
-    for (c, p) in found {
+    for (c, p, d) in found {
         runs.catches.extend(c);
         runs.problems.extend(p);
+        runs.defects.insert(d.fault.clone(), d);
     }
     runs.problems.sort();
     runs
