@@ -34,7 +34,7 @@ pub struct Cli {
 /// `--help`: the program, what it does, usage, the options by group, then exit codes and
 /// environment (libtest's own template names no program).
 const HELP_TEMPLATE: &str =
-    "{name} {version}\n{about}\n\n{usage-heading} {usage}\n\n{all-args}\n\n{after-help}";
+    "{name} {version}\n{about}\n\n{usage-heading} {usage}\n\n{all-args}\n{after-help}";
 
 /// The exit codes and environment variables, after the options of `--help`.
 pub const AFTER_HELP: &str = "\
@@ -50,8 +50,21 @@ Environment:
   WORKSPACE_API_KEY  the API key, when --api-key is not given (before the profile's apiKey)
   SSL_CERT_FILE, SSL_CERT_DIR  CA certificates for an https:// target (else the system's store)
   NO_COLOR           no colours in libtest's output
+  CI                 progress as a plain line every 10 s instead of a live bar
 
-See README.md for the profile format, the reports and the cases.";
+Examples:
+  workspace-conformance
+      certify the embedded reference (every case)
+  workspace-conformance discover --target https://api.example.test --out profile.json
+      find a target's fixtures with GET requests and write a profile
+  workspace-conformance --target https://api.example.test --profile profile.json --report report.html
+      certify a target; the HTML certificate leads with its defects
+  workspace-conformance --target https://api.example.test --discover v1.contacts
+      certify one area, discovering the fixtures on the way
+  workspace-conformance serve --listen 127.0.0.1:8080 --profile-out profile.json
+      run the reference alone, to point another tool at it
+
+See README.md and docs/ for the profile format, the reports and the cases.";
 
 /// Subcommands besides the default run.
 #[derive(Debug, Subcommand)]
@@ -192,8 +205,101 @@ pub struct RunArgs {
     /// the run (exit 1): for CI that wants a full certification.
     #[arg(long, help_heading = "Run control")]
     pub require_complete: bool,
-    #[command(flatten, next_help_heading = "libtest")]
-    pub test: libtest_mimic::Arguments,
+    #[command(flatten, next_help_heading = "Trials")]
+    pub test: TrialArgs,
+}
+
+/// The test-runner arguments a run takes from libtest, in the suite's words: the ones that
+/// matter for choosing and showing trials are listed, libtest's no-ops and internals are accepted
+/// (a script written for libtest still runs) but hidden from `--help`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TrialArgs {
+    /// Run only the trials whose name contains FILTER (e.g. `v1.contacts`, `latest.access`).
+    #[arg(value_name = "FILTER")]
+    pub filter: Option<String>,
+    /// Match FILTER against the whole trial name instead of a part of it.
+    #[arg(long)]
+    pub exact: bool,
+    /// Leave out the trials whose name contains FILTER; repeatable.
+    #[arg(long, value_name = "FILTER")]
+    pub skip: Vec<String>,
+    /// Print the names of the selected trials and exit, sending nothing to the target.
+    #[arg(long)]
+    pub list: bool,
+    /// Trials in flight at once (default: a number chosen for a target across a network; 1 runs
+    /// them one after another).
+    #[arg(long, value_name = "N")]
+    pub test_threads: Option<usize>,
+    /// One character per trial instead of one line (the same as --format terse).
+    #[arg(short = 'q', long, conflicts_with = "format")]
+    pub quiet: bool,
+    /// How trials are shown on stdout.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<TrialFormat>,
+    /// Run only the trials marked ignored (libtest's flag; the suite marks none ignored up front).
+    #[arg(long, hide = true)]
+    pub ignored: bool,
+    /// libtest's flag, accepted and passed on.
+    #[arg(long, hide = true)]
+    pub include_ignored: bool,
+    /// libtest's colour choice, accepted and passed on (NO_COLOR is the documented way).
+    #[arg(long, value_enum, hide = true)]
+    pub color: Option<libtest_mimic::ColorSetting>,
+    /// libtest's log file, accepted and passed on.
+    #[arg(long, hide = true)]
+    pub logfile: Option<String>,
+    /// libtest's no-ops, accepted so that a command line written for libtest runs.
+    #[arg(long, hide = true)]
+    pub nocapture: bool,
+    /// libtest's no-op, accepted.
+    #[arg(long, hide = true)]
+    pub show_output: bool,
+    /// libtest's no-op, accepted.
+    #[arg(long = "test", hide = true)]
+    pub test_mode: bool,
+}
+
+/// The forms of libtest's output a run can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrialFormat {
+    /// One line per trial with its verdict (the default).
+    Pretty,
+    /// One character per trial.
+    Terse,
+    /// libtest's JSON events on stdout (the suite's own lines go to stderr).
+    Json,
+}
+
+impl TrialArgs {
+    /// libtest-mimic's arguments for these.
+    pub fn libtest(&self) -> libtest_mimic::Arguments {
+        libtest_mimic::Arguments {
+            filter: self.filter.clone(),
+            exact: self.exact,
+            skip: self.skip.clone(),
+            list: self.list,
+            test_threads: self.test_threads,
+            quiet: self.quiet,
+            format: self.format.map(|f| match f {
+                TrialFormat::Pretty => libtest_mimic::FormatSetting::Pretty,
+                TrialFormat::Terse => libtest_mimic::FormatSetting::Terse,
+                TrialFormat::Json => libtest_mimic::FormatSetting::Json,
+            }),
+            ignored: self.ignored,
+            include_ignored: self.include_ignored,
+            color: self.color,
+            logfile: self.logfile.clone(),
+            nocapture: self.nocapture,
+            show_output: self.show_output,
+            test: self.test_mode,
+            ..libtest_mimic::Arguments::default()
+        }
+    }
+
+    /// Whether the trials print libtest's JSON events.
+    pub fn json(&self) -> bool {
+        self.format == Some(TrialFormat::Json)
+    }
 }
 
 /// Arguments of `serve`.

@@ -634,7 +634,7 @@ fn the_command_line_refuses_what_cannot_run() {
         "Selection:",
         "Reports:",
         "Run control:",
-        "libtest:",
+        "Trials:",
         "Exit codes:",
         "Environment:",
         "WORKSPACE_API_KEY",

@@ -288,3 +288,40 @@ fn readme_layout_names_the_tree() {
         "README's Layout does not name the top-level directories {unnamed_dirs:?}"
     );
 }
+
+/// docs/ci.md shows the two CI examples as they are (the files scripts/check-ci-files.sh
+/// validates), and its table names every input of the Action.
+#[test]
+fn ci_page_shows_the_checked_examples_and_every_action_input() {
+    let page = std::fs::read_to_string("docs/ci.md").expect("docs/ci.md");
+    for example in [
+        "docs/examples/github-workflow.yml",
+        "docs/examples/gitlab-ci.yml",
+    ] {
+        let text = std::fs::read_to_string(example).expect(example);
+        assert!(
+            page.contains(&text),
+            "docs/ci.md does not show {example} as it is"
+        );
+    }
+    let action = std::fs::read_to_string("action.yml").expect("action.yml");
+    let inputs = action
+        .split("\ninputs:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\noutputs:\n").next())
+        .expect("action.yml has inputs then outputs");
+    let names: Vec<&str> = inputs
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.strip_suffix(':'))
+        .filter(|n| !n.starts_with(' '))
+        .collect();
+    assert!(names.len() >= 8, "inputs read from action.yml: {names:?}");
+    let missing: Vec<&&str> = names
+        .iter()
+        .filter(|n| !page.contains(&format!("| `{n}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/ci.md's table lacks the Action inputs {missing:?}"
+    );
+}

@@ -190,6 +190,9 @@ fn key_and_source(
     profile: &Profile,
     profile_path: Option<&PathBuf>,
 ) -> (Option<String>, KeySource) {
+    // An empty WORKSPACE_API_KEY is no key: CI systems set the variable empty when a secret is
+    // not defined (a job that passes a secret through), and the profile's key must then count.
+    let given = given.filter(|k| !(from_env && k.is_empty()));
     match (given, &profile.api_key) {
         (Some(k), _) if from_env => (Some(k.clone()), KeySource::Environment),
         (Some(k), _) => (Some(k.clone()), KeySource::Flag),
@@ -464,5 +467,22 @@ mod tests {
         ] {
             assert_eq!(e.exit_code(), std::process::ExitCode::from(2), "{e}");
         }
+    }
+
+    #[test]
+    fn an_empty_key_of_the_environment_leaves_the_profiles() {
+        let profile = Profile {
+            api_key: Some("profile-key".into()),
+            ..Profile::default()
+        };
+        let empty = String::new();
+        let (key, _) = key_and_source(Some(&empty), true, &profile, None);
+        assert_eq!(key.as_deref(), Some("profile-key"));
+        // An empty --api-key is the user's own word: it is sent, and the preflight refuses it.
+        let (key, _) = key_and_source(Some(&empty), false, &profile, None);
+        assert_eq!(key.as_deref(), Some(""));
+        let given = "env-key".to_string();
+        let (key, _) = key_and_source(Some(&given), true, &profile, None);
+        assert_eq!(key.as_deref(), Some("env-key"));
     }
 }

@@ -65,18 +65,7 @@ fn key_from_env(matches: &clap::ArgMatches) -> bool {
     )
 }
 
-/// The command line: [`Cli`] with libtest's options that do not apply to a certification
-/// (benchmarks, capture, unstable flags) hidden from `--help`.
+/// The command line: [`Cli`], libtest's internals hidden by its own attributes.
 pub fn command() -> clap::Command {
-    let mut cmd = Cli::command();
-    for id in [
-        "test",
-        "bench",
-        "nocapture",
-        "show_output",
-        "unstable_flags",
-    ] {
-        cmd = cmd.mut_arg(id, |a| a.hide(true));
-    }
-    cmd
+    Cli::command()
 }

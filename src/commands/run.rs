@@ -28,7 +28,7 @@ pub fn run(args: RunArgs, key_from_env: bool) -> Result<ExitCode, Error> {
         return list_fixtures(&args);
     }
     let checked = CheckedRun::check(args, key_from_env)?;
-    if checked.args.test.format == Some(libtest_mimic::FormatSetting::Json) {
+    if checked.args.test.json() {
         // stdout carries libtest's JSON events only.
         crate::output::lines_to_stderr();
     }
@@ -102,7 +102,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
     let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
     let progress = watch(&mut args, chosen.len(), &recorder, &client);
-    let conclusion = libtest_mimic::run(&args.test, trials);
+    let conclusion = libtest_mimic::run(&args.test.libtest(), trials);
     progress.finish();
     if listing {
         return Ok(ExitCode::SUCCESS);

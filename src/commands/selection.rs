@@ -30,6 +30,7 @@ pub fn select_trials(
         .filter(|c| {
             !args
                 .test
+                .libtest()
                 .is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(())))
         })
         .map(|c| c.name.clone())
