@@ -57,6 +57,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         cases,
         chosen,
         not_selected,
+        selection,
         target,
         run_id,
         seed,
@@ -126,6 +127,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         contract: &contract,
         results: &results,
         not_selected: &not_selected,
+        selection: &selection,
     };
     // The defects lead, right after libtest's summary.
     let model = reports.model(&exec.cleanup.pending_summary());
@@ -163,8 +165,8 @@ fn watch(
     recorder: &Arc<Recorder>,
     client: &Arc<Client>,
 ) -> Progress {
-    use libtest_mimic::{ColorSetting, FormatSetting};
-    let terse = args.test.quiet || args.test.format == Some(FormatSetting::Terse);
+    use libtest_mimic::ColorSetting;
+    let terse = args.test.quiet || args.test.format == Some(crate::cli::TrialFormat::Terse);
     let mode = progress::mode(args.test.list, terse);
     if mode == progress::Mode::Bar
         && matches!(args.test.color, None | Some(ColorSetting::Auto))
