@@ -30,7 +30,7 @@ pub struct Cleanup {
 }
 
 /// What the cleanup did, for the terminal and the reports.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub run_id: String,

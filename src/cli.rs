@@ -73,6 +73,28 @@ pub enum Command {
     Serve(ServeArgs),
     /// Find the target's fixtures with read-only requests (GET only) and write a profile.
     Discover(DiscoverArgs),
+    /// Merge the JSON results of the parts of a run (--partition K/N) into one certificate.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON results (--json) of the parts, one per `--partition K/N` run.
+    #[arg(value_name = "PART.json", required = true)]
+    pub parts: Vec<PathBuf>,
+    /// Write the merged result as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the merged JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write the merged HTML certification report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Ignored trials fail the merged verdict (exit 1), as for a run.
+    #[arg(long)]
+    pub require_complete: bool,
 }
 
 /// Arguments of `discover`.

@@ -118,6 +118,9 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// `merge` was given parts that are not of one partitioned run.
+    #[error(transparent)]
+    Merge(#[from] crate::report::merge::MergeError),
     /// `discover` wrote a profile that `--profile` refuses: a bug of discovery.
     #[error("the profile written is not one --profile reads: {0}")]
     WrittenProfileUnreadable(ProfileError),
@@ -154,6 +157,7 @@ impl Error {
             | Error::Render(_)
             | Error::Serialize(_)
             | Error::Write { .. }
+            | Error::Merge(_)
             | Error::WrittenProfileUnreadable(_) => ExitCode::from(SETUP),
         }
     }

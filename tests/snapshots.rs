@@ -106,6 +106,7 @@ fn report() -> (Report, String) {
         requests: 7,
         interrupted: false,
         not_selected: Default::default(),
+        selection: Default::default(),
     };
     let report = Report::build(&info, &contract, &results, &redactor, None);
     (report, explanation)
@@ -195,6 +196,7 @@ fn three_fault_report() -> Report {
         requests: 1356,
         interrupted: false,
         not_selected: Default::default(),
+        selection: Default::default(),
     };
     let redactor = workspace_conformance::client::Redactor::default();
     Report::build(&info, &contract, &results, &redactor, None)
@@ -348,6 +350,7 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
             requests: 1,
             interrupted: false,
             not_selected: Default::default(),
+            selection: Default::default(),
         },
         &contract,
         &results,

@@ -32,6 +32,8 @@ pub struct CheckedRun {
     pub chosen: HashSet<String>,
     /// Per clause, the trials of the whole catalog citing it that the run does not select.
     pub not_selected: BTreeMap<String, usize>,
+    /// What the run selects of the catalog before `--partition`, for the reports.
+    pub selection: crate::report::SelectionOut,
     pub target: TargetSpec,
     pub run_id: String,
     pub seed: u64,
@@ -68,6 +70,7 @@ impl CheckedRun {
         let all = cases.clone();
         let (cases, chosen) = selection::select_trials(&args, cases)?;
         let not_selected = selection::not_selected(&all, &chosen);
+        let selected = selection::identity(&args, all.clone());
         let target = match &args.target {
             Some(url) => given_target(&args, url, key_from_env)?,
             None if args.profile.is_some() => return Err(Error::ProfileWithReference),
@@ -79,6 +82,7 @@ impl CheckedRun {
             cases,
             chosen,
             not_selected,
+            selection: selected,
             target,
             run_id: args.run_id.clone().unwrap_or_else(new_run_id),
             seed: args.seed.unwrap_or_else(rand::random),

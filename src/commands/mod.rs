@@ -7,6 +7,7 @@ mod certify;
 mod checked;
 mod connection;
 mod discover;
+mod merge;
 mod progress;
 mod reports;
 mod run;
@@ -44,6 +45,7 @@ pub fn main() -> ExitCode {
                 .is_some_and(key_from_env);
             discover::discover(args, from_env)
         }
+        Some(Command::Merge(args)) => merge::merge(args),
         None => run::run(cli.run, key_from_env(&matches)),
     };
     let code = match result {

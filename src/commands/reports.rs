@@ -32,6 +32,8 @@ pub struct Reports<'a> {
     pub results: &'a [(Arc<Case>, CaseResult)],
     /// Per clause, the catalog's trials citing it that the run did not select.
     pub not_selected: &'a BTreeMap<String, usize>,
+    /// What the run selected of the catalog.
+    pub selection: &'a crate::report::SelectionOut,
 }
 
 impl Reports<'_> {
@@ -56,6 +58,7 @@ impl Reports<'_> {
             requests: self.client.request_count(),
             interrupted: self.exec.cleanup.is_interrupted(),
             not_selected: self.not_selected.clone(),
+            selection: self.selection.clone(),
         };
         let r = &self.client.redactor;
         Report::build(&info, self.contract, self.results, r, Some(summary))
@@ -88,7 +91,7 @@ impl Reports<'_> {
 
 /// Writes a report whole or not at all (a temporary file renamed over it), so a kill while
 /// rewriting leaves the earlier report.
-fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
+pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".partial");
     let tmp = PathBuf::from(tmp);

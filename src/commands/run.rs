@@ -60,6 +60,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         cases,
         chosen,
         not_selected,
+        selection,
         target,
         run_id,
         seed,
@@ -133,6 +134,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         contract: &contract,
         results: &results,
         not_selected: &not_selected,
+        selection: &selection,
     };
     // The defects lead, right after libtest's summary.
     let model = reports.model(&exec.cleanup.pending_summary());

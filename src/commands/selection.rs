@@ -44,6 +44,39 @@ pub fn select_trials(
     Ok((cases, chosen))
 }
 
+/// What the selection keeps of `all` before `--partition` (the options, then libtest's filter),
+/// counted and fingerprinted, with the partition: the parts of one split share the fingerprint.
+pub fn identity(args: &RunArgs, all: Vec<Arc<Case>>) -> crate::report::SelectionOut {
+    let whole = catalog::select(
+        all,
+        &catalog::Selection {
+            areas: args.areas.clone(),
+            tags: args.tags.clone(),
+            read_only: args.read_only,
+            partition: None,
+        },
+    );
+    let filter = args.test.libtest();
+    let mut names: Vec<&str> = whole
+        .iter()
+        .filter(|c| !filter.is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(()))))
+        .map(|c| c.name.as_str())
+        .collect();
+    names.sort_unstable();
+    let mut hash = hmac_sha256::Hash::new();
+    hash.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for n in &names {
+        hash.update(b"\n");
+        hash.update(n.as_bytes());
+    }
+    let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    crate::report::SelectionOut {
+        partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
+        trials: names.len(),
+        catalog: digest,
+    }
+}
+
 /// Per clause, the trials of `all` (the whole catalog) citing it that are not `chosen`: the
 /// clause matrix says such a clause was not reached, never that it is not covered.
 pub fn not_selected(all: &[Arc<Case>], chosen: &HashSet<String>) -> BTreeMap<String, usize> {

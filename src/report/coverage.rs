@@ -28,7 +28,7 @@ pub const UNCITED: &str = "uncited";
 const NAMED: usize = 3;
 
 /// One clause of the spec and what the run says about it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ClauseRow {
     pub id: String,
     pub text: String,
@@ -40,7 +40,7 @@ pub struct ClauseRow {
     /// get to it.
     pub trials: Vec<String>,
     /// The defects that cite it (a failed clause).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub defects: Vec<String>,
 }
 

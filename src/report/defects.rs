@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{ExchangeOut, TrialOut};
 use crate::checks::severity::{CheckKind, Severity};
@@ -17,7 +17,7 @@ use crate::contract::Contract;
 pub const NAMED: usize = 3;
 
 /// One defect of the target: the findings of one clause, check and shape of difference.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Defect {
     /// `D1`, `D2`, ... in the order of the list: worst first.
@@ -49,7 +49,7 @@ pub struct Defect {
 }
 
 /// The finding that stands for a defect.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Example {
     pub trial: String,

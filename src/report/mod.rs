@@ -8,6 +8,7 @@ pub mod coverage;
 pub mod defects;
 mod html;
 mod junit;
+pub mod merge;
 mod terminal;
 
 pub use coverage::ClauseRow;
@@ -18,7 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::cases::Case;
@@ -61,10 +62,26 @@ pub struct RunInfo {
     /// Per clause, the trials of the catalog that cite it and that this run did not select
     /// (`--area`, a filter, `--partition`): the matrix says such a clause was not reached.
     pub not_selected: BTreeMap<String, usize>,
+    /// What the run selected of the catalog, and which part of it.
+    pub selection: SelectionOut,
+}
+
+/// What a run selected of the catalog: enough for `merge` to tell the parts of one partitioned
+/// run from results of another catalog, another selection or another split.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectionOut {
+    /// `K/N` of `--partition`; absent for a run of the whole selection.
+    pub partition: Option<String>,
+    /// How many trials the selection keeps before the partition (the options and the filter).
+    pub trials: usize,
+    /// SHA-256 of the suite's version and those trials' names, sorted: the parts of one
+    /// partitioned run share it.
+    pub catalog: String,
 }
 
 /// The whole result of a run, as the reports show it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// The version of this JSON format: 2 since `seed` is a string and `verdict` may be
@@ -76,13 +93,13 @@ pub struct Report {
     pub target: String,
     pub profile: String,
     /// Where each fixture of the profile came from; absent when nothing is known of it.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fixture_sources: BTreeMap<String, String>,
     pub faults: Vec<String>,
     pub run_id: String,
     /// A string: a 64-bit seed read as a JSON number loses digits in jq and JavaScript, and a
     /// replay with it would use another seed.
-    #[serde(serialize_with = "as_string")]
+    #[serde(serialize_with = "as_string", deserialize_with = "from_string")]
     pub seed: u64,
     /// RFC 3339.
     pub started: String,
@@ -109,10 +126,14 @@ pub struct Report {
     /// Every trial run, by name.
     pub trials: Vec<TrialOut>,
     pub cleanup: Option<Summary>,
+    /// What the run selected of the catalog (`merge` reads it); absent in results older than
+    /// format 3.
+    #[serde(default)]
+    pub selection: SelectionOut,
 }
 
 /// One reason trials were ignored, and how many.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IgnoredReason {
     pub reason: String,
     pub trials: usize,
@@ -122,7 +143,12 @@ fn as_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&v.to_string())
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+fn from_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Totals {
     pub total: usize,
     pub passed: usize,
@@ -154,7 +180,7 @@ impl Totals {
 }
 
 /// The verdict of an area or an API generation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Group {
     pub name: String,
@@ -167,7 +193,7 @@ pub struct Group {
 }
 
 /// One trial.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TrialOut {
     pub name: String,
@@ -187,19 +213,19 @@ pub struct TrialOut {
     /// Its failed findings, the most severe first.
     pub failures: Vec<FailureOut>,
     /// The defects its failures belong to, in the order of its failures.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub defects: Vec<String>,
 }
 
 /// One failed check of a trial.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FailureOut {
     pub check: String,
     /// The clauses of the check that failed (the case's only where the check has none).
     pub clauses: Vec<String>,
     /// `access`, `data`, `codes` or `shape`.
     pub severity: String,
-    #[serde(skip)]
+    #[serde(skip, default = "least_severe")]
     pub rank: Severity,
     pub expected: String,
     pub actual: String,
@@ -212,7 +238,7 @@ pub struct FailureOut {
     pub exchange: Option<ExchangeOut>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExchangeOut {
     pub method: String,
@@ -462,6 +488,7 @@ impl Report {
             clauses,
             trials,
             cleanup: cleanup.cloned(),
+            selection: info.selection.clone(),
         }
     }
 
@@ -485,4 +512,9 @@ impl Report {
     pub fn defect(&self, id: &str) -> Option<&Defect> {
         self.defects.iter().find(|d| d.id == id)
     }
+}
+
+/// A failure read back from a JSON report has its severity word; its rank is set from it.
+fn least_severe() -> Severity {
+    Severity::Shape
 }

@@ -60,6 +60,7 @@ pub fn of_run(
         requests: 0,
         interrupted: false,
         not_selected: Default::default(),
+        selection: Default::default(),
     };
     let report = Report::build(&info, contract, results, &Redactor::default(), None);
     let mut out = FaultDefects {
