@@ -107,10 +107,33 @@ fn three_parts_merge_into_the_unpartitioned_run() {
     let (whole, merged) = (read(&whole), read(&json));
     assert_eq!(merged["totals"], whole["totals"], "the totals of one run");
     assert_eq!(merged["verdict"], "passed");
-    assert_eq!(
-        matrix(&merged),
-        matrix(&whole),
-        "the clause matrix of one run"
+    let (m, w) = (matrix(&merged), matrix(&whole));
+    assert_eq!(m.len(), w.len(), "one row per clause");
+    let differ: Vec<String> = m
+        .iter()
+        .zip(&w)
+        // Statuses are the matrix; the trials behind a verified clause may differ, since a
+        // setup shared by a run's trials runs in whichever trial comes to it first, and its
+        // answers verify what they show in that trial (another one in each part).
+        .filter(|(a, b)| a.1 != b.1 || (a.1 != "verified" && a.2 != b.2))
+        .map(|(a, b)| {
+            let only = |x: &[String], y: &[String]| -> Vec<String> {
+                x.iter().filter(|t| !y.contains(t)).cloned().collect()
+            };
+            format!(
+                "{}: merged {} / whole {}; only merged {:?}; only whole {:?}",
+                a.0,
+                a.1,
+                b.1,
+                only(&a.2, &b.2),
+                only(&b.2, &a.2)
+            )
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "the clause matrix of one run:\n{}",
+        differ.join("\n")
     );
     let names = |r: &Value| -> Vec<String> {
         r["trials"]

@@ -48,9 +48,10 @@ struct Access {
     #[serde(default)]
     setup: Vec<String>,
     /// The cells whose request may be accepted (the second key's, and the versioning cells,
-    /// whose control is) run alone: what they change, other trials list.
+    /// whose control is) hold the workspace state they change, as a case file's `exclusive`
+    /// names it: what they change, other trials list.
     #[serde(default)]
-    exclusive: bool,
+    exclusive: crate::cases::model::Exclusive,
     /// How the versioning cells differ: their control is accepted, so it changes the resource.
     #[serde(default)]
     versioning: Option<Versioning>,
@@ -260,7 +261,8 @@ impl Operation<'_> {
         out.push(unauthorized(&WRONG_KEY));
         if let Some(sk) = &access.second_key {
             let mut case = second_key_case(&base, sk);
-            case.exclusive = access.exclusive;
+            case.exclusive = access.exclusive.is_exclusive();
+            case.needs = access.exclusive.holds();
             out.push(case);
         }
         if route.api != Api::Latest {
@@ -306,7 +308,8 @@ impl Operation<'_> {
                 expect.clone(),
             );
             let mut case = with_control(case, &vbase.after);
-            case.exclusive = access.exclusive;
+            case.exclusive = access.exclusive.is_exclusive();
+            case.needs = access.exclusive.holds();
             out.push(case);
         }
         Ok(out)
