@@ -153,7 +153,7 @@ impl Cleanup {
         }
     }
 
-    /// A contact the activity hook deleted (README, "Simulated activity") is no longer left.
+    /// A contact the activity hook deleted (docs/reference.md, "Simulated activity") is no longer left.
     fn observe_hook(&self, ex: &Exchange) {
         let Some(body) = ex
             .request_body

@@ -143,18 +143,17 @@ pub struct RunArgs {
         help_heading = "Target"
     )]
     pub api_key: Option<String>,
-    /// Profile of the target's fixtures (JSON); see README, "Profile".
+    /// Profile of the target's fixtures (JSON); see docs/profile.md.
     #[arg(long, value_name = "FILE", help_heading = "Profile")]
     pub profile: Option<PathBuf>,
-    /// Discover the fixtures the profile lacks (GET only) before certifying; see README,
-    /// "Certifying another implementation".
+    /// Discover the fixtures the profile lacks (GET only) before certifying; see docs/running.md.
     #[arg(long, help_heading = "Profile")]
     pub discover: bool,
     /// Print the fixtures a profile may name (name, then type and range) and exit; with
-    /// --markdown, the README's fixture table.
+    /// --markdown, the fixture table of docs/profile.md.
     #[arg(long, help_heading = "Profile")]
     pub list_fixtures: bool,
-    /// Print --list-fixtures as the README's Markdown table.
+    /// Print --list-fixtures as the Markdown table of docs/profile.md.
     #[arg(long, requires = "list_fixtures", help_heading = "Profile")]
     pub markdown: bool,
     /// Seconds to wait for each answer.
@@ -345,7 +344,7 @@ pub struct ServeArgs {
     /// Print the fault catalog (name, then the clause it breaks) and exit.
     #[arg(long)]
     pub list_faults: bool,
-    /// Print --list-faults or --list-variants as the README's Markdown tables.
+    /// Print --list-faults or --list-variants as the Markdown tables of docs/reference.md.
     #[arg(long)]
     pub markdown: bool,
 }

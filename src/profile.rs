@@ -227,7 +227,7 @@ pub enum ProfileErrorKind {
 fn closest_hint(closest: Option<&str>) -> String {
     match closest {
         Some(k) => format!("; did you mean `{k}`?"),
-        None => "; README, \"Profile\", lists the fixtures".to_string(),
+        None => "; docs/profile.md lists the fixtures".to_string(),
     }
 }
 
@@ -714,7 +714,7 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "activity_trigger_path",
-        "a path on the target that simulates activity no endpoint can cause when POSTed a JSON body (README, \"Simulated activity\"); without it the cases of message.received, call and contact.deleted events are ignored",
+        "a path on the target that simulates activity no endpoint can cause when POSTed a JSON body (docs/reference.md, \"Simulated activity\"); without it the cases of message.received, call and contact.deleted events are ignored",
     ),
     (
         "webhook_delivery_seconds",

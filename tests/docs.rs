@@ -4,6 +4,11 @@
 use workspace_conformance::profile::KNOWN_FIXTURES;
 
 const README: &str = include_str!("../README.md");
+/// The pages behind the README that hold the generated tables and the layout.
+const RUNNING: &str = include_str!("../docs/running.md");
+const PROFILE: &str = include_str!("../docs/profile.md");
+const REFERENCE: &str = include_str!("../docs/reference.md");
+const ARCHITECTURE: &str = include_str!("../docs/architecture.md");
 
 #[test]
 fn readme_shows_both_commands() {
@@ -33,8 +38,8 @@ fn readme_lists_every_renameable_request_field() {
     for (key, method, path, field, _) in workspace_conformance::profile::REQUEST_FIELDS {
         let row = format!("| `{key}` | {method} {path} | `{field}` |");
         assert!(
-            README.contains(&row),
-            "README lacks the request field row {row}"
+            PROFILE.contains(&row),
+            "docs/profile.md lacks the request field row {row}"
         );
     }
 }
@@ -71,9 +76,9 @@ fn binary(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-/// The README's tables whose header row is `header`, in order, each with its trailing newline.
-fn readme_tables(header: &str) -> Vec<String> {
-    let lines: Vec<&str> = README.lines().collect();
+/// The tables of `page` whose header row is `header`, in order, each with its trailing newline.
+fn page_tables(page: &str, header: &str) -> Vec<String> {
+    let lines: Vec<&str> = page.lines().collect();
     let mut tables = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -92,23 +97,24 @@ fn readme_tables(header: &str) -> Vec<String> {
     tables
 }
 
-/// The README's tables with `header` are, in order, the tables the binary prints for `command`
-/// (separated by a blank line); a difference names the command that regenerates them.
-fn assert_readme_tables_are(header: &str, command: &[&str]) {
+/// The tables of the page `name` (text `page`) with `header` are, in order, the tables the binary
+/// prints for `command` (separated by a blank line); a difference names the command that
+/// regenerates them.
+fn assert_page_tables_are(name: &str, page: &str, header: &str, command: &[&str]) {
     let printed = binary(command);
     let generated: Vec<String> = printed
         .split("\n\n")
         .map(|t| format!("{}\n", t.trim_end_matches('\n')))
         .collect();
-    let readme = readme_tables(header);
+    let readme = page_tables(page, header);
     let regenerate = format!(
-        "regenerate with `cargo run -- {}` and paste its tables (a blank line between two) over the README's, in order",
+        "regenerate with `cargo run -- {}` and paste its tables (a blank line between two) over those of {name}, in order",
         command.join(" ")
     );
     assert_eq!(
         readme.len(),
         generated.len(),
-        "README has {} tables headed `{header}`, the binary prints {}; {regenerate}",
+        "{name} has {} tables headed `{header}`, the binary prints {}; {regenerate}",
         readme.len(),
         generated.len()
     );
@@ -118,16 +124,16 @@ fn assert_readme_tables_are(header: &str, command: &[&str]) {
                 .lines()
                 .zip(theirs.lines())
                 .find(|(a, b)| a != b)
-                .map(|(a, b)| format!("README: {a}\nbinary: {b}"))
+                .map(|(a, b)| format!("{name}: {a}\nbinary: {b}"))
                 .unwrap_or_else(|| {
                     format!(
-                        "README's has {} lines, the binary's {}",
+                        "{name}'s has {} lines, the binary's {}",
                         ours.lines().count(),
                         theirs.lines().count()
                     )
                 });
             panic!(
-                "README's table {} headed `{header}` differs from the binary's:\n{diff}\n{regenerate}",
+                "{name}: table {} headed `{header}` differs from the binary's:\n{diff}\n{regenerate}",
                 n + 1
             );
         }
@@ -135,16 +141,20 @@ fn assert_readme_tables_are(header: &str, command: &[&str]) {
 }
 
 #[test]
-fn readme_fault_tables_are_the_binarys() {
-    assert_readme_tables_are(
+fn fault_tables_are_the_binarys() {
+    assert_page_tables_are(
+        "docs/reference.md",
+        REFERENCE,
         "| fault | clause it breaks | what the reference does |",
         &["serve", "--list-faults", "--markdown"],
     );
 }
 
 #[test]
-fn readme_variant_tables_are_the_binarys() {
-    assert_readme_tables_are(
+fn variant_tables_are_the_binarys() {
+    assert_page_tables_are(
+        "docs/reference.md",
+        REFERENCE,
         "| variant | READINGS | what the reference does |",
         &["serve", "--list-variants", "--markdown"],
     );
@@ -153,17 +163,19 @@ fn readme_variant_tables_are_the_binarys() {
 /// The fixture table is `schemas/profile.schema.json` in words, as `--list-fixtures --markdown`
 /// prints it.
 #[test]
-fn readme_fixture_table_is_the_binarys() {
-    assert_readme_tables_are(
+fn fixture_table_is_the_binarys() {
+    assert_page_tables_are(
+        "docs/profile.md",
+        PROFILE,
         "| fixture | type and range | what it must hold | discovered? |",
         &["--list-fixtures", "--markdown"],
     );
 }
 
-/// The README's options table names every option of a run that `--help` shows; libtest's options
-/// are named in the paragraph below it.
+/// The options table of docs/running.md names every option of a run that `--help` shows;
+/// libtest's options are named in the paragraph below it.
 #[test]
-fn readme_options_table_names_every_option_of_help() {
+fn options_table_names_every_option_of_help() {
     let cmd = workspace_conformance::app::command();
     let libtest = [
         "include-ignored",
@@ -182,9 +194,9 @@ fn readme_options_table_names_every_option_of_help() {
         let Some(long) = arg.get_long() else { continue };
         let row = format!("| `--{long}");
         let named = if libtest.contains(&long) {
-            README.contains(&format!("`--{long}"))
+            RUNNING.contains(&format!("`--{long}"))
         } else {
-            README.contains(&row)
+            RUNNING.contains(&row)
         };
         if !named {
             missing.push(long.to_string());
@@ -192,13 +204,13 @@ fn readme_options_table_names_every_option_of_help() {
     }
     assert!(
         missing.is_empty(),
-        "README's options table lacks {missing:?}"
+        "docs/running.md's options table lacks {missing:?}"
     );
 }
 
-/// The README names every option of `discover --help`.
+/// docs/running.md names every option of `discover --help`.
 #[test]
-fn readme_names_every_option_of_discover() {
+fn running_page_names_every_option_of_discover() {
     let cmd = workspace_conformance::app::command();
     let discover = cmd
         .get_subcommands()
@@ -208,22 +220,22 @@ fn readme_names_every_option_of_discover() {
         .get_arguments()
         .filter_map(|a| a.get_long())
         .filter(|long| {
-            !README.contains(&format!("`--{long}")) && !README.contains(&format!(" --{long} "))
+            !RUNNING.contains(&format!("`--{long}")) && !RUNNING.contains(&format!(" --{long} "))
         })
         .map(str::to_string)
         .collect();
     assert!(
         missing.is_empty(),
-        "README does not name {missing:?} of discover"
+        "docs/running.md does not name {missing:?} of discover"
     );
 }
 
-/// The code block under the README's `## Layout`.
+/// The code block under `## Layout` of docs/architecture.md.
 fn layout_block() -> &'static str {
-    let start = README
+    let start = ARCHITECTURE
         .find("## Layout\n")
-        .expect("README has a ## Layout section");
-    let rest = &README[start..];
+        .expect("docs/architecture.md has a ## Layout section");
+    let rest = &ARCHITECTURE[start..];
     let open = rest
         .find("```\n")
         .expect("the Layout section has a code block")
@@ -250,13 +262,13 @@ fn layout_paths() -> Vec<String> {
 /// The Layout section matches the tree: every path it names exists; it names every top-level
 /// module of `src/` and every top-level directory git tracks.
 #[test]
-fn readme_layout_names_the_tree() {
+fn layout_names_the_tree() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let paths = layout_paths();
     let missing: Vec<&String> = paths.iter().filter(|p| !root.join(p).exists()).collect();
     assert!(
         missing.is_empty(),
-        "README's Layout names paths that do not exist: {missing:?}"
+        "docs/architecture.md's Layout names paths that do not exist: {missing:?}"
     );
     let names = |prefix: &str| paths.iter().any(|p| p.starts_with(prefix));
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("src/lib.rs");
@@ -268,7 +280,7 @@ fn readme_layout_names_the_tree() {
         .collect();
     assert!(
         unnamed_modules.is_empty(),
-        "README's Layout does not name the modules {unnamed_modules:?} of src/"
+        "docs/architecture.md's Layout does not name the modules {unnamed_modules:?} of src/"
     );
     let tracked = std::process::Command::new("git")
         .args(["ls-files"])
@@ -285,7 +297,7 @@ fn readme_layout_names_the_tree() {
     let unnamed_dirs: Vec<&String> = dirs.iter().filter(|d| !names(&format!("{d}/"))).collect();
     assert!(
         unnamed_dirs.is_empty(),
-        "README's Layout does not name the top-level directories {unnamed_dirs:?}"
+        "docs/architecture.md's Layout does not name the top-level directories {unnamed_dirs:?}"
     );
 }
 
@@ -323,5 +335,116 @@ fn ci_page_shows_the_checked_examples_and_every_action_input() {
     assert!(
         missing.is_empty(),
         "docs/ci.md's table lacks the Action inputs {missing:?}"
+    );
+}
+
+/// The README is the front door: short, with the two commands, certifying a target, reading a
+/// verdict, the exit codes, and links into docs/ for the rest.
+#[test]
+fn readme_is_the_front_door() {
+    let lines = README.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; at most 250 (move the rest to docs/)"
+    );
+    for heading in [
+        "## The two commands",
+        "## Certifying another implementation",
+        "## Reading a verdict and a failure",
+        "## Exit codes",
+        "## Documentation",
+    ] {
+        assert!(README.contains(heading), "README.md lacks {heading}");
+    }
+    let pages = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/docs"))
+        .expect("docs/")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .count();
+    assert!(pages >= 5, "docs/ has {pages} pages");
+}
+
+/// Headings of a Markdown text as GitHub anchors.
+fn anchors(text: &str) -> Vec<String> {
+    let mut fence = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence || !line.starts_with('#') {
+            continue;
+        }
+        let title = line.trim_start_matches('#').trim().to_lowercase();
+        let slug: String = title
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_' || *c == ' ')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        out.push(slug);
+    }
+    out
+}
+
+/// Every relative link of the README and of docs/*.md lands: on a file that exists and, with a
+/// `#fragment`, on a heading of that file.
+#[test]
+fn every_link_of_the_docs_lands() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .flatten()
+    {
+        if entry.path().extension().is_some_and(|x| x == "md") {
+            files.push(entry.path());
+        }
+    }
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a page");
+        let dir = file.parent().expect("a folder");
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let target = &rest[..end];
+            if target.starts_with("http://")
+                || target.starts_with("https://")
+                || target.contains(' ')
+            {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let landing = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            let name = file
+                .strip_prefix(root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            if !landing.exists() {
+                broken.push(format!("{name}: {target} (no such file)"));
+                continue;
+            }
+            if !fragment.is_empty() {
+                let page = std::fs::read_to_string(&landing).unwrap_or_default();
+                if !anchors(&page).iter().any(|a| a == fragment) {
+                    broken.push(format!("{name}: {target} (no such heading)"));
+                }
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} links found");
+    assert!(
+        broken.is_empty(),
+        "links that do not land:\n{}",
+        broken.join("\n")
     );
 }

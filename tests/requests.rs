@@ -53,7 +53,7 @@ fn no_invented_id_where_more_than_not_found_is_expected() {
     let found = audit(audit::invented_ids);
     assert!(
         found.is_empty(),
-        "{} invented ids (see README 'Adding a case'):\n{}",
+        "{} invented ids (see docs/writing-cases.md):\n{}",
         found.len(),
         found.join("\n")
     );
@@ -174,7 +174,7 @@ fn every_must_reject_step_proves_its_reason() {
     let (kinds, without, _) = must_reject_kinds();
     assert!(
         without.is_empty(),
-        "{} must-reject steps prove no reason (add `control:`, see README 'Adding a case'):\n{}",
+        "{} must-reject steps prove no reason (add `control:`, see docs/writing-cases.md):\n{}",
         without.len(),
         without.join("\n")
     );
@@ -183,7 +183,7 @@ fn every_must_reject_step_proves_its_reason() {
 
 #[test]
 fn the_readme_gives_the_must_reject_figures() {
-    // The README's table of must-reject steps by how they prove their reason is the catalog's.
+    // The docs' table (docs/writing-cases.md) of must-reject steps by how they prove their reason is the catalog's.
     let (kinds, without, properties) = must_reject_kinds();
     let missing = rows_the_readme_lacks(
         &kinds,
@@ -196,7 +196,7 @@ fn the_readme_gives_the_must_reject_figures() {
     );
     assert!(
         missing.is_empty(),
-        "README.md lacks these rows (section 'Must-reject cases'):\n{}",
+        "docs/writing-cases.md lacks these rows (section 'Must-reject cases'):\n{}",
         missing.join("\n")
     );
 }
@@ -280,7 +280,7 @@ fn every_state_change_is_read_back() {
     let (kinds, without) = effect_kinds();
     assert!(
         without.is_empty(),
-        "{} state-changing steps whose effect no step reads back (add `read_back:`, see README 'Adding a case'):\n{}",
+        "{} state-changing steps whose effect no step reads back (add `read_back:`, see docs/writing-cases.md):\n{}",
         without.len(),
         without.join("\n")
     );
@@ -289,7 +289,7 @@ fn every_state_change_is_read_back() {
 
 #[test]
 fn the_readme_gives_the_read_back_figures() {
-    // The README's table of state-changing steps by how their effect is shown is the catalog's.
+    // The docs' table (docs/writing-cases.md) of state-changing steps by how their effect is shown is the catalog's.
     let (kinds, without) = effect_kinds();
     let missing = rows_the_readme_lacks(
         &kinds,
@@ -300,17 +300,25 @@ fn the_readme_gives_the_read_back_figures() {
     );
     assert!(
         missing.is_empty(),
-        "README.md lacks these rows (section 'State changes are read back'):\n{}",
+        "docs/writing-cases.md lacks these rows (section 'State changes are read back'):\n{}",
         missing.join("\n")
     );
 }
 
-/// The rows `| kind | count |` of `kinds`, and the `extra` rows, that README.md does not hold.
+/// The rows `| kind | count |` of `kinds`, and the `extra` rows, that the README and docs pages do not hold.
 fn rows_the_readme_lacks(
     kinds: &std::collections::BTreeMap<&'static str, usize>,
     extra: &[String],
 ) -> Vec<String> {
-    let readme = include_str!("../README.md");
+    let readme = concat!(
+        include_str!("../README.md"),
+        include_str!("../docs/running.md"),
+        include_str!("../docs/reports.md"),
+        include_str!("../docs/profile.md"),
+        include_str!("../docs/reference.md"),
+        include_str!("../docs/writing-cases.md"),
+        include_str!("../docs/self-proof.md")
+    );
     kinds
         .iter()
         .map(|(kind, n)| format!("| {kind} | {n} |"))

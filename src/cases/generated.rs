@@ -142,7 +142,7 @@ pub enum GeneratedErrorKind {
 
 /// A name in a generated request that is neither a builtin nor a known fixture.
 #[derive(Debug, thiserror::Error)]
-#[error("`{{{{{name}}}}}` is not a builtin or a known fixture (see README, 'Profile')")]
+#[error("`{{{{{name}}}}}` is not a builtin or a known fixture (see docs/profile.md)")]
 pub struct UnknownName {
     pub name: String,
 }

@@ -362,7 +362,7 @@ pub struct DeliveriesExpect {
     pub save: Map<String, Value>,
 }
 
-/// The bounds of the profile a wait takes (README, "Profile").
+/// The bounds of the profile a wait takes (docs/profile.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {

@@ -105,7 +105,7 @@ pub enum LoadErrorKind {
     #[error(transparent)]
     Matcher(#[from] BadMatcher),
     #[error(
-        "`{{{{{name}}}}}` is not a builtin ({}), not saved by an earlier step, and not a known fixture (see README, 'Profile')",
+        "`{{{{{name}}}}}` is not a builtin ({}), not saved by an earlier step, and not a known fixture (see docs/profile.md)",
         BUILTINS.join(", ")
     )]
     UndefinedName { name: String },

@@ -2,7 +2,7 @@
 //! no endpoint can cause (an inbound message, a call, a contact deleted in the app), so that the
 //! events those fire can be certified. The route table does not list it, so no generated trial
 //! probes it; the cases that use it name it through the profile fixture `activity_trigger_path`,
-//! and a target without such a hook has those cases ignored with the reason (README, "Simulated
+//! and a target without such a hook has those cases ignored with the reason (docs/reference.md, "Simulated
 //! activity").
 //!
 //! Bodies (JSON):
