@@ -446,8 +446,6 @@ catalog! {
         "GET /v1/messages checks only the first of several participants against E.164";
     WebhookRotateFillsEvents => "webhook-rotate-fills-events", "Header-versioned API > POST /webhooks/{id}/rotate",
         "rotate issues a new secret but also subscribes the webhook to every event of its variant";
-    RetryFailedNoop => "retry-failed-noop", "States and transitions > Message > retry failed",
-        "POST /messages/{messageId}/retry answers 202 but re-attempts nothing: the message reads as before (failed, the same updatedAt)";
     ContactPhoneE164FirstOnly => "contact-phone-e164-first-only", "Resources > Contact > defaultFields",
         "POST /v1/contacts checks only the first phone number entry against E.164: a later one that is not E.164 is left out of the contact";
     WebhookResourceIdsFirstOnly => "webhook-resource-ids-first-only", "Resources > Webhook > resourceIds",

@@ -335,13 +335,6 @@ impl Messaging {
         Ok(answer)
     }
 
-    /// Puts a message back as it was before a retry (fault retry-failed-noop).
-    pub fn put_back(&mut self, before: Message) {
-        if let Some(m) = self.messages.iter_mut().find(|m| m.id == before.id) {
-            *m = before;
-        }
-    }
-
     /// Applies an inbox operation; `updatedAt` is left alone (see `record`).
     pub fn mark(&mut self, id: &str, mark: Mark) -> Option<Conversation> {
         let c = self.conversations.iter_mut().find(|c| c.id == id)?;

@@ -785,16 +785,9 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             )
             .with_title("Message Not Retryable"));
         }
-        let before = store.messaging.message(&id).cloned();
         let retried = store
             .messaging
             .retry(&id, &allow, OffsetDateTime::now_utc());
-        // Fault retry-failed-noop: the retry is answered, but nothing is re-attempted.
-        if let (Ok(_), Some(before)) = (&retried, before) {
-            if faults.has(Fault::RetryFailedNoop) {
-                store.messaging.put_back(before);
-            }
-        }
         match retried {
             Ok(m) => Ok(reply::data(StatusCode::ACCEPTED, m.to_json(true))),
             Err(RetryRefusal::Missing) => Err(missing_message(&id)),
