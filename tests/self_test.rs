@@ -71,7 +71,15 @@ fn every_fault_is_caught_by_the_trials_and_checks_recorded_for_it() {
     }
     assert!(weak.is_empty(), "{}", weak.join("\n"));
     let written = std::fs::read_to_string(common::defects::path()).unwrap_or_default();
-    let changed: Vec<String> = diff_lines(&written, &defects);
+    // A fault with a catch that depends on timing (`| sometimes` in the catch record) reports
+    // defects that depend on timing too (which contacts a neighbour read meets): its block is
+    // not compared; every other fault's defects are, line for line.
+    let unsteady: std::collections::BTreeSet<String> =
+        record.sometimes.iter().map(|c| c.fault.clone()).collect();
+    let changed: Vec<String> = diff_lines(
+        &steady_blocks(&written, &unsteady),
+        &steady_blocks(&defects, &unsteady),
+    );
     assert!(
         changed.is_empty(),
         "the faults' runs report other defects than {} records (+ now, - recorded); if intended, \
@@ -176,6 +184,25 @@ fn defect_problems(
 }
 
 /// Lines of `now` not in `was` (`+`) and of `was` not in `now` (`-`).
+/// `text` (the defects record) without the blocks of the faults in `unsteady`.
+fn steady_blocks(text: &str, unsteady: &std::collections::BTreeSet<String>) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("fault ") {
+            let name = rest.split_whitespace().next().unwrap_or_default();
+            skipping = unsteady.contains(name);
+        } else if !line.starts_with(' ') {
+            skipping = false;
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn diff_lines(was: &str, now: &str) -> Vec<String> {
     let was_lines: std::collections::BTreeSet<&str> = was.lines().collect();
     let now_lines: std::collections::BTreeSet<&str> = now.lines().collect();
