@@ -315,13 +315,14 @@ fn a_three_fault_run_leads_with_its_defects_in_every_output() {
 
 #[test]
 fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
-    // Issue 27: with contact-404-wrong-code, the access cell of PATCH with the second key fails
-    // on the v1 code, not on access.
+    // Issue 27: with wrong-content-type, the access cells of GET /contacts/{contactId} fail on
+    // the content type, not on access. (The cells name a contact the run created since issue
+    // 30, so contact-404-wrong-code no longer meets them.)
     let rt = common::runtime();
     let (contract, cases) = common::catalog();
     let chosen: Vec<_> = cases
         .iter()
-        .filter(|c| c.name.starts_with("v1.access.PATCH-contacts-id."))
+        .filter(|c| c.name.starts_with("latest.access.GET-contacts-contactId."))
         .cloned()
         .collect();
     assert!(!chosen.is_empty());
@@ -329,9 +330,7 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
         .block_on(certify_reference_as(
             contract.clone(),
             &chosen,
-            FaultSet::new(vec![
-                Fault::from_name("contact-404-wrong-code").expect("fault"),
-            ]),
+            FaultSet::new(vec![Fault::from_name("wrong-content-type").expect("fault")]),
             VariantSet::default(),
             1,
             "rsnap004",
@@ -342,7 +341,7 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
             target: "http://127.0.0.1:8080".into(),
             profile: "the embedded reference's fixtures".into(),
             fixture_sources: Default::default(),
-            faults: vec!["contact-404-wrong-code".into()],
+            faults: vec!["wrong-content-type".into()],
             run_id: "rsnap004".into(),
             seed: 1,
             started: time::macros::datetime!(2026-04-01 09:30:00 UTC),
@@ -366,7 +365,7 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
     for t in &failed {
         for f in &t.failures {
             assert!(
-                f.clauses.iter().all(|c| c == "Errors > v1 codes"),
+                f.clauses.iter().all(|c| c == "Endpoints > JSON bodies"),
                 "{}: {f:?}",
                 t.name
             );
@@ -377,10 +376,10 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
         .iter()
         .find(|g| g.name == "access")
         .expect("access");
-    assert_eq!(access.failed_clauses, ["Errors > v1 codes"]);
+    assert_eq!(access.failed_clauses, ["Endpoints > JSON bodies"]);
     let d = &report.defects[0];
-    assert_eq!(d.clauses, ["Errors > v1 codes"]);
-    assert_eq!(d.severity, "codes");
+    assert_eq!(d.clauses, ["Endpoints > JSON bodies"]);
+    assert_eq!(d.severity, "shape");
     // The card under the defect shows the check's clause.
     let html = report
         .to_html(&workspace_conformance::client::Redactor::default())
@@ -390,6 +389,6 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
         .nth(1)
         .expect("the trial's card under its defect");
     let card = card.split("full explanation").next().unwrap_or_default();
-    assert!(card.contains("Errors &gt; v1 codes"), "{card}");
+    assert!(card.contains("Endpoints &gt; JSON bodies"), "{card}");
     assert!(!card.contains("Authentication &gt; 3"), "{card}");
 }
