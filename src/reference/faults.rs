@@ -514,6 +514,9 @@ impl Fault {
             // A target that routes only the id shapes it issues answers a malformed task id 404
             // before any handler reads it (READINGS 6.8): the handler's 422 cannot show.
             Fault::TaskMalformedId422 => &[V::IssuedIdsOnly],
+            // contract-strict checks every `to` item against E.164 before the handler reads the
+            // body: the handler that checks only the first cannot show.
+            Fault::ToE164FirstOnly => &[V::ContractStrict],
             _ => &[],
         }
     }
