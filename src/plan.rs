@@ -14,6 +14,10 @@ use crate::checks::{Failure, Finding, explain};
 use crate::contract::Contract;
 use crate::execute::{CaseResult, Executor, Verdict};
 
+/// Trials in flight when `--test-threads` is not given, and in the library's `certify_*`: they
+/// wait on the network, not the CPU (measurements where the CLI sets it, `commands/run.rs`).
+pub const DEFAULT_TRIALS_IN_FLIGHT: usize = 48;
+
 /// Every trial's result, in completion order, for reports and the suite's own tests; and how
 /// many are done and failed so far, for the progress of a run.
 #[derive(Default)]

@@ -46,6 +46,10 @@ struct Secret {
 #[derive(Debug, Default)]
 struct Secrets {
     list: Vec<Secret>,
+    /// Where each secret's text is in `list`: registering one already known costs one look-up,
+    /// however many secrets the process has seen (a process that runs the catalog hundreds of
+    /// times, as the self-test does, registers hundreds of thousands).
+    index: HashMap<String, usize>,
     heads: HashMap<[char; EDGE_MIN], Vec<usize>>,
     tails: HashMap<[char; EDGE_MIN], Vec<usize>>,
     /// Secrets shorter than [`EDGE_MIN`] (4 to 7 characters), matched one by one.
@@ -103,6 +107,7 @@ impl Secrets {
             self.firsts.insert(*first);
             self.lasts.insert(*last);
         }
+        self.index.insert(secret.text.clone(), i);
         self.list.push(secret);
     }
 }
@@ -159,7 +164,12 @@ impl Redactor {
     fn add(&self, value: &str, placeholder: &'static str) {
         let mut secrets = self.secrets.write().unwrap_or_else(|e| e.into_inner());
         // Very short values would redact ordinary text; keys are never that short.
-        if let Some(known) = secrets.list.iter_mut().find(|s| s.text == value) {
+        if let Some(known) = secrets
+            .index
+            .get(value)
+            .copied()
+            .and_then(|i| secrets.list.get_mut(i))
+        {
             // The run's key shows as the run's key, however it was registered first.
             if placeholder == API_KEY_PLACEHOLDER {
                 known.placeholder = placeholder;

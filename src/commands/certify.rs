@@ -96,5 +96,5 @@ pub async fn certify_target(
         .with_properties(seed, 4)
         .with_receiver(Some(receiver));
     exec.missing_reasons = missing_reasons;
-    Ok(plan::run_all(cases, Arc::new(exec), 8).await)
+    Ok(plan::run_all(cases, Arc::new(exec), plan::DEFAULT_TRIALS_IN_FLIGHT).await)
 }

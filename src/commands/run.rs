@@ -22,9 +22,6 @@ use super::signals::Signals;
 use super::target::Target;
 use super::verdict;
 
-/// Trials in flight when `--test-threads` is not given (see where it is set).
-const DEFAULT_THREADS: usize = 48;
-
 /// Runs a certification, or prints the fixtures a profile may name (`--list-fixtures`).
 pub fn run(args: RunArgs, key_from_env: bool) -> Result<ExitCode, Error> {
     if args.list_fixtures {
@@ -92,7 +89,7 @@ fn certify(checked: CheckedRun) -> Result<ExitCode, Error> {
         // flooded). Measured behind 50 ms a request on the 2-core machine: 8 threads 13 s,
         // 16 threads 7.6 s, 32 threads 5.2 s, 48 threads 4.8 s, 64 threads 5.2 s; locally 48
         // threads cost no time and 9 MB more than 8.
-        args.test.test_threads = Some(DEFAULT_THREADS);
+        args.test.test_threads = Some(plan::DEFAULT_TRIALS_IN_FLIGHT);
     }
     let signals = Signals::new();
     if !listing {
