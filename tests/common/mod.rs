@@ -165,6 +165,9 @@ pub struct FaultRuns {
     pub defects: std::collections::BTreeMap<String, defects::FaultDefects>,
 }
 
+/// The trials a fault's run holds, by the fault's name.
+pub type TrialsOf<'a> = dyn Fn(&str) -> BTreeSet<String> + Sync + 'a;
+
 /// Runs every trial once per fault of the catalog, each against a reference of its own with that
 /// fault on and `variants` (with the variant the fault `needs`, without those that hide it).
 /// With `only`, a fault's run holds only the trials `only` names for that fault (the catalog's
@@ -174,7 +177,7 @@ pub fn fault_runs(
     contract: &Arc<Contract>,
     cases: &[Arc<Case>],
     variants: &VariantSet,
-    only: Option<&(dyn Fn(&str) -> BTreeSet<String> + Sync)>,
+    only: Option<&TrialsOf<'_>>,
 ) -> FaultRuns {
     use workspace_conformance::reference::CATALOG;
     let found = in_parallel(CATALOG, |fault| {
