@@ -2,7 +2,7 @@
 //! defined with the command it belongs to (`crate::commands`).
 
 pub use crate::commands::{
-    certify_reference, certify_reference_as, certify_target, client_for, command, main, new_run_id,
-    parse_faults, parse_variants, probe, verdict_summary,
+    certify_reference, certify_reference_as, certify_reference_paced, certify_target, client_for,
+    command, main, new_run_id, parse_faults, parse_variants, probe, verdict_summary,
 };
 pub use crate::error::Error;

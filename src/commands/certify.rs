@@ -44,6 +44,30 @@ pub async fn certify_reference_as(
     seed: u64,
     run_id: &str,
 ) -> Result<Vec<(Arc<Case>, CaseResult)>, Error> {
+    certify_reference_paced(
+        contract,
+        cases,
+        faults,
+        variants,
+        seed,
+        run_id,
+        plan::DEFAULT_TRIALS_IN_FLIGHT,
+    )
+    .await
+}
+
+/// As [`certify_reference_as`], with `in_flight` trials at once. Fewer trials at once make the
+/// order in which trials meet shared state (a fault that lets a keyless request delete a
+/// resource other trials use) depend less on timing: a snapshot of such a run uses few.
+pub async fn certify_reference_paced(
+    contract: Arc<Contract>,
+    cases: &[Arc<Case>],
+    faults: FaultSet,
+    variants: VariantSet,
+    seed: u64,
+    run_id: &str,
+    in_flight: usize,
+) -> Result<Vec<(Arc<Case>, CaseResult)>, Error> {
     let running = reference::start(reference::Options {
         faults,
         variants,
@@ -53,7 +77,7 @@ pub async fn certify_reference_as(
     .map_err(Error::StartReference)?;
     let base = format!("http://{}", running.addr);
     let profile = running.profile.clone();
-    let results = certify_target(
+    let results = certify_target_paced(
         contract,
         cases,
         &base,
@@ -61,6 +85,7 @@ pub async fn certify_reference_as(
         seed,
         run_id,
         Default::default(),
+        in_flight,
     )
     .await;
     running.stop().await;
@@ -77,6 +102,31 @@ pub async fn certify_target(
     seed: u64,
     run_id: &str,
     missing_reasons: BTreeMap<String, String>,
+) -> Result<Vec<(Arc<Case>, CaseResult)>, Error> {
+    certify_target_paced(
+        contract,
+        cases,
+        base,
+        profile,
+        seed,
+        run_id,
+        missing_reasons,
+        plan::DEFAULT_TRIALS_IN_FLIGHT,
+    )
+    .await
+}
+
+/// As [`certify_target`], with `in_flight` trials at once.
+#[allow(clippy::too_many_arguments)]
+async fn certify_target_paced(
+    contract: Arc<Contract>,
+    cases: &[Arc<Case>],
+    base: &str,
+    profile: Profile,
+    seed: u64,
+    run_id: &str,
+    missing_reasons: BTreeMap<String, String>,
+    in_flight: usize,
 ) -> Result<Vec<(Arc<Case>, CaseResult)>, Error> {
     let client = client_for(
         base,
@@ -96,5 +146,5 @@ pub async fn certify_target(
         .with_properties(seed, 4)
         .with_receiver(Some(receiver));
     exec.missing_reasons = missing_reasons;
-    Ok(plan::run_all(cases, Arc::new(exec), plan::DEFAULT_TRIALS_IN_FLIGHT).await)
+    Ok(plan::run_all(cases, Arc::new(exec), in_flight).await)
 }

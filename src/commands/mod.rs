@@ -24,7 +24,9 @@ use clap::{CommandFactory, FromArgMatches};
 use crate::cli::{Cli, Command};
 use crate::error::Error;
 
-pub use certify::{certify_reference, certify_reference_as, certify_target};
+pub use certify::{
+    certify_reference, certify_reference_as, certify_reference_paced, certify_target,
+};
 pub use checked::{new_run_id, parse_faults, parse_variants};
 pub use connection::{client_for, probe};
 pub use verdict::verdict_summary;
