@@ -29,6 +29,13 @@ static SIGNING_SECRET: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(r"whsec_(?:[A-Za-z0-9+/=_-]|\\/)+").expect("a valid pattern")
 });
 
+/// How a signing secret starts, and the characters of its base64 part.
+const SIGNING_PREFIX: &str = "whsec_";
+
+fn is_signing_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '_' | '-')
+}
+
 /// The redactor of the process: every run registers its secrets here, and every check that
 /// puts target text into a finding redacts with it before cutting.
 static GLOBAL: LazyLock<Redactor> = LazyLock::new(Redactor::default);
@@ -188,10 +195,17 @@ impl Redactor {
     /// Registers every webhook signing secret (`whsec_...`) in an answer's body, and its base64
     /// part, whatever field holds it: a secret the target hands out is never shown again.
     pub fn secrets_in(&self, body: &[u8]) {
-        if !body.windows(6).any(|w| w == b"whsec_") {
+        let text = if body.windows(6).any(|w| w == b"whsec_") {
+            String::from_utf8_lossy(body).into_owned()
+        } else if body.windows(5).any(|w| w == b"whsec") {
+            // An escaped form (`whsec\u005f`, `whsec%5F`, `whsec&#x5f;`): read as it decodes.
+            decode(&String::from_utf8_lossy(body))
+                .iter()
+                .map(|u| u.ch)
+                .collect()
+        } else {
             return;
-        }
-        let text = String::from_utf8_lossy(body);
+        };
         for m in SIGNING_SECRET.find_iter(&text) {
             let secret = m.as_str().replace("\\/", "/");
             self.secret(m.as_str());
@@ -210,7 +224,7 @@ impl Redactor {
             text.to_string()
         };
         let secrets = self.secrets.read().unwrap_or_else(|e| e.into_inner());
-        if secrets.list.is_empty() {
+        if secrets.list.is_empty() && !out.contains("whsec") {
             return out;
         }
         // A large text (a whole report) is redacted line by line, so the decoded view stays
@@ -382,6 +396,25 @@ fn find_spans(text: &str, secrets: &Secrets) -> Vec<(usize, usize, &'static str)
     let window = |at: usize| -> Option<[char; EDGE_MIN]> {
         chars.get(at..at + EDGE_MIN).and_then(|w| w.try_into().ok())
     };
+    // A signing secret in any form the decoded view reads (`whsec\u005f...`, `whsec%5F...`), known
+    // or not: a target may echo one in an answer that ends before the suite has read the answer
+    // that handed it out.
+    let prefix: Vec<char> = SIGNING_PREFIX.chars().collect();
+    let mut i = 0;
+    while i + prefix.len() < len {
+        if chars[i..i + prefix.len()] != prefix[..] {
+            i += 1;
+            continue;
+        }
+        let mut end = i + prefix.len();
+        while end < len && is_signing_char(chars[end]) {
+            end += 1;
+        }
+        if end > i + prefix.len() {
+            mark(i, end, SECRET_PLACEHOLDER, &mut covered);
+        }
+        i = end;
+    }
     // Whole secrets anywhere: leftmost, and the longest of those starting there.
     let mut i = 0;
     while i < len {
@@ -547,6 +580,28 @@ mod tests {
             format!("other {SECRET_PLACEHOLDER}")
         );
         assert_eq!(r.redact("no secret here"), "no secret here");
+    }
+
+    #[test]
+    fn a_signing_secret_never_seen_is_redacted_in_its_escaped_forms() {
+        // An echo of a secret can reach an output before the answer that handed it out.
+        let r = Redactor::default();
+        for text in [
+            r#"{"echo":"whsec\u005fMfKQ9r8GKYq\/TwjUPD8ILPZIo2LaLbY3 x"}"#,
+            "whsec%5FMfKQ9r8GKYq%2FTwjUPD8ILPZIo2LaLbY3 x",
+            "whsec&#x5f;MfKQ9r8GKYq/TwjUPD8ILPZIo2LaLbY3 x",
+        ] {
+            let out = r.redact(text);
+            assert!(
+                !out.contains("MfKQ9r8G") && !out.contains("LaLbY3"),
+                "{out}"
+            );
+            assert!(out.contains(SECRET_PLACEHOLDER), "{out}");
+        }
+        // Read from an answer in an escaped form, it is registered: its base64 part alone is
+        // redacted from then on.
+        r.secrets_in(br#"{"secret":"whsec\u005fQm9vYmFyYmF6cXV4MTIz"}"#);
+        assert_eq!(r.redact("Qm9vYmFyYmF6cXV4MTIz"), SECRET_PLACEHOLDER);
     }
 
     #[test]
