@@ -167,15 +167,16 @@ fn every_fault_is_still_caught_with_all_variants_on() {
             .map(|c| c.trial.clone())
             .collect()
     };
-    let runs = common::fault_runs(
-        &common::runtime(),
-        &contract,
-        &cases,
-        &VariantSet::all(),
-        Some(&named),
-    );
-    let mut problems = runs.problems;
-    for fault in workspace_conformance::reference::CATALOG {
+    let rt = common::runtime();
+    let mut runs = common::fault_runs(&rt, &contract, &cases, &VariantSet::all(), Some(&named));
+    // What keeps a fault's run from counting: its problems, or no catch by a recorded trial.
+    let shortfall = |runs: &common::FaultRuns,
+                     fault: &workspace_conformance::reference::FaultInfo| {
+        let mut out = runs
+            .problems_of
+            .get(fault.name)
+            .cloned()
+            .unwrap_or_default();
         let recorded = |trial: &str| {
             record
                 .always
@@ -183,23 +184,54 @@ fn every_fault_is_still_caught_with_all_variants_on() {
                 .chain(&record.sometimes)
                 .any(|c| c.fault == fault.name && c.trial == trial && c.clause == fault.clause)
         };
-        let by_recorded = runs
-            .catches
+        let caught = runs.catches_of(fault.name);
+        if !caught
             .iter()
-            .any(|c| c.fault == fault.name && c.clause == fault.clause && recorded(&c.trial));
-        if !by_recorded {
-            let seen: Vec<String> = runs
-                .catches
+            .any(|c| c.clause == fault.clause && recorded(&c.trial))
+        {
+            let seen: Vec<String> = caught
                 .iter()
-                .filter(|c| c.fault == fault.name && c.clause == fault.clause)
+                .filter(|c| c.clause == fault.clause)
                 .map(|c| c.trial.clone())
                 .collect();
-            problems.push(format!(
+            out.push(format!(
                 "{} ({}) is caught with every variant on by no trial the record names for it (caught by {seen:?})",
                 fault.name, fault.clause
             ));
         }
+        out
+    };
+    // A run that falls short runs again, twice at most, as in the self-test: with many trials in
+    // flight one run may meet what another trial left at that moment.
+    for _ in 0..2 {
+        let short: Vec<workspace_conformance::reference::FaultInfo> =
+            workspace_conformance::reference::CATALOG
+                .iter()
+                .filter(|f| !shortfall(&runs, f).is_empty())
+                .copied()
+                .collect();
+        if short.is_empty() {
+            break;
+        }
+        let again = common::fault_runs_of(
+            &short,
+            &rt,
+            &contract,
+            &cases,
+            &VariantSet::all(),
+            Some(&named),
+        );
+        for f in &short {
+            if shortfall(&again, f).is_empty() {
+                eprintln!("fault {}: caught as required when run again", f.name);
+                runs.take_fault(f.name, &again);
+            }
+        }
     }
+    let problems: Vec<String> = workspace_conformance::reference::CATALOG
+        .iter()
+        .flat_map(|f| shortfall(&runs, f))
+        .collect();
     assert!(
         problems.is_empty(),
         "faults hidden by the variants:\n{}",

@@ -161,8 +161,37 @@ pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> Vec<R> + Syn
 pub struct FaultRuns {
     pub catches: BTreeSet<catches::Catch>,
     pub problems: Vec<String>,
+    /// Per fault, the problems of its run (`problems` holds them all).
+    pub problems_of: std::collections::BTreeMap<String, Vec<String>>,
     /// Per fault, the defects its run reports.
     pub defects: std::collections::BTreeMap<String, defects::FaultDefects>,
+}
+
+impl FaultRuns {
+    /// The catches of `fault`'s run.
+    pub fn catches_of(&self, fault: &str) -> BTreeSet<catches::Catch> {
+        self.catches
+            .iter()
+            .filter(|c| c.fault == fault)
+            .cloned()
+            .collect()
+    }
+
+    /// Takes `fault`'s run from `other` (a run of it again) in place of this one's.
+    pub fn take_fault(&mut self, fault: &str, other: &FaultRuns) {
+        self.catches.retain(|c| c.fault != fault);
+        self.catches.extend(other.catches_of(fault));
+        match other.defects.get(fault) {
+            Some(d) => self.defects.insert(fault.to_string(), d.clone()),
+            None => self.defects.remove(fault),
+        };
+        self.problems_of.insert(
+            fault.to_string(),
+            other.problems_of.get(fault).cloned().unwrap_or_default(),
+        );
+        self.problems = self.problems_of.values().flatten().cloned().collect();
+        self.problems.sort();
+    }
 }
 
 /// The trials a fault's run holds, by the fault's name.
@@ -179,8 +208,26 @@ pub fn fault_runs(
     variants: &VariantSet,
     only: Option<&TrialsOf<'_>>,
 ) -> FaultRuns {
-    use workspace_conformance::reference::CATALOG;
-    let found = in_parallel(CATALOG, |fault| {
+    fault_runs_of(
+        workspace_conformance::reference::CATALOG,
+        rt,
+        contract,
+        cases,
+        variants,
+        only,
+    )
+}
+
+/// As [`fault_runs`], for the faults of `faults` only.
+pub fn fault_runs_of(
+    faults: &[workspace_conformance::reference::FaultInfo],
+    rt: &tokio::runtime::Runtime,
+    contract: &Arc<Contract>,
+    cases: &[Arc<Case>],
+    variants: &VariantSet,
+    only: Option<&TrialsOf<'_>>,
+) -> FaultRuns {
+    let found = in_parallel(faults, |fault| {
         let selected: Vec<Arc<Case>>;
         let cases = match only {
             Some(names) => {
@@ -237,11 +284,13 @@ pub fn fault_runs(
     let mut runs = FaultRuns {
         catches: BTreeSet::new(),
         problems: Vec::new(),
+        problems_of: Default::default(),
         defects: Default::default(),
     };
     for (c, p, d) in found {
         runs.catches.extend(c);
-        runs.problems.extend(p);
+        runs.problems.extend(p.iter().cloned());
+        runs.problems_of.insert(d.fault.clone(), p);
         runs.defects.insert(d.fault.clone(), d);
     }
     runs.problems.sort();
