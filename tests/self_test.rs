@@ -41,7 +41,14 @@ fn every_fault_is_caught_by_the_trials_and_checks_recorded_for_it() {
         );
     }
     let rt = common::runtime();
-    let mut runs = common::fault_runs(&rt, &contract, &cases, &VariantSet::default(), None);
+    let mut runs = common::fault_runs(
+        CATALOG,
+        &rt,
+        &contract,
+        &cases,
+        &VariantSet::default(),
+        None,
+    );
     let record = Record::read().unwrap_or_else(|e| panic!("{e}"));
     if std::env::var_os("UPDATE_SNAPSHOTS").is_none() {
         settle(&mut runs, &rt, &contract, &cases, &record);
@@ -196,8 +203,7 @@ fn settle(
             .filter(|f| open.iter().any(|o| o == f.name))
             .copied()
             .collect();
-        let again =
-            common::fault_runs_of(&faults, rt, contract, cases, &VariantSet::default(), None);
+        let again = common::fault_runs(&faults, rt, contract, cases, &VariantSet::default(), None);
         open.retain(|fault| {
             if differs(&again, fault) {
                 return true;

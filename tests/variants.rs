@@ -168,7 +168,14 @@ fn every_fault_is_still_caught_with_all_variants_on() {
             .collect()
     };
     let rt = common::runtime();
-    let mut runs = common::fault_runs(&rt, &contract, &cases, &VariantSet::all(), Some(&named));
+    let mut runs = common::fault_runs(
+        workspace_conformance::reference::CATALOG,
+        &rt,
+        &contract,
+        &cases,
+        &VariantSet::all(),
+        Some(&named),
+    );
     // What keeps a fault's run from counting: its problems, or no catch by a recorded trial.
     let shortfall = |runs: &common::FaultRuns,
                      fault: &workspace_conformance::reference::FaultInfo| {
@@ -213,7 +220,7 @@ fn every_fault_is_still_caught_with_all_variants_on() {
         if short.is_empty() {
             break;
         }
-        let again = common::fault_runs_of(
+        let again = common::fault_runs(
             &short,
             &rt,
             &contract,

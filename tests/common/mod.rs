@@ -197,29 +197,11 @@ impl FaultRuns {
 /// The trials a fault's run holds, by the fault's name.
 pub type TrialsOf<'a> = dyn Fn(&str) -> BTreeSet<String> + Sync + 'a;
 
-/// Runs every trial once per fault of the catalog, each against a reference of its own with that
-/// fault on and `variants` (with the variant the fault `needs`, without those that hide it).
-/// With `only`, a fault's run holds only the trials `only` names for that fault (the catalog's
-/// other trials would show nothing the caller reads).
+/// Runs every trial once per fault of `faults` (the catalog, or the faults to run again), each
+/// against a reference of its own with that fault on and `variants` (with the variant the fault
+/// `needs`, without those that hide it). With `only`, a fault's run holds only the trials `only`
+/// names for that fault (the catalog's other trials would show nothing the caller reads).
 pub fn fault_runs(
-    rt: &tokio::runtime::Runtime,
-    contract: &Arc<Contract>,
-    cases: &[Arc<Case>],
-    variants: &VariantSet,
-    only: Option<&TrialsOf<'_>>,
-) -> FaultRuns {
-    fault_runs_of(
-        workspace_conformance::reference::CATALOG,
-        rt,
-        contract,
-        cases,
-        variants,
-        only,
-    )
-}
-
-/// As [`fault_runs`], for the faults of `faults` only.
-pub fn fault_runs_of(
     faults: &[workspace_conformance::reference::FaultInfo],
     rt: &tokio::runtime::Runtime,
     contract: &Arc<Contract>,
