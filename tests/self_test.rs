@@ -145,10 +145,7 @@ fn every_fault_is_caught_by_the_trials_and_checks_recorded_for_it() {
     );
 }
 
-/// How many more times a fault whose run differs from the records runs.
-const RERUNS: usize = 2;
-
-/// Runs again, up to [`RERUNS`] times, each fault whose run differs from the records (a problem,
+/// Runs again, up to [`common::RERUNS`] times, each fault whose run differs from the records (a problem,
 /// a catch the catch record does not hold or lacks, or another block of defects than the defects
 /// record's). With 48 trials in flight, a trial may meet what another trial left at that moment
 /// (a contact a boundary fault let in, a resource a keyless request changed), so one run of a
@@ -194,7 +191,7 @@ fn settle(
         .map(|f| f.name.to_string())
         .filter(|f| differs(runs, f))
         .collect();
-    for round in 1..=RERUNS {
+    for round in 1..=common::RERUNS {
         if open.is_empty() {
             return;
         }
@@ -219,7 +216,7 @@ fn settle(
     if !open.is_empty() {
         eprintln!(
             "faults whose {} runs each differed from the records: {}",
-            RERUNS + 1,
+            common::RERUNS + 1,
             open.join(", ")
         );
     }

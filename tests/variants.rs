@@ -208,9 +208,8 @@ fn every_fault_is_still_caught_with_all_variants_on() {
         }
         out
     };
-    // A run that falls short runs again, twice at most, as in the self-test: with many trials in
-    // flight one run may meet what another trial left at that moment.
-    for _ in 0..2 {
+    // A run that falls short runs again, as in the self-test.
+    for _ in 0..common::RERUNS {
         let short: Vec<workspace_conformance::reference::FaultInfo> =
             workspace_conformance::reference::CATALOG
                 .iter()

@@ -194,6 +194,10 @@ impl FaultRuns {
     }
 }
 
+/// How many more times a fault whose run differs from what a test requires runs before the test
+/// fails on it: with 48 trials in flight, one run may meet what another trial left at that moment.
+pub const RERUNS: usize = 2;
+
 /// The trials a fault's run holds, by the fault's name.
 pub type TrialsOf<'a> = dyn Fn(&str) -> BTreeSet<String> + Sync + 'a;
 
