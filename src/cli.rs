@@ -181,7 +181,7 @@ pub struct RunArgs {
     #[arg(
         long = "cases",
         value_name = "N",
-        default_value_t = 4,
+        default_value_t = 1,
         help_heading = "Run control"
     )]
     pub property_cases: u32,

@@ -62,7 +62,16 @@ pub struct Executor {
     profile: Profile,
     /// The setups run once per run and shared by the trials that name them.
     shared: setup::Shared,
+    /// The answers of the run's control reads (READINGS 6.9), shared by the trials whose
+    /// control is the same GET.
+    controls: Controls,
 }
+
+/// Control reads by request: a control GET shows that the target serves the request as the run
+/// sends it, which one answer shows for every trial whose control it is (the two versioning
+/// cells of a route, the rejections of one list). It is sent once, when the first trial needs it.
+type Controls =
+    std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::OnceCell<Arc<Exchange>>>>>;
 
 impl Executor {
     pub fn new(
@@ -80,11 +89,12 @@ impl Executor {
             client,
             run_id,
             seed: 0,
-            property_cases: 4,
+            property_cases: 1,
             receiver: None,
             missing_reasons: Default::default(),
             profile,
             shared: Default::default(),
+            controls: Default::default(),
         }
     }
 
@@ -673,9 +683,31 @@ impl Executor {
             return Ok(Vec::new());
         };
         let (outgoing, deviation) = self.render_request(request, vars)?;
-        let ex = Arc::new(self.send(&outgoing).await);
+        let ex = if step.control_of.is_some() && outgoing.method.eq_ignore_ascii_case("GET") {
+            self.control_read(&outgoing).await
+        } else {
+            Arc::new(self.send(&outgoing).await)
+        };
         self.judge(case, step, vars, exchanges, ex, &outgoing, deviation)
             .await
+    }
+
+    /// The answer to a control GET: sent by the first trial that needs it, shared by the others.
+    async fn control_read(&self, out: &Outgoing) -> Arc<Exchange> {
+        let auth = match &out.auth {
+            Auth::Primary => "primary".to_string(),
+            Auth::None => "none".to_string(),
+            // Held in memory for the run only, never shown.
+            Auth::Key { key, .. } => format!("key {key}"),
+        };
+        let key = serde_json::json!([out.path, out.query, out.headers, auth]).to_string();
+        let cell = {
+            let mut controls = self.controls.lock().unwrap_or_else(|e| e.into_inner());
+            controls.entry(key).or_default().clone()
+        };
+        cell.get_or_init(|| async { Arc::new(self.send(out).await) })
+            .await
+            .clone()
     }
 
     /// Generic checks, saves and the step's expectations on one answer.

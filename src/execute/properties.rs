@@ -43,6 +43,21 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// Whether the property's request adds to a counted state of the workspace (a webhook, an open
+/// task): its valid inputs create what the plan counts one at a time.
+fn adds_to_counted(exec: &Executor, base: &Outgoing) -> bool {
+    let Some(route) = exec.contract.route(&base.method, &base.path) else {
+        return true;
+    };
+    crate::cases::State::ALL.iter().any(|s| {
+        s.counted().is_some_and(|routes| {
+            routes
+                .iter()
+                .any(|(m, t)| m.eq_ignore_ascii_case(&base.method) && *t == route.template)
+        })
+    })
+}
+
 /// The request with `value` put at the target.
 fn apply(base: &Outgoing, limit: &Limit, value: &Value) -> Outgoing {
     let mut out = base.clone();
@@ -137,11 +152,15 @@ async fn run_limit(
         Value::Null => false,
         one => !own.contains(one),
     };
+    // Each exchange with the rank of its input: inputs that go out together are recorded in
+    // the order they were drawn, so a seed replays the same record.
     let recorded = std::sync::Mutex::new(Vec::new());
     let inputs = std::sync::atomic::AtomicU64::new(0);
+    let drawn = std::sync::atomic::AtomicU64::new(0);
     let check = |value: Value, valid: bool| {
         let skip = no_probe(limit, &value);
         let out = probe_request(&base, limit, &value, &tag, &inputs);
+        let rank = drawn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let recorded = &recorded;
         let invented = valid && invents(&value);
         async move {
@@ -153,6 +172,7 @@ async fn run_limit(
                 value: &value,
                 valid,
                 invented,
+                rank,
             };
             judge(exec, case, limit, input, deviation, recorded).await
         }
@@ -160,13 +180,34 @@ async fn run_limit(
     let fail = |found: Found, note: String| failures(found, &note, steps);
     let result = 'search: {
         let bounds = generate::boundaries(&limit.constraint, &ctx);
-        for (values, valid) in [(&bounds.valid, true), (&bounds.invalid, false)] {
-            for v in values {
-                let found = check(v.clone(), valid).await;
-                if !found.is_empty() {
-                    break 'search fail(found, "a boundary input".into());
+        let inputs = bounds
+            .valid
+            .iter()
+            .map(|v| (v, true))
+            .chain(bounds.invalid.iter().map(|v| (v, false)));
+        // The boundary inputs are independent: they go out together (the client bounds the
+        // requests in flight), and the first that fails, in the order above, is reported. An
+        // input that adds to a counted state (a webhook, an open task) waits for the one
+        // before, so the trial holds one such resource at a time, as the plan counts it.
+        let found = if adds_to_counted(exec, &base) {
+            let mut first = Found::new();
+            for (v, valid) in inputs {
+                first = check(v.clone(), valid).await;
+                if !first.is_empty() {
+                    break;
                 }
             }
+            first
+        } else {
+            let all =
+                futures_util::future::join_all(inputs.map(|(v, valid)| check(v.clone(), valid)));
+            all.await
+                .into_iter()
+                .find(|f| !f.is_empty())
+                .unwrap_or_default()
+        };
+        if !found.is_empty() {
+            break 'search fail(found, "a boundary input".into());
         }
         let mut runner = runner_for(exec.seed, &case.name);
         for valid in [true, false] {
@@ -184,7 +225,9 @@ async fn run_limit(
         }
         Vec::new()
     };
-    exchanges.extend(recorded.into_inner().unwrap_or_default());
+    let mut recorded = recorded.into_inner().unwrap_or_default();
+    recorded.sort_by_key(|(rank, _)| *rank);
+    exchanges.extend(recorded.into_iter().map(|(_, ex)| ex));
     result
 }
 
@@ -332,6 +375,8 @@ struct Input<'a> {
     value: &'a Value,
     valid: bool,
     invented: bool,
+    /// The order it was drawn in.
+    rank: u64,
 }
 
 /// Sends one input and judges its answer: the generic checks, then accepted or rejected as the
@@ -343,19 +388,20 @@ async fn judge(
     limit: &Limit,
     input: Input<'_>,
     deviation: crate::checks::generic::Deviation,
-    recorded: &std::sync::Mutex<Vec<Arc<Exchange>>>,
+    recorded: &std::sync::Mutex<Vec<(u64, Arc<Exchange>)>>,
 ) -> Found {
     let Input {
         out,
         value,
         valid,
         invented,
+        rank,
     } = input;
     let (ex, found) = exec.exchange(out, deviation).await;
     let mut found: Found = found.into_iter().map(|f| (f, ex.clone())).collect();
     recorded
         .lock()
-        .map(|mut r| r.push(Arc::new(ex.recorded())))
+        .map(|mut r| r.push((rank, Arc::new(ex.recorded()))))
         .ok();
     let (want, word) = if valid {
         match &limit.accept_invented {
@@ -372,7 +418,10 @@ async fn judge(
     if status.is_some_and(|s| (200..300).contains(&s)) {
         if let Some(id) = created_id(limit, &ex) {
             let cleanup_ex = cleanup(exec, limit, &id).await;
-            recorded.lock().map(|mut r| r.extend(cleanup_ex)).ok();
+            recorded
+                .lock()
+                .map(|mut r| r.extend(cleanup_ex.map(|ex| (rank, ex))))
+                .ok();
         }
     }
     if !status.is_some_and(|s| want.allows(s)) {
