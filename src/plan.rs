@@ -174,12 +174,7 @@ fn holds(case: &Case, contract: &Contract) -> BTreeMap<State, u32> {
             continue;
         };
         for s in State::ALL {
-            let adds = s.counted().is_some_and(|routes| {
-                routes
-                    .iter()
-                    .any(|(m, t)| m.eq_ignore_ascii_case(method) && *t == route.template)
-            });
-            if adds {
+            if s.added_by(method, &route.template) {
                 *out.entry(s).or_insert(0) += 1;
             }
         }

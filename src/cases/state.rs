@@ -142,6 +142,15 @@ impl State {
         }
     }
 
+    /// Whether a request of `method` on the route `template` adds one to this counted state.
+    pub fn added_by(self, method: &str, template: &str) -> bool {
+        self.counted().is_some_and(|routes| {
+            routes
+                .iter()
+                .any(|(m, t)| m.eq_ignore_ascii_case(method) && *t == template)
+        })
+    }
+
     /// Whether a request of `method` on the route `template` touches this state.
     pub fn touched_by(self, method: &str, template: &str) -> bool {
         self.routes()

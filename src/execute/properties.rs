@@ -49,13 +49,9 @@ fn adds_to_counted(exec: &Executor, base: &Outgoing) -> bool {
     let Some(route) = exec.contract.route(&base.method, &base.path) else {
         return true;
     };
-    crate::cases::State::ALL.iter().any(|s| {
-        s.counted().is_some_and(|routes| {
-            routes
-                .iter()
-                .any(|(m, t)| m.eq_ignore_ascii_case(&base.method) && *t == route.template)
-        })
-    })
+    crate::cases::State::ALL
+        .iter()
+        .any(|s| s.added_by(&base.method, &route.template))
 }
 
 /// The request with `value` put at the target.
