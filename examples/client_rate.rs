@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use conformance_contract::API_VERSION;
+use conformance_contract::profile::Profile;
+use conformance_suite::client::{Auth, Outgoing};
 use workspace_conformance::app::client_for;
-use workspace_conformance::client::{Auth, Outgoing};
-use workspace_conformance::contract::API_VERSION;
-use workspace_conformance::profile::Profile;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

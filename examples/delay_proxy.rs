@@ -93,7 +93,7 @@ async fn serve(args: Args) {
             .redirect(reqwest::redirect::Policy::none())
             .pool_max_idle_per_host(256)
     };
-    let http = workspace_conformance::tls::build(builder, args.to.starts_with("https://"))
+    let http = conformance_suite::tls::build(builder, args.to.starts_with("https://"))
         .unwrap_or_else(|e| {
             eprintln!("delay_proxy: {e}");
             std::process::exit(2);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Machine-made mutants of the reference (issue 16). cargo-mutants changes one thing at a time in
-# src/reference/ (a condition negated, a value replaced, a call removed), and the certification run
-# against the mutated reference is the test: tests/self_test.rs `clean_reference_passes_every_case`
+# crates/reference/src/ (a condition negated, a value replaced, a call removed), and the certification run
+# against the mutated reference is the test: tests/suite/self_test.rs `clean_reference_passes_every_case`
 # runs every case of the default run against it and fails on any failed or ignored trial, so a
 # mutant the suite notices is "caught". Not part of CI.
 #
@@ -29,11 +29,11 @@ fi
 # demanding variants' middleware (demands.rs, off in the default run), are the self-test's subject,
 # not the contract's: a mutant there changes only what a fault or a variant does when switched on.
 args=(
-    --file 'src/reference/**/*.rs'
-    --exclude 'src/reference/faults.rs'
-    --exclude 'src/reference/variants.rs'
-    --exclude 'src/reference/reshape.rs'
-    --exclude 'src/reference/demands.rs'
+    --file 'crates/reference/src/**/*.rs'
+    --exclude 'crates/reference/src/faults.rs'
+    --exclude 'crates/reference/src/variants.rs'
+    --exclude 'crates/reference/src/reshape.rs'
+    --exclude 'crates/reference/src/demands.rs'
     --shard "$SHARD/$SHARDS"
     --sharding round-robin
     --timeout "$TIMEOUT"
@@ -52,7 +52,7 @@ fi
 
 start=$(date +%s)
 # `--` passes the rest to `cargo test`; after the second `--`, to the test binary.
-cargo mutants "${args[@]}" -- --test self_test -- clean_reference_passes_every_case || true
+cargo mutants "${args[@]}" -- --test suite -- self_test::clean_reference_passes_every_case || true
 end=$(date +%s)
 
 count() { if [ -f "mutants.out/$1" ]; then grep -c . "mutants.out/$1" || true; else echo 0; fi; }

@@ -1,0 +1,116 @@
+//! The reports a run writes (`--json`, `--junit`, `--report`): before the cleanup, which a
+//! silent target or a kill can cut short, and again once it is done.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::error::Error;
+use conformance_suite::cases::Case;
+use conformance_suite::client::Client;
+use conformance_suite::discover::Discovery;
+use conformance_suite::results::Summary;
+
+use super::checked::RunPlan;
+use conformance_contract::profile::Profile;
+use conformance_suite::execute::Executor;
+use conformance_suite::report::{Report, RunInfo};
+use conformance_suite::results::CaseResult;
+
+/// What the reports of a run are made of.
+pub struct Reports<'a> {
+    pub plan: &'a RunPlan,
+    pub base_url: &'a str,
+    pub fixture_sources: &'a BTreeMap<String, String>,
+    pub started: time::OffsetDateTime,
+    pub start: Instant,
+    pub client: &'a Client,
+    pub exec: &'a Executor,
+    pub results: &'a [(Arc<Case>, CaseResult)],
+}
+
+impl Reports<'_> {
+    /// The model of every output, with the cleanup's `summary`.
+    pub fn model(&self, summary: &Summary) -> Report {
+        let plan = self.plan;
+        let info = RunInfo {
+            target: self.base_url.to_string(),
+            profile: match (&plan.profile_file, plan.embedded(), plan.discover) {
+                (_, true, _) => "the embedded reference's fixtures".into(),
+                (Some(p), false, true) => format!("{} and discovery", p.display()),
+                (None, false, true) => "discovery".into(),
+                (Some(p), false, false) => p.display().to_string(),
+                (None, false, false) => "none".into(),
+            },
+            fixture_sources: self.fixture_sources.clone(),
+            faults: plan.fault_names.clone(),
+            run_id: plan.run_id.clone(),
+            seed: plan.seed,
+            started: self.started,
+            duration: self.start.elapsed(),
+            requests: self.client.request_count(),
+            interrupted: self.exec.cleanup().is_interrupted(),
+            not_selected: plan.not_selected.clone(),
+            selection: plan.selection.clone(),
+        };
+        let r = &self.client.redactor;
+        Report::build(&info, &plan.contract, self.results, r, Some(summary))
+    }
+
+    /// Writes the reports asked for; each whole or not at all.
+    pub fn write(&self, report: &Report) -> Result<(), Error> {
+        let outputs = &self.plan.outputs;
+        let r = &self.client.redactor;
+        if let Some(p) = &outputs.json {
+            write_whole(p, &report.to_json(r))?;
+        }
+        if let Some(p) = &outputs.junit {
+            let text = report.to_junit(r)?;
+            write_whole(p, &text)?;
+        }
+        if let Some(p) = &outputs.html {
+            let text = report.to_html(r)?;
+            write_whole(p, &text)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a report whole or not at all (a temporary file renamed over it), so a kill while
+/// rewriting leaves the earlier report.
+pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(|source| Error::Write {
+        path: tmp.clone(),
+        source,
+    })?;
+    std::fs::rename(&tmp, path).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Where each fixture of a run's profile came from: the file, discovery, or the embedded
+/// reference.
+pub fn fixture_sources(
+    plan: &RunPlan,
+    profile: &Profile,
+    discovery: Option<&Discovery>,
+) -> BTreeMap<String, String> {
+    if let Some(d) = discovery {
+        return d.sources();
+    }
+    let source = match (&plan.profile_file, plan.embedded()) {
+        (_, true) => "the embedded reference".into(),
+        (Some(p), false) => format!("file {}", p.display()),
+        (None, false) => return Default::default(),
+    };
+    profile
+        .fixtures
+        .keys()
+        .map(|k| (k.clone(), source.clone()))
+        .collect()
+}

@@ -1,0 +1,225 @@
+//! A certification run, the default command: the arguments checked, the target reached and its
+//! keys checked, the trials run, the reports written, what the run created removed.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::cli::RunArgs;
+use crate::error::Error;
+use conformance_suite::client::Client;
+use conformance_suite::execute::{Executor, RunSetup};
+use conformance_suite::plan::{self, Recorder};
+use conformance_suite::webhooks::Receiver;
+
+use super::checked::RunPlan;
+use super::connection;
+use super::progress::{self, Progress};
+use super::reports::{self, Reports};
+use super::signals::Signals;
+use super::target::Target;
+use super::verdict;
+
+/// Runs a certification, or prints the fixtures a profile may name (`--list-fixtures`).
+pub fn run(args: RunArgs, key_from_env: bool) -> Result<ExitCode, Error> {
+    if args.list_fixtures {
+        return list_fixtures(&args);
+    }
+    let json_events = args.test.json();
+    let plan = RunPlan::check(args, key_from_env)?;
+    if json_events {
+        // stdout carries libtest's JSON events only.
+        crate::output::lines_to_stderr();
+    }
+    certify(plan)
+}
+
+/// `--list-fixtures`: the fixtures a profile may name, as lines or (`--markdown`) the README's
+/// table.
+fn list_fixtures(args: &RunArgs) -> Result<ExitCode, Error> {
+    let text = if args.markdown {
+        conformance_contract::profile::fixture_table()
+    } else {
+        conformance_contract::profile::fixture_lines()
+    };
+    print!("{}", text?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run of a checked plan: the target reached (or only listed, with `--list`), the trials
+/// run, the verdict said, the reports written before and after the cleanup.
+fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
+    let rt = connection::runtime()?;
+    let target = Target::start(plan.target.clone(), &rt)?;
+    let client = target.client(&plan)?;
+    let (profile, discovery) = if plan.listing {
+        (target.profile.clone(), None)
+    } else {
+        target.prepare(&rt, &client, &plan)?
+    };
+    let receiver = start_receiver(&plan, &rt)?;
+    // Where each fixture came from, for the reports.
+    let fixture_sources = reports::fixture_sources(&plan, &profile, discovery.as_ref());
+    let exec = Arc::new(Executor::new(RunSetup {
+        contract: plan.contract.clone(),
+        client: client.clone(),
+        profile,
+        run_id: plan.run_id.clone(),
+        seed: plan.seed,
+        property_cases: plan.property_cases,
+        receiver,
+        missing_reasons: discovery
+            .as_ref()
+            .map(|d| d.missing_reasons())
+            .unwrap_or_default(),
+    }));
+    let recorder = Arc::new(Recorder::default());
+    let trials = plan::trials(
+        &plan.cases,
+        exec.clone(),
+        rt.handle().clone(),
+        recorder.clone(),
+    );
+    let signals = Signals::new();
+    if !plan.listing {
+        let what = if plan.embedded() {
+            format!("the embedded reference at {}", target.base_url)
+        } else {
+            target.base_url.clone()
+        };
+        crate::output::say(&format!(
+            "certifying {what} (run {}, seed {}, {} trials)",
+            plan.run_id,
+            plan.seed,
+            plan.chosen.len()
+        ));
+        signals.handle(&rt, &exec);
+    }
+    let started = time::OffsetDateTime::now_utc();
+    let start = Instant::now();
+    let (progress, libtest) = watch(&plan, &recorder, &client);
+    let conclusion = libtest_mimic::run(&libtest, trials);
+    progress.finish();
+    if plan.listing {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let sent = verdict::Sent {
+        requests: client.request_count(),
+        elapsed: start.elapsed(),
+    };
+    let results = recorder.take();
+    let interrupted = exec.cleanup().is_interrupted();
+    let reports = Reports {
+        plan: &plan,
+        base_url: &target.base_url,
+        fixture_sources: &fixture_sources,
+        started,
+        start,
+        client: &client,
+        exec: &exec,
+        results: &results,
+    };
+    // The defects lead, right after libtest's summary.
+    let model = reports.model(&exec.cleanup().pending_summary());
+    let defects = model.defects.len();
+    let lines = conformance_suite::report::defect_lines(&model);
+    if !lines.is_empty() {
+        crate::output::say(&lines);
+    }
+    // The reports exist before the cleanup, which a silent target or a kill can cut short; they
+    // list what is still registered as not removed, and are rewritten once the cleanup is done.
+    reports.write(&model)?;
+    drop(model);
+    signals.cleaning();
+    let summary = clean_up(&rt, &exec, &client, plan.timeout);
+    signals.rewriting();
+    if plan.outputs.any() {
+        reports.write(&reports.model(&summary))?;
+    }
+    // The verdict is the last line: the tail of a CI log shows it, not the cleanup.
+    verdict::say_verdict(plan.require_complete, &sent, &results, interrupted, defects);
+    Ok(verdict::exit_code(
+        plan.require_complete,
+        &results,
+        interrupted,
+        signals.code(),
+        &conclusion,
+    ))
+}
+
+/// Starts showing the run's progress, and gives libtest's arguments for it: a live line on a
+/// terminal puts stdout through the forwarder, so libtest's colours are asked for explicitly.
+fn watch(
+    plan: &RunPlan,
+    recorder: &Arc<Recorder>,
+    client: &Arc<Client>,
+) -> (Progress, libtest_mimic::Arguments) {
+    use libtest_mimic::ColorSetting;
+    let mut libtest = plan.libtest.clone();
+    if plan.progress == progress::Mode::Bar
+        && matches!(libtest.color, None | Some(ColorSetting::Auto))
+        && crate::output::through_forwarder()
+    {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        libtest.color = Some(if no_color {
+            ColorSetting::Never
+        } else {
+            ColorSetting::Always
+        });
+    }
+    let progress = Progress::start(
+        plan.progress,
+        plan.chosen.len(),
+        recorder.clone(),
+        client.clone(),
+    );
+    (progress, libtest)
+}
+
+/// The webhook receiver, started once when a chosen case needs it (never for `--list`).
+fn start_receiver(
+    plan: &RunPlan,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Option<Arc<Receiver>>, Error> {
+    let needed = plan
+        .cases
+        .iter()
+        .any(|c| c.uses_receiver && plan.chosen.contains(&c.name));
+    if plan.listing || !needed {
+        return Ok(None);
+    }
+    let listen = plan
+        .webhook_listen
+        .unwrap_or_else(|| std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+    rt.block_on(Receiver::start(listen, plan.webhook_url.as_deref()))
+        .map(Some)
+        .map_err(|source| Error::StartReceiver {
+            listen: Some(listen),
+            source,
+        })
+}
+
+/// Removes what the run created, and says what was left and how long it took.
+fn clean_up(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    client: &Arc<Client>,
+    timeout: Duration,
+) -> conformance_suite::results::Summary {
+    let cleanup_start = Instant::now();
+    let summary = rt.block_on(exec.cleanup().finish(client));
+    let cleanup_secs = cleanup_start.elapsed().as_secs_f64();
+    crate::output::say(
+        client
+            .redactor
+            .redact(&summary.render())
+            .trim_end_matches('\n'),
+    );
+    if cleanup_secs >= 1.0 || !summary.not_removed.is_empty() {
+        crate::output::say(&format!(
+            "cleanup took {cleanup_secs:.1} s (bound {} s)",
+            conformance_suite::cleanup::cleanup_bound(timeout).as_secs_f64()
+        ));
+    }
+    summary
+}

@@ -1,0 +1,138 @@
+//! The trials a run selects: the selection options, then libtest's filters. Nothing chosen is a
+//! setup mistake (a typo of an area or a filter), never a pass.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+
+use crate::cli::RunArgs;
+use crate::error::{Error, NothingSelected};
+use conformance_suite::cases::Case;
+use conformance_suite::catalog;
+
+/// The cases the selection options keep, and the names of those libtest will run of them (its
+/// filter, --skip, --exact, --ignored).
+pub fn select_trials(
+    args: &RunArgs,
+    cases: Vec<Arc<Case>>,
+) -> Result<(Vec<Arc<Case>>, HashSet<String>), Error> {
+    let known_areas: BTreeSet<String> = cases.iter().map(|c| c.area.clone()).collect();
+    let cases = catalog::select(
+        cases,
+        &catalog::Selection {
+            areas: args.areas.clone(),
+            tags: args.tags.clone(),
+            read_only: args.read_only,
+            partition: args.partition,
+        },
+    );
+    let chosen: HashSet<String> = cases
+        .iter()
+        .filter(|c| {
+            !args
+                .test
+                .libtest()
+                .is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(())))
+        })
+        .map(|c| c.name.clone())
+        .collect();
+    if chosen.is_empty() && !args.test.list {
+        return Err(Error::NothingSelected(nothing_selected(args, &known_areas)));
+    }
+    if args.discover && args.target.is_none() {
+        return Err(Error::DiscoverWithoutTarget);
+    }
+    Ok((cases, chosen))
+}
+
+/// What the selection keeps of `all` before `--partition` (the options, then libtest's filter),
+/// counted and fingerprinted, with the partition: the parts of one split share the fingerprint.
+pub fn identity(args: &RunArgs, all: Vec<Arc<Case>>) -> conformance_suite::report::SelectionOut {
+    let whole = catalog::select(
+        all,
+        &catalog::Selection {
+            areas: args.areas.clone(),
+            tags: args.tags.clone(),
+            read_only: args.read_only,
+            partition: None,
+        },
+    );
+    let filter = args.test.libtest();
+    let mut names: Vec<&str> = whole
+        .iter()
+        .filter(|c| !filter.is_filtered_out(&libtest_mimic::Trial::test(c.name.clone(), || Ok(()))))
+        .map(|c| c.name.as_str())
+        .collect();
+    names.sort_unstable();
+    let mut hash = hmac_sha256::Hash::new();
+    hash.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for n in &names {
+        hash.update(b"\n");
+        hash.update(n.as_bytes());
+    }
+    let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    conformance_suite::report::SelectionOut {
+        partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
+        trials: names.len(),
+        catalog: digest,
+    }
+}
+
+/// Per clause, the trials of `all` (the whole catalog) citing it that are not `chosen`: the
+/// clause matrix says such a clause was not reached, never that it is not covered.
+pub fn not_selected(all: &[Arc<Case>], chosen: &HashSet<String>) -> BTreeMap<String, usize> {
+    let mut out: BTreeMap<String, usize> = BTreeMap::new();
+    for case in all.iter().filter(|c| !chosen.contains(&c.name)) {
+        for clause in conformance_suite::report::coverage::cited(case) {
+            *out.entry(clause).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// Why nothing is selected, with the likely fix of an unknown area.
+fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected {
+    let mut given = Vec::new();
+    for a in &args.areas {
+        given.push(format!("--area {a}"));
+    }
+    for t in &args.tags {
+        given.push(format!("--tag {t}"));
+    }
+    if args.read_only {
+        given.push("--read-only".into());
+    }
+    if let Some((k, n)) = args.partition {
+        given.push(format!("--partition {k}/{n}"));
+    }
+    if let Some(f) = &args.test.filter {
+        given.push(format!("the filter `{f}`"));
+    }
+    for s in &args.test.skip {
+        given.push(format!("--skip {s}"));
+    }
+    if args.test.exact {
+        given.push("--exact".into());
+    }
+    if args.test.ignored {
+        given.push("--ignored (no trial is marked ignored)".into());
+    }
+    let unknown_areas = args
+        .areas
+        .iter()
+        .filter(|a| !known.contains(*a))
+        .map(|a| {
+            let closest = known
+                .iter()
+                .map(|k| (strsim::levenshtein(a, k), k))
+                .min()
+                .filter(|(d, _)| *d <= 3)
+                .map(|(_, k)| k.clone());
+            (a.clone(), closest)
+        })
+        .collect();
+    NothingSelected {
+        given,
+        unknown_areas,
+        areas: known.iter().cloned().collect(),
+    }
+}

@@ -1,0 +1,12 @@
+//! workspace-conformance: the binary's commands, which wire the suite (`conformance_suite`) to
+//! its targets: a given implementation, or the embedded reference (`conformance_reference`),
+//! the default target. The contract (`conformance_contract`) and the declarative cases drive
+//! the suite; this crate parses the command line, checks it, starts what a run needs and says
+//! the verdict.
+
+pub mod app;
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod exit;
+pub mod output;

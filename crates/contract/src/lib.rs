@@ -1,0 +1,316 @@
+//! The contract as data: the route table (OpenAPI 3.1), its JSON Schemas, the clause catalog,
+//! the v1 error codes, and the profile that names a target's fixtures. Loaded and compiled once
+//! per run. The suite and the embedded reference both read it; it reads neither.
+
+mod clauses;
+mod codes;
+pub mod profile;
+mod routes;
+pub mod yaml;
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+pub use clauses::{Clause, Clauses};
+pub use codes::{CodeRow, V1Codes, WebhookTitles};
+pub use routes::{E164, ErrorBody, INLINED_FROM, Param, ParamIn, ResponseSpec, Route, StatusKey};
+
+/// The `Service-Api-Version` the suite speaks (the header-versioned API's one stated value).
+pub const API_VERSION: &str = "2026-03-30";
+
+/// The API generation a route, case file or trial addresses: the one name of it in the suite.
+/// The route table's `x-api`, a case file's `api`, the first part of trial names and the
+/// generation of a request's path all read it here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, PartialOrd, Ord)]
+#[serde(try_from = "String")]
+pub enum Api {
+    /// Paths prefixed `/v1`.
+    V1,
+    /// The header-versioned API (`Service-Api-Version`).
+    Latest,
+}
+
+impl Api {
+    /// Every generation, in report order.
+    pub const ALL: [Api; 2] = [Api::V1, Api::Latest];
+
+    /// The name used in the route table, in case files, as the first part of trial names and
+    /// in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Api::V1 => "v1",
+            Api::Latest => "latest",
+        }
+    }
+
+    /// The generation called `name` (`v1`, `latest`).
+    pub fn named(name: &str) -> Option<Api> {
+        Api::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
+    /// The generation a request path belongs to: `/v1/...` is v1, every other path is
+    /// header-versioned (What the service does > API generations).
+    pub fn of_path(path: &str) -> Api {
+        if path.starts_with("/v1/") {
+            Api::V1
+        } else {
+            Api::Latest
+        }
+    }
+
+    /// The headers every request of the generation carries: the header-versioned API's
+    /// `Service-Api-Version`.
+    pub fn headers(self) -> Vec<(String, String)> {
+        match self {
+            Api::V1 => Vec::new(),
+            Api::Latest => vec![("Service-Api-Version".to_string(), API_VERSION.to_string())],
+        }
+    }
+}
+
+/// A name that is no API generation (a case file's `api`, the route table's `x-api`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown API generation `{name}`, expected one of {}",
+    Api::ALL.map(Api::as_str).join(", ")
+)]
+pub struct UnknownApi {
+    pub name: String,
+}
+
+impl TryFrom<String> for Api {
+    type Error = UnknownApi;
+
+    fn try_from(name: String) -> Result<Api, UnknownApi> {
+        Api::named(&name).ok_or(UnknownApi { name })
+    }
+}
+
+/// The route table as shipped in `schemas/openapi.yaml`.
+pub const OPENAPI_YAML: &str = include_str!("../../../schemas/openapi.yaml");
+/// The clause catalog as shipped in `schemas/clauses.yaml`.
+pub const CLAUSES_YAML: &str = include_str!("../../../schemas/clauses.yaml");
+
+/// A contract file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ContractError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// One violation of a schema: where in the instance, and what.
+#[derive(Debug, Clone)]
+pub struct SchemaViolation {
+    pub pointer: String,
+    pub message: String,
+}
+
+/// The loaded contract: routes, compiled schemas, clauses and codes.
+pub struct Contract {
+    pub routes: Vec<Route>,
+    pub clauses: Clauses,
+    pub codes: V1Codes,
+    /// The titles of the header-versioned webhook error body, by status.
+    pub webhook_titles: WebhookTitles,
+    /// The E.164 phone number format (`components/schemas/E164`).
+    pub e164: E164,
+    validators: HashMap<String, jsonschema::Validator>,
+}
+
+impl Contract {
+    /// Loads the contract files embedded in the binary.
+    pub fn embedded() -> Result<Contract, ContractError> {
+        Contract::from_sources(OPENAPI_YAML, CLAUSES_YAML)
+    }
+
+    /// Loads a contract from the text of the route table and of the clause catalog.
+    pub fn from_sources(openapi: &str, clauses: &str) -> Result<Contract, ContractError> {
+        let err = |file: &str, line: usize, message: String| ContractError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let clauses =
+            Clauses::parse(clauses).map_err(|(line, m)| err("schemas/clauses.yaml", line, m))?;
+        let (doc, lines) =
+            yaml::parse(openapi).map_err(|e| err("schemas/openapi.yaml", e.line, e.message))?;
+        let codes = V1Codes::from_openapi(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let webhook_titles = WebhookTitles::from_openapi(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let e164 = E164::from_openapi(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let routes = routes::from_openapi(&doc, &clauses)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let components = doc
+            .pointer("/components/schemas")
+            .cloned()
+            .unwrap_or(json!({}));
+        let Some(names) = components.as_object() else {
+            return Err(err(
+                "schemas/openapi.yaml",
+                1,
+                "components/schemas must be a mapping".into(),
+            ));
+        };
+        let mut validators = HashMap::new();
+        for name in names.keys() {
+            let root = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": format!("#/components/schemas/{name}"),
+                "components": { "schemas": components.clone() },
+            });
+            let validator = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&root)
+                .map_err(|e| {
+                    err(
+                        "schemas/openapi.yaml",
+                        lines.line_of(&format!("/components/schemas/{name}")),
+                        format!("schema `{name}` does not compile: {e}"),
+                    )
+                })?;
+            validators.insert(name.clone(), validator);
+        }
+        for route in &routes {
+            for resp in &route.responses {
+                if let Some(schema) = &resp.schema {
+                    if !validators.contains_key(schema) {
+                        return Err(err(
+                            "schemas/openapi.yaml",
+                            1,
+                            format!(
+                                "{} {} refers to unknown schema `{schema}`",
+                                route.method, route.template
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(Contract {
+            routes,
+            clauses,
+            codes,
+            webhook_titles,
+            e164,
+            validators,
+        })
+    }
+
+    /// The route that serves `method` on `path` (no query string); literal segments win over
+    /// parameters.
+    pub fn route(&self, method: &str, path: &str) -> Option<&Route> {
+        self.routes
+            .iter()
+            .filter(|r| r.method.eq_ignore_ascii_case(method))
+            .filter_map(|r| r.match_path(path).map(|score| (score, r)))
+            .max_by_key(|(score, _)| *score)
+            .map(|(_, r)| r)
+    }
+
+    /// Whether `name` is a schema of the route table's components.
+    pub fn has_schema(&self, name: &str) -> bool {
+        self.validators.contains_key(name)
+    }
+
+    /// Validates `instance` against the named component schema. A message that quotes a part of
+    /// the instance shows it through `show` when the whole would be long: the suite redacts and
+    /// cuts there what a target sent, and ends a cut text with `…`.
+    pub fn validate(
+        &self,
+        name: &str,
+        instance: &Value,
+        show: fn(&Value) -> String,
+    ) -> Vec<SchemaViolation> {
+        let Some(validator) = self.validators.get(name) else {
+            return vec![SchemaViolation {
+                pointer: String::new(),
+                message: format!("unknown schema `{name}`"),
+            }];
+        };
+        if validator.is_valid(instance) {
+            return Vec::new();
+        }
+        // jsonschema builds the errors of every item of an array at once: for a list of 100,000
+        // items that is more memory than the list. The errors are looked for first in a copy
+        // whose arrays keep their first items (the same pointers; the contract's schemas have
+        // no `contains`, `uniqueItems` or `minItems` above that count, so a prefix adds no
+        // error), and in the whole instance only if the prefix shows none.
+        let prefix = long_arrays_cut(instance);
+        let errors: Vec<_> = prefix
+            .as_ref()
+            .map(|p| {
+                validator
+                    .iter_errors(p)
+                    .take(5)
+                    .map(|e| violation(e, show))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !errors.is_empty() {
+            return errors;
+        }
+        validator
+            .iter_errors(instance)
+            .take(5)
+            .map(|e| violation(e, show))
+            .collect()
+    }
+}
+
+/// Items of an array the first error search looks at.
+const PREFIX_ITEMS: usize = 100;
+
+/// A copy of `v` whose arrays keep their first [`PREFIX_ITEMS`] items, if any array is longer.
+fn long_arrays_cut(v: &Value) -> Option<Value> {
+    fn has_long(v: &Value) -> bool {
+        match v {
+            Value::Array(a) => a.len() > PREFIX_ITEMS || a.iter().any(has_long),
+            Value::Object(m) => m.values().any(has_long),
+            _ => false,
+        }
+    }
+    fn cut(v: &Value) -> Value {
+        match v {
+            Value::Array(a) => Value::Array(a.iter().take(PREFIX_ITEMS).map(cut).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), cut(v))).collect()),
+            other => other.clone(),
+        }
+    }
+    has_long(v).then(|| cut(v))
+}
+
+/// A schema error as a finding shows it: the message quotes the instance, and a large one is
+/// shown as `show` renders it (a bounded excerpt).
+fn violation(e: jsonschema::ValidationError<'_>, show: fn(&Value) -> String) -> SchemaViolation {
+    let shown = show(e.instance());
+    let message = if shown.ends_with('…') {
+        e.masked_with(shown).to_string()
+    } else {
+        e.to_string()
+    };
+    SchemaViolation {
+        pointer: e.instance_path().to_string(),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_generation_names_the_known_ones() {
+        assert_eq!(Api::try_from("latest".to_string()), Ok(Api::Latest));
+        let e = Api::try_from("v2".to_string()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown API generation `v2`, expected one of v1, latest"
+        );
+    }
+}

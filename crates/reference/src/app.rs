@@ -1,0 +1,88 @@
+//! The state shared by every handler of one instance.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::fixtures::{self, ApiKey};
+use super::store::Store;
+use super::strict::{self, Table};
+use super::switches::Switches;
+use super::variants::Variant;
+
+/// Cheap to clone: handlers get their own handle on the one instance.
+#[derive(Clone)]
+pub(crate) struct App(Arc<Inner>);
+
+struct Inner {
+    switches: Switches,
+    keys: Vec<ApiKey>,
+    store: Mutex<Store>,
+    /// The route table's checks under this instance's names, where a variant reads them
+    /// (`contract-strict`, `unknown-fields-400`).
+    strict: Option<Table>,
+    /// Sends webhook deliveries (no proxy: receivers are often on loopback).
+    delivery: reqwest::Client,
+}
+
+impl App {
+    pub fn new(switches: Switches) -> Self {
+        let mut store = fixtures::seeded_store();
+        store.id_shapes = super::store::IdShapes {
+            contact_uuid: switches.variant(Variant::ContactIdsUuid),
+            entry_numeric: switches.variant(Variant::EntryIdsNumeric),
+        };
+        let strict = [Variant::ContractStrict, Variant::UnknownFields400]
+            .into_iter()
+            .any(|v| switches.variant(v))
+            .then(|| {
+                let profile = fixtures::profile_for(&switches.variants);
+                strict::route_table().map(|c| Table::build(c, &profile))
+            })
+            .flatten();
+        App(Arc::new(Inner {
+            strict,
+            switches,
+            keys: fixtures::api_keys(),
+            store: Mutex::new(store),
+            delivery: delivery_client(),
+        }))
+    }
+
+    pub fn switches(&self) -> &Switches {
+        &self.0.switches
+    }
+
+    /// The compiled checks of the route table, where a variant that reads them is on.
+    pub fn strict(&self) -> Option<&Table> {
+        self.0.strict.as_ref()
+    }
+
+    pub fn delivery_client(&self) -> &reqwest::Client {
+        &self.0.delivery
+    }
+
+    pub fn keys(&self) -> &[ApiKey] {
+        &self.0.keys
+    }
+
+    /// Handlers never panic while holding the lock, but a poisoned store is still consistent
+    /// (every mutation is a single assignment), so serving on is better than failing every request.
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        self.0
+            .store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The client that sends webhook deliveries: rustls with ring, the provider the whole process
+/// uses (installed here when the reference runs alone). Without a CA store, deliveries to
+/// http:// receivers still go out.
+fn delivery_client() -> reqwest::Client {
+    // Another part of the process may have installed a provider already; either is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = || reqwest::Client::builder().no_proxy();
+    builder()
+        .build()
+        .or_else(|_| builder().tls_certs_only([]).build())
+        .unwrap_or_default()
+}

@@ -1,0 +1,765 @@
+//! Calls, recordings, transcripts, users, phone numbers and the organization (read only).
+//!
+//! Access: a call is visible to the users of its phone number; anyone else gets 403
+//! `Not Phone Number User` (calls) or `Forbidden` (v1 recordings). Users, phone numbers and the
+//! organization are visible to every user of the workspace.
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::respond::{allow_only, answer};
+use crate::app::App;
+use crate::auth::Caller;
+use crate::contact_input::is_e164;
+use crate::errors::ApiError;
+use crate::errors::Generation;
+use crate::faults::Fault;
+use crate::input::{self, Query};
+use crate::pagination;
+use crate::paths::{HV_CALLS as HV, V1_CALLS, V1_RECORDINGS};
+use crate::reply;
+use crate::workspace::{AVAILABLE, Call, Workspace};
+
+const V1_USERS: &str = "/v1/users";
+const NOT_NUMBER_USER: &str = "Not Phone Number User";
+const CALLS_403_CODE: &str = "0101403";
+const TOO_MANY_PARTICIPANTS: (&str, &str) = ("0101400", "Too Many Participants");
+const DEFAULT_PAGE: usize = 10;
+const MAX_PAGE: usize = 100;
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new()
+        .route(V1_CALLS, allow_only(get(list_v1), "GET"))
+        .route("/v1/calls/{callId}", allow_only(get(get_v1), "GET"))
+        .route(
+            "/v1/call-recordings/{callId}",
+            allow_only(get(recordings_v1), "GET"),
+        )
+        .route("/v1/users/{userId}", allow_only(get(user_v1), "GET"))
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV, allow_only(get(list_hv), "GET"))
+        .route("/calls/{callId}", allow_only(get(get_hv), "GET"))
+        .route(
+            "/calls/{callId}/recordings",
+            allow_only(get(recordings_hv), "GET"),
+        )
+        .route(
+            "/calls/{callId}/transcripts",
+            allow_only(get(transcripts_hv), "GET"),
+        )
+        .route("/phone-numbers", allow_only(get(numbers_hv), "GET"))
+        .route(
+            "/phone-numbers/available",
+            allow_only(get(available_hv), "GET"),
+        )
+        .route(
+            "/phone-numbers/{phoneNumberId}",
+            allow_only(get(number_hv), "GET"),
+        )
+        .route(
+            "/phone-numbers/{phoneNumberId}/users",
+            allow_only(get(number_users_hv), "GET"),
+        )
+        .route("/users", allow_only(get(users_hv), "GET"))
+        .route("/users/{userId}", allow_only(get(user_hv), "GET"))
+        .route(
+            "/users/{userId}/phone-numbers",
+            allow_only(get(user_numbers_hv), "GET"),
+        )
+        .route("/organization", allow_only(get(organization_hv), "GET"))
+}
+
+type Answer = Result<Response, ApiError>;
+
+fn not_found(path: &str, what: &str, id: &str) -> ApiError {
+    ApiError::for_path(
+        path,
+        StatusCode::NOT_FOUND,
+        format!("{what} '{id}' was not found"),
+    )
+}
+
+/// 403 of a number-scoped check on calls: `Not Phone Number User` (code 0101403 on v1).
+fn not_number_user(app: &App, path: &str, number: &str) -> ApiError {
+    let error = ApiError::for_path(
+        path,
+        StatusCode::FORBIDDEN,
+        format!("the caller is not a user of phone number '{number}'"),
+    );
+    let error = if Generation::of_path(path) == Generation::V1 {
+        error.with_code(CALLS_403_CODE)
+    } else {
+        error
+    };
+    if app
+        .switches()
+        .faults
+        .has(Fault::NotPhoneNumberUserTitleForbidden)
+    {
+        error
+    } else {
+        error.with_title(NOT_NUMBER_USER)
+    }
+}
+
+fn call_json(app: &App, call: &Call, summary: bool, voicemail: bool) -> Value {
+    let faults = &app.switches().faults;
+    let prefix = if faults.has(Fault::CallIdWrongPrefix) {
+        "CA"
+    } else {
+        "AC"
+    };
+    if faults.has(Fault::CallIncludeIgnored) {
+        return call.to_json(false, false, prefix);
+    }
+    // Fault voicemail-needs-summary: the voicemail only comes when the summary is asked too.
+    let voicemail = voicemail && (summary || !faults.has(Fault::VoicemailNeedsSummary));
+    call.to_json(summary, voicemail, prefix)
+}
+
+/// The call of `id` if the caller may see it.
+fn visible_call<'a>(
+    app: &App,
+    ws: &'a Workspace,
+    caller: &Caller,
+    path: &str,
+    id: &str,
+    forbidden: impl Fn() -> ApiError,
+) -> Result<&'a Call, ApiError> {
+    let call = ws.call(id).ok_or_else(|| not_found(path, "Call", id))?;
+    if !ws.is_number_user(&call.phone_number_id, caller.user_id) {
+        let _ = app;
+        return Err(forbidden());
+    }
+    Ok(call)
+}
+
+fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime>, ApiError> {
+    q.first(name)
+        .map(|v| {
+            OffsetDateTime::parse(v, &Rfc3339).map_err(|_| {
+                ApiError::bad_request(
+                    path,
+                    format!("query parameter {name} must be an RFC 3339 date-time, got '{v}'"),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
+    let faults = &app.switches().faults;
+    let min = if faults.has(Fault::CallsMaxResultsMin2) {
+        2
+    } else {
+        1
+    };
+    let range = if faults.has(Fault::CallsMaxResultsUncheckedWithParticipants)
+        && Generation::of_path(path) == Generation::V1
+        && q.first("participants").is_some()
+    {
+        0..=usize::MAX
+    } else {
+        min..=MAX_PAGE
+    };
+    let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    let offset = pagination::page_token(q.first("pageToken"))
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    let page = pagination::paginate(items, size, offset, faults);
+    Ok(reply::json(
+        StatusCode::OK,
+        &pagination::list_body(page, faults),
+    ))
+}
+
+fn includes(q: &Query) -> Vec<String> {
+    q.all("include")
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+// ---- v1 ----
+
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    answer(&app, list_calls_v1(&app, &caller, &q))
+}
+
+fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
+    let faults = &app.switches().faults;
+    let path = V1_CALLS;
+    let ws_guard = app.store();
+    let ws = ws_guard.workspace();
+    let number_id = q
+        .first("phoneNumberId")
+        .ok_or_else(|| ApiError::bad_request(path, "query parameter phoneNumberId is required"))?;
+    // The stated patterns make a malformed id invalid input (400), not a missing resource.
+    if !number_id.starts_with("PN") {
+        return Err(ApiError::bad_request(
+            path,
+            format!("query parameter phoneNumberId must match ^PN(.*)$, got '{number_id}'"),
+        ));
+    }
+    if let Some(user) = q.first("userId").filter(|u| !u.starts_with("US")) {
+        return Err(ApiError::bad_request(
+            path,
+            format!("query parameter userId must match ^US(.*)$, got '{user}'"),
+        ));
+    }
+    let participants = q.all("participants");
+    let empty = participants.is_empty() || participants.iter().any(|p| p.trim().is_empty());
+    if empty && !faults.has(Fault::EmptyParticipantsAccepted) {
+        return Err(ApiError::bad_request(
+            path,
+            "query parameter participants must hold exactly one E.164 number",
+        ));
+    }
+    let participants: Vec<&str> = participants
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    if participants.len() > 1 && !faults.has(Fault::ParticipantsRuleOff) {
+        return Err(ApiError::bad_request(
+            path,
+            format!(
+                "list calls takes exactly one participant (1:1 calls only); {} were given",
+                participants.len()
+            ),
+        )
+        .with_code(TOO_MANY_PARTICIPANTS.0)
+        .with_title(TOO_MANY_PARTICIPANTS.1));
+    }
+    if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
+        return Err(ApiError::bad_request(
+            path,
+            format!("participant '{p}' is not an E.164 phone number"),
+        ));
+    }
+    let number = ws
+        .number(number_id)
+        .ok_or_else(|| not_found(path, "Phone number", number_id))?;
+    if participants.contains(&number.number.as_str()) {
+        return Err(ApiError::bad_request(
+            path,
+            "participants exclude the workspace number itself",
+        ));
+    }
+    // The user whose access scopes the results: by default the number's owner (v1 1.0.1).
+    let scope_user = q
+        .first("userId")
+        .map(str::to_string)
+        .or_else(|| number.users.first().cloned())
+        .unwrap_or_default();
+    if ws.user(&scope_user).is_none() {
+        return Err(not_found(path, "User", &scope_user));
+    }
+    if !ws.is_number_user(number_id, caller.user_id) {
+        return Err(not_number_user(app, path, number_id));
+    }
+    // Fault calls-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
+    let after = time_param(q, "createdAfter", path)
+        .or_else(|e| {
+            faults
+                .has(Fault::CallsUnparsedTimeIgnored)
+                .then_some(None)
+                .ok_or(e)
+        })?
+        .filter(|_| !faults.has(Fault::CallsCreatedAfterIgnored));
+    let mut before = time_param(q, "createdBefore", path)?;
+    let since = time_param(q, "since", path)?;
+    let mut since_after = None;
+    if since.is_some() {
+        if faults.has(Fault::CallsSinceAsCreatedAfter) {
+            since_after = since;
+        } else if before.is_none() {
+            // Deprecated: `since` behaves as `createdBefore`.
+            before = since;
+        }
+    }
+    // Fault calls-time-bounds-inclusive: the bounds keep the instant itself.
+    let at = |x: OffsetDateTime, t: OffsetDateTime| {
+        x == t && faults.has(Fault::CallsTimeBoundsInclusive)
+    };
+    let visible = ws.is_number_user(number_id, &scope_user)
+        && !(faults.has(Fault::CallsV1UserIdEmpties) && q.first("userId").is_some());
+    let items: Vec<Value> = ws
+        .calls
+        .iter()
+        .filter(|c| visible && c.phone_number_id == number_id)
+        .filter(|c| {
+            participants.is_empty()
+                || participants
+                    .iter()
+                    .all(|p| c.participants.iter().any(|x| x == p))
+        })
+        .filter(|c| after.is_none_or(|a| c.created_at > a || at(c.created_at, a)))
+        .filter(|c| since_after.is_none_or(|a| c.created_at > a))
+        .filter(|c| before.is_none_or(|b| c.created_at < b || at(c.created_at, b)))
+        .map(|c| call_json(app, c, false, false))
+        .collect();
+    page_of(app, q, path, &items)
+}
+
+async fn get_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let result = input::path_param(id, V1_CALLS).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        if ws.call(&id).is_none() && app.switches().faults.has(Fault::CallV1UnknownAnswered) {
+            return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
+        }
+        let call = visible_call(&app, ws, &caller, V1_CALLS, &id, || {
+            not_number_user(&app, V1_CALLS, &id)
+        })?;
+        Ok(reply::data(
+            StatusCode::OK,
+            call_json(&app, call, false, false),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn recordings_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let result = input::path_param(id, V1_RECORDINGS).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let call = visible_call(&app, ws, &caller, V1_RECORDINGS, &id, || {
+            ApiError::for_path(
+                V1_RECORDINGS,
+                StatusCode::FORBIDDEN,
+                format!("the caller may not access the recordings of call '{id}'"),
+            )
+        })?;
+        let mut segments = call.recordings.clone();
+        if app.switches().faults.has(Fault::RecordingsNewestFirst) {
+            segments.reverse();
+        }
+        recording_ids_re(&app, &mut segments);
+        Ok(reply::data(StatusCode::OK, Value::Array(segments)))
+    });
+    answer(&app, result)
+}
+
+/// A user as answered; fault `user-email-array` gives the email as an array.
+fn user_json(app: &App, user: &Value) -> Value {
+    let mut v = user.clone();
+    if app.switches().faults.has(Fault::UserEmailArray) {
+        if let Some(email) = v.get("email").cloned() {
+            v["email"] = json!([email]);
+        }
+    }
+    v
+}
+
+async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = input::path_param(id, V1_USERS).and_then(|id| {
+        let guard = app.store();
+        if guard.workspace().user(&id).is_none()
+            && app.switches().faults.has(Fault::UserV1UnknownAnswered)
+        {
+            return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
+        }
+        let user = guard.workspace().user(&id).ok_or_else(|| {
+            let e = not_found(V1_USERS, "User", &id);
+            if app.switches().faults.has(Fault::MissingUser410) {
+                e.with_status(StatusCode::GONE)
+            } else {
+                e
+            }
+        })?;
+        Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
+    });
+    answer(&app, result)
+}
+
+// ---- header-versioned ----
+
+async fn list_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let result = (|| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        if let Some(number) = q.first("phoneNumberId") {
+            if ws.number(number).is_some() && !ws.is_number_user(number, caller.user_id) {
+                return Err(not_number_user(&app, HV, number));
+            }
+        }
+        let gte = time_param(&q, "createdAt[gte]", HV)?.filter(|_| {
+            !app.switches()
+                .faults
+                .has(Fault::CallsCreatedAtFilterIgnored)
+        });
+        let inc = includes(&q);
+        let mut calls: Vec<&Call> = ws
+            .calls
+            .iter()
+            .filter(|c| ws.is_number_user(&c.phone_number_id, caller.user_id))
+            .filter(|c| {
+                q.first("phoneNumberId")
+                    .is_none_or(|n| c.phone_number_id == n)
+            })
+            .filter(|c| q.first("actorId").is_none_or(|a| c.user_id == a))
+            .filter(|c| {
+                q.first("participants")
+                    .is_none_or(|p| c.participants.iter().any(|x| x == p))
+            })
+            .filter(|c| {
+                q.first("direction")
+                    .is_none_or(|d| c.fields["direction"] == d)
+            })
+            .filter(|c| {
+                app.switches().faults.has(Fault::CallsStatusFilterIgnored)
+                    || q.first("status").is_none_or(|s| c.fields["status"] == s)
+            })
+            .filter(|c| {
+                // Fault gte-exclusive: `[gte]` read as `[gt]`.
+                gte.is_none_or(|g| {
+                    c.created_at > g
+                        || c.created_at == g && !app.switches().faults.has(Fault::GteExclusive)
+                })
+            })
+            .collect();
+        // Newest first.
+        calls.sort_by_key(|c| std::cmp::Reverse(c.created_at));
+        if app.switches().faults.has(Fault::CallsOldestFirst) {
+            calls.reverse();
+        }
+        let items: Vec<Value> = calls
+            .iter()
+            .map(|c| {
+                call_json(
+                    &app,
+                    c,
+                    inc.iter().any(|i| i == "summary"),
+                    inc.iter().any(|i| i == "voicemail"),
+                )
+            })
+            .collect();
+        page_of(&app, &q, HV, &items)
+    })();
+    answer(&app, result)
+}
+
+async fn get_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let inc = includes(&q);
+    let result = input::path_param(id, HV).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let mut call = visible_call(&app, ws, &caller, HV, &id, || {
+            not_number_user(&app, HV, &id)
+        })?;
+        if app.switches().faults.has(Fault::CallGetNeighbour) {
+            // Off by one: the call stored before the asked one (after it, for the first).
+            if let Some(i) = ws.calls.iter().position(|c| c.id == call.id) {
+                let j = if i > 0 { i - 1 } else { i + 1 };
+                call = ws.calls.get(j).unwrap_or(call);
+            }
+        }
+        let json = call_json(
+            &app,
+            call,
+            inc.iter().any(|i| i == "summary"),
+            inc.iter().any(|i| i == "voicemail"),
+        );
+        Ok(reply::data(StatusCode::OK, json))
+    });
+    answer(&app, result)
+}
+
+async fn recordings_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    if app.switches().faults.has(Fault::HvRecordingsEmpty) {
+        static NONE: Vec<Value> = Vec::new();
+        return segments_hv(app, caller, id, raw, false, |_| &NONE, true);
+    }
+    segments_hv(app, caller, id, raw, false, |c| &c.recordings, true)
+}
+
+/// Fault `recording-id-prefix-re`: recordings show their ids with the prefix `RE`.
+fn recording_ids_re(app: &App, segments: &mut [Value]) {
+    if app.switches().faults.has(Fault::RecordingIdPrefixRe) {
+        for s in segments.iter_mut() {
+            if let Some(rest) = s
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|i| i.strip_prefix("CR"))
+            {
+                s["id"] = json!(format!("RE{rest}"));
+            }
+        }
+    }
+}
+
+async fn transcripts_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let refuse_max = app
+        .switches()
+        .faults
+        .has(Fault::TranscriptsRejectMaxResults);
+    segments_hv(app, caller, id, raw, refuse_max, |c| &c.transcripts, false)
+}
+
+fn segments_hv(
+    app: App,
+    caller: Caller,
+    id: Result<Path<String>, PathRejection>,
+    raw: Option<String>,
+    refuse_max: bool,
+    pick: fn(&Call) -> &Vec<Value>,
+    recordings: bool,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let result = input::path_param(id, HV).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let call = visible_call(&app, ws, &caller, HV, &id, || {
+            not_number_user(&app, HV, &id)
+        })?;
+        if refuse_max && q.first("maxResults").is_some() {
+            return Err(ApiError::bad_request(
+                HV,
+                "query parameter maxResults is not known to this endpoint",
+            ));
+        }
+        let mut items = pick(call).clone();
+        if app.switches().faults.has(Fault::RecordingsNewestFirst) {
+            items.reverse();
+        }
+        if recordings {
+            recording_ids_re(&app, &mut items);
+        }
+        page_of(&app, &q, HV, &items)
+    });
+    answer(&app, result)
+}
+
+fn number_field(app: &App) -> &'static str {
+    if app.switches().faults.has(Fault::PhoneNumberFieldNumber) {
+        "number"
+    } else {
+        "phoneNumber"
+    }
+}
+
+fn restrictions_asked(app: &App, q: &Query) -> bool {
+    includes(q).iter().any(|i| i == "restrictions")
+        && !app.switches().faults.has(Fault::RestrictionsIncludeIgnored)
+}
+
+async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let path = "/phone-numbers";
+    let result = (|| {
+        let filter = q.first("phoneNumber");
+        if let Some(f) = filter.filter(|f| !is_e164(f)) {
+            return Err(ApiError::bad_request(
+                path,
+                format!("query parameter phoneNumber must be an E.164 number, got '{f}'"),
+            ));
+        }
+        let ignore = app.switches().faults.has(Fault::PhoneNumberFilterIgnored);
+        let guard = app.store();
+        let items: Vec<Value> = guard
+            .workspace()
+            .numbers
+            .iter()
+            .filter(|n| ignore || filter.is_none_or(|f| n.number == f))
+            .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
+            .collect();
+        page_of(&app, &q, path, &items)
+    })();
+    answer(&app, result)
+}
+
+async fn number_hv(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let path = "/phone-numbers";
+    let result = input::path_param(id, path).and_then(|id| {
+        let guard = app.store();
+        let n = guard
+            .workspace()
+            .number(&id)
+            .ok_or_else(|| not_found(path, "Phone number", &id))?;
+        Ok(reply::data(
+            StatusCode::OK,
+            n.to_json(restrictions_asked(&app, &q), number_field(&app)),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn number_users_hv(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let path = "/phone-numbers";
+    let result = input::path_param(id, path).and_then(|id| {
+        let guard = app.store();
+        let ws = guard.workspace();
+        let n = ws
+            .number(&id)
+            .ok_or_else(|| not_found(path, "Phone number", &id))?;
+        let empty = app.switches().faults.has(Fault::PhoneNumberUsersEmpty);
+        let users: Vec<Value> = n
+            .users
+            .iter()
+            .filter(|_| !empty)
+            .filter_map(|u| ws.user(u))
+            .map(|u| user_json(&app, &u.json))
+            .collect();
+        Ok(reply::data(StatusCode::OK, Value::Array(users)))
+    });
+    answer(&app, result)
+}
+
+async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let area = q.first("areaCode");
+    let toll_free = q.first("tollFree").map(|v| v == "true");
+    let items: Vec<Value> = AVAILABLE
+        .iter()
+        .filter(|(_, country, ..)| q.first("country").is_none_or(|c| c.eq_ignore_ascii_case(country)))
+        .filter(|(_, _, region, ..)| q.first("region").is_none_or(|r| r.eq_ignore_ascii_case(region)))
+        .filter(|(.., city, _)| q.first("city").is_none_or(|c| c.eq_ignore_ascii_case(city)))
+        .filter(|(.., tf)| toll_free.is_none_or(|t| t == *tf))
+        .filter(|(n, ..)| area.is_none_or(|a| n.get(2..2 + a.len()) == Some(a)))
+        .filter(|(n, ..)| q.first("contains").is_none_or(|s| n.contains(s)))
+        .map(|(n, country, region, city, tf)| {
+            json!({ "phoneNumber": n, "country": country, "region": region, "city": city, "tollFree": tf })
+        })
+        .collect();
+    if app.switches().faults.has(Fault::AvailableSearchBuys) {
+        let bought = items
+            .first()
+            .and_then(|i| i.get("phoneNumber"))
+            .and_then(Value::as_str);
+        let mut store = app.store();
+        let ws = store.workspace_mut();
+        if let (Some(n), Some(template)) = (bought, ws.numbers.first().cloned()) {
+            if !ws.numbers.iter().any(|x| x.number == n) {
+                let mut number = template;
+                number.id = format!("PNbought{:04}", ws.numbers.len());
+                number.number = n.to_string();
+                number.users = Vec::new();
+                ws.numbers.push(number);
+            }
+        }
+    }
+    reply::data(StatusCode::OK, Value::Array(items))
+}
+
+async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let items: Vec<Value> = app
+        .store()
+        .workspace()
+        .users
+        .iter()
+        .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
+        .map(|u| user_json(&app, &u.json))
+        .collect();
+    answer(&app, page_of(&app, &q, "/users", &items))
+}
+
+async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = input::path_param(id, "/users").and_then(|id| {
+        let guard = app.store();
+        let user = guard
+            .workspace()
+            .user(&id)
+            .ok_or_else(|| not_found("/users", "User", &id))?;
+        Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
+    });
+    answer(&app, result)
+}
+
+async fn user_numbers_hv(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let q = Query::parse(raw.as_deref());
+    let result = input::path_param(id, "/users").and_then(|id| {
+        let items: Vec<Value> = {
+            let guard = app.store();
+            let ws = guard.workspace();
+            ws.user(&id)
+                .ok_or_else(|| not_found("/users", "User", &id))?;
+            let faults = &app.switches().faults;
+            let field = if faults.has(Fault::UserPhoneNumbersFieldNumber) {
+                "number"
+            } else {
+                number_field(&app)
+            };
+            ws.numbers
+                .iter()
+                .filter(|n| n.users.contains(&id))
+                .filter(|_| !faults.has(Fault::UserPhoneNumbersEmpty))
+                .map(|n| n.to_json(restrictions_asked(&app, &q), field))
+                .collect()
+        };
+        page_of(&app, &q, "/users", &items)
+    });
+    answer(&app, result)
+}
+
+async fn organization_hv(State(app): State<App>) -> Response {
+    let org = app.store().workspace().organization.clone();
+    if app
+        .switches()
+        .faults
+        .has(Fault::OrganizationWithoutEnvelope)
+    {
+        return reply::json(StatusCode::OK, &org);
+    }
+    if app.switches().faults.has(Fault::OrganizationAsArray) {
+        return reply::data(StatusCode::OK, json!([org]));
+    }
+    reply::data(StatusCode::OK, org)
+}

@@ -1,0 +1,568 @@
+//! Contacts of both generations: v1 create, update, get and list; header-versioned get and list.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, patch};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use super::respond::{allow_only, answer};
+use crate::app::App;
+use crate::auth::Caller;
+use crate::contact_input::{
+    ContactInput, CustomFieldInput, EntryInput, InputError, Rules, parse_contact,
+};
+use crate::errors::ApiError;
+use crate::faults::{Fault, FaultSet};
+use crate::fixtures;
+use crate::input::{self, Query};
+use crate::model::Contact;
+use crate::pagination::{self, Page, PageQueryError};
+use crate::reply;
+use crate::switches::Switches;
+use crate::variants::Variant;
+
+/// Paths that pick the generation and the v1 area of an error body.
+const V1_PATH: &str = "/v1/contacts";
+const HV_PATH: &str = "/contacts";
+
+const EXTERNAL_ID_MAX: usize = 75;
+const SOURCE_MAX_CREATE: usize = 72;
+const SOURCE_MAX_UPDATE: usize = 75;
+const FILTER_VALUE_MAX: usize = 75;
+const SOURCE_URL_MAX: usize = 200;
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new()
+        .route(
+            V1_PATH,
+            allow_only(get(list_v1).post(create_v1), "GET, POST"),
+        )
+        .route(
+            "/v1/contacts/{id}",
+            // The v1 API has no GET of one contact: only PATCH is served here.
+            allow_only(patch(patch_v1), "PATCH"),
+        )
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV_PATH, allow_only(get(list_hv), "GET"))
+        .route("/contacts/{contactId}", allow_only(get(get_hv), "GET"))
+}
+
+/// Whether a path belongs to the contact endpoints of either generation.
+pub(super) fn is_contact_path(path: &str) -> bool {
+    [V1_PATH, HV_PATH].iter().any(|p| {
+        path == *p
+            || path
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+async fn create_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    answer(&app, body.and_then(|body| create(&app, &caller, &body)))
+}
+
+async fn patch_v1(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    let result = input::path_param(id, V1_PATH).and_then(|id| update(&app, &id, body));
+    answer(&app, result)
+}
+
+async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let faults = &app.switches().faults;
+    let result = input::path_param(id, HV_PATH).and_then(|id| {
+        let store = app.store();
+        let found = store.contact(&id).map(|c| {
+            // Off by one: the contact stored before the asked one (the first stays itself).
+            let all = store.contacts();
+            match all.iter().position(|x| x.id == c.id) {
+                Some(i) if i > 0 && faults.has(Fault::ContactGetNeighbour) => &all[i - 1],
+                _ => c,
+            }
+        });
+        let Some(contact) = found else {
+            if faults.has(Fault::ContactIdNotFoundAs500) {
+                return Err(ApiError::for_path(
+                    HV_PATH,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "an unexpected error occurred while loading the contact",
+                ));
+            }
+            return Err(missing_contact(faults, HV_PATH, &id));
+        };
+        Ok(reply::data(
+            StatusCode::OK,
+            contact_answer(&app, contact.to_json(store.custom_field_defs())),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn list_v1(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let result =
+        list_v1_page(&app, &Query::parse(raw.as_deref())).map_err(|e| unstated_limit(&app, e));
+    answer(&app, result)
+}
+
+async fn list_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let result =
+        list_hv_page(&app, &Query::parse(raw.as_deref())).map_err(|e| unstated_limit(&app, e));
+    answer(&app, result)
+}
+
+/// The lists' query errors: the spec lists no errors for these endpoints, so the status of a
+/// broken limit is open (READINGS 2.4); variant `unstated-limit-422` answers 422.
+fn unstated_limit(app: &App, error: ApiError) -> ApiError {
+    if app.switches().variant(Variant::UnstatedLimit422)
+        && error.status() == StatusCode::BAD_REQUEST
+    {
+        error.with_status(StatusCode::UNPROCESSABLE_ENTITY)
+    } else {
+        error
+    }
+}
+
+/// Custom field item ids are stated on the create answer and in lists only; variant
+/// `custom-field-ids-where-stated` leaves them out elsewhere.
+fn contact_answer(app: &App, mut json: Value) -> Value {
+    if app.switches().variant(Variant::CustomFieldIdsWhereStated) {
+        if let Some(Value::Array(items)) = json.get_mut("customFields") {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("id");
+            }
+        }
+    }
+    json
+}
+
+fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let reserved = fixtures::reserved_names();
+    let first_name = body
+        .get("defaultFields")
+        .and_then(|d| d.get("firstName"))
+        .is_some_and(|f| f.as_str().is_some_and(|f| !f.is_empty()));
+    let rules = Rules {
+        reserved: if faults.has(Fault::ReservedSourceAccepted)
+            || (first_name && faults.has(Fault::ReservedSourceAcceptedWithFirstName))
+        {
+            None
+        } else {
+            Some(&reserved)
+        },
+        ..limits(app.switches(), true)
+    };
+    let mut store = app.store();
+    let input = parse_contact(body, &rules, store.custom_field_defs())
+        .map_err(|e| input_error(faults, e))?;
+    external_id_free(app, &store, input.external_id.as_deref(), None)?;
+    let source = match &input.source {
+        Some(_) if app.switches().variant(Variant::SourceAlwaysPublicApi) => {
+            Some("public-api".to_string())
+        }
+        Some(source) => Some(source.clone()),
+        None if faults.has(Fault::SourceNotPublicApi) => None,
+        None => Some("public-api".to_string()),
+    };
+    let created_by = input
+        .created_by_user_id
+        .clone()
+        .unwrap_or_else(|| caller.user_id.to_string());
+    let mut input = input;
+    if faults.has(Fault::ContactEmailsFirstOnly) {
+        input.emails.truncate(1);
+    }
+    let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
+    let mut json = contact.to_json(store.custom_field_defs());
+    if faults.has(Fault::CustomFieldItemsWithoutId) {
+        if let Some(Value::Array(items)) = json.get_mut("customFields") {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("id");
+            }
+        }
+    }
+    if faults.has(Fault::CreatedByUserIdUnprefixed) {
+        if let Some(id) = json["createdByUserId"]
+            .as_str()
+            .and_then(|s| s.strip_prefix("US"))
+        {
+            json["createdByUserId"] = Value::String(id.to_string());
+        }
+    }
+    let jobs = crate::deliveries::fire(
+        app,
+        &mut store,
+        "contact.updated",
+        None,
+        &contact.id,
+        json.clone(),
+    );
+    drop(store);
+    crate::deliveries::dispatch(app, jobs);
+    Ok(if faults.has(Fault::CreateContactNoEnvelope) {
+        reply::json(StatusCode::CREATED, &json)
+    } else {
+        reply::data(StatusCode::CREATED, json)
+    })
+}
+
+/// Variant `external-id-conflict-409`: the contract lists 409 for a contact create and update
+/// without naming its condition; this reference gives it to an externalId already in use by
+/// another contact (`except`: the one updated), so every case must invent its own.
+fn external_id_free(
+    app: &App,
+    store: &crate::store::Store,
+    external_id: Option<&str>,
+    except: Option<&str>,
+) -> Result<(), ApiError> {
+    let Some(wanted) = external_id else {
+        return Ok(());
+    };
+    if !app.switches().variant(Variant::ExternalIdConflict409) {
+        return Ok(());
+    }
+    let taken = store
+        .contacts()
+        .iter()
+        .any(|c| c.external_id.as_deref() == Some(wanted) && Some(c.id.as_str()) != except);
+    if taken {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::CONFLICT,
+            format!("a contact with externalId {wanted} already exists"),
+        ));
+    }
+    Ok(())
+}
+
+/// The contact is looked up before the body is judged: an unknown id is a 404 whatever was sent.
+fn update(
+    app: &App,
+    id: &str,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut store = app.store();
+    let Some(existing) = store.contact(id).cloned() else {
+        let mut error = missing_contact(faults, V1_PATH, id);
+        if faults.has(Fault::Contact404WrongCode) {
+            error = error.with_code("0800400");
+        }
+        return Err(error);
+    };
+    let reserved = fixtures::reserved_names();
+    let rules = Rules {
+        reserved: Some(&reserved),
+        ..limits(app.switches(), false)
+    };
+    let mut input = parse_contact(&body?, &rules, store.custom_field_defs())
+        .map_err(|e| input_error(faults, e))?;
+    external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
+    if faults.has(Fault::PatchMergesEntries) {
+        keep_omitted_entries(&mut input, &existing);
+    }
+    let updated = store
+        .replace_contact(
+            id,
+            input,
+            OffsetDateTime::now_utc(),
+            app.switches().variant(Variant::PatchClearsOmittedFields),
+        )
+        .ok_or_else(|| missing_contact(faults, V1_PATH, id))?;
+    let json = updated.to_json(store.custom_field_defs());
+    let jobs = if faults.has(Fault::ContactUpdateNotFired) {
+        Vec::new()
+    } else {
+        crate::deliveries::fire(
+            app,
+            &mut store,
+            "contact.updated",
+            None,
+            &updated.id,
+            json.clone(),
+        )
+    };
+    drop(store);
+    crate::deliveries::dispatch(app, jobs);
+    Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
+}
+
+/// The length limits of a create or an update body, as the spec states them unless a boundary
+/// fault moves one by one.
+fn limits(switches: &Switches, create: bool) -> Rules<'static> {
+    let faults = &switches.faults;
+    let moved = |fault: Fault, by: isize, limit: usize| {
+        if faults.has(fault) {
+            limit.saturating_add_signed(by)
+        } else {
+            limit
+        }
+    };
+    let external_id_max = moved(
+        Fault::ExternalIdMax74,
+        -1,
+        moved(Fault::ExternalId76Accepted, 1, EXTERNAL_ID_MAX),
+    );
+    let source_max = if create {
+        moved(Fault::SourceCreateMax73, 1, SOURCE_MAX_CREATE)
+    } else {
+        moved(Fault::SourceUpdateMax74, -1, SOURCE_MAX_UPDATE)
+    };
+    Rules {
+        create,
+        source: (1, source_max),
+        external_id: (moved(Fault::ExternalIdMin0, -1, 1), external_id_max),
+        source_url: (1, moved(Fault::SourceUrlMax201, 1, SOURCE_URL_MAX)),
+        phone_leading_zero: faults.has(Fault::E164LeadingZeroAccepted),
+        phone_first_only: faults.has(Fault::ContactPhoneE164FirstOnly),
+        ignore_unknown_custom_keys: switches.variant(Variant::UnknownCustomFieldKeysIgnored),
+        custom_field_types_unchecked: faults.has(Fault::CustomFieldTypeUnchecked),
+        multi_select_options_unchecked: faults.has(Fault::MultiSelectOptionsUnchecked),
+        reserved_case_sensitive: switches.variant(Variant::ReservedSourceCaseSensitive),
+        reserved: None,
+    }
+}
+
+fn input_error(faults: &FaultSet, error: InputError) -> ApiError {
+    match error {
+        InputError::Invalid(message) => ApiError::bad_request(V1_PATH, message),
+        InputError::CustomField(message) if faults.has(Fault::CustomField500) => {
+            ApiError::for_path(V1_PATH, StatusCode::INTERNAL_SERVER_ERROR, message)
+        }
+        InputError::CustomField(message) => ApiError::bad_request(V1_PATH, message)
+            .with_code("0801400")
+            .with_title("Invalid Custom Field Item"),
+    }
+}
+
+fn missing_contact(faults: &FaultSet, path: &str, id: &str) -> ApiError {
+    let error = ApiError::for_path(
+        path,
+        StatusCode::NOT_FOUND,
+        format!("Contact '{id}' was not found"),
+    );
+    if faults.has(Fault::MissingContactBlankMessage) {
+        error.with_message("")
+    } else {
+        error
+    }
+}
+
+/// What the merge fault does instead of replacing: entries the body left out stay.
+fn keep_omitted_entries(input: &mut ContactInput, existing: &Contact) {
+    for (sent, current) in [
+        (&mut input.emails, &existing.emails),
+        (&mut input.phone_numbers, &existing.phone_numbers),
+    ] {
+        for entry in current {
+            if !sent
+                .iter()
+                .any(|s| s.id.as_deref() == Some(entry.id.as_str()))
+            {
+                sent.push(EntryInput {
+                    id: Some(entry.id.clone()),
+                    name: entry.name.clone(),
+                    value: entry.value.clone(),
+                });
+            }
+        }
+    }
+    for item in &existing.custom_fields {
+        let sent = input
+            .custom_fields
+            .iter()
+            .any(|s| s.id.as_deref() == Some(item.id.as_str()) || s.key == item.key);
+        if !sent {
+            input.custom_fields.push(CustomFieldInput {
+                id: Some(item.id.clone()),
+                key: item.key.clone(),
+                value: item.value.clone(),
+            });
+        }
+    }
+}
+
+/// Filters on different fields combine with AND; each constraint is a set the field must be in.
+#[derive(Debug, Default)]
+struct Filter {
+    external_id_in: Vec<Vec<String>>,
+    source_in: Vec<Vec<String>>,
+}
+
+impl Filter {
+    fn matches(&self, contact: &Contact) -> bool {
+        let within = |value: &Option<String>, sets: &Vec<Vec<String>>| {
+            sets.iter()
+                .all(|set| value.as_ref().is_some_and(|v| set.contains(v)))
+        };
+        within(&contact.external_id, &self.external_id_in)
+            && within(&contact.source, &self.source_in)
+    }
+}
+
+/// Each filter value follows the field's length rule (1-75), so a typo'd empty value is refused
+/// rather than silently matching nothing.
+fn filter_values(
+    path: &str,
+    name: &str,
+    values: Vec<&str>,
+    max: usize,
+) -> Result<Vec<String>, ApiError> {
+    if let Some(bad) = values
+        .iter()
+        .find(|v| !(1..=max).contains(&v.chars().count()))
+    {
+        return Err(ApiError::bad_request(
+            path,
+            format!(
+                "query parameter {name}: each value must be 1 to {max} characters, got {}",
+                bad.chars().count()
+            ),
+        ));
+    }
+    Ok(values.into_iter().map(str::to_string).collect())
+}
+
+fn bad_query(path: &str) -> impl Fn(PageQueryError) -> ApiError + '_ {
+    move |e| ApiError::bad_request(path, e.to_string())
+}
+
+fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let external_ids_max = if faults.has(Fault::ExternalIdsFilterMax76) {
+        FILTER_VALUE_MAX + 1
+    } else {
+        FILTER_VALUE_MAX
+    };
+    let external_ids = filter_values(
+        V1_PATH,
+        "externalIds",
+        query.all("externalIds"),
+        external_ids_max,
+    )?;
+    let sources = filter_values(V1_PATH, "sources", query.all("sources"), FILTER_VALUE_MAX)?;
+    let default_size = if faults.has(Fault::DefaultPageSize20) {
+        20
+    } else {
+        10
+    };
+    let min = if faults.has(Fault::ContactsMaxResultsMin2) {
+        2
+    } else {
+        1
+    };
+    let max = if faults.has(Fault::ContactsMaxResultsMax51) {
+        51
+    } else {
+        50
+    };
+    let size = pagination::max_results_in(query.first("maxResults"), default_size, min..=max)
+        .map_err(bad_query(V1_PATH))?;
+    let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
+    let mut filter = Filter::default();
+    if !external_ids.is_empty() && !faults.has(Fault::ExternalIdsFilterIgnored) {
+        filter.external_id_in.push(external_ids);
+    }
+    if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) {
+        filter.source_in.push(sources);
+    }
+    Ok(list_answer(app, &filter, size, offset))
+}
+
+fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut filter = Filter::default();
+    for (name, sets) in [
+        ("externalId", &mut filter.external_id_in),
+        ("source", &mut filter.source_in),
+    ] {
+        for value in query.all(name) {
+            let set = filter_values(HV_PATH, name, vec![value], FILTER_VALUE_MAX)?;
+            if !(name == "externalId" && faults.has(Fault::ContactsExternalIdFilterIgnored)) {
+                sets.push(set);
+            }
+        }
+        let in_name = format!("{name}[in]");
+        for list in query.all(&in_name) {
+            let set = filter_values(
+                HV_PATH,
+                &in_name,
+                list.split(',').collect(),
+                FILTER_VALUE_MAX,
+            )?;
+            if !faults.has(Fault::InFilterIgnored) {
+                sets.push(set);
+            }
+        }
+    }
+    // The default page size of this list is not stated (READINGS 4.4).
+    let default = if app.switches().variant(Variant::LatestDefaultPage3) {
+        3
+    } else {
+        10
+    };
+    let size = pagination::max_results(query.first("maxResults"), default, 100)
+        .map_err(bad_query(HV_PATH))?;
+    let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
+    Ok(list_answer(app, &filter, size, offset))
+}
+
+fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Response {
+    let faults = &app.switches().faults;
+    let store = app.store();
+    let mut matching: Vec<&Contact> = store
+        .contacts()
+        .iter()
+        .filter(|c| filter.matches(c))
+        .collect();
+    if app.switches().variant(Variant::ContactsNewestFirst) {
+        matching.reverse();
+    }
+    let page = pagination::paginate(&matching, size, offset, faults);
+    let page = Page {
+        items: page
+            .items
+            .iter()
+            .map(|c| c.to_json(store.custom_field_defs()))
+            .collect(),
+        total: page.total,
+        next_token: page.next_token,
+    };
+    reply::json(StatusCode::OK, &pagination::list_body(page, faults))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contact_paths_are_recognised_by_segment() {
+        for path in [
+            "/v1/contacts",
+            "/v1/contacts/abc",
+            "/contacts",
+            "/contacts/x",
+        ] {
+            assert!(is_contact_path(path), "{path}");
+        }
+        for path in ["/v1/contactsx", "/contactsx", "/webhooks/1", "/v1/contact"] {
+            assert!(!is_contact_path(path), "{path}");
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Conversations of both generations: lists and the inbox operations `mark-as-*`.
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use time::OffsetDateTime;
+
+use super::messages::{gte_as_gt, instant, sort_order, time_bounds, within};
+use super::respond::{allow_only, answer};
+use crate::app::App;
+use crate::auth::Caller;
+use crate::contact_input::is_e164;
+use crate::errors::ApiError;
+use crate::faults::Fault;
+use crate::input::{self, Query};
+use crate::messaging::{
+    self, Conversation, EXCLUDE_INACTIVE, Mark, Messaging, UPDATED_AFTER, UPDATED_BEFORE, Workspace,
+};
+use crate::pagination;
+use crate::reply;
+
+const V1_PATH: &str = "/v1/conversations";
+const HV_PATH: &str = "/conversations";
+const MAX_RESULTS: usize = 100;
+const DEFAULT_RESULTS: usize = 10;
+const MAX_PHONE_NUMBERS: usize = 100;
+
+pub(super) fn v1_routes() -> Router<App> {
+    inbox_routes(
+        Router::new().route(V1_PATH, allow_only(get(list_v1), "GET")),
+        V1_PATH,
+    )
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    inbox_routes(
+        Router::new().route(HV_PATH, allow_only(get(list_hv), "GET")),
+        HV_PATH,
+    )
+}
+
+/// `POST {base}/{conversationId}/mark-as-done|open|read` (see [`mark`]).
+fn inbox_routes(router: Router<App>, base: &'static str) -> Router<App> {
+    [
+        ("mark-as-done", Mark::Done),
+        ("mark-as-open", Mark::Open),
+        ("mark-as-read", Mark::Read),
+    ]
+    .into_iter()
+    .fold(router, |router, (action, how)| {
+        let handler = move |State(app): State<App>,
+                            Extension(c): Extension<Caller>,
+                            id: Result<Path<String>, PathRejection>| async move {
+            mark(&app, &c, base, id, how)
+        };
+        router.route(
+            &format!("{base}/{{conversationId}}/{action}"),
+            allow_only(post(handler), "POST"),
+        )
+    })
+}
+
+fn page(
+    app: &App,
+    path: &str,
+    items: &[Conversation],
+    query: &Query,
+) -> Result<Response, ApiError> {
+    let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    let (page, next) =
+        messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
+            .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    let body = pagination::list_body(
+        pagination::Page {
+            items: page.iter().map(|c| conversation_json(app, c)).collect(),
+            total: items.len(),
+            next_token: next,
+        },
+        &app.switches().faults,
+    );
+    Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// A conversation as answered; fault `conversation-participants-joined` joins the participants.
+fn conversation_json(app: &App, c: &Conversation) -> serde_json::Value {
+    let mut v = c.to_json();
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationParticipantsJoined)
+    {
+        v["participants"] = serde_json::Value::String(c.participants.join(","));
+    }
+    v
+}
+
+fn of_workspace(m: &Messaging, workspace: Workspace) -> impl Iterator<Item = &Conversation> {
+    m.conversations().iter().filter(move |c| {
+        m.line_by_id(&c.phone_number_id)
+            .is_some_and(|l| l.workspace == workspace)
+    })
+}
+
+// --- GET /v1/conversations ----------------------------------------------------------------
+
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_v1_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn optional(path: &str, query: &Query, name: &str) -> Result<Option<OffsetDateTime>, ApiError> {
+    query
+        .first(name)
+        .map(|v| instant(path, name, v))
+        .transpose()
+}
+
+fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut numbers: Vec<&str> = query.all("phoneNumbers");
+    let max_numbers = if faults.has(Fault::ConversationPhoneNumbersMax101) {
+        MAX_PHONE_NUMBERS + 1
+    } else {
+        MAX_PHONE_NUMBERS
+    };
+    let all_known = || {
+        let store = app.store();
+        let m = &store.messaging;
+        let workspace = m.workspace_of(caller.user_id);
+        numbers.iter().all(|n| m.line(workspace, n).is_some())
+    };
+    if numbers.len() > max_numbers
+        && !(faults.has(Fault::PhoneNumbersUncheckedWhenKnown) && all_known())
+    {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!(
+                "phoneNumbers takes 1 to {MAX_PHONE_NUMBERS} items, got {}",
+                numbers.len()
+            ),
+        ));
+    }
+    let deprecated = query.first("phoneNumber");
+    if numbers.is_empty() || faults.has(Fault::DeprecatedPhoneNumberWins) {
+        if let Some(n) = deprecated {
+            numbers = vec![n];
+        }
+    }
+    if let Some(n) = numbers
+        .iter()
+        .find(|n| !(is_e164(n) || (n.starts_with("PN") && n.len() > 2)))
+    {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("'{n}' is neither a phone number id (PN...) nor an E.164 number"),
+        ));
+    }
+    if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("userId must match ^US(.*)$, got '{user}'"),
+        ));
+    }
+    // Fault conversations-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
+    let created_after = optional(V1_PATH, query, "createdAfter").or_else(|e| {
+        faults
+            .has(Fault::ConversationsUnparsedTimeIgnored)
+            .then_some(None)
+            .ok_or(e)
+    })?;
+    let created_before = optional(V1_PATH, query, "createdBefore")?;
+    let updated_ignored = faults.has(Fault::ConversationsUpdatedRangeIgnored);
+    let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?.filter(|_| !updated_ignored);
+    let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?.filter(|_| !updated_ignored);
+    let exclude_inactive = match query.first(EXCLUDE_INACTIVE) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("{EXCLUDE_INACTIVE} must be true or false, got '{other}'"),
+            ));
+        }
+    };
+    // Fault conversations-time-bounds-inclusive: the bounds keep the instant itself.
+    let at = |x: OffsetDateTime, t: OffsetDateTime| {
+        x == t && faults.has(Fault::ConversationsTimeBoundsInclusive)
+    };
+    let store = app.store();
+    let m = &store.messaging;
+    let workspace = m.workspace_of(caller.user_id);
+    let lines: Vec<&str> = numbers
+        .iter()
+        .filter_map(|n| m.line(workspace, n).map(|l| l.id))
+        .collect();
+    // Variant unknown-resources-404 (READINGS 6.6): a number the workspace lacks is not found.
+    if app
+        .switches()
+        .variant(crate::variants::Variant::UnknownResources404)
+    {
+        if let Some(n) = numbers.iter().find(|n| m.line(workspace, n).is_none()) {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::NOT_FOUND,
+                format!("phone number {n} is not in this workspace"),
+            ));
+        }
+    }
+    let mut items: Vec<Conversation> = of_workspace(m, workspace)
+        .filter(|c| {
+            let line = m.line_by_id(&c.phone_number_id);
+            (numbers.is_empty() || lines.contains(&c.phone_number_id.as_str()))
+                && query.first("userId").is_none_or(|u| {
+                    line.is_some_and(|l| l.users.contains(&u))
+                        != faults.has(Fault::ConversationsUserIdInverted)
+                })
+                && created_after.is_none_or(|t| c.created_at > t || at(c.created_at, t))
+                && (created_before.is_none_or(|t| c.created_at < t || at(c.created_at, t))
+                    || faults.has(Fault::ConversationsCreatedBeforeIgnored))
+                && updated_after.is_none_or(|t| c.updated_at > t || at(c.updated_at, t))
+                && updated_before.is_none_or(|t| c.updated_at < t || at(c.updated_at, t))
+                && (!exclude_inactive || c.active || faults.has(Fault::ExcludeInactiveIgnored))
+        })
+        .cloned()
+        .collect();
+    // Newest first.
+    items.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    if faults.has(Fault::ConversationsV1OldestFirst) {
+        items.reverse();
+    }
+    drop(store);
+    page(app, V1_PATH, &items, query)
+}
+
+// --- GET /conversations -------------------------------------------------------------------
+
+async fn list_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_hv_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut line_sets: Vec<Vec<String>> = query
+        .all("phoneNumberId")
+        .into_iter()
+        .map(|v| vec![v.to_string()])
+        .collect();
+    for set in query.all("phoneNumberId[in]") {
+        if !faults.has(Fault::ConversationsInFilterIgnored) {
+            line_sets.push(set.split(',').map(str::to_string).collect());
+        }
+    }
+    let mut created = time_bounds(HV_PATH, query, "createdAt")?;
+    let mut updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    if faults.has(Fault::ConversationsTimeFiltersIgnored) {
+        created = Default::default();
+        updated = Default::default();
+    }
+    gte_as_gt(faults, &mut created);
+    gte_as_gt(faults, &mut updated);
+    let (by, desc) = sort_order(
+        HV_PATH,
+        query,
+        &["createdAt", "updatedAt"],
+        ("createdAt", true),
+    )?;
+    let (by, desc) = if faults.has(Fault::ConversationsSortIgnored) {
+        ("createdAt".to_string(), true)
+    } else {
+        (by, desc)
+    };
+    let store = app.store();
+    let m = &store.messaging;
+    let workspace = m.workspace_of(caller.user_id);
+    let mut items: Vec<Conversation> = of_workspace(m, workspace)
+        .filter(|c| {
+            line_sets.iter().all(|set| set.contains(&c.phone_number_id))
+                && within(&created, c.created_at)
+                && within(&updated, c.updated_at)
+        })
+        .cloned()
+        .collect();
+    let key = |c: &Conversation| {
+        if by == "updatedAt" {
+            c.updated_at
+        } else {
+            c.created_at
+        }
+    };
+    items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
+    if desc {
+        items.reverse();
+    }
+    drop(store);
+    page(app, HV_PATH, &items, query)
+}
+
+// --- mark-as-* ----------------------------------------------------------------------------
+
+fn mark(
+    app: &App,
+    caller: &Caller,
+    path: &str,
+    id: Result<Path<String>, PathRejection>,
+    how: Mark,
+) -> Response {
+    let faults = &app.switches().faults;
+    let result = input::path_param(id, path).and_then(|id| {
+        let mut store = app.store();
+        let workspace = store.messaging.workspace_of(caller.user_id);
+        let number = of_workspace(&store.messaging, workspace)
+            .find(|c| c.id == id)
+            .map(|c| c.phone_number_id.clone());
+        // Authentication 3: a number-scoped check applies on conversations.
+        if let Some(number) = &number
+            && !store.workspace().is_number_user(number, caller.user_id)
+            && !faults.has(Fault::ConversationMarkIgnoresNumberAccess)
+        {
+            let error = ApiError::for_path(
+                path,
+                StatusCode::FORBIDDEN,
+                format!("the caller is not a user of phone number '{number}'"),
+            )
+            .with_title("Not Phone Number User");
+            return Err(if path == V1_PATH {
+                error.with_code("1001403")
+            } else {
+                error
+            });
+        }
+        let known = number.is_some();
+        let updated = known.then(|| store.messaging.mark(&id, how)).flatten();
+        let Some(updated) = updated else {
+            let mut error = ApiError::for_path(
+                path,
+                StatusCode::NOT_FOUND,
+                format!("conversation '{id}' was not found"),
+            );
+            if faults.has(Fault::Conversation404WrongCode) && path == V1_PATH {
+                error = error.with_code("1000400");
+            }
+            return Err(error);
+        };
+        if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody)
+            || how == Mark::Open && faults.has(Fault::MarkOpenWithoutBody)
+            || how == Mark::Read && faults.has(Fault::MarkReadWithoutBody)
+        {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        if how == Mark::Read && faults.has(Fault::MarkReadNoEnvelope) {
+            return Ok(reply::json(
+                StatusCode::OK,
+                &conversation_json(app, &updated),
+            ));
+        }
+        Ok(reply::data(
+            StatusCode::OK,
+            conversation_json(app, &updated),
+        ))
+    });
+    answer(app, result)
+}

@@ -1,0 +1,810 @@
+//! Messages of both generations: v1 list and send; header-versioned list, get and retry.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::respond::{allow_only, answer};
+use crate::app::App;
+use crate::auth::Caller;
+use crate::contact_input::is_e164;
+use crate::errors::ApiError;
+use crate::faults::{Fault, FaultSet};
+use crate::input::{self, Query};
+use crate::messaging::{self, A2p, Line, Message, RetryRefusal, Workspace};
+use crate::pagination;
+use crate::reply;
+use crate::variants::Variant;
+
+const V1_PATH: &str = "/v1/messages";
+const HV_PATH: &str = "/messages";
+const MAX_RESULTS: usize = 100;
+const DEFAULT_RESULTS: usize = 10;
+const MAX_RECIPIENTS: usize = 10;
+const MAX_PARTICIPANTS: usize = 10;
+/// The reference's home country: other country codes are international.
+const DOMESTIC_PREFIX: &str = "+1";
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new().route(V1_PATH, allow_only(get(list_v1).post(send_v1), "GET, POST"))
+}
+
+pub(super) fn header_versioned_routes() -> Router<App> {
+    Router::new()
+        .route(HV_PATH, allow_only(get(list_hv), "GET"))
+        .route("/messages/{messageId}", allow_only(get(get_hv), "GET"))
+        .route(
+            "/messages/{messageId}/retry",
+            allow_only(post(retry_hv), "POST"),
+        )
+}
+
+pub(super) fn instant(path: &str, name: &str, value: &str) -> Result<OffsetDateTime, ApiError> {
+    OffsetDateTime::parse(value, &Rfc3339).map_err(|_| {
+        ApiError::bad_request(
+            path,
+            format!("query parameter {name} must be an RFC 3339 date-time, got '{value}'"),
+        )
+    })
+}
+
+fn optional_instant(
+    path: &str,
+    query: &Query,
+    name: &str,
+) -> Result<Option<OffsetDateTime>, ApiError> {
+    query
+        .first(name)
+        .map(|v| instant(path, name, v))
+        .transpose()
+}
+
+fn page_size(app: &App, path: &str, query: &Query) -> Result<usize, ApiError> {
+    let max = if app.switches().faults.has(Fault::MessagesMaxResultsMax101) {
+        MAX_RESULTS + 1
+    } else {
+        MAX_RESULTS
+    };
+    pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
+        .map_err(|e| ApiError::bad_request(path, e.to_string()))
+}
+
+/// Cuts a page of messages and answers the list body.
+fn message_page(
+    app: &App,
+    path: &str,
+    items: &[Message],
+    query: &Query,
+    with_conversation_id: bool,
+) -> Result<Response, ApiError> {
+    let size = page_size(app, path, query)?;
+    let (page, next) =
+        messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
+            .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    let body = pagination::list_body(
+        pagination::Page {
+            items: page
+                .iter()
+                .map(|m| {
+                    let mut v = m.to_json(with_conversation_id);
+                    if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
+                        if let Some(rest) = m.id.strip_prefix("AC") {
+                            v["id"] = Value::String(format!("MS{rest}"));
+                        }
+                    }
+                    v
+                })
+                .collect(),
+            total: items.len(),
+            next_token: next,
+        },
+        &app.switches().faults,
+    );
+    Ok(reply::json(StatusCode::OK, &body))
+}
+
+// --- GET /v1/messages ---------------------------------------------------------------------
+
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_v1_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+/// Variant messages-listed-late (READINGS 7.1): a message the API sent shows in the lists only
+/// 400 ms after the send, as where sending is queued work.
+fn listed_yet(app: &App, m: &Message) -> bool {
+    !app.switches().variant(Variant::MessagesListedLate)
+        || m.created_at + time::Duration::milliseconds(400) <= OffsetDateTime::now_utc()
+}
+
+fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let store = app.store();
+    let messaging = &store.messaging;
+    let workspace = messaging.workspace_of(caller.user_id);
+    let line = match query.first("phoneNumberId") {
+        Some(id) if !id.starts_with("PN") => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("phoneNumberId must match ^PN(.*)$, got '{id}'"),
+            ));
+        }
+        Some(id) => Some(messaging.line(workspace, id).ok_or_else(|| {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::NOT_FOUND,
+                format!("phone number '{id}' was not found"),
+            )
+        })?),
+        None => None,
+    };
+    if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("userId must match ^US(.*)$, got '{user}'"),
+        ));
+    }
+    let participants: Vec<String> = query
+        .all("participants")
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let max_participants = if faults.has(Fault::MessageParticipantsMax11) {
+        MAX_PARTICIPANTS + 1
+    } else {
+        MAX_PARTICIPANTS
+    };
+    if participants.len() > max_participants {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!(
+                "participants takes at most {MAX_PARTICIPANTS} numbers, got {}",
+                participants.len()
+            ),
+        ));
+    }
+    // Fault participants-e164-first-only: the later participants are not looked at.
+    let checked = if faults.has(Fault::ParticipantsE164FirstOnly) {
+        1
+    } else {
+        participants.len()
+    };
+    if let Some(p) = participants.iter().take(checked).find(|p| !is_e164(p)) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("participants: '{p}' is not an E.164 phone number"),
+        ));
+    }
+    if let Some(p) = participants
+        .iter()
+        .find(|p| line.is_some_and(|l| l.number == p.as_str()))
+    {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("participants must not include the workspace number {p}"),
+        ));
+    }
+    // Fault messages-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
+    let after = optional_instant(V1_PATH, query, "createdAfter").or_else(|e| {
+        faults
+            .has(Fault::MessagesUnparsedTimeIgnored)
+            .then_some(None)
+            .ok_or(e)
+    })?;
+    let before = optional_instant(V1_PATH, query, "createdBefore")?
+        .filter(|_| !faults.has(Fault::MessagesCreatedBeforeIgnored));
+    let since = optional_instant(V1_PATH, query, "since")?;
+    let (after, before) = if faults.has(Fault::SinceAsCreatedAfter) {
+        (after.or(since), before)
+    } else {
+        (after, before.or(since))
+    };
+    let after = after.filter(|_| !faults.has(Fault::CreatedAfterIgnored));
+    // Fault messages-time-bounds-inclusive: "after" and "before" keep the instant itself.
+    let inclusive = faults.has(Fault::MessagesTimeBoundsInclusive);
+    let conversation = (!participants.is_empty() && !faults.has(Fault::ParticipantsFilterIgnored))
+        .then(|| {
+            line.map(|l| {
+                messaging
+                    .conversation_with(l.id, &participants)
+                    .map(|c| c.id.clone())
+            })
+        });
+    let mut items: Vec<Message> = messaging
+        .messages()
+        .iter()
+        .filter(|m| listed_yet(app, m))
+        .filter(|m| {
+            let in_workspace = messaging
+                .line_by_id(&m.phone_number_id)
+                .is_some_and(|l| l.workspace == workspace);
+            let on_line = line.is_none_or(|l| l.id == m.phone_number_id);
+            // Fault participants-filter-matches-supersets: any conversation holding every given
+            // participant matches, not only the one of exactly that set.
+            let superset = faults.has(Fault::ParticipantsFilterMatchesSupersets)
+                && !participants.is_empty()
+                && messaging
+                    .conversation(&m.conversation_id)
+                    .is_some_and(|c| participants.iter().all(|p| c.participants.contains(p)));
+            let of_participants = superset
+                || match &conversation {
+                    None => true,
+                    Some(Some(Some(c))) => &m.conversation_id == c,
+                    Some(Some(None)) => false,
+                    // No line given: the participants' conversations on every line of the workspace.
+                    Some(None) => messaging.conversation(&m.conversation_id).is_some_and(|c| {
+                        let mut a = c.participants.clone();
+                        let mut b = participants.clone();
+                        a.sort();
+                        b.sort();
+                        a == b
+                    }),
+                };
+            in_workspace
+                && on_line
+                && of_participants
+                && query
+                    .first("userId")
+                    .is_none_or(|u| m.user_id.as_deref() == Some(u))
+                && after.is_none_or(|t| m.created_at > t || inclusive && m.created_at == t)
+                && before.is_none_or(|t| m.created_at < t || inclusive && m.created_at == t)
+        })
+        .cloned()
+        .collect();
+    // Chronological: oldest first.
+    items.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+    if faults.has(Fault::MessagesV1NewestFirst) {
+        items.reverse();
+    }
+    drop(store);
+    message_page(app, V1_PATH, &items, query, true)
+}
+
+// --- POST /v1/messages --------------------------------------------------------------------
+
+async fn send_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    answer(&app, body.and_then(|b| send(&app, &caller, &b)))
+}
+
+fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let stored = stored_text(app, body)?;
+    let recipients = recipients(faults, body)?;
+    let sender = sender(body)?;
+    let mut store = app.store();
+    let workspace = store.messaging.workspace_of(caller.user_id);
+    // Fault from-number-unresolved: only a phone number id names the sender.
+    let unresolved = faults.has(Fault::FromNumberUnresolved)
+        && body.contains_key("from")
+        && !sender.starts_with("PN");
+    let line = store
+        .messaging
+        .line(workspace, &sender)
+        .filter(|_| !unresolved)
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!("'{sender}' is not a phone number of your workspace"),
+            )
+        })?;
+    may_send(faults, workspace, &line, &recipients)?;
+    let mut recipients = recipients;
+    if faults.has(Fault::GroupToListsSender) && recipients.len() > 1 {
+        // The group's participants with the workspace number, one recipient short.
+        if let Some(last) = recipients.last_mut() {
+            *last = line.number.to_string();
+        }
+    }
+    let message = store.messaging.record(
+        &line,
+        &recipients,
+        true,
+        None,
+        &stored,
+        Some(caller.user_id),
+        "sent",
+        OffsetDateTime::now_utc(),
+    );
+    let json = message.to_json(true);
+    let id = json["id"].as_str().unwrap_or_default().to_string();
+    let jobs = crate::deliveries::fire(
+        app,
+        &mut store,
+        "message.delivered",
+        Some(line.id),
+        &id,
+        json.clone(),
+    );
+    drop(store);
+    crate::deliveries::dispatch(app, jobs);
+    Ok(reply::data(StatusCode::ACCEPTED, json))
+}
+
+/// The text a send stores: read under its variant's name, refused when blank.
+fn stored_text(app: &App, body: &Map<String, Value>) -> Result<String, ApiError> {
+    let faults = &app.switches().faults;
+    // Variant message-text-content (READINGS 6.1): the text under the target's own name.
+    let field = if app.switches().variant(Variant::MessageTextContent) {
+        if body.contains_key("text") {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                "text is not a field of this body; send content",
+            ));
+        }
+        "content"
+    } else {
+        "text"
+    };
+    let text = match body.get(field) {
+        Some(Value::String(t)) => t.clone(),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("{field} must be a string"),
+            ));
+        }
+        None => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("{field} is required"),
+            ));
+        }
+    };
+    let stored = if field != "text" && faults.has(Fault::RenamedTextDropped) {
+        String::new()
+    } else {
+        text.clone()
+    };
+    let blank = if faults.has(Fault::EmptyTextAccepted) {
+        !text.is_empty() && text.trim().is_empty()
+    } else if faults.has(Fault::TextUnicodeSpaceAccepted) {
+        text.trim_matches(|c: char| c.is_ascii_whitespace())
+            .is_empty()
+    } else {
+        text.trim().is_empty()
+    };
+    if blank && !faults.has(Fault::WhitespaceTextAccepted) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            "text must contain at least one character that is not whitespace",
+        )
+        .with_item(
+            "/text",
+            "must not be empty or only whitespace",
+            Value::String(text),
+            serde_json::json!({"type": "string"}),
+        ));
+    }
+    Ok(stored)
+}
+
+/// The distinct recipients of a send: 1 to 10 E.164 numbers.
+fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
+    let to: Vec<String> = match body.get("to") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    ApiError::bad_request(V1_PATH, "to must be an array of phone numbers")
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                "to is required: an array of 1 to 10 E.164 phone numbers",
+            ));
+        }
+    };
+    let max = if faults.has(Fault::ElevenRecipientsAccepted) {
+        MAX_RECIPIENTS + 1
+    } else {
+        MAX_RECIPIENTS
+    };
+    if to.is_empty() || to.len() > max {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!(
+                "to takes 1 to {MAX_RECIPIENTS} phone numbers, got {}",
+                to.len()
+            ),
+        ));
+    }
+    // Fault to-e164-first-only: a later recipient that is not a phone number is left out, not
+    // refused (so what the fault sends stays a list of phone numbers other cases may read).
+    let to: Vec<String> = if faults.has(Fault::ToE164FirstOnly) {
+        to.iter()
+            .enumerate()
+            .filter(|(i, n)| *i == 0 || is_e164(n))
+            .map(|(_, n)| n.clone())
+            .collect()
+    } else {
+        to
+    };
+    if let Some(n) = to.iter().find(|n| !is_e164(n)) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("to: '{n}' is not an E.164 phone number"),
+        ));
+    }
+    let mut recipients: Vec<String> = Vec::new();
+    for n in to {
+        if !recipients.contains(&n) {
+            recipients.push(n);
+        }
+    }
+    if faults.has(Fault::GroupToTruncatedAt9) {
+        recipients.truncate(9);
+    }
+    Ok(recipients)
+}
+
+/// The sender a send names: a phone number or a phone number id.
+fn sender(body: &Map<String, Value>) -> Result<String, ApiError> {
+    // `from` names the sender; the deprecated `phoneNumberId` still does when `from` is absent.
+    match (body.get("from"), body.get("phoneNumberId")) {
+        (Some(Value::String(s)), _) => Ok(s.clone()),
+        (Some(_), _) => Err(ApiError::bad_request(
+            V1_PATH,
+            "from must be a phone number or a phone number id",
+        )),
+        (None, Some(Value::String(s))) => Ok(s.clone()),
+        (None, Some(_)) => Err(ApiError::bad_request(
+            V1_PATH,
+            "phoneNumberId must be a string",
+        )),
+        (None, None) => Err(ApiError::bad_request(
+            V1_PATH,
+            "from is required: the sending phone number",
+        )),
+    }
+}
+
+/// Whether `line` of `workspace` may send to `recipients`: not to itself, with a live
+/// subscription, an approved A2P registration under its cap, and international messaging on when
+/// a recipient is abroad.
+fn may_send(
+    faults: &FaultSet,
+    workspace: Workspace,
+    line: &Line,
+    recipients: &[String],
+) -> Result<(), ApiError> {
+    if recipients.iter().any(|r| r == line.number) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            "to must not include the sending number",
+        ));
+    }
+    if workspace == Workspace::SubscriptionExpired {
+        let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
+            "0200402"
+        } else {
+            "0201402"
+        };
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::PAYMENT_REQUIRED,
+            "the workspace subscription has expired; renew it to send messages",
+        )
+        .with_code(code)
+        .with_title("Subscription Expired"));
+    }
+    match line.a2p {
+        A2p::Approved => {}
+        A2p::NotApproved => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!(
+                    "the A2P 10DLC registration of {} is not approved",
+                    line.number
+                ),
+            )
+            .with_code("0206400")
+            .with_title("A2P Registration Not Approved"));
+        }
+        A2p::DailyCapReached if faults.has(Fault::A2pDailyCapIgnored) => {}
+        A2p::DailyCapReached => {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!("{} reached its daily A2P 10DLC message cap", line.number),
+            )
+            .with_code("0204403")
+            .with_title("A2P 10DLC Daily Message Cap Reached"));
+        }
+    }
+    // Fault international-first-recipient-only: only the first recipient is looked at.
+    let looked_at = if faults.has(Fault::InternationalFirstRecipientOnly) {
+        1
+    } else {
+        recipients.len()
+    };
+    let international = recipients
+        .iter()
+        .take(looked_at)
+        .find(|r| !r.starts_with(DOMESTIC_PREFIX));
+    if let Some(r) = international {
+        if workspace == Workspace::InternationalDisabled && !faults.has(Fault::InternationalAllowed)
+        {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!(
+                    "international messaging is disabled in this workspace; cannot send to {r}"
+                ),
+            )
+            .with_title("International Messaging Disabled"));
+        }
+    }
+    Ok(())
+}
+
+// --- GET /messages ------------------------------------------------------------------------
+
+async fn list_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    answer(
+        &app,
+        list_hv_page(&app, &caller, &Query::parse(raw.as_deref())),
+    )
+}
+
+fn field<'a>(m: &'a Message, name: &str) -> Option<&'a str> {
+    match name {
+        "from" => Some(&m.from),
+        "status" => Some(&m.status),
+        "direction" => Some(m.direction),
+        "phoneNumberId" => Some(&m.phone_number_id),
+        "userId" => m.user_id.as_deref(),
+        "conversationId" => Some(&m.conversation_id),
+        _ => None,
+    }
+}
+
+const FILTER_FIELDS: [&str; 6] = [
+    "from",
+    "status",
+    "direction",
+    "phoneNumberId",
+    "userId",
+    "conversationId",
+];
+
+/// `sort=field:asc|desc` over the fields a collection can be sorted by.
+pub(super) fn sort_order(
+    path: &str,
+    query: &Query,
+    fields: &[&str],
+    default: (&'static str, bool),
+) -> Result<(String, bool), ApiError> {
+    let Some(sort) = query.first("sort") else {
+        return Ok((default.0.to_string(), default.1));
+    };
+    let (f, d) = sort.split_once(':').unwrap_or((sort, ""));
+    if !fields.contains(&f) || !matches!(d, "asc" | "desc") {
+        return Err(ApiError::bad_request(
+            path,
+            format!(
+                "sort must be one of {} followed by :asc or :desc, got '{sort}'",
+                fields.join(", ")
+            ),
+        ));
+    }
+    Ok((f.to_string(), d == "desc"))
+}
+
+/// The time bounds of `field[gte|gt|lte|lt]`.
+pub(super) fn time_bounds(
+    path: &str,
+    query: &Query,
+    name: &str,
+) -> Result<Vec<(String, OffsetDateTime)>, ApiError> {
+    let mut out = Vec::new();
+    for op in ["gte", "gt", "lte", "lt"] {
+        let key = format!("{name}[{op}]");
+        for v in query.all(&key) {
+            out.push((op.to_string(), instant(path, &key, v)?));
+        }
+    }
+    Ok(out)
+}
+
+/// Fault gte-exclusive: `[gte]` read as `[gt]`, so an item at the bound itself is left out.
+pub(super) fn gte_as_gt(faults: &FaultSet, bounds: &mut [(String, OffsetDateTime)]) {
+    if faults.has(Fault::GteExclusive) {
+        for (op, _) in bounds.iter_mut().filter(|(op, _)| op == "gte") {
+            *op = "gt".to_string();
+        }
+    }
+}
+
+pub(super) fn within(bounds: &[(String, OffsetDateTime)], at: OffsetDateTime) -> bool {
+    bounds.iter().all(|(op, t)| match op.as_str() {
+        "gte" => at >= *t,
+        "gt" => at > *t,
+        "lte" => at <= *t,
+        _ => at < *t,
+    })
+}
+
+fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let mut exact: Vec<(&str, Vec<String>)> = Vec::new();
+    for name in FILTER_FIELDS {
+        if name == "status" && faults.has(Fault::StatusFilterIgnored) {
+            continue;
+        }
+        for v in query.all(name) {
+            exact.push((name, vec![v.to_string()]));
+        }
+        for set in query.all(&format!("{name}[in]")) {
+            exact.push((name, set.split(',').map(str::to_string).collect()));
+        }
+    }
+    let mut to: Vec<&str> = query.all("to");
+    to.sort_unstable();
+    let mut created = time_bounds(HV_PATH, query, "createdAt")?;
+    let mut updated = time_bounds(HV_PATH, query, "updatedAt")?;
+    if faults.has(Fault::MessagesCreatedAtFilterIgnored) {
+        created.clear();
+    }
+    gte_as_gt(faults, &mut created);
+    gte_as_gt(faults, &mut updated);
+    let (by, desc) = sort_order(
+        HV_PATH,
+        query,
+        &["createdAt", "updatedAt"],
+        ("createdAt", true),
+    )?;
+    let store = app.store();
+    let messaging = &store.messaging;
+    let workspace = messaging.workspace_of(caller.user_id);
+    let mut items: Vec<Message> = messaging
+        .messages()
+        .iter()
+        .filter(|m| listed_yet(app, m))
+        .filter(|m| {
+            let mut sent: Vec<&str> = m.to.iter().map(String::as_str).collect();
+            sent.sort_unstable();
+            messaging
+                .line_by_id(&m.phone_number_id)
+                .is_some_and(|l| l.workspace == workspace)
+                && exact
+                    .iter()
+                    .all(|(f, set)| field(m, f).is_some_and(|v| set.iter().any(|s| s == v)))
+                && (to.is_empty() || sent == to)
+                && within(&created, m.created_at)
+                && within(&updated, m.updated_at)
+        })
+        .cloned()
+        .collect();
+    let key = |m: &Message| {
+        if by == "updatedAt" {
+            m.updated_at
+        } else {
+            m.created_at
+        }
+    };
+    items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
+    if desc != faults.has(Fault::MessagesOldestFirst) {
+        items.reverse();
+    }
+    drop(store);
+    message_page(app, HV_PATH, &items, query, true)
+}
+
+// --- GET /messages/{messageId}, POST /messages/{messageId}/retry --------------------------
+
+fn missing_message(id: &str) -> ApiError {
+    ApiError::for_path(
+        HV_PATH,
+        StatusCode::NOT_FOUND,
+        format!("message '{id}' was not found"),
+    )
+}
+
+async fn get_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let faults = &app.switches().faults;
+    let result = input::path_param(id, HV_PATH).and_then(|id| {
+        let store = app.store();
+        let workspace = store.messaging.workspace_of(caller.user_id);
+        let of_workspace = |m: &&Message| {
+            store
+                .messaging
+                .line_by_id(&m.phone_number_id)
+                .is_some_and(|l| l.workspace == workspace)
+        };
+        let message = store.messaging.message(&id).filter(of_workspace);
+        let message = match message {
+            None if faults.has(Fault::MissingMessageNewest) => store
+                .messaging
+                .messages()
+                .iter()
+                .filter(of_workspace)
+                .max_by_key(|m| m.created_at),
+            m => m,
+        }
+        .ok_or_else(|| missing_message(&id))?;
+        let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
+        if faults.has(Fault::MessageMediaDropped) {
+            if let Some(o) = json.as_object_mut() {
+                o.remove("media");
+            }
+        }
+        Ok(reply::data(StatusCode::OK, json))
+    });
+    answer(&app, result)
+}
+
+async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let faults = &app.switches().faults;
+    let mut allow = Vec::new();
+    if faults.has(Fault::UndeliveredRetryAccepted) {
+        allow.push(RetryRefusal::Undelivered);
+    }
+    if faults.has(Fault::PermanentRetryAccepted) {
+        allow.push(RetryRefusal::Permanent);
+    }
+    let result = input::path_param(id, HV_PATH).and_then(|id| {
+        if faults.has(Fault::RetryAnswers404) {
+            return Err(missing_message(&id));
+        }
+        let mut store = app.store();
+        if faults.has(Fault::RetryFailedRefused) && store.messaging.message(&id).is_some() {
+            return Err(ApiError::for_path(
+                HV_PATH,
+                StatusCode::CONFLICT,
+                "only a failed message can be retried",
+            )
+            .with_title("Message Not Retryable"));
+        }
+        let retried = store
+            .messaging
+            .retry(&id, &allow, OffsetDateTime::now_utc());
+        match retried {
+            Ok(m) => Ok(reply::data(StatusCode::ACCEPTED, m.to_json(true))),
+            Err(RetryRefusal::Missing) => Err(missing_message(&id)),
+            Err(why) => {
+                let message = match why {
+                    RetryRefusal::Permanent => {
+                        "the message failed with a permanent error and cannot be retried"
+                    }
+                    RetryRefusal::Undelivered => {
+                        "the message is undelivered, which is terminal: it cannot be retried"
+                    }
+                    _ => "only a failed message can be retried",
+                };
+                Err(ApiError::for_path(HV_PATH, StatusCode::CONFLICT, message)
+                    .with_title("Message Not Retryable"))
+            }
+        }
+    });
+    answer(&app, result)
+}

@@ -1,0 +1,570 @@
+//! Tasks of the v1 API: create, list, get, update, delete, and the transitions of the States
+//! table (complete, reopen, assign, unassign, change and remove the due date, link and unlink a
+//! conversation), with the open-task limit (402 `Open Tasks Limit Reached`, Errors > Rules > 6).
+//!
+//! The task is looked up before the body is judged: an unknown or deleted task is a 404 whatever
+//! was sent. Answers the contract does not show are the reference's choice: create answers 201
+//! with the task, delete answers 204, every other transition answers 200 `{data: {taskId,
+//! revision}}` (the shape the contract shows for `unassign`).
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::respond::{allow_only, answer};
+use crate::app::App;
+use crate::auth::Caller;
+use crate::errors::ApiError;
+use crate::faults::{Fault, FaultSet};
+use crate::fixtures;
+use crate::input::{self, Query};
+use crate::pagination::{self, Page, PageQueryError};
+use crate::reply;
+use crate::task_store::{NewTask, OPEN_TASK_LIMIT, Task};
+
+/// Picks the generation and the v1 area (Tasks, `06`) of every error body.
+const V1_PATH: &str = "/v1/tasks";
+const BODY_LIMIT: usize = 1 << 20;
+const TITLE_MAX: usize = 500;
+const ID_MAX: usize = 64;
+
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new()
+        .route(V1_PATH, allow_only(get(list).post(create), "GET, POST"))
+        .route(
+            "/v1/tasks/{taskId}",
+            allow_only(get(get_one).put(update).delete(delete), "GET, PUT, DELETE"),
+        )
+        .route(
+            "/v1/tasks/{taskId}/{action}",
+            allow_only(post(transition), "POST"),
+        )
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::for_path(
+        V1_PATH,
+        StatusCode::NOT_FOUND,
+        format!("Task '{id}' was not found"),
+    )
+}
+
+/// Errors > Rules > 6: the named row of the Tasks table.
+fn limit_reached(faults: &FaultSet) -> ApiError {
+    let code = if faults.has(Fault::TaskLimitWrongCode) {
+        "0201402"
+    } else {
+        "0600402"
+    };
+    ApiError::for_path(
+        V1_PATH,
+        StatusCode::PAYMENT_REQUIRED,
+        format!("the workspace has reached its limit of {OPEN_TASK_LIMIT} open tasks"),
+    )
+    .with_code(code)
+    .with_title("Open Tasks Limit Reached")
+}
+
+/// Task ids of this reference are short runs of letters, digits, `_` and `-`; anything else is
+/// malformed (400) rather than unknown (404).
+fn task_id(param: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    let id = input::path_param(param, V1_PATH)?;
+    check_id(&id)?;
+    Ok(id)
+}
+
+/// [`task_id`], with fault task-malformed-id-422: a malformed id answers 422.
+fn task_id_of(app: &App, param: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    task_id(param).map_err(|e| {
+        if e.status() == StatusCode::BAD_REQUEST
+            && app.switches().faults.has(Fault::TaskMalformedId422)
+        {
+            ApiError::for_path(
+                V1_PATH,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "path parameter taskId is malformed",
+            )
+        } else {
+            e
+        }
+    })
+}
+
+fn check_id(id: &str) -> Result<(), ApiError> {
+    let well_formed = (1..=ID_MAX).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if well_formed {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(
+            V1_PATH,
+            format!("path parameter taskId must be 1 to {ID_MAX} letters, digits, '_' or '-'"),
+        ))
+    }
+}
+
+/// A body that may be absent (transitions without parameters); when sent, a JSON object.
+async fn optional_object(body: Body) -> Result<Map<String, Value>, ApiError> {
+    let bytes = axum::body::to_bytes(body, BODY_LIMIT)
+        .await
+        .map_err(|_| ApiError::bad_request(V1_PATH, "request body could not be read"))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err(ApiError::bad_request(
+            V1_PATH,
+            "request body must be a JSON object",
+        )),
+        Err(e) => Err(ApiError::bad_request(
+            V1_PATH,
+            format!("request body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+/// An optional string field; null counts as absent.
+fn string_field(body: &Map<String, Value>, name: &str) -> Result<Option<String>, ApiError> {
+    match body.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(ApiError::bad_request(
+            V1_PATH,
+            format!("body field {name} must be a string, got {other}"),
+        )),
+    }
+}
+
+/// An optional id field with its stated prefix (Conventions: `PN`, `CN`, `AC`, `US`).
+fn id_field(
+    body: &Map<String, Value>,
+    name: &str,
+    prefix: &str,
+) -> Result<Option<String>, ApiError> {
+    let value = string_field(body, name)?;
+    if let Some(v) = &value {
+        if !v.starts_with(prefix) || v.len() <= prefix.len() {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("body field {name} must be an id starting with {prefix}, got '{v}'"),
+            ));
+        }
+    }
+    Ok(value)
+}
+
+fn required_id(body: &Map<String, Value>, name: &str, prefix: &str) -> Result<String, ApiError> {
+    id_field(body, name, prefix)?
+        .ok_or_else(|| ApiError::bad_request(V1_PATH, format!("body field {name} is required")))
+}
+
+fn date_field(body: &Map<String, Value>, name: &str) -> Result<Option<OffsetDateTime>, ApiError> {
+    string_field(body, name)?
+        .map(|s| {
+            OffsetDateTime::parse(&s, &Rfc3339).map_err(|_| {
+                ApiError::bad_request(
+                    V1_PATH,
+                    format!("body field {name} must be an RFC 3339 date-time, got '{s}'"),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn title_field(body: &Map<String, Value>) -> Result<Option<String>, ApiError> {
+    let title = string_field(body, "title")?;
+    if let Some(t) = &title {
+        if t.trim().is_empty() || t.chars().count() > TITLE_MAX {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("body field title must be 1 to {TITLE_MAX} characters, not blank"),
+            ));
+        }
+    }
+    Ok(title)
+}
+
+fn parse_new_task(body: &Map<String, Value>) -> Result<NewTask, ApiError> {
+    let input = NewTask {
+        title: title_field(body)?
+            .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field title is required"))?,
+        description: string_field(body, "description")?,
+        phone_number_id: id_field(body, "phoneNumberId", "PN")?,
+        conversation_id: id_field(body, "conversationId", "CN")?,
+        activity_id: id_field(body, "activityId", "AC")?,
+        due_date: date_field(body, "dueDate")?,
+    };
+    if input.phone_number_id.is_none()
+        && input.conversation_id.is_none()
+        && input.activity_id.is_none()
+    {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            "a task is linked to a phone number, a conversation or an activity: send phoneNumberId, conversationId or activityId",
+        ));
+    }
+    Ok(input)
+}
+
+/// The revision a task shows: frozen at 1 when a fault says so.
+fn shown_revision(task: &Task, faults: &FaultSet) -> u64 {
+    if faults.has(Fault::TaskRevisionUnchanged) {
+        1
+    } else {
+        task.revision
+    }
+}
+
+fn task_json(task: &Task, faults: &FaultSet) -> Value {
+    let mut v = task.to_json(shown_revision(task, faults));
+    if faults.has(Fault::TaskCompletedString) {
+        v["completed"] = json!(task.completed.to_string());
+        v["isDeleted"] = json!(task.is_deleted.to_string());
+    }
+    v
+}
+
+async fn create(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    let result = body.and_then(|body| {
+        let faults = &app.switches().faults;
+        let mut input = parse_new_task(&body)?;
+        if faults.has(Fault::TaskCreateIgnoresTitle) {
+            input.title = "Untitled task".to_string();
+        }
+        let mut store = app.store();
+        let tasks = store.tasks_mut();
+        // Fault task-limit-counts-run-only: the tasks the workspace had before (seeded in
+        // 2026-01) do not count toward the limit.
+        let open = if faults.has(Fault::TaskLimitCountsRunOnly) {
+            tasks
+                .visible()
+                .iter()
+                .filter(|t| {
+                    t.is_open() && t.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
+                })
+                .count()
+        } else {
+            tasks.open_count()
+        };
+        if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskLimitNotEnforced) {
+            return Err(limit_reached(faults));
+        }
+        let task = tasks.create(
+            input,
+            fixtures::ORG_ID,
+            caller.user_id,
+            OffsetDateTime::now_utc(),
+        );
+        let json = task_json(&task, faults);
+        let jobs = crate::deliveries::fire(
+            &app,
+            &mut store,
+            "task.created",
+            task.phone_number_id.as_deref(),
+            &task.task_id,
+            json.clone(),
+        );
+        drop(store);
+        crate::deliveries::dispatch(&app, jobs);
+        Ok(reply::data(StatusCode::CREATED, json))
+    });
+    answer(&app, result)
+}
+
+async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+    let query = Query::parse(raw.as_deref());
+    let result = (|| {
+        let faults = &app.switches().faults;
+        let bad = |e: PageQueryError| ApiError::bad_request(V1_PATH, e.to_string());
+        let size = pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad)?;
+        let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
+        let store = app.store();
+        let (items, next) = store.tasks().page_after(offset, size);
+        // Fault task-list-drops-newest: the most recently created task is left out.
+        let newest = faults
+            .has(Fault::TaskListDropsNewest)
+            .then(|| store.tasks().visible().into_iter().last())
+            .flatten()
+            .map(|t| t.task_id.clone());
+        let page = Page {
+            items: items
+                .iter()
+                .filter(|t| newest.as_ref() != Some(&t.task_id))
+                .map(|t| task_json(t, faults))
+                .collect(),
+            total: store.tasks().visible().len(),
+            next_token: next.map(pagination::encode_token),
+        };
+        Ok(reply::json(
+            StatusCode::OK,
+            &pagination::list_body(page, faults),
+        ))
+    })();
+    answer(&app, result)
+}
+
+async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = task_id_of(&app, id).and_then(|id| {
+        let faults = &app.switches().faults;
+        let store = app.store();
+        match store.tasks().get(&id) {
+            Some(task) if !task.is_deleted && faults.has(Fault::TaskGetAnswersFirst) => {
+                let first = store.tasks().visible().first().copied().unwrap_or(task);
+                Ok(reply::data(StatusCode::OK, task_json(first, faults)))
+            }
+            Some(task) if !task.is_deleted => {
+                Ok(reply::data(StatusCode::OK, task_json(task, faults)))
+            }
+            Some(task) if faults.has(Fault::TaskDeletedStillReadable) => {
+                let live = Task {
+                    is_deleted: false,
+                    ..task.clone()
+                };
+                Ok(reply::data(StatusCode::OK, task_json(&live, faults)))
+            }
+            _ => Err(not_found(&id)),
+        }
+    });
+    answer(&app, result)
+}
+
+async fn update(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, V1_PATH).await;
+    let faults = &app.switches().faults;
+    let result = task_id(id).and_then(|id| {
+        change(&app, &id, "task.updated", |task| {
+            let body = body?;
+            let title = title_field(&body)?;
+            let description = string_field(&body, "description")?;
+            if title.is_none() && !body.contains_key("description") {
+                return Err(ApiError::bad_request(
+                    V1_PATH,
+                    "send title, description or both",
+                ));
+            }
+            if let Some(title) = title {
+                task.title = title;
+            }
+            if body.contains_key("description") && !faults.has(Fault::TaskPutIgnoresDescription) {
+                task.description = description;
+            }
+            Ok(Changed::Yes)
+        })
+    });
+    answer(&app, result)
+}
+
+async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = task_id(id).and_then(|id| {
+        change(&app, &id, "task.deleted", |task| {
+            task.is_deleted = true;
+            Ok(Changed::Yes)
+        })
+        .map(|_| StatusCode::NO_CONTENT.into_response())
+    });
+    answer(&app, result)
+}
+
+/// Whether an operation changed the task (a change moves `revision`).
+enum Changed {
+    Yes,
+    No,
+}
+
+/// Applies `op` to a live task and answers `{data: {taskId, revision}}`; a change fires `event`.
+fn change(
+    app: &App,
+    id: &str,
+    event: &str,
+    op: impl FnOnce(&mut Task) -> Result<Changed, ApiError>,
+) -> Result<Response, ApiError> {
+    change_data(app, id, event, op).map(|data| reply::data(StatusCode::OK, data))
+}
+
+fn change_data(
+    app: &App,
+    id: &str,
+    event: &str,
+    op: impl FnOnce(&mut Task) -> Result<Changed, ApiError>,
+) -> Result<Value, ApiError> {
+    let faults = &app.switches().faults;
+    let mut store = app.store();
+    let task = match store.tasks_mut().get_mut(id) {
+        Some(task) if !task.is_deleted => task,
+        _ => return Err(not_found(id)),
+    };
+    let mut updated = task.clone();
+    let changed = matches!(op(&mut updated)?, Changed::Yes);
+    if changed {
+        updated.revision += 1;
+        *task = updated;
+    }
+    let task = task.clone();
+    let data = json!({
+        "taskId": task.task_id,
+        "revision": shown_revision(&task, faults).to_string(),
+    });
+    if changed {
+        let event = if faults.has(Fault::TaskEventsAllUpdated) {
+            "task.updated"
+        } else {
+            event
+        };
+        let jobs = crate::deliveries::fire(
+            app,
+            &mut store,
+            event,
+            task.phone_number_id.as_deref(),
+            &task.task_id,
+            task_json(&task, faults),
+        );
+        drop(store);
+        crate::deliveries::dispatch(app, jobs);
+    }
+    Ok(data)
+}
+
+async fn transition(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    params: Result<Path<(String, String)>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = optional_object(body).await;
+    let result = params
+        .map_err(|e| {
+            ApiError::bad_request(
+                V1_PATH,
+                format!("path parameter is not valid: {}", e.body_text()),
+            )
+        })
+        .and_then(|Path((id, action))| {
+            check_id(&id)?;
+            run_transition(&app, &caller, &id, &action, body)
+        });
+    answer(&app, result)
+}
+
+fn run_transition(
+    app: &App,
+    caller: &Caller,
+    id: &str,
+    action: &str,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    match action {
+        "complete" => change(app, id, "task.completed", |task| {
+            if task.completed || faults.has(Fault::TaskCompleteNoEffect) {
+                return Ok(Changed::No);
+            }
+            body?;
+            task.completed = true;
+            Ok(Changed::Yes)
+        }),
+        "reopen" => {
+            let open = app.store().tasks().open_count();
+            change(app, id, "task.reopened", |task| {
+                body?;
+                if !task.completed || faults.has(Fault::TaskReopenNoEffect) {
+                    return Ok(Changed::No);
+                }
+                if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskReopenIgnoresLimit) {
+                    return Err(limit_reached(faults));
+                }
+                task.completed = false;
+                Ok(Changed::Yes)
+            })
+        }
+        "assign" => change(app, id, "task.assigned", |task| {
+            let body = body?;
+            if faults.has(Fault::TaskAssignWithoutUserAccepted) && !body.contains_key("userId") {
+                return Ok(Changed::No);
+            }
+            let user = required_id(&body, "userId", "US")?;
+            task.assignees.retain(|u| *u != user);
+            task.assignees.push(user);
+            task.assigned_by = Some(caller.user_id.to_string());
+            Ok(Changed::Yes)
+        }),
+        "unassign" => {
+            let mut data = change_data(app, id, "task.unassigned", |task| {
+                let user = required_id(&body?, "userId", "US")?;
+                if faults.has(Fault::TaskUnassignKeepsUser) {
+                    return Ok(Changed::Yes);
+                }
+                let before = task.assignees.len();
+                task.assignees.retain(|u| *u != user);
+                Ok(if task.assignees.len() == before {
+                    Changed::No
+                } else {
+                    Changed::Yes
+                })
+            })?;
+            if faults.has(Fault::TaskUnassignNoRevision) {
+                if let Some(data) = data.as_object_mut() {
+                    data.remove("revision");
+                }
+            }
+            Ok(reply::data(StatusCode::OK, data))
+        }
+        "change-due-date" => change(app, id, "task.duedate.updated", |task| {
+            let body = body?;
+            let due = match date_field(&body, "dueDate") {
+                Err(_) if faults.has(Fault::TaskInvalidDueDateAccepted) => return Ok(Changed::No),
+                Err(_) if faults.has(Fault::TaskDueDateFreeText) => {
+                    Some(OffsetDateTime::now_utc() + time::Duration::days(7))
+                }
+                parsed => parsed?,
+            }
+            .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field dueDate is required"))?;
+            task.due_date = Some(due);
+            Ok(Changed::Yes)
+        }),
+        "remove-due-date" => change(app, id, "task.duedate.removed", |task| {
+            body?;
+            if task.due_date.is_none() || faults.has(Fault::TaskDueDateNotCleared) {
+                return Ok(Changed::No);
+            }
+            task.due_date = None;
+            Ok(Changed::Yes)
+        }),
+        "link-conversation" => change(app, id, "task.linked", |task| {
+            task.conversation_id = Some(required_id(&body?, "conversationId", "CN")?);
+            Ok(Changed::Yes)
+        }),
+        "unlink-conversation" => change(app, id, "task.unlinked", |task| {
+            // A conversationId may be sent to name the link; the task has at most one.
+            id_field(&body?, "conversationId", "CN")?;
+            if task.conversation_id.is_none() || faults.has(Fault::TaskUnlinkNoEffect) {
+                return Ok(Changed::No);
+            }
+            task.conversation_id = None;
+            Ok(Changed::Yes)
+        }),
+        other => Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::NOT_FOUND,
+            format!("no endpoint POST /v1/tasks/{{taskId}}/{other}"),
+        )),
+    }
+}

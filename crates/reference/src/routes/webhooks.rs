@@ -1,0 +1,743 @@
+//! Webhooks: the header-versioned management API (`/webhooks`, rotate, test deliveries, the
+//! delivery history and manual retry) and the legacy v1 creation endpoints.
+//!
+//! Choices where the spec is open: the create and rotate answers carry the webhook with its
+//! signing secret in `secret` (201 and 200); DELETE answers 204; a test delivery and a manual retry
+//! answer 202 with the delivery record; the 51st webhook answers 400; a webhook created without
+//! `resourceIds` takes `["*"]`.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+use time::OffsetDateTime;
+
+use super::respond::{allow_only, answer};
+use crate::app::App;
+use crate::deliveries;
+use crate::errors::ApiError;
+use crate::faults::Fault;
+use crate::fixtures;
+use crate::hooks::DeliveryRecord;
+use crate::input::{self, Query};
+use crate::model::Webhook;
+use crate::reply;
+use crate::store::Store;
+use crate::variants::Variant;
+
+const PATH: &str = "/webhooks";
+const LEGACY_PATH: &str = "/v1/webhooks";
+const ID_PATTERN: &str = "^[0-9]+$";
+/// Webhooks per workspace (Limits).
+const WEBHOOK_LIMIT: usize = 50;
+const PIN_HEADER: &str = "x-service-api-version";
+
+/// Every event name of the spec's Events table, with the group of the events union it belongs to:
+/// a webhook's events all come from one group (variants 1 to 4 as stated; the others as named).
+const EVENTS: &[(&str, &str)] = &[
+    ("message.received", "message"),
+    ("message.delivered", "message"),
+    ("message.failed", "message"),
+    ("message.undelivered", "message"),
+    ("call.ringing", "call"),
+    ("call.answered", "call"),
+    ("call.forwarded", "call"),
+    ("call.missed", "call"),
+    ("call.completed", "call"),
+    ("call.voicemail.completed", "call"),
+    ("call.recording.completed", "call"),
+    ("call.menu.selected", "call"),
+    ("call.summary.completed", "summary"),
+    ("call.transcript.completed", "transcript"),
+    ("contact.updated", "contact"),
+    ("contact.deleted", "contact"),
+    ("task.created", "task"),
+    ("task.updated", "task"),
+    ("task.deleted", "task"),
+    ("task.completed", "task"),
+    ("task.reopened", "task"),
+    ("task.assigned", "task"),
+    ("task.unassigned", "task"),
+    ("task.overdue", "task"),
+    ("task.linked", "task"),
+    ("task.unlinked", "task"),
+    ("task.duedate.updated", "task"),
+    ("task.duedate.removed", "task"),
+];
+
+pub(super) fn routes() -> Router<App> {
+    Router::new()
+        .route("/webhooks", allow_only(get(list).post(create), "GET, POST"))
+        .route(
+            "/webhooks/{webhookId}",
+            allow_only(
+                get(get_webhook)
+                    .patch(patch_webhook)
+                    .put(put_webhook)
+                    .delete(delete_webhook),
+                "GET, PATCH, PUT, DELETE",
+            ),
+        )
+        .route(
+            "/webhooks/{webhookId}/rotate",
+            allow_only(post(rotate), "POST"),
+        )
+        .route(
+            "/webhooks/{webhookId}/events/test",
+            allow_only(post(test_delivery), "POST"),
+        )
+        .route(
+            "/webhooks/{webhookId}/events",
+            allow_only(get(history), "GET"),
+        )
+        .route(
+            "/webhooks/{webhookId}/events/{eventId}",
+            allow_only(get(history_one), "GET"),
+        )
+        .route(
+            "/webhooks/{webhookId}/events/{eventId}/retry",
+            allow_only(post(manual_retry), "POST"),
+        )
+}
+
+/// The legacy creation endpoints (`/v1/webhooks/messages|calls|call-summaries|call-transcripts`).
+pub(super) fn v1_routes() -> Router<App> {
+    Router::new().route(
+        "/v1/webhooks/{kind}",
+        allow_only(post(create_legacy), "POST"),
+    )
+}
+
+/// The numeric webhook id of a path, or the stated 400 naming the path and the pattern.
+fn webhook_id(
+    app: &App,
+    id: Result<Path<String>, PathRejection>,
+    strict: bool,
+) -> Result<String, ApiError> {
+    let id = input::path_param(id, PATH)?;
+    let numeric = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
+    if !numeric && strict {
+        let message = format!("path parameter webhookId must match pattern {ID_PATTERN}");
+        return Err(ApiError::bad_request(PATH, message.clone()).with_item(
+            "/webhookId",
+            &message,
+            json!(id),
+            json!({"type": "string", "pattern": ID_PATTERN}),
+        ));
+    }
+    let _ = app;
+    Ok(id)
+}
+
+fn not_found(app: &App, id: &str) -> ApiError {
+    let error = ApiError::for_path(
+        PATH,
+        StatusCode::NOT_FOUND,
+        format!("Webhook '{id}' was not found"),
+    );
+    if app.switches().faults.has(Fault::Webhook404WrongTitle) {
+        error.with_title("Webhook Not Found")
+    } else {
+        error
+    }
+}
+
+/// A management id: strict unless the management fault lets non-numeric ids through to 404.
+fn managed_id(app: &App, id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    let strict = !app
+        .switches()
+        .faults
+        .has(Fault::WebhookManagementIdUnchecked);
+    webhook_id(app, id, strict)
+}
+
+async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let strict = !app.switches().faults.has(Fault::WebhookIdPatternUnchecked);
+    let result = webhook_id(&app, id, strict).and_then(|id| {
+        let store = app.store();
+        store
+            .webhook(&id)
+            .map(|w| reply::data(StatusCode::OK, w.to_json()))
+            .ok_or_else(|| not_found(&app, &id))
+    });
+    answer(&app, result)
+}
+
+async fn list(State(app): State<App>) -> Response {
+    let store = app.store();
+    let items: Vec<Value> = store.webhooks().iter().map(Webhook::to_json).collect();
+    let total = items.len();
+    reply::json(
+        StatusCode::OK,
+        &json!({"data": items, "totalItems": total, "nextPageToken": null}),
+    )
+}
+
+/// The fields of a create, PUT or PATCH body, validated; `None` where the body leaves one out.
+#[derive(Default)]
+struct Fields {
+    url: Option<String>,
+    label: Option<Option<String>>,
+    status: Option<String>,
+    events: Option<Vec<String>>,
+    resource_ids: Option<Vec<String>>,
+}
+
+fn strings(body: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>, ApiError> {
+    match body.get(name) {
+        None => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    ApiError::bad_request(PATH, format!("{name} must be an array of strings"))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(ApiError::bad_request(
+            PATH,
+            format!("{name} must be an array of strings"),
+        )),
+    }
+}
+
+fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError> {
+    let faults = &app.switches().faults;
+    let url = match body.get("url") {
+        None => None,
+        Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => {
+            Some(u.clone())
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                PATH,
+                "url must be an http or https URI",
+            ));
+        }
+    };
+    let label = match body.get("label") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(Value::String(l)) => Some(Some(l.clone())),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                PATH,
+                "label must be a string or null",
+            ));
+        }
+    };
+    let status = match body.get("status") {
+        None => None,
+        Some(Value::String(s)) if s == "enabled" || s == "disabled" => Some(s.clone()),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                PATH,
+                "status must be `enabled` or `disabled`",
+            ));
+        }
+    };
+    let events = strings(body, "events")?;
+    if let Some(events) = &events {
+        if events.is_empty() && !faults.has(Fault::WebhookEmptyEventsAccepted) {
+            return Err(ApiError::bad_request(
+                PATH,
+                "events must hold at least 1 event",
+            ));
+        }
+        let mut groups = Vec::new();
+        for e in events {
+            let Some((_, group)) = EVENTS.iter().find(|(n, _)| n == e) else {
+                return Err(ApiError::bad_request(
+                    PATH,
+                    format!("events: unknown event '{e}'"),
+                ));
+            };
+            if !groups.contains(group) {
+                groups.push(*group);
+            }
+        }
+        if groups.len() > 1 && !faults.has(Fault::WebhookMixedVariantsAccepted) {
+            return Err(ApiError::bad_request(
+                PATH,
+                format!(
+                    "events must all come from one variant of the events union; got {}",
+                    groups.join(", ")
+                ),
+            ));
+        }
+    }
+    let mut resource_ids = strings(body, "resourceIds")?;
+    if faults.has(Fault::WebhookResourceIdsFirstOnly) {
+        // Only the first item is looked at; a later one that is no phone number id is dropped.
+        if let Some(ids) = resource_ids.as_mut() {
+            let mut i = 0;
+            ids.retain(|r| {
+                i += 1;
+                i == 1 || r == "*" || r.starts_with("PN")
+            });
+        }
+    }
+    if let Some(ids) = &resource_ids {
+        let wildcard = ids.iter().any(|r| r == "*");
+        let only_wildcard = ids.len() == 1 && wildcard;
+        let mixed_ok = faults.has(Fault::WebhookMixedWildcardAccepted);
+        if wildcard && !only_wildcard && !mixed_ok {
+            return Err(ApiError::bad_request(
+                PATH,
+                "resourceIds is either phone number ids or exactly [\"*\"], not both",
+            ));
+        }
+        if ids.is_empty() {
+            return Err(ApiError::bad_request(
+                PATH,
+                "resourceIds must hold phone number ids or [\"*\"]",
+            ));
+        }
+        let unchecked = faults.has(Fault::WebhookResourceIdPatternUnchecked);
+        if let Some(bad_id) = ids
+            .iter()
+            .find(|r| *r != "*" && !r.starts_with("PN") && !unchecked)
+        {
+            return Err(ApiError::bad_request(
+                PATH,
+                format!("resourceIds: '{bad_id}' is not a phone number id (^PN(.*)$)"),
+            ));
+        }
+    }
+    Ok(Fields {
+        url,
+        label,
+        status,
+        events,
+        resource_ids,
+    })
+}
+
+/// The create and rotate answer: the webhook and its secret (or, variant, only id and secret).
+fn with_secret(app: &App, w: &Webhook, secret: &str) -> Value {
+    let field = if app.switches().variant(Variant::WebhookSecretSigningKey) {
+        "signingKey"
+    } else {
+        "secret"
+    };
+    let mut out = if app.switches().variant(Variant::WebhookCreateMinimal) {
+        json!({"id": w.id})
+    } else {
+        w.to_json()
+    };
+    if let Some(o) = out.as_object_mut() {
+        o.insert(field.to_string(), json!(secret));
+    }
+    out
+}
+
+async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Response {
+    let body = input::json_object(body, PATH).await;
+    let result = body.and_then(|body| {
+        let faults = &app.switches().faults;
+        let fields = parse_fields(&app, &body)?;
+        let url = fields
+            .url
+            .ok_or_else(|| ApiError::bad_request(PATH, "url is required"))?;
+        let events = fields
+            .events
+            .ok_or_else(|| ApiError::bad_request(PATH, "events is required"))?;
+        let pinned = match headers.get(PIN_HEADER) {
+            Some(v) if v.as_bytes() != crate::paths::API_VERSION.as_bytes() => {
+                return Err(ApiError::bad_request(
+                    PATH,
+                    format!(
+                        "{PIN_HEADER} '{}' is not a supported version",
+                        String::from_utf8_lossy(v.as_bytes())
+                    ),
+                ));
+            }
+            _ => crate::paths::API_VERSION.to_string(),
+        };
+        let mut store = app.store();
+        // Fault webhook-limit-counts-run-only: the webhooks the workspace had before (seeded
+        // in 2026-01) do not count toward the limit.
+        let counted = store
+            .webhooks()
+            .iter()
+            .filter(|w| {
+                !faults.has(Fault::WebhookLimitCountsRunOnly)
+                    || w.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
+            })
+            .count();
+        if counted >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
+            return Err(ApiError::bad_request(
+                PATH,
+                format!("the workspace has {WEBHOOK_LIMIT} webhooks, the most it may have"),
+            ));
+        }
+        let now = OffsetDateTime::now_utc();
+        let mut id = store.hooks.new_webhook_id();
+        if faults.has(Fault::WebhookIdNotNumeric) {
+            id = format!("wh{id}");
+        }
+        let default_status = if faults.has(Fault::WebhookStatusDefaultDisabled) {
+            "disabled"
+        } else {
+            "enabled"
+        };
+        let webhook = Webhook {
+            id: id.clone(),
+            org_id: fixtures::ORG_ID.to_string(),
+            label: fields
+                .label
+                .flatten()
+                .filter(|_| !faults.has(Fault::WebhookCreateDropsLabel)),
+            status: fields.status.unwrap_or_else(|| default_status.to_string()),
+            url,
+            created_at: now,
+            updated_at: now,
+            api_version: (!faults.has(Fault::WebhookApiVersionNotPinned)).then_some(
+                if faults.has(Fault::WebhookApiVersionTimestamp) {
+                    format!("{pinned}T00:00:00Z")
+                } else {
+                    pinned
+                },
+            ),
+            events,
+            resource_ids: fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]),
+        };
+        let secret = store.hooks.new_secret(&id);
+        store.add_webhook(webhook.clone());
+        Ok(reply::data(
+            StatusCode::CREATED,
+            with_secret(&app, &webhook, &secret),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn patch_webhook(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, PATH).await;
+    answer(&app, update(&app, id, body, false))
+}
+
+async fn put_webhook(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, PATH).await;
+    answer(&app, update(&app, id, body, true))
+}
+
+/// PATCH changes the fields sent; PUT replaces the webhook (url and events required).
+fn update(
+    app: &App,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Map<String, Value>, ApiError>,
+    replace: bool,
+) -> Result<Response, ApiError> {
+    let id = managed_id(app, id)?;
+    if app.store().webhook(&id).is_none() {
+        return Err(not_found(app, &id));
+    }
+    let fields = parse_fields(app, &body?)?;
+    if replace && (fields.url.is_none() || fields.events.is_none()) {
+        return Err(ApiError::bad_request(
+            PATH,
+            "PUT replaces the webhook: url and events are required",
+        ));
+    }
+    let mut store = app.store();
+    let w = store.webhook_mut(&id).ok_or_else(|| not_found(app, &id))?;
+    if replace {
+        w.label = fields.label.flatten();
+        w.status = fields.status.unwrap_or_else(|| "enabled".to_string());
+        w.resource_ids = fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]);
+    } else {
+        if let Some(label) = fields.label
+            && !app.switches().faults.has(Fault::WebhookPatchIgnoresLabel)
+        {
+            w.label = label;
+        }
+        if let Some(status) = fields.status {
+            w.status = status;
+        }
+        if let Some(ids) = fields.resource_ids {
+            w.resource_ids = ids;
+        }
+    }
+    if let Some(url) = fields.url {
+        w.url = url;
+    }
+    if let Some(events) = fields.events {
+        w.events = events;
+    }
+    w.updated_at = OffsetDateTime::now_utc();
+    Ok(reply::data(StatusCode::OK, w.to_json()))
+}
+
+async fn delete_webhook(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let result = managed_id(&app, id).and_then(|id| {
+        let mut store = app.store();
+        let Some(w) = store.webhook(&id).cloned() else {
+            return Err(not_found(&app, &id));
+        };
+        store.remove_webhook(&id);
+        Ok(if app.switches().variant(Variant::WebhookDelete200) {
+            reply::data(StatusCode::OK, w.to_json())
+        } else {
+            Response::builder()
+                .status(StatusCode::NO_CONTENT)
+                .body(Body::empty())
+                .unwrap_or_default()
+        })
+    });
+    answer(&app, result)
+}
+
+async fn rotate(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+    let result = managed_id(&app, id).and_then(|id| {
+        let mut store = app.store();
+        let Some(w) = store.webhook(&id).cloned() else {
+            return Err(not_found(&app, &id));
+        };
+        let secret = if app.switches().faults.has(Fault::WebhookRotateKeepsSecret) {
+            store.hooks.secret(&id).unwrap_or_default().to_string()
+        } else {
+            store.hooks.new_secret(&id)
+        };
+        let mut w = w;
+        if app.switches().faults.has(Fault::WebhookRotateResetsEvents) {
+            w.events.truncate(1);
+            if let Some(stored) = store.webhook_mut(&id) {
+                stored.events = w.events.clone();
+            }
+        }
+        if app.switches().faults.has(Fault::WebhookRotateFillsEvents) {
+            w.events = variant_events(w.events.first().map_or("", String::as_str));
+            if let Some(stored) = store.webhook_mut(&id) {
+                stored.events = w.events.clone();
+            }
+        }
+        Ok(reply::data(StatusCode::OK, with_secret(&app, &w, &secret)))
+    });
+    answer(&app, result)
+}
+
+/// Every event of the variant of the events union that holds `event`: the stated variants 1 to 4
+/// (Resources > Webhook), else the event's group (fault webhook-rotate-fills-events).
+fn variant_events(event: &str) -> Vec<String> {
+    const STATED: [&[&str]; 4] = [
+        &["message.received", "message.delivered"],
+        &["call.completed", "call.ringing", "call.recording.completed"],
+        &["call.summary.completed"],
+        &["call.transcript.completed"],
+    ];
+    if let Some(variant) = STATED.iter().find(|v| v.contains(&event)) {
+        return variant.iter().map(|e| e.to_string()).collect();
+    }
+    let group = EVENTS.iter().find(|(e, _)| *e == event).map(|(_, g)| *g);
+    EVENTS
+        .iter()
+        .filter(|(_, g)| Some(*g) == group)
+        .map(|(e, _)| e.to_string())
+        .collect()
+}
+
+fn record_json(app: &App, record: &DeliveryRecord) -> Value {
+    let faults = &app.switches().faults;
+    let mut v = record.to_json(faults.has(Fault::WebhookTestHasResourceId));
+    if faults.has(Fault::WebhookHistoryIdDiffers) {
+        v["id"] = json!(format!("dlv_{}", record.id));
+    }
+    v
+}
+
+async fn test_delivery(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let result = managed_id(&app, id).and_then(|id| {
+        let mut store = app.store();
+        let Some(w) = store.webhook(&id).cloned() else {
+            return Err(not_found(&app, &id));
+        };
+        let jobs = deliveries::fire_test(&mut store, &w);
+        let record = store.hooks.deliveries.last().map(|r| record_json(&app, r));
+        drop(store);
+        if !app.switches().faults.has(Fault::WebhookTestNotSent) {
+            deliveries::dispatch(&app, jobs);
+        }
+        Ok(reply::data(
+            StatusCode::ACCEPTED,
+            record.unwrap_or(json!({})),
+        ))
+    });
+    answer(&app, result)
+}
+
+/// The id of a delivery as the history shows it (the fault changes it; lookups undo that).
+fn delivery_key(app: &App, shown: &str) -> String {
+    if app.switches().faults.has(Fault::WebhookHistoryIdDiffers) {
+        shown.strip_prefix("dlv_").unwrap_or(shown).to_string()
+    } else {
+        shown.to_string()
+    }
+}
+
+async fn history(
+    State(app): State<App>,
+    id: Result<Path<String>, PathRejection>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let query = Query::parse(raw.as_deref());
+    let result = managed_id(&app, id).and_then(|id| {
+        let store = app.store();
+        if store.webhook(&id).is_none() {
+            return Err(not_found(&app, &id));
+        }
+        let filter = query.first("resourceId").filter(|_| {
+            !app.switches()
+                .faults
+                .has(Fault::WebhookResourceFilterIgnored)
+        });
+        let items: Vec<Value> = store
+            .hooks
+            .deliveries
+            .iter()
+            .rev()
+            .filter(|d| d.webhook_id == id)
+            .filter(|d| filter.is_none_or(|f| d.resource_id.as_deref() == Some(f)))
+            .map(|d| record_json(&app, d))
+            .collect();
+        let total = items.len();
+        Ok(reply::json(
+            StatusCode::OK,
+            &json!({"data": items, "totalItems": total, "nextPageToken": null}),
+        ))
+    });
+    answer(&app, result)
+}
+
+async fn history_one(
+    State(app): State<App>,
+    ids: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let result = split(&app, ids).and_then(|(id, event)| {
+        let store = app.store();
+        let record = delivery(&app, &store, &id, &event)?;
+        let mut v = record_json(&app, record);
+        v["payload"] = serde_json::from_str(&record.payload).unwrap_or(Value::Null);
+        Ok(reply::data(StatusCode::OK, v))
+    });
+    answer(&app, result)
+}
+
+async fn manual_retry(
+    State(app): State<App>,
+    ids: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let result = split(&app, ids).and_then(|(id, event)| {
+        let store = app.store();
+        let record = delivery(&app, &store, &id, &event)?;
+        let json = record_json(&app, record);
+        let job = deliveries::again(&store, record);
+        drop(store);
+        if !app.switches().faults.has(Fault::WebhookManualRetryNoop) {
+            deliveries::dispatch(&app, job.into_iter().collect());
+        }
+        Ok(reply::data(StatusCode::ACCEPTED, json))
+    });
+    answer(&app, result)
+}
+
+/// The delivery `event` (as the caller wrote its id) of webhook `id`, or 404.
+fn delivery<'a>(
+    app: &App,
+    store: &'a Store,
+    id: &str,
+    event: &str,
+) -> Result<&'a DeliveryRecord, ApiError> {
+    store
+        .hooks
+        .delivery(id, &delivery_key(app, event))
+        .ok_or_else(|| missing_delivery(event))
+}
+
+fn missing_delivery(event: &str) -> ApiError {
+    ApiError::for_path(
+        PATH,
+        StatusCode::NOT_FOUND,
+        format!("delivery '{event}' was not found"),
+    )
+}
+
+/// The webhook id (checked, and the webhook must exist) and the delivery id of a path.
+fn split(
+    app: &App,
+    ids: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(String, String), ApiError> {
+    let Path((id, event)) = ids.map_err(|e| {
+        ApiError::bad_request(PATH, format!("path is not valid: {}", e.body_text()))
+    })?;
+    let id = managed_id(app, Ok(Path(id)))?;
+    if app.store().webhook(&id).is_none() {
+        return Err(not_found(app, &id));
+    }
+    Ok((id, event))
+}
+
+async fn create_legacy(
+    State(app): State<App>,
+    kind: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Response {
+    let body = input::json_object(body, LEGACY_PATH).await;
+    let result = input::path_param(kind, LEGACY_PATH).and_then(|kind| {
+        let events: &[&str] = match kind.as_str() {
+            "messages" => &["message.received", "message.delivered"],
+            "calls" => &["call.completed", "call.ringing", "call.recording.completed"],
+            "call-summaries" => &["call.summary.completed"],
+            "call-transcripts" => &["call.transcript.completed"],
+            _ => {
+                return Err(ApiError::for_path(
+                    LEGACY_PATH,
+                    StatusCode::NOT_FOUND,
+                    format!("no endpoint POST /v1/webhooks/{kind}"),
+                ));
+            }
+        };
+        let body = body?;
+        let url = match body.get("url") {
+            Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => u,
+            _ => {
+                return Err(ApiError::bad_request(
+                    LEGACY_PATH,
+                    "url is required: an http or https URI",
+                ));
+            }
+        };
+        let mut store = app.store();
+        let id = format!("WH{:08}", store.hooks.legacy.len() + 1);
+        let hook = json!({
+            "id": id,
+            "url": url,
+            "label": body.get("label").cloned().unwrap_or(Value::Null),
+            "events": events,
+            "status": "enabled",
+            "createdAt": crate::model::timestamp(OffsetDateTime::now_utc()),
+        });
+        store.hooks.legacy.push(hook.clone());
+        Ok(reply::data(StatusCode::CREATED, hook))
+    });
+    answer(&app, result)
+}

@@ -1,0 +1,132 @@
+//! The setups of `src/cases/setups.yaml`: steps that make a resource the target shows, named
+//! once and run for every case that names them (a case file's `setup:`, an operation's
+//! `x-access.setup`), so that no request whose answer must be more than "not found" names an id
+//! the suite invented (READINGS 6.6).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Map;
+
+use super::{LoadError, LoadErrorKind};
+use crate::cases::model::{Case, CaseDoc, OneOrMany, Setup, StepDoc};
+use conformance_contract::yaml::{self, path_to_pointer};
+use conformance_contract::{Api, Contract};
+
+/// Where the setups are, as errors name it.
+pub const SETUPS_FILE: &str = "src/cases/setups.yaml";
+const SETUPS_YAML: &str = include_str!("../setups.yaml");
+
+/// One setup as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetupDoc {
+    clause: OneOrMany<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    /// `run` (default): once per run, shared; `trial`: once for each trial that names it.
+    #[serde(default)]
+    per: Per,
+    steps: Vec<StepDoc>,
+}
+
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Per {
+    #[default]
+    Run,
+    Trial,
+}
+
+/// Every setup by name.
+pub type Setups = BTreeMap<String, Arc<Setup>>;
+
+/// The setups built into the suite (a broken file is a broken build: every load reports it).
+pub fn embedded(contract: &Contract) -> Result<Setups, LoadError> {
+    load(SETUPS_YAML, contract)
+}
+
+/// Loads setups from YAML text: a map of name -> setup, each step as in a case file.
+pub fn load(text: &str, contract: &Contract) -> Result<Setups, LoadError> {
+    let err = |line: usize, kind: LoadErrorKind| LoadError::at(SETUPS_FILE, line, kind);
+    let (value, lines) =
+        yaml::parse(text).map_err(|e| err(e.line, LoadErrorKind::Yaml(e.message)))?;
+    let docs: BTreeMap<String, SetupDoc> =
+        serde_path_to_error::deserialize(&value).map_err(|e| {
+            let pointer = path_to_pointer(e.path());
+            err(
+                lines.line_of(&pointer),
+                LoadErrorKind::Shape(e.inner().to_string()),
+            )
+        })?;
+    let mut out = Setups::new();
+    for (name, doc) in docs {
+        let api = doc
+            .steps
+            .iter()
+            .find_map(|s| s.request.as_ref())
+            .map_or(Api::V1, |r| Api::of_path(&r.path));
+        let case_doc = CaseDoc {
+            id: name.clone(),
+            clause: doc.clause,
+            readings: vec!["6.6".into()],
+            summary: doc.summary,
+            tags: Vec::new(),
+            exclusive: Default::default(),
+            setup: Vec::new(),
+            request: None,
+            expect: None,
+            save: Map::new(),
+            steps: Some(doc.steps),
+            control: None,
+            unchanged: None,
+            read_back: None,
+            receiver: Vec::new(),
+        };
+        let at = format!("/{}", name.replace('~', "~0").replace('/', "~1"));
+        let case = super::normalise(
+            SETUPS_FILE,
+            &at,
+            case_doc,
+            api,
+            "setup",
+            &lines,
+            contract,
+            &Setups::new(),
+        )?;
+        let defines = defined_by(&case);
+        out.insert(
+            name.clone(),
+            Arc::new(Setup {
+                name,
+                per_trial: doc.per == Per::Trial,
+                case,
+                defines,
+            }),
+        );
+    }
+    Ok(out)
+}
+
+/// The names a setup's steps define for the cases that run it.
+fn defined_by(case: &Case) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in &case.steps {
+        out.extend(s.save.iter().map(|(k, _)| k.clone()));
+        out.extend(s.secret.iter().cloned());
+        if let Some(r) = &s.repeat {
+            out.extend(r.collect.keys().cloned());
+        }
+        if let Some(p) = &s.precondition {
+            out.insert(p.item.clone());
+        }
+        if let Some(page) = &s.expect.page {
+            out.extend(page.tally.keys().cloned());
+        }
+        if let Some(d) = &s.deliveries {
+            out.extend(d.save.keys().cloned());
+        }
+    }
+    out
+}

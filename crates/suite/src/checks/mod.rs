@@ -1,0 +1,9 @@
+//! Checks: generic checks on every answer, the case's own expectations, the pagination walker,
+//! and the explanation of a failure.
+
+pub mod deliveries;
+pub mod expect;
+pub mod generic;
+pub mod pagination;
+
+use crate::results::Finding;

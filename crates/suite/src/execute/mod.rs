@@ -1,0 +1,1030 @@
+//! Runs one case against the target: renders each step, sends it, runs the generic checks and
+//! the case's expectations, saves values for later steps, and gives the verdict.
+
+mod limit;
+pub mod properties;
+mod roundtrip;
+mod search;
+mod setup;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
+use crate::cases::{Case, Expect, Request, Step};
+use crate::checks::deliveries::{Bounds, Slot};
+use crate::checks::{expect, generic, pagination};
+use crate::client::{Auth, Client, Exchange, Outgoing};
+use crate::results::{CaseResult, Failure, Finding, Verdict};
+use conformance_contract::profile::{KNOWN_FIXTURES, Profile};
+use conformance_contract::{API_VERSION, Api, Contract};
+
+/// Why a case stops before its steps: ignored with the reason, or failed.
+#[derive(Debug, Clone)]
+pub(crate) enum Stopped {
+    Ignored(String),
+    Failed(Vec<Failure>),
+}
+
+/// What a run gives every trial, set once when the run starts.
+pub struct RunSetup {
+    pub contract: Arc<Contract>,
+    pub client: Arc<Client>,
+    /// The target's fixtures, its key among them.
+    pub profile: Profile,
+    pub run_id: String,
+    /// Seed of the generated inputs of properties.
+    pub seed: u64,
+    /// Random inputs per property and direction.
+    pub property_cases: u32,
+    /// The suite's webhook receiver, when a selected case needs it.
+    pub receiver: Option<Arc<crate::webhooks::Receiver>>,
+    /// Why the profile lacks a fixture (discovery's reasons), added to an ignored trial's reason.
+    pub missing_reasons: std::collections::BTreeMap<String, String>,
+}
+
+/// Runs cases: what a run shares, read by every trial and changed by none but through the
+/// cleanup's registry, the setups run once and the control reads. Each trial's own state (its
+/// variables, exchanges and failures so far) lives in the calls that run it.
+pub struct Executor {
+    contract: Arc<Contract>,
+    client: Arc<Client>,
+    run_id: String,
+    seed: u64,
+    property_cases: u32,
+    /// What the run created, deleted at its end (and on Ctrl-C).
+    cleanup: Arc<crate::cleanup::Cleanup>,
+    receiver: Option<Arc<crate::webhooks::Receiver>>,
+    missing_reasons: std::collections::BTreeMap<String, String>,
+    profile: Profile,
+    /// The setups run once per run and shared by the trials that name them.
+    shared: setup::Shared,
+    /// The answers of the run's control reads (READINGS 6.9), shared by the trials whose
+    /// control is the same GET.
+    controls: Controls,
+}
+
+/// Control reads by request: a control GET shows that the target serves the request as the run
+/// sends it, which one answer shows for every trial whose control it is (the two versioning
+/// cells of a route, the rejections of one list). It is sent once, when the first trial needs it.
+type Controls =
+    std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::OnceCell<Arc<Exchange>>>>>;
+
+impl Executor {
+    pub fn new(setup: RunSetup) -> Executor {
+        Executor {
+            cleanup: Arc::new(crate::cleanup::Cleanup::new(
+                setup.contract.clone(),
+                setup.run_id.clone(),
+            )),
+            contract: setup.contract,
+            client: setup.client,
+            run_id: setup.run_id,
+            seed: setup.seed,
+            property_cases: setup.property_cases,
+            receiver: setup.receiver,
+            missing_reasons: setup.missing_reasons,
+            profile: setup.profile,
+            shared: Default::default(),
+            controls: Default::default(),
+        }
+    }
+
+    /// What the run created: deleted at its end, and on Ctrl-C.
+    pub fn cleanup(&self) -> &Arc<crate::cleanup::Cleanup> {
+        &self.cleanup
+    }
+
+    pub fn contract(&self) -> &Arc<Contract> {
+        &self.contract
+    }
+
+    pub fn client(&self) -> &Arc<Client> {
+        &self.client
+    }
+
+    /// The waiting bounds of deliveries: profile fixtures, else the README's defaults.
+    fn bounds(&self) -> Bounds {
+        let secs = |name: &str| self.seconds(name);
+        let d = Bounds::default();
+        Bounds {
+            delivery: secs("webhook_delivery_seconds").unwrap_or(d.delivery),
+            retry: secs("webhook_retry_seconds").unwrap_or(d.retry),
+            quiet: secs("webhook_quiet_seconds").unwrap_or(d.quiet),
+        }
+    }
+
+    /// The variables every case starts with: the run id and the profile's fixtures.
+    pub(crate) fn vars(&self) -> Vars {
+        let mut vars = Vars::default();
+        vars.set("run", Value::String(self.run_id.clone()));
+        for (k, v) in &self.profile.fixtures {
+            vars.set(k.clone(), v.clone());
+        }
+        vars
+    }
+
+    /// Sends one request; what it creates or deletes is shown to the cleanup.
+    ///
+    /// Body fields the profile renames (`requestFields`, READINGS 6.1) go out under the target's
+    /// name only, whichever case or property built the request.
+    pub(crate) async fn send(&self, out: &Outgoing) -> Exchange {
+        let renamed = self.rename_fields(out);
+        let out = renamed.as_ref().unwrap_or(out);
+        let ex = self.client.send(out).await;
+        self.cleanup.observe(&ex);
+        ex
+    }
+
+    /// The request with the profile's renamed body fields, or `None` when nothing is renamed.
+    fn rename_fields(&self, out: &Outgoing) -> Option<Outgoing> {
+        if self.profile.request_fields.is_empty() {
+            return None;
+        }
+        let path = out.path.split('?').next().unwrap_or("");
+        let route = self.contract.route(&out.method, path)?;
+        let renames = self.profile.renamed_fields(&out.method, &route.template);
+        let body = out.body.as_ref()?.as_object()?;
+        if !renames.iter().any(|(from, _)| body.contains_key(*from)) {
+            return None;
+        }
+        let mut moved = serde_json::Map::new();
+        for (k, v) in body {
+            let name = renames
+                .iter()
+                .find(|(from, _)| from == k)
+                .map_or(k.as_str(), |(_, to)| to);
+            moved.insert(name.to_string(), v.clone());
+        }
+        let mut renamed = out.clone();
+        renamed.body = Some(Value::Object(moved));
+        Some(renamed)
+    }
+
+    /// Sends one request and runs the generic checks on its answer.
+    pub(crate) async fn exchange(
+        &self,
+        out: &Outgoing,
+        deviation: generic::Deviation,
+    ) -> (Arc<Exchange>, Vec<Finding>) {
+        let ex = Arc::new(self.send(out).await);
+        let found = generic::check(&self.contract, &ex, deviation);
+        (ex, found)
+    }
+
+    /// Fixtures the case needs that the profile lacks, with what each must hold.
+    pub fn missing_fixtures(&self, case: &Case) -> Vec<String> {
+        case.fixtures
+            .iter()
+            .filter(|f| !self.profile.fixtures.contains_key(*f))
+            .map(|f| {
+                let what = KNOWN_FIXTURES
+                    .iter()
+                    .find(|(n, _)| n == f)
+                    .map(|(_, d)| *d)
+                    .unwrap_or("");
+                match self.missing_reasons.get(f) {
+                    Some(why) => format!("`{f}`: {what} ({why})"),
+                    None => format!("`{f}`: {what}"),
+                }
+            })
+            .collect()
+    }
+
+    /// Runs the case, unless the run is interrupted (Ctrl-C): then it does not start, or stops
+    /// at its next request, and is ignored.
+    pub async fn run(&self, case: &Case) -> CaseResult {
+        let start = Instant::now();
+        let interrupted = || CaseResult {
+            verdict: Verdict::Ignored("the run was interrupted".into()),
+            exchanges: Vec::new(),
+            duration: start.elapsed(),
+            held: Vec::new(),
+        };
+        if self.cleanup.is_interrupted() {
+            return interrupted();
+        }
+        // The failures of the steps done so far: a trial that failed before the interrupt stays
+        // failed.
+        let so_far = std::sync::Mutex::new(Vec::new());
+        let run = crate::client::with_large_body_slot(self.run_case(case, &so_far));
+        let result = tokio::select! {
+            result = run => result,
+            _ = self.cleanup.interrupted() => {
+                let failed = std::mem::take(&mut *so_far.lock().unwrap_or_else(|e| e.into_inner()));
+                if failed.is_empty() {
+                    interrupted()
+                } else {
+                    CaseResult {
+                        verdict: Verdict::Failed(failed),
+                        exchanges: Vec::new(),
+                        duration: start.elapsed(),
+                        held: Vec::new(),
+                    }
+                }
+            }
+        };
+        let mut result = recorded(result);
+        result.held = self.held(&result);
+        result
+    }
+
+    /// The clauses the generic checks held the trial's answers to, on the answers without a
+    /// finding.
+    fn held(&self, result: &CaseResult) -> Vec<String> {
+        let flagged: Vec<*const Exchange> = match &result.verdict {
+            Verdict::Failed(failures) => failures
+                .iter()
+                .filter_map(|f| f.exchange.as_ref().map(Arc::as_ptr))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut held = std::collections::BTreeSet::new();
+        for ex in result
+            .exchanges
+            .iter()
+            .filter(|ex| !flagged.contains(&Arc::as_ptr(ex)))
+        {
+            held.extend(generic::held_to(&self.contract, ex));
+        }
+        held.into_iter().collect()
+    }
+
+    /// Runs every step of the case (or its property) and gives the verdict.
+    async fn run_case(&self, case: &Case, so_far: &std::sync::Mutex<Vec<Failure>>) -> CaseResult {
+        let start = Instant::now();
+        let missing = self.missing_fixtures(case);
+        if !missing.is_empty() {
+            return CaseResult {
+                verdict: Verdict::Ignored(format!(
+                    "the profile has no fixture {}",
+                    missing.join("; ")
+                )),
+                exchanges: Vec::new(),
+                duration: start.elapsed(),
+                held: Vec::new(),
+            };
+        }
+        let mut vars = self.vars();
+        let mut slot = None;
+        // The trial's slot at the receiver: open while the case runs, closed when this lease is
+        // dropped, on every way out of this function (and when an interrupted run drops it).
+        let mut _lease = None;
+        if case.uses_receiver {
+            let Some(receiver) = &self.receiver else {
+                return CaseResult {
+                    verdict: Verdict::Ignored(
+                        "the case needs the webhook receiver, which this run did not start".into(),
+                    ),
+                    exchanges: Vec::new(),
+                    duration: start.elapsed(),
+                    held: Vec::new(),
+                };
+            };
+            _lease = Some(receiver.open(&self.run_id, &case.name, &case.receiver));
+            vars.set(
+                "webhook_url",
+                Value::String(receiver.url_for(&self.run_id, &case.name)),
+            );
+            slot = Some(Slot {
+                receiver,
+                run: &self.run_id,
+                case: &case.name,
+                seen: Default::default(),
+            });
+        }
+        if let Some(property) = &case.property {
+            let (failures, exchanges) =
+                crate::execute::properties::run(self, case, property, vars).await;
+            let verdict = if failures.is_empty() {
+                Verdict::Passed
+            } else {
+                Verdict::Failed(failures)
+            };
+            return CaseResult {
+                verdict,
+                exchanges,
+                duration: start.elapsed(),
+                held: Vec::new(),
+            };
+        }
+        let bounds = self.bounds();
+        let mut exchanges = Vec::new();
+        // READINGS 6.6: the resources the case names that the run makes first.
+        for setup in &case.setups {
+            match self.setup(setup, case, &vars, slot.as_mut(), &bounds).await {
+                Ok((saved, setup_exchanges)) => {
+                    exchanges.extend(setup_exchanges);
+                    for (k, v) in saved {
+                        vars.set(k, v);
+                    }
+                }
+                Err(Stopped::Ignored(reason)) => {
+                    return CaseResult {
+                        verdict: Verdict::Ignored(reason),
+                        exchanges,
+                        duration: start.elapsed(),
+                        held: Vec::new(),
+                    };
+                }
+                Err(Stopped::Failed(failures)) => {
+                    return CaseResult {
+                        verdict: Verdict::Failed(failures),
+                        exchanges,
+                        duration: start.elapsed(),
+                        held: Vec::new(),
+                    };
+                }
+            }
+        }
+        let ran = self
+            .run_steps(
+                case,
+                &mut vars,
+                slot.as_mut(),
+                &bounds,
+                &mut exchanges,
+                Some(so_far),
+            )
+            .await;
+        let verdict = match ran {
+            Err(reason) => Verdict::Ignored(reason),
+            Ok(failures) if failures.is_empty() => Verdict::Passed,
+            Ok(failures) => Verdict::Failed(failures),
+        };
+        CaseResult {
+            verdict,
+            exchanges,
+            duration: start.elapsed(),
+            held: Vec::new(),
+        }
+    }
+
+    /// Runs the steps of `case` in order: the failures (empty when every step held), or the
+    /// reason the case is ignored (a precondition no fixture meets).
+    async fn run_steps(
+        &self,
+        case: &Case,
+        vars: &mut Vars,
+        mut slot: Option<&mut Slot<'_>>,
+        bounds: &Bounds,
+        exchanges: &mut Vec<Arc<Exchange>>,
+        so_far: Option<&std::sync::Mutex<Vec<Failure>>>,
+    ) -> Result<Vec<Failure>, String> {
+        let steps = case.steps.len();
+        let mut failures: Vec<Failure> = Vec::new();
+        for (i, step) in case.steps.iter().enumerate() {
+            if let Some(Ok(mut s)) = so_far.map(|s| s.lock()) {
+                s.clone_from(&failures);
+            }
+            // After a failure only cleanup steps run: later steps build on the failed one.
+            let after_failure = !failures.is_empty();
+            if after_failure && !step.always {
+                continue;
+            }
+            // After a transport failure nothing runs: the target stopped answering, and what
+            // the case created is the run's cleanup's, which is bounded.
+            if after_failure && transport_failed(exchanges) {
+                break;
+            }
+            let fail = |finding: Finding, exchange: Option<Arc<Exchange>>| Failure {
+                finding,
+                step: i + 1,
+                steps,
+                exchange,
+            };
+            if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_deref_mut()) {
+                let found = crate::checks::deliveries::check(slot, d, vars, bounds).await;
+                // Each finding cites its own clause (a delivery that does not verify breaks
+                // Authentication 4 whatever the case is about), else the step's.
+                failures.extend(
+                    found
+                        .into_iter()
+                        .map(|f| fail(f.citing(step.cites(case)), None)),
+                );
+                continue;
+            }
+            if let Some(pre) = step.precondition.as_ref().filter(|_| !after_failure) {
+                match self.precondition(case, step, pre, vars, exchanges).await {
+                    Precondition::Met => {}
+                    Precondition::Gone(reason) => return Err(reason),
+                    Precondition::Failed(found) => {
+                        failures.extend(found.into_iter().map(|(f, ex)| fail(f, ex)))
+                    }
+                }
+                continue;
+            }
+            // Side-effect watch: the listing before the step, to compare with the one after.
+            let watched = match &step.unchanged {
+                Some(w) => match self.listing(w, vars, exchanges).await {
+                    Ok(ids) => Some(ids),
+                    Err((f, ex)) => {
+                        failures.push(fail(f.citing(step.cites(case)), ex));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let ran = self.run_step(case, step, vars, exchanges).await;
+            if let (Some(before), Some(w), Ok(found)) = (&watched, &step.unchanged, &ran) {
+                if found.is_empty() {
+                    let f = match self.listing(w, vars, exchanges).await {
+                        Ok(after) if &after == before => None,
+                        Ok(after) => {
+                            let added: Vec<&String> =
+                                after.iter().filter(|i| !before.contains(i)).collect();
+                            let removed: Vec<&String> =
+                                before.iter().filter(|i| !after.contains(i)).collect();
+                            Some((
+                                Finding::new(
+                                    "",
+                                    "side effect",
+                                    format!(
+                                        "GET {} lists the same items after the step as before: it changes nothing",
+                                        w.path
+                                    ),
+                                    format!("added {added:?}, removed {removed:?}"),
+                                ),
+                                exchanges.last().cloned(),
+                            ))
+                        }
+                        Err(found) => Some(found),
+                    };
+                    if let Some((f, ex)) = f {
+                        failures.push(fail(f.citing(step.cites(case)), ex));
+                    }
+                }
+            }
+            match ran {
+                Ok(found) => failures.extend(found.into_iter().map(|(mut f, ex)| {
+                    if let Some(c) = &step.control_of {
+                        // READINGS 6.9: the refusal before proves nothing unless this is accepted.
+                        f.check = format!("control of step {}: {}", c.step + 1, f.check);
+                        f.expected = format!(
+                            "{}: the request of step {} without the defect under test ({}) is accepted, so its refusal was for that defect and not for something else the target wants (READINGS 6.9)",
+                            f.expected,
+                            c.step + 1,
+                            c.change
+                        );
+                    }
+                    fail(f, ex)
+                })),
+                // A cleanup step after a failure may lack what the failed step would have saved.
+                Err(_) if after_failure => {}
+                Err(missing) => failures.push(fail(
+                    Finding::new(
+                        "",
+                        "template",
+                        "every variable has a value",
+                        missing.to_string(),
+                    )
+                    .citing(step.cites(case)),
+                    exchanges.last().cloned(),
+                )),
+            }
+        }
+        Ok(failures)
+    }
+
+    /// A precondition step: sent for each item of its fixture until an answer meets the step's
+    /// `expect`. A transport failure, a 5xx or a failed generic check is the target's failure;
+    /// an answer that does not meet the expectation says the fixture is no longer in the state
+    /// the case needs.
+    async fn precondition(
+        &self,
+        case: &Case,
+        step: &Step,
+        pre: &crate::cases::ForEach,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Precondition {
+        let items = match vars.get(&pre.list) {
+            Some(Value::Array(items)) => items.clone(),
+            Some(other) => vec![other.clone()],
+            None => {
+                return Precondition::Gone(format!("the profile has no fixture `{}`", pre.list));
+            }
+        };
+        let mut why = Vec::new();
+        for item in items {
+            vars.set(pre.item.clone(), item.clone());
+            let found = match self.run_once(case, step, vars, exchanges).await {
+                Ok(found) => found,
+                Err(missing) => {
+                    return Precondition::Failed(vec![(
+                        Finding::new(
+                            "",
+                            "template",
+                            "every variable has a value",
+                            missing.to_string(),
+                        )
+                        .citing(step.cites(case)),
+                        exchanges.last().cloned(),
+                    )]);
+                }
+            };
+            let Some((first, ex)) = found.first() else {
+                return Precondition::Met;
+            };
+            // A finding citing a clause beyond the step's is a check of the answer itself (a
+            // schema, a declared status, no server error): the target failed whatever state the
+            // fixture is in, and that is a verdict, not a fixture used up.
+            let own = step.cites(case);
+            let broken = match &ex.outcome {
+                Err(_) => true,
+                Ok(r) => r.status >= 500,
+            } || found
+                .iter()
+                .any(|(f, _)| f.clauses.iter().any(|c| !own.contains(c)));
+            if broken {
+                return Precondition::Failed(with_exchange(found));
+            }
+            why.push(format!(
+                "{}: {} expected {}, got {}",
+                text_of(&item),
+                first.check,
+                first.expected,
+                self.client.redactor.excerpt(&first.actual, 120)
+            ));
+        }
+        Precondition::Gone(format!(
+            "precondition no longer holds: no `{}` is in the state the case needs ({}); an earlier run may have used it up: list fresh ones in the profile",
+            pre.list,
+            why.join("; ")
+        ))
+    }
+
+    /// The names of what a side-effect watch lists (sorted), or the finding that it could not.
+    async fn listing(
+        &self,
+        watch: &crate::cases::Watch,
+        vars: &Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<String>, (Finding, Option<Arc<Exchange>>)> {
+        let (out, deviation) = self
+            .render_request(&watch.request(), vars)
+            .map_err(|missing| {
+                (
+                    Finding::new(
+                        "",
+                        "template",
+                        "every variable has a value",
+                        missing.to_string(),
+                    ),
+                    None,
+                )
+            })?;
+        let (ex, found) = self.exchange(&out, deviation).await;
+        exchanges.push(ex.clone());
+        if let Some(f) = found.into_iter().next() {
+            return Err((f, Some(ex)));
+        }
+        let items = match &ex.outcome {
+            Ok(r) if r.status == 200 => r
+                .value()
+                .and_then(|b| b.get("data"))
+                .and_then(Value::as_array)
+                .cloned(),
+            _ => None,
+        };
+        let Some(items) = items else {
+            let got = match &ex.outcome {
+                Ok(r) => r.status.to_string(),
+                Err(e) => e.to_string(),
+            };
+            return Err((
+                Finding::new(
+                    "",
+                    "side-effect watch",
+                    format!("GET {} answers 200 with a data array", watch.path),
+                    got,
+                ),
+                Some(ex),
+            ));
+        };
+        let mut ids: Vec<String> = items
+            .iter()
+            .map(|i| match i.pointer(&watch.ids) {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => i.to_string(),
+            })
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    /// Runs a step: once, once per item of its `for_each` list, or repeated until its `until`.
+    pub(crate) async fn run_step(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Option<Arc<Exchange>>)>, TemplateError> {
+        let Some(request) = &step.request else {
+            return Ok(Vec::new());
+        };
+        if let Some(each) = &step.for_each {
+            return self.run_for_each(case, step, each, vars, exchanges).await;
+        }
+        if step.poll {
+            return Ok(with_exchange(self.poll(case, step, vars, exchanges).await?));
+        }
+        let Some(repeat) = &step.repeat else {
+            return Ok(with_exchange(
+                self.run_once(case, step, vars, exchanges).await?,
+            ));
+        };
+        self.run_limit(case, step, request, repeat, vars, exchanges)
+            .await
+    }
+
+    /// A read of an effect that may show later: sent again, a quarter second apart, until its
+    /// checks hold or the profile's `effect_seconds` have passed; the last answer is judged.
+    async fn poll(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
+        let bound = self.effect_bound();
+        let started = Instant::now();
+        loop {
+            let found = self.run_once(case, step, vars, exchanges).await?;
+            if found.is_empty() || transport_failed(exchanges) {
+                return Ok(found);
+            }
+            if started.elapsed() >= bound {
+                // READINGS 7.1: the bound running out says how long was waited.
+                let waited = format!(
+                    " (read again for {:.1} s, the profile's effect_seconds, READINGS 7.1)",
+                    started.elapsed().as_secs_f64()
+                );
+                return Ok(found
+                    .into_iter()
+                    .map(|(mut f, ex)| {
+                        f.expected.push_str(&waited);
+                        (f, ex)
+                    })
+                    .collect());
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// How long an asynchronous effect may take to show: the profile's `effect_seconds`, else 10.
+    fn effect_bound(&self) -> Duration {
+        self.seconds("effect_seconds")
+            .map_or(Duration::from_secs(10), |d| d.min(Duration::from_secs(600)))
+    }
+
+    /// A waiting bound the profile gives in seconds (a number, or a string holding one).
+    fn seconds(&self, name: &str) -> Option<Duration> {
+        self.profile
+            .fixtures
+            .get(name)
+            .and_then(|v| match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            })
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Duration::from_secs_f64)
+    }
+
+    /// Renders, sends and judges one request of a step.
+    async fn run_once(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
+        let Some(request) = &step.request else {
+            return Ok(Vec::new());
+        };
+        let (outgoing, deviation) = self.render_request(request, vars)?;
+        let ex = if step.control_of.is_some() && outgoing.method.eq_ignore_ascii_case("GET") {
+            self.control_read(&outgoing).await
+        } else {
+            Arc::new(self.send(&outgoing).await)
+        };
+        self.judge(case, step, vars, exchanges, ex, &outgoing, deviation)
+            .await
+    }
+
+    /// The answer to a control GET: sent by the first trial that needs it, shared by the others.
+    async fn control_read(&self, out: &Outgoing) -> Arc<Exchange> {
+        let auth = match &out.auth {
+            Auth::Primary => "primary".to_string(),
+            Auth::None => "none".to_string(),
+            // Held in memory for the run only, never shown.
+            Auth::Key { key, .. } => format!("key {key}"),
+        };
+        let key = serde_json::json!([out.path, out.query, out.headers, auth]).to_string();
+        let cell = {
+            let mut controls = self.controls.lock().unwrap_or_else(|e| e.into_inner());
+            controls.entry(key).or_default().clone()
+        };
+        cell.get_or_init(|| async { Arc::new(self.send(out).await) })
+            .await
+            .clone()
+    }
+
+    /// Generic checks, saves and the step's expectations on one answer.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge(
+        &self,
+        case: &Case,
+        step: &Step,
+        vars: &mut Vars,
+        exchanges: &mut Vec<Arc<Exchange>>,
+        ex: Arc<Exchange>,
+        outgoing: &Outgoing,
+        deviation: generic::Deviation,
+    ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
+        exchanges.push(ex.clone());
+        let mut found: Vec<(Finding, Arc<Exchange>)> =
+            generic::check(&self.contract, &ex, deviation)
+                .into_iter()
+                .map(|f| (f, ex.clone()))
+                .collect();
+        let Ok(resp) = &ex.outcome else {
+            return Ok(found);
+        };
+        let body = resp.value();
+        let status_ok = step
+            .expect
+            .status
+            .as_ref()
+            .map_or((200..300).contains(&resp.status), |s| s.allows(resp.status));
+        if status_ok {
+            for (name, pointer) in &step.save {
+                match body.and_then(|b| b.pointer(pointer)) {
+                    Some(v) => vars.set(name.clone(), v.clone()),
+                    None => found.push((
+                        Finding::new(
+                            "",
+                            format!("save {name}"),
+                            format!("a value at {pointer} to save as `{name}`"),
+                            "absent",
+                        )
+                        .at(pointer.clone())
+                        .citing(step.cites(case)),
+                        ex.clone(),
+                    )),
+                }
+            }
+        }
+        if let Some(name) = step.secret.as_ref().filter(|_| status_ok) {
+            // READINGS 6.2: the field the profile names, else the `whsec_` string of the answer.
+            let named = self
+                .profile
+                .fixtures
+                .get("webhook_secret_pointer")
+                .and_then(Value::as_str)
+                .and_then(|p| body.and_then(|b| b.pointer(p)))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            match named.or_else(|| body.and_then(crate::checks::deliveries::find_secret)) {
+                Some(secret) => {
+                    self.client.redactor.secret(&secret);
+                    if let Some(raw) = secret.strip_prefix("whsec_") {
+                        self.client.redactor.secret(raw);
+                    }
+                    vars.set(name.clone(), Value::String(secret));
+                }
+                None => found.push((
+                    Finding::new(
+                        "",
+                        format!("secret {name}"),
+                        "a signing secret (`whsec_...`) in the answer, or at the profile's `webhook_secret_pointer`",
+                        "none",
+                    )
+                    .citing(step.cites(case)),
+                    ex.clone(),
+                )),
+            }
+        }
+        let expectation = render_expect(&step.expect, vars)?;
+        found.extend(
+            expect::check(&self.contract, &expectation, resp, step.cites(case))
+                .into_iter()
+                .map(|f| (f, ex.clone())),
+        );
+        if let Some(page) = expectation.page.as_ref().filter(|_| status_ok) {
+            let route = self.contract.route(&outgoing.method, &outgoing.path);
+            let limit = pagination::page_limit(route, &outgoing.query);
+            let fetch = |token: String| {
+                let mut next = outgoing.clone();
+                next.query.retain(|(k, _)| k != "pageToken");
+                next.query.push(("pageToken".to_string(), token));
+                async move { Arc::new(self.send(&next).await) }
+            };
+            let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
+            let walk =
+                pagination::walk(ex.clone(), fetch, generic, limit, page, step.cites(case)).await;
+            for (name, n) in &walk.tally {
+                vars.set(name.clone(), Value::from(*n));
+            }
+            // The first page is this step's exchange, already recorded above.
+            exchanges.extend(walk.exchanges.into_iter().skip(1));
+            found.extend(walk.findings);
+        }
+        record_in(&ex, exchanges, &mut found);
+        Ok(found)
+    }
+
+    pub(crate) fn render_request(
+        &self,
+        req: &Request,
+        vars: &Vars,
+    ) -> Result<(Outgoing, generic::Deviation), TemplateError> {
+        let mut query = Vec::new();
+        for (k, v) in &req.query {
+            let key = vars.render_text(k)?;
+            match vars.render_value(v)? {
+                Value::Array(items) => {
+                    for item in items {
+                        query.push((key.clone(), text_of(&item)));
+                    }
+                }
+                other => query.push((key, text_of(&other))),
+            }
+        }
+        let mut headers = Vec::new();
+        for (k, v) in &req.headers {
+            headers.push((k.clone(), text_of(&vars.render_value(v)?)));
+        }
+        // The generation of a request is its path's: a latest case may create through /v1.
+        let api = Api::of_path(&req.path);
+        let mut deviation = generic::Deviation::default();
+        match req.version.as_deref() {
+            Some("none") => deviation.version = api == Api::Latest,
+            Some(v) => {
+                let v = vars.render_text(v)?;
+                deviation.version = v != API_VERSION;
+                headers.push(("Service-Api-Version".to_string(), v));
+            }
+            None => headers.extend(api.headers()),
+        }
+        let auth = match req.auth.as_deref() {
+            None => Auth::Primary,
+            Some("none") => Auth::None,
+            Some("invalid") => Auth::Key {
+                key: format!("invalid-key-{}", self.run_id),
+                label: format!("invalid-key-{}", self.run_id),
+            },
+            Some(fixture) => Auth::Key {
+                key: vars
+                    .get(fixture)
+                    .map(text_of)
+                    .ok_or_else(|| MissingVar(fixture.to_string()))?,
+                label: format!("<{}>", fixture.to_ascii_uppercase()),
+            },
+        };
+        let body = req
+            .body
+            .as_ref()
+            .map(|b| vars.render_value(b))
+            .transpose()?;
+        let out = Outgoing {
+            method: req.method.clone(),
+            path: vars.render_text(&req.path)?,
+            query,
+            headers,
+            body,
+            auth,
+        };
+        // What still looks like a template after rendering is never sent.
+        let left = unresolved_in(&out.path)
+            .map(|t| (t, "path"))
+            .or_else(|| {
+                out.query
+                    .iter()
+                    .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in(v)))
+                    .map(|t| (t, "query"))
+            })
+            .or_else(|| {
+                out.headers
+                    .iter()
+                    .find_map(|(k, v)| unresolved_in(k).or_else(|| unresolved_in(v)))
+                    .map(|t| (t, "headers"))
+            })
+            .or_else(|| {
+                out.body
+                    .as_ref()
+                    .and_then(unresolved_in_value)
+                    .map(|t| (t, "body"))
+            });
+        if let Some((text, part)) = left {
+            return Err(TemplateError::Unresolved(text, part));
+        }
+        Ok((out, deviation))
+    }
+}
+
+/// The result as the reports keep it: every exchange without its body ([`Exchange::recorded`]),
+/// one recorded copy per exchange so that "as above" still finds the same one.
+fn recorded(mut result: CaseResult) -> CaseResult {
+    let mut copies: std::collections::HashMap<*const Exchange, Arc<Exchange>> = Default::default();
+    let mut copy = |ex: &Arc<Exchange>| -> Arc<Exchange> {
+        copies
+            .entry(Arc::as_ptr(ex))
+            .or_insert_with(|| Arc::new(ex.recorded()))
+            .clone()
+    };
+    for ex in result.exchanges.iter_mut() {
+        *ex = copy(ex);
+    }
+    if let Verdict::Failed(failures) = &mut result.verdict {
+        for f in failures.iter_mut() {
+            if let Some(ex) = &mut f.exchange {
+                *ex = copy(ex);
+            }
+        }
+    }
+    result
+}
+
+/// Replaces `full` by its recorded copy wherever a step's list holds it: its checks are done.
+fn record_in<T>(
+    full: &Arc<Exchange>,
+    exchanges: &mut [Arc<Exchange>],
+    found: &mut [(T, Arc<Exchange>)],
+) {
+    let copy = Arc::new(full.recorded());
+    for ex in exchanges.iter_mut().filter(|e| Arc::ptr_eq(e, full)) {
+        *ex = copy.clone();
+    }
+    for (_, ex) in found.iter_mut().filter(|(_, e)| Arc::ptr_eq(e, full)) {
+        *ex = copy.clone();
+    }
+}
+
+/// What a precondition step found.
+enum Precondition {
+    /// An item is in the needed state (bound to the step's `as`).
+    Met,
+    /// None is: the case is ignored with this reason.
+    Gone(String),
+    /// The target failed (no answer, a 5xx): a failure like any other.
+    Failed(Vec<(Finding, Option<Arc<Exchange>>)>),
+}
+
+/// Whether the last request of a trial got no complete answer.
+fn transport_failed(exchanges: &[Arc<Exchange>]) -> bool {
+    exchanges.last().is_some_and(|ex| ex.outcome.is_err())
+}
+
+fn with_exchange(found: Vec<(Finding, Arc<Exchange>)>) -> Vec<(Finding, Option<Arc<Exchange>>)> {
+    found.into_iter().map(|(f, ex)| (f, Some(ex))).collect()
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn render_expect(e: &Expect, vars: &Vars) -> Result<Expect, MissingVar> {
+    let render_map =
+        |m: &serde_json::Map<String, Value>| -> Result<serde_json::Map<String, Value>, MissingVar> {
+            m.iter()
+                .map(|(k, v)| Ok((vars.render_text(k)?, vars.render_value(v)?)))
+                .collect()
+        };
+    let mut out = e.clone();
+    out.json = render_map(&e.json)?;
+    out.headers = render_map(&e.headers)?;
+    if let Some(err) = &mut out.error {
+        if let Some(m) = &err.message {
+            err.message = Some(vars.render_value(m)?);
+        }
+        if let Some(c) = &err.code {
+            err.code = Some(vars.render_text(c)?);
+        }
+        if let Some(t) = &err.title {
+            err.title = Some(vars.render_text(t)?);
+        }
+    }
+    if let Some(p) = &mut out.page {
+        p.includes = p
+            .includes
+            .iter()
+            .map(|v| vars.render_value(v))
+            .collect::<Result<_, _>>()?;
+        p.excludes = p
+            .excludes
+            .iter()
+            .map(|v| vars.render_value(v))
+            .collect::<Result<_, _>>()?;
+        p.every = render_map(&p.every)?;
+    }
+    Ok(out)
+}

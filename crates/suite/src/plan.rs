@@ -1,0 +1,778 @@
+//! Cases become trials: libtest-mimic trials for the terminal, or a plain concurrent run for the
+//! suite's own tests, both in one order behind one gate. An exclusive case needs workspace-wide
+//! state to itself (the webhook count, the open tasks, the conversations, ...): it starts first,
+//! beside every trial that touches none of that state, and trials that touch it wait for it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Condvar, Mutex};
+
+use libtest_mimic::{Completion, Failed, Trial};
+use tokio::sync::Semaphore;
+
+use crate::cases::{Case, Hold, State};
+use crate::execute::Executor;
+use crate::results::{CaseResult, Failure, Finding, Verdict, explain};
+use conformance_contract::Contract;
+
+/// Trials in flight when `--test-threads` is not given, and in the library's `certify_*`: they
+/// wait on the network, not the CPU (measurements where the CLI sets it, `commands/run.rs`).
+pub const DEFAULT_TRIALS_IN_FLIGHT: usize = 48;
+
+/// Every trial's result, in completion order, for reports and the suite's own tests; and how
+/// many are done and failed so far, for the progress of a run.
+#[derive(Default)]
+pub struct Recorder(
+    Mutex<Vec<(Arc<Case>, CaseResult)>>,
+    std::sync::atomic::AtomicUsize,
+    std::sync::atomic::AtomicUsize,
+);
+
+impl Recorder {
+    pub fn record(&self, case: Arc<Case>, result: CaseResult) {
+        use std::sync::atomic::Ordering;
+        if matches!(result.verdict, Verdict::Failed(_)) {
+            self.2.fetch_add(1, Ordering::SeqCst);
+        }
+        self.1.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut v) = self.0.lock() {
+            v.push((case, result));
+        }
+    }
+
+    /// Trials recorded so far, and how many of them failed.
+    pub fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering;
+        (self.1.load(Ordering::SeqCst), self.2.load(Ordering::SeqCst))
+    }
+
+    pub fn take(&self) -> Vec<(Arc<Case>, CaseResult)> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+/// How a trial holds a state while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// It touches the state as the catalog's shared cases do, beside each other.
+    Share,
+    /// It only changes the state, beside other trials that only change it.
+    Change,
+    /// It needs the state to itself.
+    Own,
+}
+
+impl Mode {
+    fn beside(self, other: Mode) -> bool {
+        matches!(
+            (self, other),
+            (Mode::Share, Mode::Share) | (Mode::Change, Mode::Change)
+        )
+    }
+}
+
+/// What a trial needs while it runs: the whole workspace (`alone`), or how it holds each state
+/// it touches, and how many of a counted state's resources (webhooks, open tasks) it may hold
+/// at once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Needs {
+    pub alone: bool,
+    pub states: BTreeMap<State, Mode>,
+    pub holds: BTreeMap<State, u32>,
+}
+
+impl Needs {
+    /// Whether two trials may not run side by side.
+    fn conflicts(&self, other: &Needs) -> bool {
+        self.alone
+            || other.alone
+            || self
+                .states
+                .iter()
+                .any(|(s, m)| other.states.get(s).is_some_and(|o| !m.beside(*o)))
+    }
+}
+
+/// The states a case touches: those with a route that one of its requests goes to, each with
+/// whether a request reads it (`GET`) rather than only changing it.
+pub fn touched(case: &Case, contract: &Contract) -> BTreeMap<State, bool> {
+    let mut out = BTreeMap::new();
+    for (method, path) in requests_with_setups(case) {
+        let Some(route) = contract.route(method, path) else {
+            continue;
+        };
+        for s in State::ALL {
+            if s.touched_by(method, &route.template) {
+                let reads = out.entry(s).or_insert(false);
+                *reads |= method.eq_ignore_ascii_case("GET");
+            }
+        }
+    }
+    out
+}
+
+/// The requests of a case and of the setups it names: a setup that opens a task or creates a
+/// webhook may run inside the trial that first names it, so the trial touches what it touches
+/// (counted per trial, though a per-run setup creates once: the cautious side).
+fn requests_with_setups(case: &Case) -> Vec<(&str, &str)> {
+    let mut out = case.requests();
+    for setup in &case.setups {
+        out.extend(setup.case.requests());
+    }
+    out
+}
+
+/// What `case` needs while it runs. An exclusive case holds the states it names as it names
+/// them; a generated property that runs alone (it sends messages) changes the states its
+/// requests touch (owns those it reads); an exclusive case that names none (`exclusive: true`)
+/// has the whole workspace to itself. Every trial shares the other states its requests touch.
+pub fn needs(case: &Case, contract: &Contract) -> Needs {
+    let touched = touched(case, contract);
+    let mut states: BTreeMap<State, Mode> = touched.keys().map(|s| (*s, Mode::Share)).collect();
+    if !case.exclusive {
+        return Needs {
+            alone: false,
+            states,
+            holds: holds(case, contract),
+        };
+    }
+    if !case.needs.is_empty() {
+        for (s, hold) in &case.needs {
+            let mode = match hold {
+                Hold::Own => Mode::Own,
+                Hold::Change => Mode::Change,
+            };
+            states.insert(*s, mode);
+        }
+    } else if case.property.is_some() && !touched.is_empty() {
+        for (s, reads) in &touched {
+            states.insert(*s, if *reads { Mode::Own } else { Mode::Change });
+        }
+    } else {
+        return Needs {
+            alone: true,
+            ..Needs::default()
+        };
+    }
+    Needs {
+        alone: false,
+        states,
+        // A case that holds a counted state runs without others that add to it; one that
+        // changes it (a property) deletes what it makes at once.
+        holds: BTreeMap::new(),
+    }
+}
+
+/// How many resources of each counted state a case may hold at once: one per request that
+/// adds one (a case deletes what it made at its end, a property at once).
+fn holds(case: &Case, contract: &Contract) -> BTreeMap<State, u32> {
+    let mut out = BTreeMap::new();
+    for (method, path) in requests_with_setups(case) {
+        let Some(route) = contract.route(method, path) else {
+            continue;
+        };
+        for s in State::ALL {
+            if s.added_by(method, &route.template) {
+                *out.entry(s).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
+/// How many resources of each counted state the trials running together may hold: half of
+/// what the workspace may hold (the other half is left to what it holds already, which only a
+/// limit case counts): 25 webhooks of the stated 50, half the profile's `open_task_limit` (8
+/// when the profile does not give it).
+pub fn budgets(exec: &Executor) -> BTreeMap<State, u32> {
+    let open_tasks = exec
+        .vars()
+        .get("open_task_limit")
+        .and_then(|v| match v {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        })
+        .map_or(8, |limit| (limit / 2).max(1));
+    BTreeMap::from([
+        (State::WebhookCount, 25),
+        (
+            State::OpenTaskCount,
+            u32::try_from(open_tasks).unwrap_or(u32::MAX),
+        ),
+    ])
+}
+
+/// The order every run starts its trials in, for users (libtest) and the suite's own tests
+/// alike. Exclusive cases come first, in waves: each wave takes, in catalog order, every case left
+/// that conflicts with none already in it, so the cases of one wave run together and a wave
+/// waits only on earlier ones. Then the shared cases, those that conflict with no exclusive case
+/// first (they run beside them), then the others by the last wave they wait for. A trial that
+/// waits at the gate holds its thread: met early, it would idle a thread that a trial free to
+/// run could use.
+pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
+    let needs: Vec<Needs> = cases.iter().map(|c| needs(c, contract)).collect();
+    let mut wave: Vec<Option<usize>> = vec![None; cases.len()];
+    let mut left: Vec<usize> = (0..cases.len()).filter(|&i| cases[i].exclusive).collect();
+    let exclusive = left.clone();
+    let mut w = 0;
+    while !left.is_empty() {
+        let mut this: Vec<usize> = Vec::new();
+        left.retain(|&i| {
+            if this.iter().any(|&j| needs[j].conflicts(&needs[i])) {
+                return true;
+            }
+            this.push(i);
+            wave[i] = Some(w);
+            false
+        });
+        w += 1;
+    }
+    // A shared case waits for the last wave that holds a case it conflicts with.
+    for i in (0..cases.len()).filter(|&i| !cases[i].exclusive) {
+        wave[i] = exclusive
+            .iter()
+            .filter(|&&j| needs[j].conflicts(&needs[i]))
+            .filter_map(|&j| wave[j])
+            .max();
+    }
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    // Stable: within a wave, the catalog's order.
+    order.sort_by_key(|&i| (!cases[i].exclusive, wave[i].map_or(0, |w| w + 1)));
+    order.into_iter().map(|i| cases[i].clone()).collect()
+}
+
+/// Lets trials run side by side only where their needs do not conflict, and the resources of a
+/// counted state they hold stay within its budget. A trial enters when it conflicts with no
+/// trial running and with no trial that came to the gate before it and still waits, and when
+/// what it holds fits beside what those hold: among trials that conflict, the one earlier in the
+/// order goes first, and none waits for ever.
+#[derive(Default)]
+pub struct Gate {
+    queue: Mutex<Queue>,
+    turn: Condvar,
+    /// Most resources of each counted state held at once; none: no bound.
+    budgets: BTreeMap<State, u32>,
+}
+
+#[derive(Default)]
+struct Queue {
+    next: u64,
+    waiting: Vec<(u64, Needs)>,
+    running: Vec<(u64, Needs)>,
+}
+
+/// A trial's place inside the gate; leaving it lets the trials that wait on it in.
+pub struct Inside<'a> {
+    gate: &'a Gate,
+    id: u64,
+}
+
+impl Drop for Inside<'_> {
+    fn drop(&mut self) {
+        let mut q = self.gate.lock();
+        q.running.retain(|(id, _)| *id != self.id);
+        drop(q);
+        self.gate.turn.notify_all();
+    }
+}
+
+impl Gate {
+    /// A gate that keeps what trials hold of each counted state within `budgets`.
+    pub fn new(budgets: BTreeMap<State, u32>) -> Gate {
+        Gate {
+            budgets,
+            ..Gate::default()
+        }
+    }
+
+    /// Whether `needs` (trial `id`) fits beside what the running trials and the trials waiting
+    /// before it hold. A trial that needs more than a budget runs when nothing else holds any.
+    fn fits(&self, q: &Queue, id: u64, needs: &Needs) -> bool {
+        needs.holds.iter().all(|(state, n)| {
+            let Some(budget) = self.budgets.get(state) else {
+                return true;
+            };
+            let held: u32 = q
+                .running
+                .iter()
+                .chain(q.waiting.iter().filter(|(w, _)| *w < id))
+                .filter_map(|(_, r)| r.holds.get(state))
+                .sum();
+            held == 0 || held + n <= *budget
+        })
+    }
+
+    /// The queue; a trial that panicked inside the gate is over, so a poisoned lock is taken all
+    /// the same.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Blocks until a trial with `needs` may run.
+    pub fn enter(&self, needs: &Needs) -> Inside<'_> {
+        let mut q = self.lock();
+        let id = q.next;
+        q.next += 1;
+        q.waiting.push((id, needs.clone()));
+        loop {
+            let blocked = q.running.iter().any(|(_, r)| r.conflicts(needs))
+                || q.waiting.iter().any(|(w, n)| *w < id && n.conflicts(needs))
+                || !self.fits(&q, id, needs);
+            if !blocked {
+                q.waiting.retain(|(w, _)| *w != id);
+                q.running.push((id, needs.clone()));
+                return Inside { gate: self, id };
+            }
+            q = self.turn.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Runs one trial to its verdict on the calling thread (blocking on `rt`), behind the gate. A
+/// panic of the suite while it runs is a failed trial that says so, never a lost one.
+pub fn run_trial(
+    case: &Arc<Case>,
+    exec: &Executor,
+    rt: &tokio::runtime::Handle,
+    gate: &Gate,
+) -> CaseResult {
+    let run = || {
+        let _held = gate.enter(&needs(case, exec.contract()));
+        rt.block_on(exec.run(case))
+    };
+    guarded(case, run)
+}
+
+/// `run`'s result, or a failed verdict that says the suite panicked.
+fn guarded(case: &Case, run: impl FnOnce() -> CaseResult) -> CaseResult {
+    let started = std::time::Instant::now();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            CaseResult {
+                verdict: Verdict::Failed(vec![Failure {
+                    finding: Finding::new(
+                        "",
+                        "trial",
+                        "the trial runs to its verdict",
+                        format!("the suite panicked: {why}"),
+                    )
+                    .with_clauses(&case.clauses),
+                    step: 1,
+                    steps: case.steps.len().max(1),
+                    exchange: None,
+                }]),
+                exchanges: Vec::new(),
+                duration: started.elapsed(),
+                held: Vec::new(),
+            }
+        }
+    }
+}
+
+/// The libtest-mimic trials of a run, in [`order`]. Each trial blocks on the shared runtime.
+pub fn trials(
+    cases: &[Arc<Case>],
+    exec: Arc<Executor>,
+    rt: tokio::runtime::Handle,
+    recorder: Arc<Recorder>,
+) -> Vec<Trial> {
+    let gate = Arc::new(Gate::new(budgets(&exec)));
+    order(cases, exec.contract())
+        .into_iter()
+        .map(|case| {
+            let (exec, rt, recorder, gate) =
+                (exec.clone(), rt.clone(), recorder.clone(), gate.clone());
+            let name = case.name.clone();
+            Trial::ignorable_test(name, move || {
+                let result = run_trial(&case, &exec, &rt, &gate);
+                let outcome = match &result.verdict {
+                    Verdict::Passed => Ok(Completion::Completed),
+                    Verdict::Ignored(reason) => Ok(Completion::ignored_with(reason)),
+                    Verdict::Failed(failures) => Err(Failed::from(explain::render(
+                        &case,
+                        failures,
+                        &exec.client().redactor,
+                    ))),
+                };
+                recorder.record(case, result);
+                outcome
+            })
+        })
+        .collect()
+}
+
+/// Runs every case without libtest, as [`trials`] does: in [`order`], `concurrency` at a time,
+/// behind the same gate. Every case gets a result, in completion order.
+pub async fn run_all(
+    cases: &[Arc<Case>],
+    exec: Arc<Executor>,
+    concurrency: usize,
+) -> Vec<(Arc<Case>, CaseResult)> {
+    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+    let handle = tokio::runtime::Handle::current();
+    let gate = Arc::new(Gate::new(budgets(&exec)));
+    let mut set = tokio::task::JoinSet::new();
+    for case in order(cases, exec.contract()) {
+        // A property holds proptest's value tree (not `Send`) across requests, so each case runs
+        // on a blocking thread of its own that drives its future; the permit bounds how many.
+        let permit = permits
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed");
+        let (exec, handle, gate) = (exec.clone(), handle.clone(), gate.clone());
+        set.spawn_blocking(move || {
+            let result = run_trial(&case, &exec, &handle, &gate);
+            drop(permit);
+            (case, result)
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        // `run_trial` turns a panic into a failed trial; a join error is a bug of this function.
+        out.push(joined.expect("a trial's thread ends with its result"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conformance_contract::Contract;
+
+    fn case(exclusive: bool, id: &str) -> Arc<Case> {
+        case_with(
+            &exclusive.to_string(),
+            id,
+            "{ method: GET, path: /v1/contacts }",
+        )
+    }
+
+    /// A case with `exclusive: <exclusive>` sending `request` (YAML).
+    fn case_with(exclusive: &str, id: &str, request: &str) -> Arc<Case> {
+        let text = format!(
+            "area: a\napi: v1\ncases:\n  - id: {id}\n    clause: \"Errors > Rules > 2\"\n    exclusive: {exclusive}\n    request: {request}\n"
+        );
+        let contract = Contract::embedded().expect("contract");
+        let mut cases =
+            crate::cases::load_sources(&[("a.yaml".into(), text)], &contract).expect("case loads");
+        Arc::new(cases.remove(0))
+    }
+
+    fn names(cases: &[Arc<Case>]) -> Vec<String> {
+        let contract = Contract::embedded().expect("contract");
+        order(cases, &contract)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
+    }
+
+    const HOOK: &str = "{ method: POST, path: /webhooks, body: { url: \"http://x.test\" } }";
+    const SEND: &str = "{ method: POST, path: /v1/messages, body: { text: x } }";
+
+    #[test]
+    fn a_panicking_trial_is_a_failed_trial_that_says_so() {
+        let c = case(false, "boom");
+        let result = guarded(&c, || panic!("boom at step 2"));
+        let Verdict::Failed(failures) = &result.verdict else {
+            panic!("a panic gave {:?}", result.verdict);
+        };
+        assert_eq!(failures[0].finding.check, "trial");
+        assert!(
+            failures[0]
+                .finding
+                .actual
+                .contains("the suite panicked: boom at step 2"),
+            "{:?}",
+            failures[0].finding
+        );
+        assert_eq!(failures[0].finding.clauses, c.clauses);
+    }
+
+    #[test]
+    fn exclusive_cases_come_first_in_the_one_order() {
+        let cases = vec![
+            case(false, "a"),
+            case(true, "b"),
+            case(false, "c"),
+            case(true, "d"),
+        ];
+        assert_eq!(names(&cases), ["v1.a.b", "v1.a.d", "v1.a.a", "v1.a.c"]);
+    }
+
+    fn states(pairs: &[(State, Mode)]) -> BTreeMap<State, Mode> {
+        pairs.iter().copied().collect()
+    }
+
+    #[test]
+    fn a_case_needs_what_it_names_and_shares_what_its_requests_touch() {
+        let contract = Contract::embedded().expect("contract");
+        let of =
+            |exclusive: &str, request: &str| needs(&case_with(exclusive, "c", request), &contract);
+        assert_eq!(
+            of("[webhook-count]", HOOK).states,
+            states(&[
+                (State::WebhookCount, Mode::Own),
+                (State::InboundMessages, Mode::Share)
+            ])
+        );
+        assert_eq!(
+            of("[messages]", SEND).states,
+            states(&[
+                (State::Messages, Mode::Own),
+                (State::Conversations, Mode::Share)
+            ])
+        );
+        assert_eq!(
+            of("{ changes: [messages, conversations] }", SEND).states,
+            states(&[
+                (State::Messages, Mode::Change),
+                (State::Conversations, Mode::Change)
+            ])
+        );
+        assert_eq!(
+            of("{ needs: [conversations], changes: [messages] }", SEND).states,
+            states(&[
+                (State::Messages, Mode::Change),
+                (State::Conversations, Mode::Own)
+            ])
+        );
+        assert_eq!(
+            of("false", HOOK).states,
+            states(&[
+                (State::WebhookCount, Mode::Share),
+                (State::InboundMessages, Mode::Share)
+            ])
+        );
+        let delete = "{ method: DELETE, path: \"/webhooks/{{webhook_id}}\" }";
+        assert_eq!(
+            of("false", delete).states,
+            states(&[(State::WebhookCount, Mode::Share)])
+        );
+        assert_eq!(
+            of("false", HOOK).holds,
+            BTreeMap::from([(State::WebhookCount, 1)])
+        );
+        assert!(needs(&case(true, "alone"), &contract).alone);
+        assert_eq!(needs(&case(false, "free"), &contract), Needs::default());
+    }
+
+    #[test]
+    fn trials_that_only_change_a_state_run_beside_each_other_not_beside_its_readers() {
+        let of = |pairs: &[(State, Mode)]| Needs {
+            alone: false,
+            states: states(pairs),
+            ..Needs::default()
+        };
+        let change = of(&[(State::Messages, Mode::Change)]);
+        let own = of(&[(State::Messages, Mode::Own)]);
+        let share = of(&[(State::Messages, Mode::Share)]);
+        let elsewhere = of(&[(State::WebhookCount, Mode::Own)]);
+        assert!(!change.conflicts(&change));
+        assert!(!share.conflicts(&share));
+        assert!(change.conflicts(&share) && share.conflicts(&change));
+        assert!(own.conflicts(&own) && own.conflicts(&change) && own.conflicts(&share));
+        assert!(!own.conflicts(&elsewhere) && !own.conflicts(&Needs::default()));
+        let alone = Needs {
+            alone: true,
+            ..Needs::default()
+        };
+        assert!(alone.conflicts(&Needs::default()));
+    }
+
+    #[test]
+    fn disjoint_exclusive_cases_take_turns_and_touching_cases_come_last() {
+        let cases = vec![
+            case_with("false", "hook", HOOK),
+            case_with("[messages]", "send-one", SEND),
+            case(false, "contacts"),
+            case_with("[conversations]", "send-two", SEND),
+            case_with("[webhook-count]", "limit", HOOK),
+        ];
+        assert_eq!(
+            names(&cases),
+            [
+                // send-two conflicts with send-one (both send): its group's second turn.
+                "v1.a.send-one",
+                "v1.a.limit",
+                "v1.a.send-two",
+                "v1.a.contacts",
+                "v1.a.hook",
+            ]
+        );
+    }
+
+    /// Waits at most `ms` for a trial with `needs` to enter the gate on another thread; true
+    /// when it did. The thread is left to enter later and is joined by `finish`.
+    fn enters_within(
+        gate: &Arc<Gate>,
+        needs: Needs,
+        ms: u64,
+    ) -> (bool, std::thread::JoinHandle<()>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let gate = gate.clone();
+        let thread = std::thread::spawn(move || {
+            let _inside = gate.enter(&needs);
+            let _ = tx.send(());
+        });
+        let entered = rx
+            .recv_timeout(std::time::Duration::from_millis(ms))
+            .is_ok();
+        (entered, thread)
+    }
+
+    /// Trials whose needs are disjoint are inside the gate together; one that touches a state
+    /// another owns waits until that one is done; trials that only change a state are inside
+    /// together, a reader of it waits for them.
+    #[test]
+    fn the_gate_lets_disjoint_needs_run_side_by_side() {
+        let gate = Arc::new(Gate::default());
+        let of = |pairs: &[(State, Mode)]| Needs {
+            alone: false,
+            states: states(pairs),
+            ..Needs::default()
+        };
+        let webhooks = gate.enter(&of(&[(State::WebhookCount, Mode::Own)]));
+        let (entered, t) = enters_within(&gate, of(&[(State::OpenTaskCount, Mode::Own)]), 5000);
+        assert!(entered, "a disjoint trial waited");
+        t.join().expect("no panic");
+        let reader = of(&[
+            (State::WebhookCount, Mode::Share),
+            (State::Messages, Mode::Share),
+        ]);
+        let (entered, t) = enters_within(&gate, reader, 200);
+        assert!(
+            !entered,
+            "a trial touching the webhook count ran beside its owner"
+        );
+        drop(webhooks);
+        t.join().expect("the reader enters once the owner is done");
+
+        let first = gate.enter(&of(&[(State::Messages, Mode::Change)]));
+        let (entered, t) = enters_within(&gate, of(&[(State::Messages, Mode::Change)]), 5000);
+        assert!(
+            entered,
+            "two trials that only change messages waited on each other"
+        );
+        t.join().expect("no panic");
+        let (entered, t) = enters_within(&gate, of(&[(State::Messages, Mode::Share)]), 200);
+        assert!(
+            !entered,
+            "a reader of messages ran beside a trial changing them"
+        );
+        drop(first);
+        t.join().expect("the reader enters once the change is done");
+
+        let alone = gate.enter(&Needs {
+            alone: true,
+            ..Needs::default()
+        });
+        let (entered, t) = enters_within(&gate, Needs::default(), 200);
+        assert!(!entered, "a trial ran beside one that runs alone");
+        drop(alone);
+        t.join().expect("runs after the one that runs alone");
+    }
+
+    /// Trials that each hold a few open tasks run together only while what they hold stays
+    /// within the budget; a later one does not take the place an earlier waiting one needs.
+    #[test]
+    fn the_gate_keeps_what_trials_hold_within_the_budget() {
+        let gate = Arc::new(Gate::new(BTreeMap::from([(State::OpenTaskCount, 3)])));
+        let holding = |n: u32| Needs {
+            states: states(&[(State::OpenTaskCount, Mode::Share)]),
+            holds: BTreeMap::from([(State::OpenTaskCount, n)]),
+            ..Needs::default()
+        };
+        let two = gate.enter(&holding(2));
+        let (entered, t) = enters_within(&gate, holding(1), 5000);
+        assert!(entered, "1 beside 2 fits a budget of 3");
+        t.join().expect("no panic");
+        let (entered, waiting) = enters_within(&gate, holding(2), 200);
+        assert!(!entered, "2 beside 2 went past a budget of 3");
+        let (entered, later) = enters_within(&gate, holding(1), 200);
+        assert!(
+            !entered,
+            "a later trial took the place an earlier one waits for"
+        );
+        drop(two);
+        waiting.join().expect("enters once the first is done");
+        later.join().expect("then the later one");
+        // More than the budget: runs when nothing else holds any.
+        let (entered, t) = enters_within(&gate, holding(5), 5000);
+        assert!(entered);
+        t.join().expect("no panic");
+    }
+
+    /// Among trials that conflict, the one that came to the gate first goes first: a later
+    /// reader does not overtake a waiting owner.
+    #[test]
+    fn the_gate_lets_conflicting_trials_in_in_their_order() {
+        let gate = Arc::new(Gate::default());
+        let of = |mode: Mode| Needs {
+            alone: false,
+            states: states(&[(State::Conversations, mode)]),
+            ..Needs::default()
+        };
+        let reader = gate.enter(&of(Mode::Share));
+        let (entered, owner) = enters_within(&gate, of(Mode::Own), 200);
+        assert!(!entered);
+        let (entered, late) = enters_within(&gate, of(Mode::Share), 200);
+        assert!(
+            !entered,
+            "a later reader overtook the owner waiting before it"
+        );
+        drop(reader);
+        owner.join().expect("the owner enters first");
+        late.join().expect("then the later reader");
+    }
+
+    /// Every exclusive trial of the built-in catalog names the state it needs (none runs with
+    /// the whole workspace to itself), and the limits need what they count.
+    #[test]
+    fn every_exclusive_trial_of_the_catalog_names_its_state() {
+        let (contract, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let mut exclusive = 0;
+        for c in cases.iter().filter(|c| c.exclusive) {
+            exclusive += 1;
+            let n = needs(c, &contract);
+            let holds = n.states.values().any(|m| *m != Mode::Share);
+            assert!(!n.alone && holds, "{}: {n:?}", c.name);
+        }
+        assert!(exclusive >= 10, "{exclusive} exclusive trials");
+        let of = |name: &str| {
+            let c = cases.iter().find(|c| c.name == name).expect(name);
+            needs(c, &contract)
+        };
+        assert_eq!(
+            of("latest.webhooks.limit.fifty-webhooks-per-workspace").states,
+            states(&[
+                (State::WebhookCount, Mode::Own),
+                (State::InboundMessages, Mode::Share)
+            ])
+        );
+        assert_eq!(
+            of("v1.tasks.limit.create-beyond-is-402-and-complete-frees-a-place").states,
+            states(&[
+                (State::OpenTaskCount, Mode::Own),
+                (State::TaskList, Mode::Share)
+            ])
+        );
+        // A property that sends messages (and reads none back) changes what its requests touch.
+        assert_eq!(
+            of("v1.properties.sendMessage.text.not-blank").states,
+            states(&[
+                (State::Messages, Mode::Change),
+                (State::Conversations, Mode::Change)
+            ])
+        );
+    }
+}

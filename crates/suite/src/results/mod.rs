@@ -1,0 +1,38 @@
+//! The results of a run, in one place: execution writes them and the reports read them. A
+//! trial's result (its verdict with the findings and exchanges behind it), each finding with its
+//! clause and severity, the explanation of a failure, and what the cleanup did.
+
+mod cleanup;
+pub mod explain;
+mod finding;
+pub mod severity;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::client::Exchange;
+
+pub use cleanup::Summary;
+pub use finding::{FINDING_CHARS, Failure, Finding};
+pub use severity::Severity;
+
+/// The outcome of one case.
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    Passed,
+    /// Not run, with the reason (a fixture the profile lacks).
+    Ignored(String),
+    Failed(Vec<Failure>),
+}
+
+/// A verdict with everything the reports need.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub verdict: Verdict,
+    pub exchanges: Vec<Arc<Exchange>>,
+    pub duration: Duration,
+    /// The clauses the generic checks held this trial's answers to, on the answers that gave
+    /// no finding: the clause matrix credits them (a clause no case cites is still verified on
+    /// every answer).
+    pub held: Vec<String>,
+}

@@ -1,0 +1,137 @@
+//! The record of the defects each fault's run reports (`snapshots/fault-defects.txt`), beside
+//! the record of who catches it: per fault, the defects of its run worst first, as the reports
+//! group them. The self-test requires every fault to give a defect citing its own clause, that
+//! defect to come first for at least 90% of the faults, and the README to state how many faults
+//! give 1, 2, and 3 or more defects.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use conformance_contract::Contract;
+use conformance_reference::{CATALOG, FaultInfo};
+use conformance_suite::client::Redactor;
+use conformance_suite::report::{Report, RunInfo};
+
+use super::Results;
+
+/// Where the record lives.
+pub fn path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots/fault-defects.txt")
+}
+
+/// The share of faults whose first defect must cite the fault's own clause.
+pub const FIRST_AT_LEAST: f64 = 0.90;
+
+/// What one fault's run reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultDefects {
+    pub fault: String,
+    pub clause: String,
+    /// Each defect: severity, clauses, check, shapes and trial count, as one line.
+    pub lines: Vec<String>,
+    /// Whether each defect cites the fault's clause, in the same order.
+    pub own: Vec<bool>,
+}
+
+impl FaultDefects {
+    /// The rank (1-based) of the first defect citing the fault's clause.
+    pub fn own_rank(&self) -> Option<usize> {
+        self.own.iter().position(|o| *o).map(|i| i + 1)
+    }
+}
+
+/// The defects of the run with `fault` on, as the reports group them.
+pub fn of_run(
+    fault: &FaultInfo,
+    contract: &Contract,
+    results: &Results,
+    run_id: &str,
+) -> FaultDefects {
+    let info = RunInfo {
+        target: "http://127.0.0.1".into(),
+        profile: "the embedded reference's fixtures".into(),
+        fixture_sources: Default::default(),
+        faults: vec![fault.name.to_string()],
+        run_id: run_id.to_string(),
+        seed: 1,
+        started: time::OffsetDateTime::UNIX_EPOCH,
+        duration: Duration::ZERO,
+        requests: 0,
+        interrupted: false,
+        not_selected: Default::default(),
+        selection: Default::default(),
+    };
+    let report = Report::build(&info, contract, results, &Redactor::default(), None);
+    let mut out = FaultDefects {
+        fault: fault.name.to_string(),
+        clause: fault.clause.to_string(),
+        lines: Vec::new(),
+        own: Vec::new(),
+    };
+    for d in &report.defects {
+        out.own.push(d.clauses.iter().any(|c| c == fault.clause));
+        out.lines.push(format!(
+            "{} {} [{}] {}: {} -> {} ({} trials)",
+            d.id,
+            d.severity,
+            d.clauses.join("; "),
+            d.check,
+            d.expected_shape,
+            d.actual_shape,
+            d.trial_count
+        ));
+    }
+    out
+}
+
+/// The record's text for the runs of every fault.
+pub fn text(runs: &BTreeMap<String, FaultDefects>) -> String {
+    let mut out = String::from(
+        "# The defects each fault's run reports (crates/suite/src/report/defects.rs), worst first: per fault,\n\
+         # `fault NAME breaks CLAUSE: N defects, its own first|at K|missing`, then each defect as\n\
+         # `ID severity [clauses] check: expected shape -> actual shape (trials)`.\n\
+         # Rewrite after a change with `UPDATE_SNAPSHOTS=1 cargo test --test suite self_test`, and review\n\
+         # the diff.\n",
+    );
+    out.push_str(&format!("# {}\n", summary(runs)));
+    for f in CATALOG {
+        let Some(d) = runs.get(f.name) else {
+            continue;
+        };
+        let own = match d.own_rank() {
+            Some(1) => "its own first".to_string(),
+            Some(k) => format!("its own at {k}"),
+            None => "its own missing".to_string(),
+        };
+        out.push_str(&format!(
+            "fault {} breaks {}: {} defects, {own}\n",
+            d.fault,
+            d.clause,
+            d.lines.len()
+        ));
+        for l in &d.lines {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    out
+}
+
+/// Counts of faults by their number of defects (1, 2, 3 or more), and how many have their own
+/// clause's defect first.
+pub fn counts(runs: &BTreeMap<String, FaultDefects>) -> (usize, usize, usize, usize) {
+    let by = |n: &dyn Fn(usize) -> bool| runs.values().filter(|d| n(d.lines.len())).count();
+    let first = runs.values().filter(|d| d.own_rank() == Some(1)).count();
+    (by(&|n| n == 1), by(&|n| n == 2), by(&|n| n >= 3), first)
+}
+
+/// The sentence the README states.
+pub fn summary(runs: &BTreeMap<String, FaultDefects>) -> String {
+    let (one, two, more, first) = counts(runs);
+    let total = runs.len().max(1);
+    format!(
+        "Of the {} faults of the catalog, {one} give 1 defect, {two} give 2 and {more} give 3 or more; for {first} of them ({:.0}%) the first defect cites the fault's own clause.",
+        runs.len(),
+        100.0 * first as f64 / total as f64
+    )
+}

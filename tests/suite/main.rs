@@ -1,0 +1,26 @@
+//! The suite's own tests, in one binary (as ripgrep and nextest keep theirs): a module per
+//! concern, the shared helpers in `common`. Each runs the suite, or the binary, against a
+//! target and looks at the verdicts; what needs a crate's insides is a unit test beside the code.
+
+mod common;
+
+mod bad_input;
+mod clause_literals;
+mod cli;
+mod discover;
+mod docs;
+mod help;
+mod hostile;
+mod house;
+mod layers;
+mod merge;
+mod openapi;
+mod properties;
+mod reports;
+mod requests;
+mod secrets;
+mod self_test;
+mod snapshots;
+mod steps;
+mod variants;
+mod webhooks;

@@ -1,0 +1,101 @@
+//! Properties replay: the same seed gives the same inputs and the same verdicts.
+
+use std::collections::BTreeMap;
+
+use conformance_reference::{Fault, FaultSet, VariantSet};
+use conformance_suite::catalog;
+use conformance_suite::results::Verdict;
+use workspace_conformance::app::{Certification, certify};
+
+/// Per property trial: its verdict and the inputs it sent (query and body, run id masked).
+fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
+    let (contract, cases) = catalog::load(None).expect("catalog");
+    let properties: Vec<_> = cases.into_iter().filter(|c| c.property.is_some()).collect();
+    assert!(
+        properties.len() >= 10,
+        "only {} properties",
+        properties.len()
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // A fault makes some verdicts failures, so failures and shrinking replay too.
+    let results = rt
+        .block_on(certify(
+            contract,
+            &properties,
+            Certification::reference(
+                FaultSet::new([Fault::ExternalId76Accepted, Fault::PatchMergesEntries]),
+                VariantSet::default(),
+            )
+            .seed(seed)
+            .run_id("rreplay0"),
+        ))
+        .expect("run");
+    let port = regex::Regex::new(r"127\.0\.0\.1:[0-9]+").expect("pattern");
+    let mut out = BTreeMap::new();
+    for (case, result) in results {
+        let verdict = match &result.verdict {
+            Verdict::Passed => "passed".to_string(),
+            Verdict::Ignored(r) => format!("ignored: {r}"),
+            Verdict::Failed(f) => format!(
+                "failed: {}",
+                f.iter()
+                    .map(|x| x.finding.check.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let inputs = result
+            .exchanges
+            .iter()
+            .map(|ex| {
+                let query = ex
+                    .url
+                    .split_once('?')
+                    .map(|(_, q)| q.to_string())
+                    .unwrap_or_default();
+                // The receiver's port changes from run to run; it is no input.
+                let text = format!(
+                    "{} {query} {}",
+                    ex.method,
+                    ex.request_body.clone().unwrap_or_default()
+                );
+                port.replace_all(&text, "127.0.0.1:PORT").into_owned()
+            })
+            .collect();
+        out.insert(case.name.clone(), (verdict, inputs));
+    }
+    out
+}
+
+#[test]
+fn same_seed_gives_same_inputs_and_verdicts() {
+    let first = inputs_and_verdicts(42);
+    let second = inputs_and_verdicts(42);
+    assert!(
+        first.values().any(|(v, _)| v.starts_with("failed")),
+        "the faults should fail some property"
+    );
+    for (name, a) in &first {
+        let b = &second[name];
+        if a != b {
+            let diff: Vec<_> =
+                a.1.iter()
+                    .zip(&b.1)
+                    .filter(|(x, y)| x != y)
+                    .take(2)
+                    .collect();
+            panic!(
+                "{name} differs: {} vs {}; {} vs {} inputs; first differences {diff:?}",
+                a.0,
+                b.0,
+                a.1.len(),
+                b.1.len()
+            );
+        }
+    }
+    let other = inputs_and_verdicts(43);
+    assert_ne!(first, other, "another seed should draw other inputs");
+}
