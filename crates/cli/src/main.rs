@@ -1,5 +1,5 @@
 //! `workspace-conformance`: certify an implementation of the Workspace Communications API.
 
 fn main() -> std::process::ExitCode {
-    workspace_conformance::commands::main()
+    workspace_conformance::app::main()
 }

@@ -27,7 +27,7 @@ pub struct V1Codes(HashMap<String, HashMap<u16, CodeRow>>);
 
 impl V1Codes {
     /// Reads `x-v1-error-codes`: `{Area: {"404": {code, title}}}`. Errors carry a JSON Pointer.
-    pub fn from_openapi(doc: &Value) -> Result<V1Codes, (String, String)> {
+    pub(crate) fn from_openapi(doc: &Value) -> Result<V1Codes, (String, String)> {
         let mut out = HashMap::new();
         let Some(generic) = doc.get("x-v1-generic-titles").and_then(Value::as_array) else {
             return Err((String::new(), "x-v1-generic-titles is missing".into()));
@@ -83,7 +83,7 @@ pub struct WebhookTitles(HashMap<u16, String>);
 
 impl WebhookTitles {
     /// Reads `x-webhook-error-titles`: `{"404": "Not Found"}`. Errors carry a JSON Pointer.
-    pub fn from_openapi(doc: &Value) -> Result<WebhookTitles, (String, String)> {
+    pub(crate) fn from_openapi(doc: &Value) -> Result<WebhookTitles, (String, String)> {
         let Some(rows) = doc.get("x-webhook-error-titles").and_then(Value::as_object) else {
             return Err((String::new(), "x-webhook-error-titles is missing".into()));
         };

@@ -14,8 +14,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub use clauses::{Clause, Clauses};
-pub use codes::{CodeRow, V1Codes, WebhookTitles};
-pub use routes::{E164, ErrorBody, INLINED_FROM, Param, ParamIn, ResponseSpec, Route, StatusKey};
+pub use codes::V1Codes;
+pub use codes::{CodeRow, WebhookTitles};
+pub use routes::ResponseSpec;
+pub use routes::{E164, ErrorBody, Param, ParamIn, Route, StatusKey};
 
 /// The `Service-Api-Version` the suite speaks (the header-versioned API's one stated value).
 pub const API_VERSION: &str = "2026-03-30";
@@ -128,7 +130,7 @@ impl Contract {
     }
 
     /// Loads a contract from the text of the route table and of the clause catalog.
-    pub fn from_sources(openapi: &str, clauses: &str) -> Result<Contract, ContractError> {
+    pub(crate) fn from_sources(openapi: &str, clauses: &str) -> Result<Contract, ContractError> {
         let err = |file: &str, line: usize, message: String| ContractError {
             file: file.to_string(),
             line,

@@ -113,7 +113,7 @@ impl Profile {
 
     /// Checks `requestFields`: known keys, a plain name each, no two fields of one request
     /// under one name.
-    pub fn check_request_fields(&self) -> Result<(), RequestFieldError> {
+    pub(crate) fn check_request_fields(&self) -> Result<(), RequestFieldError> {
         for (key, to) in &self.request_fields {
             let Some((_, m, t, _, _)) = REQUEST_FIELDS.iter().find(|(k, ..)| k == key) else {
                 return Err(RequestFieldError::Unknown { key: key.clone() });
@@ -380,7 +380,7 @@ fn profile_validator() -> Result<&'static jsonschema::Validator, ProfileErrorKin
 }
 
 /// A fixture's type and range as the schema states them, in words (`a number, at least 0`).
-pub fn fixture_schema(name: &str) -> Option<(String, String)> {
+pub(crate) fn fixture_schema(name: &str) -> Option<(String, String)> {
     let schema: Value = serde_json::from_str(PROFILE_SCHEMA).ok()?;
     let s = schema.pointer(&format!("/properties/fixtures/properties/{name}"))?;
     Some((name.to_string(), type_in_words(s)))
@@ -458,7 +458,7 @@ fn discovered_in_words(name: &str, s: &Value) -> Result<String, FixtureSchemaErr
 }
 
 /// The type and range of a schema in words, for messages and the README's fixture table.
-pub fn type_in_words(s: &Value) -> String {
+pub(crate) fn type_in_words(s: &Value) -> String {
     if let Some(alts) = s.get("oneOf").and_then(Value::as_array) {
         return alts
             .iter()

@@ -29,7 +29,7 @@ impl ErrorBody {
 
 /// The key under which an inlined schema keeps the `$ref` it was inlined from, so the suite
 /// recognises a place by the component it refers to (an E.164 number), not by its text.
-pub const INLINED_FROM: &str = "x-inlined-from";
+pub(crate) const INLINED_FROM: &str = "x-inlined-from";
 
 /// The E.164 phone number format as the route table states it: the component schema `E164`
 /// (Conventions > phone numbers). The suite learns the format here only, and a schema of the
@@ -42,10 +42,10 @@ pub struct E164 {
 
 impl E164 {
     /// The `$ref` of the component.
-    pub const REF: &str = "#/components/schemas/E164";
+    pub(crate) const REF: &str = "#/components/schemas/E164";
 
     /// Reads the component's `pattern`. Errors carry a JSON Pointer.
-    pub fn from_openapi(doc: &Value) -> Result<E164, Problem> {
+    pub(crate) fn from_openapi(doc: &Value) -> Result<E164, Problem> {
         let at = "/components/schemas/E164";
         let pattern = doc
             .pointer(&format!("{at}/pattern"))
@@ -233,7 +233,7 @@ fn schema_name(v: &Value) -> Option<String> {
 }
 
 /// Reads every operation of `paths`. Errors carry the JSON Pointer of the problem.
-pub fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Problem> {
+pub(crate) fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Problem> {
     let mut routes = Vec::new();
     let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
         return Err(("/paths".into(), "the route table has no paths".into()));

@@ -56,7 +56,7 @@ impl App {
         self.0.strict.as_ref()
     }
 
-    pub fn delivery_client(&self) -> &reqwest::Client {
+    pub(crate) fn delivery_client(&self) -> &reqwest::Client {
         &self.0.delivery
     }
 

@@ -83,7 +83,7 @@ pub(crate) struct Rules<'a> {
 
 impl ReservedNames {
     /// Whether a source is one the workspace keeps for itself, compared without case.
-    pub fn reserves(&self, source: &str, case_sensitive: bool) -> bool {
+    pub(crate) fn reserves(&self, source: &str, case_sensitive: bool) -> bool {
         let fold = |s: &str| {
             if case_sensitive {
                 s.to_string()

@@ -20,7 +20,7 @@ pub(crate) enum Generation {
 }
 
 impl Generation {
-    pub fn of_path(path: &str) -> Self {
+    pub(crate) fn of_path(path: &str) -> Self {
         if path == "/v1" || path.starts_with("/v1/") {
             Generation::V1
         } else {
@@ -94,12 +94,12 @@ fn hv_title(status: StatusCode) -> &'static str {
 
 impl ApiError {
     /// The 400 a request to `path` gets for a value it refuses.
-    pub fn bad_request(path: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn bad_request(path: &str, message: impl Into<String>) -> Self {
         Self::for_path(path, StatusCode::BAD_REQUEST, message)
     }
 
     /// The error a request to `path` gets for `status` when no rule names another code or title.
-    pub fn for_path(path: &str, status: StatusCode, message: impl Into<String>) -> Self {
+    pub(crate) fn for_path(path: &str, status: StatusCode, message: impl Into<String>) -> Self {
         let generation = Generation::of_path(path);
         let (code, title) = match generation {
             Generation::V1 => {
@@ -135,7 +135,7 @@ impl ApiError {
     }
 
     /// The same error under another status (its code follows the status).
-    pub fn with_status(mut self, status: StatusCode) -> Self {
+    pub(crate) fn with_status(mut self, status: StatusCode) -> Self {
         let old = format!("{:03}", self.status.as_u16());
         if self.code.ends_with(&old) {
             self.code = format!(
@@ -148,23 +148,29 @@ impl ApiError {
         self
     }
 
-    pub fn with_code(mut self, code: &str) -> Self {
+    pub(crate) fn with_code(mut self, code: &str) -> Self {
         self.code = code.to_string();
         self
     }
 
-    pub fn with_title(mut self, title: &str) -> Self {
+    pub(crate) fn with_title(mut self, title: &str) -> Self {
         self.title = title.to_string();
         self
     }
 
-    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+    pub(crate) fn with_message(mut self, message: impl Into<String>) -> Self {
         self.message = message.into();
         self
     }
 
     /// Adds an item to the `errors` array: which part of the request broke which schema.
-    pub fn with_item(mut self, path: &str, message: &str, value: Value, schema: Value) -> Self {
+    pub(crate) fn with_item(
+        mut self,
+        path: &str,
+        message: &str,
+        value: Value,
+        schema: Value,
+    ) -> Self {
         self.errors.push(json!({
             "path": path,
             "message": message,

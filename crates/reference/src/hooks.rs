@@ -56,13 +56,13 @@ impl DeliveryRecord {
 
 impl Hooks {
     /// A fresh numeric webhook id (the seeded ones are 1001 and 1002).
-    pub fn new_webhook_id(&mut self) -> String {
+    pub(crate) fn new_webhook_id(&mut self) -> String {
         self.next_webhook += 1;
         (2000 + self.next_webhook).to_string()
     }
 
     /// A fresh signing secret, `whsec_` and base64 of 24 random bytes.
-    pub fn new_secret(&mut self, webhook_id: &str) -> String {
+    pub(crate) fn new_secret(&mut self, webhook_id: &str) -> String {
         let bytes: [u8; 24] = rand::random();
         let secret = format!(
             "whsec_{}",

@@ -81,7 +81,7 @@ pub struct Running {
 }
 
 /// The router of a fresh instance with its own seeded store; it needs no listener of its own.
-pub fn router(opts: &Options) -> axum::Router {
+pub(crate) fn router(opts: &Options) -> axum::Router {
     routes::router(App::new(Switches::new(
         opts.faults.clone(),
         opts.variants.clone(),

@@ -179,7 +179,7 @@ impl Messaging {
     }
 
     /// The workspace of an authenticated user; users not listed belong to the primary one.
-    pub fn workspace_of(&self, user_id: &str) -> Workspace {
+    pub(crate) fn workspace_of(&self, user_id: &str) -> Workspace {
         self.members
             .iter()
             .find(|(u, _)| *u == user_id)
@@ -194,7 +194,7 @@ impl Messaging {
         })
     }
 
-    pub fn line_by_id(&self, id: &str) -> Option<&Line> {
+    pub(crate) fn line_by_id(&self, id: &str) -> Option<&Line> {
         self.lines.iter().find(|l| l.id == id)
     }
 
@@ -207,7 +207,7 @@ impl Messaging {
     }
 
     /// The conversation of a line with exactly this set of participants.
-    pub fn conversation_with(
+    pub(crate) fn conversation_with(
         &self,
         line_id: &str,
         participants: &[String],
@@ -485,7 +485,7 @@ impl Seed {
     }
 
     /// The id (`PN...`) of the line called `name` in `seed.json`.
-    pub fn line_id(&self, name: &str) -> &str {
+    pub(crate) fn line_id(&self, name: &str) -> &str {
         &self.line(name).id
     }
 }

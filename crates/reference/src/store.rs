@@ -41,7 +41,7 @@ pub(crate) struct IdShapes {
 impl IdShapes {
     /// Whether `id` has a shape this store gives contacts: 24 lowercase hex digits (the seeded
     /// ones and the default), or a UUID of lowercase hex when `contact_uuid` is on.
-    pub fn issues_contact_id(&self, id: &str) -> bool {
+    pub(crate) fn issues_contact_id(&self, id: &str) -> bool {
         let hex = |s: &str| {
             s.bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
@@ -63,7 +63,7 @@ impl Store {
     }
 
     /// A fresh number for an id (never repeated within an instance).
-    pub fn next_id(&mut self) -> u64 {
+    pub(crate) fn next_id(&mut self) -> u64 {
         self.next_seq()
     }
 
@@ -95,23 +95,23 @@ impl Store {
         &self.workspace
     }
 
-    pub fn workspace_mut(&mut self) -> &mut super::workspace::Workspace {
+    pub(crate) fn workspace_mut(&mut self) -> &mut super::workspace::Workspace {
         &mut self.workspace
     }
 
-    pub fn set_workspace(&mut self, workspace: super::workspace::Workspace) {
+    pub(crate) fn set_workspace(&mut self, workspace: super::workspace::Workspace) {
         self.workspace = workspace;
     }
 
-    pub fn add_custom_field_def(&mut self, def: CustomFieldDef) {
+    pub(crate) fn add_custom_field_def(&mut self, def: CustomFieldDef) {
         self.custom_field_defs.push(def);
     }
 
-    pub fn add_webhook(&mut self, webhook: Webhook) {
+    pub(crate) fn add_webhook(&mut self, webhook: Webhook) {
         self.webhooks.push(webhook);
     }
 
-    pub fn custom_field_defs(&self) -> &[CustomFieldDef] {
+    pub(crate) fn custom_field_defs(&self) -> &[CustomFieldDef] {
         &self.custom_field_defs
     }
 
@@ -131,17 +131,17 @@ impl Store {
         &self.webhooks
     }
 
-    pub fn webhook_mut(&mut self, id: &str) -> Option<&mut Webhook> {
+    pub(crate) fn webhook_mut(&mut self, id: &str) -> Option<&mut Webhook> {
         self.webhooks.iter_mut().find(|w| w.id == id)
     }
 
     /// Removes a contact (a deletion made in the app, simulated by the activity hook).
-    pub fn remove_contact(&mut self, id: &str) -> Option<Contact> {
+    pub(crate) fn remove_contact(&mut self, id: &str) -> Option<Contact> {
         let at = self.contacts.iter().position(|c| c.id == id)?;
         Some(self.contacts.remove(at))
     }
 
-    pub fn remove_webhook(&mut self, id: &str) -> bool {
+    pub(crate) fn remove_webhook(&mut self, id: &str) -> bool {
         let before = self.webhooks.len();
         self.webhooks.retain(|w| w.id != id);
         self.webhooks.len() != before
@@ -151,13 +151,13 @@ impl Store {
         &self.tasks
     }
 
-    pub fn tasks_mut(&mut self) -> &mut TaskStore {
+    pub(crate) fn tasks_mut(&mut self) -> &mut TaskStore {
         &mut self.tasks
     }
 
     /// Creates a contact from validated input; `source` and `created_by_user_id` are the final
     /// values (the caller applies the defaults the contract gives for them).
-    pub fn create_contact(
+    pub(crate) fn create_contact(
         &mut self,
         input: ContactInput,
         source: Option<String>,
@@ -192,7 +192,7 @@ impl Store {
     /// (the contract's replace rule); other fields keep their value unless `input` gives one.
     /// Replaces the contact's entries with the sent ones; other omitted fields are kept, or cleared
     /// with `clear_omitted` (what becomes of them is not stated, READINGS 2.6).
-    pub fn replace_contact(
+    pub(crate) fn replace_contact(
         &mut self,
         id: &str,
         input: ContactInput,

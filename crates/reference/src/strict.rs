@@ -375,7 +375,7 @@ impl Table {
 
     /// The first path parameter of `path` (a concrete path of `route`) that breaks its schema.
     /// `faulted`: whether a fault switched on breaks a clause (its constraints are the handler's).
-    pub fn path_breach(
+    pub(crate) fn path_breach(
         &self,
         route: &Route,
         path: &str,
@@ -406,7 +406,7 @@ impl Table {
 
     /// The first part of a request to `route` that breaks what `scope` checks: its query
     /// (decoded pairs) and its JSON body, if any.
-    pub fn request_breach(
+    pub(crate) fn request_breach(
         &self,
         route: &Route,
         query: &[(String, String)],

@@ -100,19 +100,19 @@ impl TaskStore {
         format!("TK{:08x}{:08x}", at.unix_timestamp() as u32, self.next_seq)
     }
 
-    pub fn open_count(&self) -> usize {
+    pub(crate) fn open_count(&self) -> usize {
         self.tasks.iter().filter(|t| t.is_open()).count()
     }
 
     /// Tasks a client can see: every task not deleted.
-    pub fn visible(&self) -> Vec<&Task> {
+    pub(crate) fn visible(&self) -> Vec<&Task> {
         self.tasks.iter().filter(|t| !t.is_deleted).collect()
     }
 
     /// A cursor page: up to `size` visible tasks from position `from` of the store, and the
     /// position after the last one when more follow. Tasks are never removed from the store
     /// (deletion flags them), so a position stays valid while other clients create and delete.
-    pub fn page_after(&self, from: usize, size: usize) -> (Vec<&Task>, Option<usize>) {
+    pub(crate) fn page_after(&self, from: usize, size: usize) -> (Vec<&Task>, Option<usize>) {
         let mut items = Vec::new();
         let mut at = from.min(self.tasks.len());
         while at < self.tasks.len() && items.len() < size {
@@ -130,7 +130,7 @@ impl TaskStore {
         self.tasks.iter().find(|t| t.task_id == id)
     }
 
-    pub fn get_mut(&mut self, id: &str) -> Option<&mut Task> {
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Task> {
         self.tasks.iter_mut().find(|t| t.task_id == id)
     }
 

@@ -80,7 +80,7 @@ impl Workspace {
     }
 
     /// Whether `user` is a user of the number of `phone_number_id` (the number-scoped check).
-    pub fn is_number_user(&self, phone_number_id: &str, user: &str) -> bool {
+    pub(crate) fn is_number_user(&self, phone_number_id: &str, user: &str) -> bool {
         self.number(phone_number_id)
             .is_some_and(|n| n.users.iter().any(|u| u == user))
     }

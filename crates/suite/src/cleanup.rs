@@ -42,7 +42,7 @@ impl Cleanup {
     }
 
     /// Registers what an answer created, or forgets what it deleted.
-    pub fn observe(&self, ex: &Exchange) {
+    pub(crate) fn observe(&self, ex: &Exchange) {
         let Ok(resp) = &ex.outcome else {
             return;
         };
@@ -131,7 +131,7 @@ impl Cleanup {
     }
 
     /// Paths registered and not yet deleted.
-    pub fn pending(&self) -> Vec<String> {
+    pub(crate) fn pending(&self) -> Vec<String> {
         self.created.lock().map(|v| v.clone()).unwrap_or_default()
     }
 
@@ -275,7 +275,7 @@ impl Cleanup {
 }
 
 /// Deletes the cleanup runs at the same time.
-pub const CLEANUP_CONCURRENCY: usize = 8;
+pub(crate) const CLEANUP_CONCURRENCY: usize = 8;
 
 /// The longest the whole cleanup takes: three request timeouts (each delete is bounded by one,
 /// a silent target stops new deletes after its first), at least one second.

@@ -7,7 +7,7 @@
 
 pub mod cases;
 pub mod catalog;
-pub mod checks;
+pub(crate) mod checks;
 pub mod cleanup;
 pub mod client;
 pub mod discover;

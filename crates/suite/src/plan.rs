@@ -97,7 +97,7 @@ impl Needs {
 
 /// The states a case touches: those with a route that one of its requests goes to, each with
 /// whether a request reads it (`GET`) rather than only changing it.
-pub fn touched(case: &Case, contract: &Contract) -> BTreeMap<State, bool> {
+pub(crate) fn touched(case: &Case, contract: &Contract) -> BTreeMap<State, bool> {
     let mut out = BTreeMap::new();
     for (method, path) in requests_with_setups(case) {
         let Some(route) = contract.route(method, path) else {
@@ -186,7 +186,7 @@ fn holds(case: &Case, contract: &Contract) -> BTreeMap<State, u32> {
 /// what the workspace may hold (the other half is left to what it holds already, which only a
 /// limit case counts): 25 webhooks of the stated 50, half the profile's `open_task_limit` (8
 /// when the profile does not give it).
-pub fn budgets(exec: &Executor) -> BTreeMap<State, u32> {
+pub(crate) fn budgets(exec: &Executor) -> BTreeMap<State, u32> {
     let open_tasks = exec
         .vars()
         .get("open_task_limit")
@@ -250,7 +250,7 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
 /// what it holds fits beside what those hold: among trials that conflict, the one earlier in the
 /// order goes first, and none waits for ever.
 #[derive(Default)]
-pub struct Gate {
+pub(crate) struct Gate {
     queue: Mutex<Queue>,
     turn: Condvar,
     /// Most resources of each counted state held at once; none: no bound.
@@ -312,7 +312,7 @@ impl Gate {
     }
 
     /// Blocks until a trial with `needs` may run.
-    pub fn enter(&self, needs: &Needs) -> Inside<'_> {
+    pub(crate) fn enter(&self, needs: &Needs) -> Inside<'_> {
         let mut q = self.lock();
         let id = q.next;
         q.next += 1;
@@ -333,7 +333,7 @@ impl Gate {
 
 /// Runs one trial to its verdict on the calling thread (blocking on `rt`), behind the gate. A
 /// panic of the suite while it runs is a failed trial that says so, never a lost one.
-pub fn run_trial(
+pub(crate) fn run_trial(
     case: &Arc<Case>,
     exec: &Executor,
     rt: &tokio::runtime::Handle,

@@ -38,7 +38,7 @@ impl std::fmt::Display for KeySource {
 /// The read: `GET /phone-numbers` on the header-versioned API. It needs no fixture, lists
 /// what the workspace has (any user may list its numbers: `x-access` gives the second key any
 /// answer but 401 there), and changes nothing.
-pub const METHOD: &str = "GET";
+pub(crate) const METHOD: &str = "GET";
 pub const PATH: &str = "/phone-numbers";
 
 /// Statuses that say the key itself is refused (Authentication 3: 401 for invalid credentials,

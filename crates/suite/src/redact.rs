@@ -17,12 +17,12 @@ use std::sync::{Arc, LazyLock, RwLock};
 use base64::Engine;
 
 /// The placeholder shown instead of the run's API key.
-pub const API_KEY_PLACEHOLDER: &str = "<API_KEY>";
+pub(crate) const API_KEY_PLACEHOLDER: &str = "<API_KEY>";
 /// The placeholder shown instead of any other secret.
-pub const SECRET_PLACEHOLDER: &str = "<REDACTED>";
+pub(crate) const SECRET_PLACEHOLDER: &str = "<REDACTED>";
 
 /// Characters of a secret that, met at a cut edge, are redacted as a piece of it.
-pub const EDGE_MIN: usize = 8;
+pub(crate) const EDGE_MIN: usize = 8;
 
 /// A Standard Webhooks signing secret as text: `whsec_` and base64 (JSON may escape its `/`).
 static SIGNING_SECRET: LazyLock<regex::Regex> = LazyLock::new(|| {
@@ -194,7 +194,7 @@ impl Redactor {
 
     /// Registers every webhook signing secret (`whsec_...`) in an answer's body, and its base64
     /// part, whatever field holds it: a secret the target hands out is never shown again.
-    pub fn secrets_in(&self, body: &[u8]) {
+    pub(crate) fn secrets_in(&self, body: &[u8]) {
         let text = if body.windows(6).any(|w| w == b"whsec_") {
             String::from_utf8_lossy(body).into_owned()
         } else if body.windows(5).any(|w| w == b"whsec") {
@@ -515,7 +515,7 @@ fn replace_spans(text: &str, spans: &[(usize, usize, &'static str)]) -> String {
 
 /// A JSON value on one line, redacted, then cut at 200 characters. A large value is never
 /// written whole: serialising stops after [`SHOWN_BYTES`].
-pub fn compact(v: &serde_json::Value) -> String {
+pub(crate) fn compact(v: &serde_json::Value) -> String {
     let text = bounded_json(v, SHOWN_BYTES);
     match Redactor::global().cut(&text, 200) {
         (cut, true) => format!("{cut}…"),
@@ -524,10 +524,10 @@ pub fn compact(v: &serde_json::Value) -> String {
 }
 
 /// Bytes of a value serialised for a message, at most.
-pub const SHOWN_BYTES: usize = 16 * 1024;
+pub(crate) const SHOWN_BYTES: usize = 16 * 1024;
 
 /// The first `cap` bytes of a value's JSON text (lossy at a cut inside a character).
-pub fn bounded_json(v: &serde_json::Value, cap: usize) -> String {
+pub(crate) fn bounded_json(v: &serde_json::Value, cap: usize) -> String {
     struct Capped {
         buf: Vec<u8>,
         cap: usize,

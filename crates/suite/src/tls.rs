@@ -3,7 +3,7 @@
 use std::sync::Once;
 
 /// Installs ring as the process-wide rustls provider, once.
-pub fn install_default_provider() {
+pub(crate) fn install_default_provider() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // Another part of the process may have installed one already; either is fine.

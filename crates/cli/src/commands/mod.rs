@@ -25,9 +25,8 @@ use crate::cli::{Cli, Command};
 use crate::error::Error;
 
 pub use certify::{Certification, certify};
-pub use checked::{new_run_id, parse_faults, parse_variants};
-pub use connection::{client_for, probe};
-pub use verdict::verdict_summary;
+pub use checked::new_run_id;
+pub use connection::client_for;
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {

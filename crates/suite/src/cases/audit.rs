@@ -114,7 +114,7 @@ pub fn sent(case: &Case) -> Vec<Sent> {
 
 /// A place of a request that names a resource by its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IdPlace {
+pub(crate) struct IdPlace {
     /// `path`, `query` or `body`.
     pub part: &'static str,
     /// The parameter's name, or the body field's JSON Pointer.
@@ -127,12 +127,12 @@ pub struct IdPlace {
 
 /// Whether a field of this name holds ids of resources: `...Id`, `...Ids` and `id`, except the
 /// external ids, which the caller chooses.
-pub fn is_id_field(name: &str) -> bool {
+pub(crate) fn is_id_field(name: &str) -> bool {
     (name == "id" || name.ends_with("Id") || name.ends_with("Ids")) && !name.starts_with("external")
 }
 
 /// The route of a request whose path holds templates (`{{x}}` read as one segment's value).
-pub fn route_of<'c>(contract: &'c Contract, request: &Request) -> Option<&'c Route> {
+pub(crate) fn route_of<'c>(contract: &'c Contract, request: &Request) -> Option<&'c Route> {
     static TEMPLATE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\{\{[^}]*\}\}").expect("valid regex"));
     if request.path.starts_with("{{") {
@@ -145,7 +145,7 @@ pub fn route_of<'c>(contract: &'c Contract, request: &Request) -> Option<&'c Rou
 /// The places of `request` that name resources by id: the path parameters of its route (but
 /// those whose values form a closed set), and the id fields of its query and body. An array
 /// gives one place per item; an `[in]` set one per member.
-pub fn id_places(contract: &Contract, request: &Request) -> Vec<IdPlace> {
+pub(crate) fn id_places(contract: &Contract, request: &Request) -> Vec<IdPlace> {
     let mut out = Vec::new();
     if let Some(route) = route_of(contract, request) {
         let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
@@ -242,7 +242,7 @@ static WHOLE_TEMPLATE: LazyLock<Regex> =
 /// Whether a value the case writes is one the target has shown: exactly one template of a
 /// profile fixture or of a value saved from an answer (a case may define no other names, and
 /// none that shadows a builtin), or the wildcard `*`, which names nothing.
-pub fn shown_by_target(value: &str) -> bool {
+pub(crate) fn shown_by_target(value: &str) -> bool {
     let value = value.trim();
     value == "*"
         || WHOLE_TEMPLATE
@@ -252,7 +252,7 @@ pub fn shown_by_target(value: &str) -> bool {
 
 /// The shape the contract states for the ids of a place (Conventions: identifier prefixes;
 /// webhook ids all digits), `None` where it states none (contacts, tasks, deliveries).
-pub fn stated_shape(field: &str) -> Option<&'static str> {
+pub(crate) fn stated_shape(field: &str) -> Option<&'static str> {
     match field {
         "callId" | "messageId" | "activityId" => Some("AC"),
         "phoneNumberId" | "resourceIds" => Some("PN"),
@@ -274,7 +274,7 @@ fn keeps_shape(value: &str, shape: &str) -> bool {
 }
 
 /// Whether only a 404 is expected.
-pub fn only_404(status: &StatusExpect) -> bool {
+pub(crate) fn only_404(status: &StatusExpect) -> bool {
     match status {
         StatusExpect::Code(c) => *c == 404,
         StatusExpect::Any(list) => !list.is_empty() && list.iter().all(only_404),
@@ -285,7 +285,7 @@ pub fn only_404(status: &StatusExpect) -> bool {
 /// Whether every status allowed is a refusal of a resource that is not there: 404, or 400 beside
 /// 404 (an id that cannot be one may be refused as malformed or as unknown). Whichever way a
 /// target takes an invented id, the answer is allowed.
-pub fn not_found_class(status: &StatusExpect) -> bool {
+pub(crate) fn not_found_class(status: &StatusExpect) -> bool {
     fn codes(s: &StatusExpect, out: &mut Vec<u16>) -> bool {
         match s {
             StatusExpect::Code(c) => {
@@ -356,7 +356,7 @@ pub fn invented_ids(case: &Case, contract: &Contract) -> Vec<String> {
 /// The range of `maxResults` a request to `route` keeps (READINGS 4.4): the route's stated
 /// range; else the range the Limits table states for the same list on the other generation;
 /// else the narrowest range stated for any list.
-pub fn page_range(contract: &Contract, route: &Route) -> Option<(i64, i64)> {
+pub(crate) fn page_range(contract: &Contract, route: &Route) -> Option<(i64, i64)> {
     route.query_param("maxResults")?;
     let stated = |r: &Route| {
         let s = &r.query_param("maxResults")?.schema;

@@ -88,7 +88,7 @@ impl Constraint {
 }
 
 /// The constraints a schema states for one value; `phone` is the contract's E.164 format.
-pub fn of_schema(schema: &Value, example: Option<&Value>, phone: &E164) -> Vec<Constraint> {
+pub(crate) fn of_schema(schema: &Value, example: Option<&Value>, phone: &E164) -> Vec<Constraint> {
     let mut out = Vec::new();
     let int = |k: &str| schema.get(k).and_then(Value::as_i64);
     let uint = |k: &str| schema.get(k).and_then(Value::as_u64);
@@ -141,7 +141,11 @@ pub fn of_schema(schema: &Value, example: Option<&Value>, phone: &E164) -> Vec<C
 
 /// Every constrained place of a request body schema that the example body fills: (JSON Pointer,
 /// constraint, the schema of that place). Array items are reached through index 0.
-pub fn of_body(schema: &Value, example: &Value, phone: &E164) -> Vec<(String, Constraint, Value)> {
+pub(crate) fn of_body(
+    schema: &Value,
+    example: &Value,
+    phone: &E164,
+) -> Vec<(String, Constraint, Value)> {
     let mut out = Vec::new();
     walk(schema, example, String::new(), phone, &mut out);
     out

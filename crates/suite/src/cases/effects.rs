@@ -43,7 +43,7 @@ impl Effect {
 
 /// Whether `step` changes state on the target and must be accepted: the steps this audit is for.
 /// Cleanup (`always`), controls and must-reject steps are not.
-pub fn changes_state(step: &Step) -> bool {
+pub(crate) fn changes_state(step: &Step) -> bool {
     let Some(r) = &step.request else {
         return false;
     };

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::redact::compact;
 
 /// Operator keys; an object whose only key is one of these is an operator.
-pub const OPERATORS: &[&str] = &[
+pub(crate) const OPERATORS: &[&str] = &[
     "length",
     "absent",
     "absentOrNull",

@@ -13,12 +13,12 @@ pub mod reasons;
 mod state;
 pub mod template;
 
-pub use loader::{LoadError, LoadErrorKind, Position, load_dir, load_embedded, load_sources};
-pub use model::{
-    Bound, Case, Control, ControlOf, DeliveriesExpect, Direction, ErrorExpect, Expect, ForEach,
-    Hold, OrderExpect, PageExpect, ReadBack, Repeat, Request, Setup, State, StatusExpect, Step,
-    Watch,
+pub(crate) use loader::{LoadError, load_dir, load_embedded};
+pub use loader::{LoadErrorKind, load_sources};
+pub(crate) use model::{
+    Bound, DeliveriesExpect, Direction, Expect, ForEach, OrderExpect, PageExpect, Repeat,
+    StatusExpect, Watch,
 };
-pub use template::BUILTINS;
+pub use model::{Case, Hold, Request, Setup, State, Step};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

@@ -11,13 +11,13 @@ use serde_json::{Map, Value};
 /// One or several values (`clause: "x"` or `clause: [x, y]`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum OneOrMany<T> {
+pub(crate) enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
 }
 
 impl<T> OneOrMany<T> {
-    pub fn into_vec(self) -> Vec<T> {
+    pub(crate) fn into_vec(self) -> Vec<T> {
         match self {
             OneOrMany::One(v) => vec![v],
             OneOrMany::Many(v) => v,
@@ -28,7 +28,7 @@ impl<T> OneOrMany<T> {
 /// A case file as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CaseFileDoc {
+pub(crate) struct CaseFileDoc {
     pub area: String,
     pub api: Api,
     pub cases: Vec<CaseDoc>,
@@ -37,7 +37,7 @@ pub struct CaseFileDoc {
 /// A case as written: a single request with `expect`, or `steps`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CaseDoc {
+pub(crate) struct CaseDoc {
     pub id: String,
     pub clause: OneOrMany<String>,
     #[serde(default)]
@@ -79,7 +79,7 @@ pub struct CaseDoc {
 /// and states it only changes (`{ needs: [...], changes: [...] }`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
-pub enum Exclusive {
+pub(crate) enum Exclusive {
     Alone(bool),
     Needs(Vec<State>),
     Holds(ExclusiveHolds),
@@ -88,7 +88,7 @@ pub enum Exclusive {
 /// The map form of `exclusive`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExclusiveHolds {
+pub(crate) struct ExclusiveHolds {
     #[serde(default)]
     pub needs: Vec<State>,
     #[serde(default)]
@@ -103,7 +103,7 @@ impl Default for Exclusive {
 
 impl Exclusive {
     /// Whether the case needs anything to itself.
-    pub fn is_exclusive(&self) -> bool {
+    pub(crate) fn is_exclusive(&self) -> bool {
         match self {
             Exclusive::Alone(alone) => *alone,
             Exclusive::Needs(_) | Exclusive::Holds(_) => !self.holds().is_empty(),
@@ -128,7 +128,7 @@ impl Exclusive {
 /// One step of a multi-step case as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StepDoc {
+pub(crate) struct StepDoc {
     /// The clause(s) this step's expectations prove, when narrower than the case's list (each
     /// one of the case's clauses). Default: the case's clauses.
     #[serde(default)]
@@ -172,7 +172,7 @@ pub struct StepDoc {
 /// most the profile's `effect_seconds`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ReadBack {
+pub(crate) struct ReadBack {
     pub path: String,
     #[serde(default)]
     pub query: Map<String, Value>,
@@ -198,7 +198,7 @@ impl ReadBack {
 /// refusal was for that defect and not for something else the target wants of the request.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Control {
+pub(crate) struct Control {
     /// Another path (the same route with a valid parameter).
     #[serde(default)]
     pub path: Option<String>,
@@ -469,16 +469,6 @@ impl StatusExpect {
                 .is_some_and(|d| u32::from(status / 100) == d),
             StatusExpect::Any(list) => list.iter().any(|s| s.allows(status)),
             StatusExpect::Not { not } => !not.allows(status),
-        }
-    }
-
-    /// Whether only error statuses (4xx, 5xx) are allowed.
-    pub fn expects_error(&self) -> bool {
-        match self {
-            StatusExpect::Code(c) => *c >= 400,
-            StatusExpect::Class(class) => class.starts_with('4') || class.starts_with('5'),
-            StatusExpect::Any(list) => list.iter().all(|s| s.expects_error()),
-            StatusExpect::Not { .. } => false,
         }
     }
 

@@ -97,7 +97,7 @@ const INBOUND_MESSAGES: &[(&str, &str)] = &[("POST", "/webhooks"), ("POST", "/v1
 
 impl State {
     /// Every state.
-    pub const ALL: [State; 6] = [
+    pub(crate) const ALL: [State; 6] = [
         State::WebhookCount,
         State::OpenTaskCount,
         State::TaskList,
@@ -143,7 +143,7 @@ impl State {
     }
 
     /// Whether a request of `method` on the route `template` adds one to this counted state.
-    pub fn added_by(self, method: &str, template: &str) -> bool {
+    pub(crate) fn added_by(self, method: &str, template: &str) -> bool {
         self.counted().is_some_and(|routes| {
             routes
                 .iter()
@@ -152,7 +152,7 @@ impl State {
     }
 
     /// Whether a request of `method` on the route `template` touches this state.
-    pub fn touched_by(self, method: &str, template: &str) -> bool {
+    pub(crate) fn touched_by(self, method: &str, template: &str) -> bool {
         self.routes()
             .iter()
             .any(|(m, t)| m.eq_ignore_ascii_case(method) && *t == template)

@@ -14,7 +14,7 @@ static TEMPLATE: LazyLock<Regex> =
 
 /// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;
 /// `webhook_url` the case's own URL at the suite's webhook receiver.
-pub const BUILTINS: &[&str] = &["run", "webhook_url"];
+pub(crate) const BUILTINS: &[&str] = &["run", "webhook_url"];
 
 /// Variables visible to a case: builtins, fixtures, saved values.
 #[derive(Debug, Clone, Default)]
@@ -27,11 +27,11 @@ static BRACES: LazyLock<Regex> =
 /// A template named a variable that has no value.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("template variable `{0}` has no value")]
-pub struct MissingVar(pub String);
+pub(crate) struct MissingVar(pub String);
 
 /// Why a request could not be rendered: it is never sent.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum TemplateError {
+pub(crate) enum TemplateError {
     #[error(transparent)]
     Missing(#[from] MissingVar),
     /// The rendered request still holds `{{...}}`: a template that names no variable
@@ -42,13 +42,13 @@ pub enum TemplateError {
 
 /// The first `{{...}}` in a template text that is not a template of a variable
 /// (`{{987654321}}`, `{{ a b }}`): it would be sent as it stands.
-pub fn unresolved_in_template(text: &str) -> Option<String> {
+pub(crate) fn unresolved_in_template(text: &str) -> Option<String> {
     let rest = TEMPLATE.replace_all(text, "");
     BRACES.find(&rest).map(|m| m.as_str().to_string())
 }
 
 /// The first `{{...}}` in a template value (strings and keys), as [`unresolved_in_template`].
-pub fn unresolved_in_template_value(value: &Value) -> Option<String> {
+pub(crate) fn unresolved_in_template_value(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => unresolved_in_template(s),
         Value::Array(items) => items.iter().find_map(unresolved_in_template_value),
@@ -60,12 +60,12 @@ pub fn unresolved_in_template_value(value: &Value) -> Option<String> {
 }
 
 /// The first `{{...}}` left in a rendered text.
-pub fn unresolved_in(text: &str) -> Option<String> {
+pub(crate) fn unresolved_in(text: &str) -> Option<String> {
     BRACES.find(text).map(|m| m.as_str().to_string())
 }
 
 /// The first `{{...}}` left in a rendered value (strings and keys).
-pub fn unresolved_in_value(value: &Value) -> Option<String> {
+pub(crate) fn unresolved_in_value(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => unresolved_in(s),
         Value::Array(items) => items.iter().find_map(unresolved_in_value),
@@ -86,7 +86,7 @@ impl Vars {
     }
 
     /// Renders a string: a whole-string template yields the variable's value.
-    pub fn render_str(&self, text: &str) -> Result<Value, MissingVar> {
+    pub(crate) fn render_str(&self, text: &str) -> Result<Value, MissingVar> {
         if let Some(caps) = TEMPLATE.captures(text) {
             if caps
                 .get(0)
@@ -118,7 +118,7 @@ impl Vars {
     }
 
     /// Renders a string that must stay a string (paths, header values, query values).
-    pub fn render_text(&self, text: &str) -> Result<String, MissingVar> {
+    pub(crate) fn render_text(&self, text: &str) -> Result<String, MissingVar> {
         Ok(match self.render_str(text)? {
             Value::String(s) => s,
             other => other.to_string(),
@@ -126,7 +126,7 @@ impl Vars {
     }
 
     /// Renders every string inside a JSON value, keys included.
-    pub fn render_value(&self, value: &Value) -> Result<Value, MissingVar> {
+    pub(crate) fn render_value(&self, value: &Value) -> Result<Value, MissingVar> {
         Ok(match value {
             Value::String(s) => self.render_str(s)?,
             Value::Array(items) => Value::Array(
@@ -148,14 +148,14 @@ impl Vars {
 }
 
 /// Names of the variables a string refers to.
-pub fn names_in_str(text: &str, out: &mut BTreeSet<String>) {
+pub(crate) fn names_in_str(text: &str, out: &mut BTreeSet<String>) {
     for caps in TEMPLATE.captures_iter(text) {
         out.insert(caps[1].to_string());
     }
 }
 
 /// Names of the variables a JSON value refers to, keys included.
-pub fn names_in_value(value: &Value, out: &mut BTreeSet<String>) {
+pub(crate) fn names_in_value(value: &Value, out: &mut BTreeSet<String>) {
     match value {
         Value::String(s) => names_in_str(s, out),
         Value::Array(items) => items.iter().for_each(|v| names_in_value(v, out)),

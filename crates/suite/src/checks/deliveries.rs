@@ -15,7 +15,7 @@ use crate::webhooks::{Delivery, Receiver};
 
 /// How long a case waits, from the profile or the README's defaults.
 #[derive(Debug, Clone, Copy)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     /// For a first delivery after the request that causes it.
     pub delivery: Duration,
     /// For an automatic retry after a failed answer.
@@ -35,7 +35,7 @@ impl Default for Bounds {
 }
 
 /// Where a case's deliveries are and how far earlier steps have read them.
-pub struct Slot<'a> {
+pub(crate) struct Slot<'a> {
     pub receiver: &'a Receiver,
     pub run: &'a str,
     pub case: &'a str,
@@ -458,7 +458,7 @@ fn save_values(first: &Delivery, exp: &DeliveriesExpect, vars: &mut Vars) -> Vec
 }
 
 /// The first string starting with `whsec_` anywhere in `value` (READINGS 6.2).
-pub fn find_secret(value: &Value) -> Option<String> {
+pub(crate) fn find_secret(value: &Value) -> Option<String> {
     match value {
         Value::String(s) if s.starts_with("whsec_") => Some(s.clone()),
         Value::Object(o) => o.values().find_map(find_secret),

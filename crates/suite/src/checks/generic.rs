@@ -11,7 +11,7 @@ use conformance_contract::{Api, Contract, ErrorBody, Route};
 
 /// How the request deviated on purpose, which widens what an answer may be (READINGS 8.1).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Deviation {
+pub(crate) struct Deviation {
     /// `Service-Api-Version` was left out or not `2026-03-30`.
     pub version: bool,
 }
@@ -124,7 +124,7 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
 /// its kind of answer (a success with a body, a list, an error of its generation) keeps. An
 /// answer of a passed trial kept each of them, so the reports credit them (a clause no case
 /// cites is still verified on every answer).
-pub fn held_to(contract: &Contract, ex: &Exchange) -> Vec<String> {
+pub(crate) fn held_to(contract: &Contract, ex: &Exchange) -> Vec<String> {
     let Ok(resp) = &ex.outcome else {
         return Vec::new();
     };
@@ -178,7 +178,7 @@ pub fn held_to(contract: &Contract, ex: &Exchange) -> Vec<String> {
 
 /// For a 3xx answer: where the target sent the suite, which never follows (a redirect is the
 /// answer; the URL it names is another target to certify). `base` resolves a relative Location.
-pub fn redirect_note(resp: &Response, base: Option<&str>) -> Option<String> {
+pub(crate) fn redirect_note(resp: &Response, base: Option<&str>) -> Option<String> {
     if !(300..400).contains(&resp.status) {
         return None;
     }

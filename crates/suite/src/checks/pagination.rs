@@ -21,7 +21,7 @@ const MAX_RESULTS: &str = "Pagination and collection conventions > maxResults";
 
 /// The most items a page may hold: `maxResults` of the query, else the route's stated default,
 /// else the stated maximum (READINGS 4.4).
-pub fn page_limit(route: Option<&Route>, query: &[(String, String)]) -> Option<u64> {
+pub(crate) fn page_limit(route: Option<&Route>, query: &[(String, String)]) -> Option<u64> {
     if let Some((_, v)) = query.iter().find(|(k, _)| k == "maxResults") {
         return v.parse().ok();
     }
@@ -35,7 +35,7 @@ pub fn page_limit(route: Option<&Route>, query: &[(String, String)]) -> Option<u
 /// What a walk saw. Pages after the first are kept as recorded (without their bodies), and of
 /// each item only what the walk compares (its id and its sort key), so a walk's memory does not
 /// grow with the size of the pages.
-pub struct Walk {
+pub(crate) struct Walk {
     pub items: Vec<Value>,
     pub exchanges: Vec<Arc<Exchange>>,
     /// Findings with the exchange (page) they concern.

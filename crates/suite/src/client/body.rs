@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::{NotJson, TransportError};
 
 /// A body at least this large holds the run's large-answer gate while its trial runs.
-pub const LARGE_BODY: usize = 1 << 20;
+pub(crate) const LARGE_BODY: usize = 1 << 20;
 /// Trials that may hold large answers (parsed, they take ten times their size) at once.
-pub const LARGE_BODY_TRIALS: usize = 1;
+pub(crate) const LARGE_BODY_TRIALS: usize = 1;
 
 static LARGE_GATE: std::sync::LazyLock<Arc<tokio::sync::Semaphore>> =
     std::sync::LazyLock::new(|| Arc::new(tokio::sync::Semaphore::new(LARGE_BODY_TRIALS)));
@@ -25,7 +25,7 @@ tokio::task_local! {
 /// permit at its first answer over [`LARGE_BODY`] and keeps it to its end, so at most
 /// [`LARGE_BODY_TRIALS`] trials hold large answers at once (each waits holding none: no
 /// deadlock), and memory stays bounded whatever the target answers.
-pub async fn with_large_body_slot<F: std::future::Future>(f: F) -> F::Output {
+pub(crate) async fn with_large_body_slot<F: std::future::Future>(f: F) -> F::Output {
     LARGE_PERMIT.scope(std::cell::RefCell::new(None), f).await
 }
 
@@ -158,7 +158,7 @@ pub(super) async fn read_bounded(
 
 /// Parses a body as JSON; when it is not, names a content encoding the suite did not ask for
 /// (it sends no `Accept-Encoding` and decodes nothing) or a byte-order mark before the reason.
-pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, NotJson> {
+pub(crate) fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, NotJson> {
     let e = match parse_json(body) {
         Ok(v) => return Ok(v),
         Err(e) => e,
@@ -183,7 +183,7 @@ pub fn parse_body(body: &[u8], content_encoding: Option<&str>) -> Result<Value, 
 /// Parses a body as JSON, or says where and why it is not JSON: line, column and byte offset.
 /// serde_json stops at 128 levels of nesting, so a hostile deeply nested body is an error, not
 /// a stack overflow.
-pub fn parse_json(body: &[u8]) -> Result<Value, NotJson> {
+pub(crate) fn parse_json(body: &[u8]) -> Result<Value, NotJson> {
     // RFC 8259 8.1: a JSON text has no byte-order mark; implementations may ignore one, the
     // suite names it instead of failing at "byte 0".
     for (bom, name, hex) in [

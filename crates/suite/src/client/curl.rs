@@ -6,7 +6,7 @@
 use super::{API_KEY_PLACEHOLDER, Exchange, Redactor};
 
 /// The environment variable a reproduction reads the run's API key from.
-pub const API_KEY_VARIABLE: &str = "WORKSPACE_API_KEY";
+pub(crate) const API_KEY_VARIABLE: &str = "WORKSPACE_API_KEY";
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))

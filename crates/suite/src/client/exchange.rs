@@ -80,7 +80,7 @@ impl TransportError {
     /// closed or reset with no answer read. (hyper reports a close in the middle of the head as
     /// it reports one before the first byte, so a head cut short counts here too; a body cut
     /// short never does.)
-    pub fn before_answer(&self) -> bool {
+    pub(crate) fn before_answer(&self) -> bool {
         matches!(
             self,
             TransportError::ClosedBeforeAnswer(_) | TransportError::Reset { received: None }
@@ -152,7 +152,7 @@ pub struct Response {
 }
 
 /// Characters of a body kept for the reports.
-pub const EXCERPT_CHARS: usize = 2000;
+pub(crate) const EXCERPT_CHARS: usize = 2000;
 
 impl Response {
     /// The first value of a header (names compare case-insensitively).
@@ -188,7 +188,7 @@ impl Exchange {
     /// The answer's body as text, cut to `limit` characters (at most [`EXCERPT_CHARS`]: the
     /// excerpt kept on receipt, redacted before it was cut and once more now, for secrets seen
     /// since).
-    pub fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {
+    pub(crate) fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {
         let Ok(r) = &self.outcome else {
             return String::new();
         };

@@ -9,8 +9,9 @@ mod exchange;
 mod rate;
 mod transport;
 
-pub use crate::redact::{API_KEY_PLACEHOLDER, Redactor, SECRET_PLACEHOLDER};
-pub use body::{LARGE_BODY, LARGE_BODY_TRIALS, parse_body, parse_json, with_large_body_slot};
-pub use exchange::{Auth, EXCERPT_CHARS, Exchange, NotJson, Outgoing, Response, TransportError};
-pub use rate::RateLimiter;
+pub(crate) use crate::redact::API_KEY_PLACEHOLDER;
+pub use crate::redact::Redactor;
+pub(crate) use body::with_large_body_slot;
+pub use exchange::{Auth, Outgoing, Response, TransportError};
+pub(crate) use exchange::{EXCERPT_CHARS, Exchange, NotJson};
 pub use transport::{Client, ClientConfig};

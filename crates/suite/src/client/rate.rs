@@ -7,7 +7,7 @@ use super::Exchange;
 /// One limiter shared by every request of the run: requests leave at most `rate` a second,
 /// each at its own slot (retries of a 429 take a slot too).
 #[derive(Debug)]
-pub struct RateLimiter {
+pub(crate) struct RateLimiter {
     interval: Duration,
     next: tokio::sync::Mutex<Option<tokio::time::Instant>>,
 }
@@ -21,7 +21,7 @@ impl RateLimiter {
     }
 
     /// Waits for the next free slot.
-    pub async fn acquire(&self) {
+    pub(crate) async fn acquire(&self) {
         let at = {
             let mut next = self.next.lock().await;
             let now = tokio::time::Instant::now();

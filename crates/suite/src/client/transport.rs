@@ -32,7 +32,7 @@ const SEGMENT: &AsciiSet = &CONTROLS
 /// Requests in flight to the target at once, whatever the number of trials (`--test-threads`)
 /// and of requests a step sends together: enough to keep a target across a network busy, few
 /// enough not to flood it.
-pub const MAX_IN_FLIGHT: usize = 32;
+pub(crate) const MAX_IN_FLIGHT: usize = 32;
 
 /// Settings of the client.
 #[derive(Debug, Clone)]

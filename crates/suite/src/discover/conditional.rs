@@ -15,7 +15,7 @@ use super::session::Discoverer;
 impl Discoverer<'_> {
     /// `task_conversation_id`, `inactive_conversation_id`, `sandbox_conversation_participant`,
     /// from the conversations of `pn` (`None`: they could not be read).
-    pub async fn conditional(&mut self, pn: &str, conversations: Option<&[Value]>) {
+    pub(crate) async fn conditional(&mut self, pn: &str, conversations: Option<&[Value]>) {
         if self.wants(Fixture::TaskConversationId) {
             self.task_conversation(pn, conversations);
         }

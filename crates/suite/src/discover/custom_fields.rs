@@ -107,7 +107,7 @@ fn most(m: &BTreeMap<String, usize>) -> Option<(String, usize)> {
 impl Discoverer<'_> {
     /// `custom_field_key`, `custom_field_value`, `custom_field_multi_key`: keys contacts hold
     /// values under, and a value shown under the first.
-    pub async fn custom_fields(&mut self) {
+    pub(crate) async fn custom_fields(&mut self) {
         let wanted = [
             Fixture::CustomFieldKey,
             Fixture::CustomFieldValue,

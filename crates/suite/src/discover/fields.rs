@@ -3,12 +3,12 @@
 use serde_json::Value;
 
 /// The string at a JSON Pointer, if there is one.
-pub fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
+pub(crate) fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
 /// Whether `s` is an E.164 number as the contract writes one.
-pub fn is_e164(s: &str) -> bool {
+pub(crate) fn is_e164(s: &str) -> bool {
     conformance_contract::E164::embedded().matches(s)
 }
 

@@ -8,7 +8,7 @@ use conformance_contract::profile::{KNOWN_FIXTURES, PROFILE_SCHEMA};
 /// A fixture of the profile that discovery finds, or (the last four) one only a person can give,
 /// which discovery reads to find another or names a guess for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fixture {
+pub(crate) enum Fixture {
     UserId,
     PhoneNumberId,
     PhoneNumber,
@@ -43,7 +43,7 @@ pub enum Fixture {
 
 impl Fixture {
     /// Every fixture, in the order of the declaration (checked below).
-    pub const ALL: [Fixture; 30] = [
+    pub(crate) const ALL: [Fixture; 30] = [
         Fixture::UserId,
         Fixture::PhoneNumberId,
         Fixture::PhoneNumber,
@@ -194,7 +194,7 @@ pub const DISCOVERABLE: &[&str] = &{
 
 /// `x-discovered` of a fixture in the schema: `true`, or the reason no request can show it, or
 /// (for a conditional one) what it needs.
-pub fn x_discovered(name: &str) -> Option<Value> {
+pub(crate) fn x_discovered(name: &str) -> Option<Value> {
     static SCHEMA: std::sync::LazyLock<Value> =
         std::sync::LazyLock::new(|| serde_json::from_str(PROFILE_SCHEMA).unwrap_or(Value::Null));
     SCHEMA
@@ -205,7 +205,7 @@ pub fn x_discovered(name: &str) -> Option<Value> {
 }
 
 /// What a fixture must hold, as the profile describes it.
-pub fn meaning(name: &str) -> &'static str {
+pub(crate) fn meaning(name: &str) -> &'static str {
     KNOWN_FIXTURES
         .iter()
         .find(|(n, _)| *n == name)

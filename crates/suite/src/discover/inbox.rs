@@ -12,7 +12,7 @@ use super::request::{Request, RequestError};
 use super::session::Discoverer;
 
 /// The conversations and messages of `phone_number_id`, and who it talks with.
-pub struct Inbox {
+pub(crate) struct Inbox {
     pub pn: String,
     /// `GET /v1/conversations?phoneNumbers=` of the number, or why it could not be read.
     pub conversations: Result<Vec<Value>, RequestError>,
@@ -27,7 +27,7 @@ pub struct Inbox {
 }
 
 /// `GET /v1/messages` of exactly a set of participants on a number (one page of 100).
-pub struct ExactSet {
+pub(crate) struct ExactSet {
     pub at: Request,
     pub items: Vec<Value>,
     /// The conversations the messages are in.
@@ -36,7 +36,7 @@ pub struct ExactSet {
 
 impl Inbox {
     /// The participants a conversation of the list shows, if it shows them.
-    pub fn participants_of(&self, id: &str) -> Option<Vec<String>> {
+    pub(crate) fn participants_of(&self, id: &str) -> Option<Vec<String>> {
         self.conversations.as_ref().ok()?.iter().find_map(|c| {
             (str_at(c, "/id") == Some(id)).then(|| {
                 c.get("participants").and_then(Value::as_array).map(|a| {
@@ -101,7 +101,7 @@ impl Inbox {
 impl Discoverer<'_> {
     /// Reads the conversations and messages of `pn`; when the messages cannot be read, the
     /// fixtures found from them are not found with that reason.
-    pub async fn inbox(&mut self, pn: &str, numbers: &Numbers) -> Inbox {
+    pub(crate) async fn inbox(&mut self, pn: &str, numbers: &Numbers) -> Inbox {
         let mut ours: BTreeSet<String> = numbers.iter().map(|(_, n)| n.clone()).collect();
         if let Some(n) = self.have_str(Fixture::PhoneNumber) {
             ours.insert(n);
@@ -161,7 +161,7 @@ impl Discoverer<'_> {
 
     /// `GET /v1/messages` of exactly the set `participants` on `pn` (one page of 100): how it
     /// was asked, the messages, and the conversations they are in.
-    pub async fn messages_of(
+    pub(crate) async fn messages_of(
         &mut self,
         pn: &str,
         participants: &[String],

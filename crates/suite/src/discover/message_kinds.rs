@@ -14,7 +14,7 @@ use super::session::Discoverer;
 
 impl Discoverer<'_> {
     /// Direction, media, undelivered and failed messages of the number, in that order.
-    pub async fn message_kinds(&mut self, inbox: &Inbox) {
+    pub(crate) async fn message_kinds(&mut self, inbox: &Inbox) {
         if self.wants(Fixture::MessageDirection) {
             self.direction(inbox).await;
         }

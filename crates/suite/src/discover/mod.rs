@@ -34,10 +34,11 @@ mod session;
 mod table;
 mod webhooks;
 
-pub use fixture::{DISCOVERABLE, Fixture, x_discovered};
+pub use fixture::DISCOVERABLE;
+pub(crate) use fixture::Fixture;
 pub use outcome::{Discovery, Entry, Outcome};
-pub use reason::{Reason, Tried};
-pub use request::{ErrorKind, Request, RequestError};
+pub(crate) use reason::Reason;
+pub use request::{ErrorKind, Request};
 pub use session::Limits;
 
 use crate::client::Client;

@@ -10,11 +10,11 @@ use super::request::{Request, RequestError};
 use super::session::Discoverer;
 
 /// (id, E.164) of each number of the workspace.
-pub type Numbers = Vec<(String, String)>;
+pub(crate) type Numbers = Vec<(String, String)>;
 
 impl Discoverer<'_> {
     /// `GET /phone-numbers`: (id, E.164) of each number; picks `phone_number_id`.
-    pub async fn phone_numbers(&mut self) -> Result<Numbers, RequestError> {
+    pub(crate) async fn phone_numbers(&mut self) -> Result<Numbers, RequestError> {
         // READINGS 4.4: no range is stated for this list, so the narrowest stated for any (1-50).
         let items = self
             .walk(&Request::new("/phone-numbers", &[("maxResults", "50")]), 3)
@@ -68,7 +68,7 @@ impl Discoverer<'_> {
     }
 
     /// `phone_number`, `other_phone_number_id`, `user_id`, `available_number_country`.
-    pub async fn number_details(&mut self, pn: &str, numbers: &Numbers) {
+    pub(crate) async fn number_details(&mut self, pn: &str, numbers: &Numbers) {
         if self.wants(Fixture::PhoneNumber) {
             self.phone_number(pn).await;
         }

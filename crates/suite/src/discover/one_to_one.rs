@@ -43,7 +43,7 @@ impl Discoverer<'_> {
     /// `message_participant`, `conversation_id`, `message_time_split`: the busiest counterpart
     /// whose messages are all in one conversation, with messages at two instants when the split
     /// is wanted.
-    pub async fn one_to_one(&mut self, inbox: &Inbox) {
+    pub(crate) async fn one_to_one(&mut self, inbox: &Inbox) {
         let order = self.counterparts(inbox);
         if !self.wants(Fixture::MessageParticipant)
             && !self.wants(Fixture::ConversationId)

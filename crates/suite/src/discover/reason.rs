@@ -186,7 +186,7 @@ pub enum Reason {
 
 /// The reasons of the candidates tried for one fixture, in the order they were tried.
 #[derive(Debug, Clone, Default)]
-pub struct Tried(pub Vec<Reason>);
+pub(crate) struct Tried(pub Vec<Reason>);
 
 impl Tried {
     pub fn push(&mut self, why: impl Into<Reason>) {

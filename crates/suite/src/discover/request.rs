@@ -63,7 +63,7 @@ pub enum ErrorKind {
 
 /// Why one request of discovery gave no usable answer: where, and what.
 #[derive(Debug, Clone)]
-pub struct RequestError {
+pub(crate) struct RequestError {
     pub at: Request,
     pub kind: ErrorKind,
 }

@@ -32,7 +32,7 @@ impl Default for Limits {
 }
 
 /// A discovery under way: the requests it sent and the fixtures it settled.
-pub struct Discoverer<'a> {
+pub(crate) struct Discoverer<'a> {
     client: &'a Client,
     limits: Limits,
     started: Instant,
@@ -118,7 +118,7 @@ impl<'a> Discoverer<'a> {
         }
     }
 
-    pub fn have_str(&self, f: Fixture) -> Option<String> {
+    pub(crate) fn have_str(&self, f: Fixture) -> Option<String> {
         self.have(f).and_then(|v| v.as_str().map(str::to_string))
     }
 

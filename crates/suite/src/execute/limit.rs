@@ -21,7 +21,7 @@ use crate::results::Finding;
 
 /// Requests of one `repeat` or `for_each` step in flight at once: a limit of 50 fills in a few
 /// round trips, and a target gets no more than this from one step besides the other trials.
-pub const STEP_FAN_OUT: usize = 16;
+pub(crate) const STEP_FAN_OUT: usize = 16;
 
 /// One request of a step as sent, with its answer.
 struct Sent {

@@ -175,7 +175,7 @@ impl Executor {
     }
 
     /// Fixtures the case needs that the profile lacks, with what each must hold.
-    pub fn missing_fixtures(&self, case: &Case) -> Vec<String> {
+    pub(crate) fn missing_fixtures(&self, case: &Case) -> Vec<String> {
         case.fixtures
             .iter()
             .filter(|f| !self.profile.fixtures.contains_key(*f))

@@ -19,10 +19,10 @@ use crate::results::{CaseResult, Verdict};
 use conformance_contract::Contract;
 
 /// The waivers as shipped: why a clause has no fault, or (`uncited`) why no check cites it.
-pub const WAIVERS_YAML: &str = include_str!("../../../../schemas/clause-waivers.yaml");
+pub(crate) const WAIVERS_YAML: &str = include_str!("../../../../schemas/clause-waivers.yaml");
 
 /// The waiver kind of a clause no check of the suite can cite.
-pub const UNCITED: &str = "uncited";
+pub(crate) const UNCITED: &str = "uncited";
 
 /// Trials a clause row names in its reason; the row's list has them all.
 const NAMED: usize = 3;

@@ -14,7 +14,7 @@ use crate::results::severity::{CheckKind, Severity};
 use conformance_contract::Contract;
 
 /// Trials and operations a defect names in the terminal; the reports name them all.
-pub const NAMED: usize = 3;
+pub(crate) const NAMED: usize = 3;
 
 /// One defect of the target: the findings of one clause, check and shape of difference.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -11,8 +11,8 @@ mod junit;
 pub mod merge;
 mod terminal;
 
-pub use coverage::ClauseRow;
-pub use defects::Defect;
+pub(crate) use coverage::ClauseRow;
+pub(crate) use defects::Defect;
 pub use terminal::defect_lines;
 
 use std::collections::BTreeMap;

@@ -40,7 +40,7 @@ impl Finding {
         self
     }
 
-    pub fn with_clauses(mut self, clauses: &[String]) -> Finding {
+    pub(crate) fn with_clauses(mut self, clauses: &[String]) -> Finding {
         self.clauses = clauses.to_vec();
         self
     }
@@ -68,7 +68,7 @@ impl Finding {
 
 /// Characters of an expected or actual text a finding keeps: whatever a check puts there (a
 /// value of the target, a schema message quoting it) is redacted, then cut to this.
-pub const FINDING_CHARS: usize = 1000;
+pub(crate) const FINDING_CHARS: usize = 1000;
 
 fn shown(text: String) -> String {
     if text.len() <= 64 && !text.contains(['\\', '%', '&']) {

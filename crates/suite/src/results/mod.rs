@@ -13,8 +13,9 @@ use std::time::Duration;
 use crate::client::Exchange;
 
 pub use cleanup::Summary;
-pub use finding::{FINDING_CHARS, Failure, Finding};
-pub use severity::Severity;
+pub(crate) use finding::Failure;
+pub use finding::Finding;
+pub(crate) use severity::Severity;
 
 /// The outcome of one case.
 #[derive(Debug, Clone)]

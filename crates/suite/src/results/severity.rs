@@ -22,7 +22,7 @@ pub enum Severity {
 
 impl Severity {
     /// Every severity, worst first.
-    pub const ALL: [Severity; 4] = [
+    pub(crate) const ALL: [Severity; 4] = [
         Severity::Access,
         Severity::Data,
         Severity::Codes,
@@ -44,22 +44,6 @@ impl Severity {
         self as u8 + 1
     }
 
-    /// What the severity covers, as the README's table says it.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            Severity::Access => {
-                "access and secrets: a request served without a key or with a wrong key, another user's resource served, a delivery whose signature does not hold"
-            }
-            Severity::Data => {
-                "lost or wrong data and state: an effect not applied, a value not kept, a filter or a page that drops or duplicates items"
-            }
-            Severity::Codes => "status codes and error codes",
-            Severity::Shape => {
-                "shape and format: envelope, content type, id pattern, timestamps, error body"
-            }
-        }
-    }
-
     /// The severity of a finding: the worst its clauses give its check. `served` says whether
     /// the answer it judged was a success (2xx), which turns a wrong status on an
     /// authentication rule into a request served that should have been refused.
@@ -74,7 +58,7 @@ impl Severity {
     }
 
     /// The table: a clause and the kind of the check that cites it.
-    pub fn of_clause(clause: &str, kind: CheckKind, served: bool) -> Severity {
+    pub(crate) fn of_clause(clause: &str, kind: CheckKind, served: bool) -> Severity {
         // A delivery whose signature does not hold: the secret's whole point (Authentication 4).
         // A case that cites the rule among others does not make its other checks access.
         if kind == CheckKind::Signature {
@@ -237,14 +221,14 @@ impl CheckKind {
 
 /// The failures of a trial, the most severe first; findings of one severity keep their order
 /// (the order of the steps).
-pub fn worst_first(failures: &[Failure]) -> Vec<&Failure> {
+pub(crate) fn worst_first(failures: &[Failure]) -> Vec<&Failure> {
     let mut out: Vec<&Failure> = failures.iter().collect();
     out.sort_by_key(|f| of_failure(f));
     out
 }
 
 /// The severity of a failure: its finding's, with whether its answer was a success.
-pub fn of_failure(f: &Failure) -> Severity {
+pub(crate) fn of_failure(f: &Failure) -> Severity {
     let served = f
         .exchange
         .as_ref()

@@ -5,4 +5,5 @@
 pub mod receiver;
 pub mod verify;
 
-pub use receiver::{Answer, BODY_CAP, Delivery, KEPT_BYTES_PER_TRIAL, Lease, Receiver};
+pub(crate) use receiver::{Answer, Delivery};
+pub use receiver::{BODY_CAP, KEPT_BYTES_PER_TRIAL, Receiver};

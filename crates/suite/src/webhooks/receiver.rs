@@ -166,7 +166,7 @@ impl Receiver {
     }
 
     /// The URL a case gives the target: `<base>/hooks/<run>/<case name>`.
-    pub fn url_for(&self, run: &str, case: &str) -> String {
+    pub(crate) fn url_for(&self, run: &str, case: &str) -> String {
         format!("{}/hooks/{run}/{case}", self.public_base)
     }
 

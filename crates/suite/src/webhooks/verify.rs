@@ -6,7 +6,8 @@ use standardwebhooks::{Webhook, WebhookError};
 use super::Delivery;
 
 /// The headers the scheme requires (Authentication 4).
-pub const REQUIRED_HEADERS: [&str; 3] = ["webhook-id", "webhook-timestamp", "webhook-signature"];
+pub(crate) const REQUIRED_HEADERS: [&str; 3] =
+    ["webhook-id", "webhook-timestamp", "webhook-signature"];
 
 /// Why a delivery does not verify with a secret.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -24,7 +24,8 @@ use conformance_contract::Api;
 use conformance_contract::Contract;
 use conformance_contract::profile::KNOWN_FIXTURES;
 use conformance_contract::yaml::{self, path_to_pointer};
-pub use error::{LoadError, LoadErrorKind, Position};
+pub use error::LoadErrorKind;
+pub(crate) use error::{LoadError, Position};
 
 const CASE_FILE_SCHEMA: &str = include_str!("../../../../../schemas/case-file.schema.json");
 
@@ -40,7 +41,7 @@ static READING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+$").expect("valid regex"));
 
 /// Loads the case files embedded at build time.
-pub fn load_embedded(contract: &Contract) -> Result<Vec<Case>, LoadError> {
+pub(crate) fn load_embedded(contract: &Contract) -> Result<Vec<Case>, LoadError> {
     let files: Vec<(String, String)> = super::CASE_FILES
         .iter()
         .map(|(name, text)| (name.to_string(), text.to_string()))
@@ -49,7 +50,7 @@ pub fn load_embedded(contract: &Contract) -> Result<Vec<Case>, LoadError> {
 }
 
 /// Loads every `*.yaml` file under `dir`.
-pub fn load_dir(dir: &Path, contract: &Contract) -> Result<Vec<Case>, LoadError> {
+pub(crate) fn load_dir(dir: &Path, contract: &Contract) -> Result<Vec<Case>, LoadError> {
     let mut paths = Vec::new();
     collect(dir, &mut paths).map_err(|e| {
         LoadError::at(
@@ -841,7 +842,7 @@ fn control_step(
 
 /// Whether `status` expects a refusal of the request as invalid (READINGS 6.9): every status it
 /// allows is 400, 413, 415 or 422, or it is the class 4xx.
-pub fn must_reject(status: &StatusExpect) -> bool {
+pub(crate) fn must_reject(status: &StatusExpect) -> bool {
     match status {
         StatusExpect::Code(c) => matches!(c, 400 | 413 | 415 | 422),
         StatusExpect::Class(c) => c == "4xx",

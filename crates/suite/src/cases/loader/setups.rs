@@ -15,7 +15,7 @@ use conformance_contract::yaml::{self, path_to_pointer};
 use conformance_contract::{Api, Contract};
 
 /// Where the setups are, as errors name it.
-pub const SETUPS_FILE: &str = "src/cases/setups.yaml";
+pub(crate) const SETUPS_FILE: &str = "src/cases/setups.yaml";
 const SETUPS_YAML: &str = include_str!("../setups.yaml");
 
 /// One setup as written.
@@ -40,7 +40,7 @@ enum Per {
 }
 
 /// Every setup by name.
-pub type Setups = BTreeMap<String, Arc<Setup>>;
+pub(crate) type Setups = BTreeMap<String, Arc<Setup>>;
 
 /// The setups built into the suite (a broken file is a broken build: every load reports it).
 pub fn embedded(contract: &Contract) -> Result<Setups, LoadError> {

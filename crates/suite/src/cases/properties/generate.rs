@@ -28,7 +28,7 @@ const WHITESPACE: &[char] = &[
 
 /// What generation needs to know besides the constraint.
 #[derive(Debug, Clone)]
-pub struct Context {
+pub(crate) struct Context {
     /// The example's value at the probed place (a valid value).
     pub example: Value,
     /// The value keeps a format (a URL): shorter values than the example are not generated.
@@ -44,7 +44,7 @@ pub struct Context {
 
 /// Deterministic boundary inputs.
 #[derive(Debug, Clone, Default)]
-pub struct Boundaries {
+pub(crate) struct Boundaries {
     pub valid: Vec<Value>,
     pub invalid: Vec<Value>,
 }
@@ -76,7 +76,7 @@ fn allowed(ctx: &Context, s: &str) -> bool {
 }
 
 /// Realistic E.164 numbers (fictional ranges), distinct for distinct `i`.
-pub fn e164(i: usize) -> String {
+pub(crate) fn e164(i: usize) -> String {
     match i % 3 {
         0 => format!("+1415555{:04}", 100 + i),
         1 => format!("+4477009{:05}", 100 + i),
@@ -134,7 +134,7 @@ fn push_unique(list: &mut Vec<Value>, v: Value) {
 }
 
 /// The boundary inputs of a constraint.
-pub fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
+pub(crate) fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
     let mut b = Boundaries::default();
     match c {
         Constraint::Integer { min, max } => {
@@ -267,7 +267,11 @@ fn text_strategy(
 
 /// A strategy for random valid (`valid`) or invalid inputs, where the constraint has a range to
 /// draw from.
-pub fn strategy(c: &Constraint, valid: bool, ctx: &Context) -> Option<SBoxedStrategy<Value>> {
+pub(crate) fn strategy(
+    c: &Constraint,
+    valid: bool,
+    ctx: &Context,
+) -> Option<SBoxedStrategy<Value>> {
     match c {
         Constraint::Integer { min, max } => {
             let (lo, hi) = (min.unwrap_or(-1000), max.unwrap_or(lo_plus(*min)));

@@ -16,8 +16,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-pub use crate::cases::constraint::{self, Constraint};
-pub use crate::cases::model::{Cleanup, Example, Limit, Property, Target};
+pub(crate) use crate::cases::constraint::Constraint;
+pub use crate::cases::constraint::{self};
+pub(crate) use crate::cases::model::Cleanup;
+pub use crate::cases::model::{Example, Limit, Property, Target};
 use crate::cases::template::BUILTINS;
 use crate::cases::template::{names_in_str, names_in_value};
 use crate::cases::{Case, Expect, Request, Step};
