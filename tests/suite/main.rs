@@ -17,7 +17,6 @@ mod merge;
 mod openapi;
 mod properties;
 mod reports;
-mod requests;
 mod secrets;
 mod self_test;
 mod snapshots;

@@ -1,10 +1,10 @@
 //! What the suite sends (READINGS 6): every request of every case, generated cell and property
 //! example is audited against the rules, not one trial at a time.
 
-use conformance_suite::cases::audit;
-use conformance_suite::cases::properties::Property;
-use conformance_suite::cases::{Case, Request};
-use conformance_suite::catalog;
+use crate::cases::audit;
+use crate::cases::properties::Property;
+use crate::cases::{Case, Request};
+use crate::catalog;
 use serde_json::Value;
 
 /// Every request a case can send, with where it comes from.
@@ -137,7 +137,7 @@ fn must_reject_kinds() -> (
     Vec<String>,
     usize,
 ) {
-    use conformance_suite::cases::reasons::must_reject_steps;
+    use crate::cases::reasons::must_reject_steps;
     let (contract, cases) = catalog::load(None).expect("catalog");
     let mut kinds = std::collections::BTreeMap::new();
     let mut without = Vec::new();
@@ -244,7 +244,7 @@ fn every_list_request_names_max_results_where_no_default_is_stated() {
 /// The accepted state-changing steps of the catalog by how their case shows the effect, and the
 /// steps that show none.
 fn effect_kinds() -> (std::collections::BTreeMap<&'static str, usize>, Vec<String>) {
-    use conformance_suite::cases::effects::state_changes;
+    use crate::cases::effects::state_changes;
     let (_, cases) = catalog::load(None).expect("catalog");
     let mut kinds = std::collections::BTreeMap::new();
     let mut without = Vec::new();
@@ -309,13 +309,13 @@ fn rows_the_readme_lacks(
     extra: &[String],
 ) -> Vec<String> {
     let readme = concat!(
-        include_str!("../../README.md"),
-        include_str!("../../docs/running.md"),
-        include_str!("../../docs/reports.md"),
-        include_str!("../../docs/profile.md"),
-        include_str!("../../docs/reference.md"),
-        include_str!("../../docs/writing-cases.md"),
-        include_str!("../../docs/self-proof.md")
+        include_str!("../../../../README.md"),
+        include_str!("../../../../docs/running.md"),
+        include_str!("../../../../docs/reports.md"),
+        include_str!("../../../../docs/profile.md"),
+        include_str!("../../../../docs/reference.md"),
+        include_str!("../../../../docs/writing-cases.md"),
+        include_str!("../../../../docs/self-proof.md")
     );
     kinds
         .iter()
