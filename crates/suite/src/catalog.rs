@@ -107,3 +107,7 @@ pub fn select(cases: Vec<Arc<Case>>, args: &Selection) -> Vec<Arc<Case>> {
     }
     chosen
 }
+
+// The catalog audited as a whole: what the suite sends (READINGS 6).
+#[cfg(test)]
+mod requests_tests;

@@ -10,7 +10,7 @@
 //!   both generations), else inside the narrowest range stated for any list.
 //! - READINGS 6.3: the fields an operation's purpose implies.
 //!
-//! Each audit gives the places that break its rule; `crates/suite/src/cases/requests_tests.rs` runs them over the
+//! Each audit gives the places that break its rule; `crates/suite/src/catalog/requests_tests.rs` runs them over the
 //! whole catalog and fails on any.
 
 use std::sync::LazyLock;

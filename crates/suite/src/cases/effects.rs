@@ -1,6 +1,6 @@
 //! READINGS 2.3 and principle 10 (docs/architecture.md): a 2xx is not proof that a change happened. This sorts every
 //! state-changing step that must be accepted by how its case shows the effect; `cargo test`
-//! fails on a step that shows none (`crates/suite/src/cases/requests_tests.rs`).
+//! fails on a step that shows none (`crates/suite/src/catalog/requests_tests.rs`).
 
 use std::collections::BTreeSet;
 

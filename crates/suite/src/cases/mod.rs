@@ -2,23 +2,19 @@
 //! generated cells and the boundary properties.
 
 #[cfg(test)]
-mod audit;
+pub(crate) mod audit;
 pub mod constraint;
 #[cfg(test)]
-mod effects;
+pub(crate) mod effects;
 pub mod generated;
 mod loader;
 pub mod matcher;
 mod model;
 pub mod properties;
 #[cfg(test)]
-mod reasons;
+pub(crate) mod reasons;
 mod state;
 pub mod template;
-
-// The catalog audited as a whole: what the suite sends (READINGS 6).
-#[cfg(test)]
-mod requests_tests;
 
 pub(crate) use loader::{LoadError, load_dir, load_embedded};
 pub use loader::{LoadErrorKind, load_sources};
