@@ -18,6 +18,9 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
+    /// Written without the suite's checks or cases (written `blind` in the catalog): a measure
+    /// of the suite on defects nobody wrote a check for.
+    pub blind: bool,
 }
 
 /// `boundary` before a fault's name marks a boundary fault; nothing marks the others.
@@ -26,6 +29,22 @@ macro_rules! boundary {
         false
     };
     (boundary) => {
+        true
+    };
+    (blind) => {
+        false
+    };
+}
+
+/// `blind` before a fault's name marks a fault of a blind set.
+macro_rules! blind {
+    () => {
+        false
+    };
+    (boundary) => {
+        false
+    };
+    (blind) => {
         true
     };
 }
@@ -44,6 +63,7 @@ macro_rules! catalog {
                 clause: $clause,
                 description: $description,
                 boundary: boundary!($($kind)?),
+                blind: blind!($($kind)?),
             },)*
         ];
     };
@@ -471,6 +491,68 @@ catalog! {
         "GET /v1/contacts ignores the sources filter";
     ConversationsInFilterIgnored => "conversations-in-filter-ignored", "Pagination and collection conventions > in operator",
         "GET /conversations ignores phoneNumberId[in]";
+
+    // Blind set 1: written from API.md, READINGS and the reference alone, without the suite's checks or cases.
+    RecordingStartTimeLocalOffset => blind "recording-start-time-local-offset", "Conventions > timestamps",
+        "recording segments show startTime in the workspace's local time (offset -08:00) instead of UTC";
+    ContactEmoji500 => blind "contact-emoji-500", "Errors > no server errors",
+        "POST /v1/contacts answers 500 when a default field holds a character outside the Basic Multilingual Plane (an emoji), as a 3-byte-UTF-8 column would";
+    ExternalIdLengthInBytes => blind "external-id-length-in-bytes", "Resources > Contact > externalId",
+        "the externalId length limit counts UTF-8 bytes, not characters: 40 accented characters (80 bytes) are refused";
+    ContactsSourceFilterPrefix => blind "contacts-source-filter-prefix", "Pagination and collection conventions > filters",
+        "GET /contacts matches the exact `source=` filter as a prefix (LIKE 'value%'): source=hub lists the hubspot contacts";
+    TaskLimitRefusalStillCreates => blind "task-limit-refusal-still-creates", "Errors > Rules > 6",
+        "POST /v1/tasks at the open-task limit answers 402 but stores the task anyway: the workspace ends above its limit";
+    WebhookEventsMatchedByFamily => blind "webhook-events-matched-by-family", "Resources > Webhook > events",
+        "deliveries match a webhook's events by family (`message.*`): a webhook subscribed to message.received also gets message.delivered";
+    MessageTextNonAsciiMangled => blind "message-text-non-ascii-mangled", "v1 API: messages > POST /v1/messages",
+        "POST /v1/messages sends (and stores) the text with every non-ASCII character replaced by `?`, as an ASCII-only encoding step would";
+    UsersPageSkipsItem => blind "users-page-skips-item", "Pagination and collection conventions > pageToken",
+        "GET /users continues one item past where the previous page ended: the first user of every following page is never shown";
+    ConversationsPhoneNumbersFirstOnly => blind "conversations-phone-numbers-first-only", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+        "GET /v1/conversations with several phoneNumbers lists the conversations of the first one only";
+    MessagesInSetUnsplit => blind "messages-in-set-unsplit", "Pagination and collection conventions > in operator",
+        "GET /messages reads a `[in]` set as one exact value: status[in]=failed,undelivered matches nothing (one value still works)";
+    MessagesFiltersOr => blind "messages-filters-or", "Pagination and collection conventions > filters",
+        "GET /messages combines exact filters on different fields with OR instead of AND";
+    ConversationsV1SortedPerPage => blind "conversations-v1-sorted-per-page", "v1 API: conversations > GET /v1/conversations",
+        "GET /v1/conversations cuts each page in storage order and sorts only within the page: the list is not newest first across pages";
+    WebhookSignsWithFirstSecret => blind "webhook-signs-with-first-secret", "Authentication > 4",
+        "after rotate, deliveries are still signed with the webhook's first secret (the signer caches it), not the one rotate issued";
+    WebhookResourceFilterKeepsNulls => blind "webhook-resource-filter-keeps-nulls", "Events > delivery records",
+        "the resourceId filter of GET /webhooks/{id}/events also keeps deliveries whose resourceId is null (test deliveries)";
+    TaskDueDateTruncated => blind "task-due-date-truncated", "States and transitions > Task > due date",
+        "change-due-date stores only the date: the due date reads back at midnight UTC of that day";
+    GroupSendFanOut => blind "group-send-fan-out", "v1 API: messages > POST /v1/messages > to",
+        "POST /v1/messages with several recipients sends one 1:1 message per recipient instead of a single group message";
+    MessageFromPhoneNumberId => blind "message-from-phone-number-id", "Conventions > phone numbers",
+        "a message sent with `from` given as a phone number id shows that id (PN...) as its `from` instead of the E.164 number";
+    MarkDoneSendsMessage => blind "mark-done-sends-message", "States and transitions > Conversation > mark-as-done",
+        "mark-as-done sends an automatic closing message to the conversation's participants";
+    ConversationsV1HideDone => blind "conversations-v1-hide-done", "v1 API: conversations > GET /v1/conversations",
+        "GET /v1/conversations leaves out conversations marked done (it lists the inbox, not all conversations of the organization)";
+    UserPhoneNumbersOfCaller => blind "user-phone-numbers-of-caller", "Header-versioned API > GET /users/{userId}/phone-numbers",
+        "GET /users/{userId}/phone-numbers answers the numbers of the calling user, whatever userId the path names";
+    PhoneNumbersTokenAlwaysNull => blind "phone-numbers-token-always-null", "Header-versioned API > GET /phone-numbers",
+        "GET /phone-numbers answers nextPageToken null on every page: a client never gets past the first page";
+    ApiKeyPrefixCompared => blind "api-key-prefix-compared", "Authentication > 3",
+        "an API key is compared on its first 24 characters only: a key with a wrong tail is served as the key's user";
+    WebhookDeliveriesUseCreatedEvents => blind "webhook-deliveries-use-created-events", "Header-versioned API > webhook management",
+        "deliveries follow the events a webhook was created with: a PATCH or PUT of events changes the answer but not what is delivered";
+    TaskActivityLinkRefused => blind "task-activity-link-refused", "v1 API: tasks > POST /v1/tasks",
+        "POST /v1/tasks refuses (400) a task linked only to an activity: only a phone number or a conversation counts as a link";
+    TaskPutReopens => blind "task-put-reopens", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT /v1/tasks/{taskId} rebuilds the task from the body and so reopens a completed task";
+    VoicemailFiresCallAnswered => blind "voicemail-fires-call-answered", "Events > event table",
+        "an incoming call that ends in voicemail fires call.answered instead of call.missed";
+    CallsV1TimeOffsetIgnored => blind "calls-v1-time-offset-ignored", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls reads createdAfter, createdBefore and since as UTC wall time, dropping their offset (+02:00 read as Z)";
+    LegacyWebhookErrorCodeShort => blind "legacy-webhook-error-code-short", "Errors > v1 error body",
+        "errors of the legacy /v1/webhooks/{kind} endpoints carry the bare status as code (`400`) instead of seven digits";
+    SendDeprecatedPhoneNumberIdRefused => blind "send-deprecated-phone-number-id-refused", "Versioning > 5",
+        "POST /v1/messages refuses (400 from is required) a body naming its sender only by the deprecated phoneNumberId";
+    TaskUnassignRemovesLast => blind "task-unassign-removes-last", "States and transitions > Task > assign and unassign",
+        "unassign of an assigned user removes the most recently assigned user instead (a pop, not a removal by id)";
 }
 
 impl Fault {
