@@ -15,6 +15,8 @@ use super::paths::{API_VERSION, is_call_path};
 use super::variants::Variant;
 
 const VERSION_HEADER: &str = "service-api-version";
+/// How much of a key fault api-key-prefix-compared compares.
+const KEY_PREFIX_COMPARED: usize = 24;
 
 /// The authenticated user of a request, put in its extensions by [`require_key`].
 #[derive(Debug, Clone)]
@@ -32,7 +34,14 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         Some(value) => app
             .keys()
             .iter()
-            .find(|k| value.as_bytes() == k.key.as_bytes())
+            .find(|k| {
+                // Fault api-key-prefix-compared: only the first 24 characters are compared.
+                let prefix = |s: &[u8]| s.get(..KEY_PREFIX_COMPARED).map(<[u8]>::to_vec);
+                value.as_bytes() == k.key.as_bytes()
+                    || (faults.has(Fault::ApiKeyPrefixCompared)
+                        && prefix(value.as_bytes()).is_some()
+                        && prefix(value.as_bytes()) == prefix(k.key.as_bytes()))
+            })
             .or_else(|| {
                 let calls = is_call_path(req.uri().path());
                 (calls && faults.has(Fault::CallsWrongKeyAccepted))

@@ -30,9 +30,23 @@ pub(crate) struct Job {
     payload: String,
 }
 
-/// Whether a webhook takes an event of `phone_number_id` (None: not tied to a number).
-fn subscribed(w: &Webhook, event: &str, phone_number_id: Option<&str>, any_resource: bool) -> bool {
-    if w.status != "enabled" || !w.events.iter().any(|e| e == event) {
+/// The family of an event name: `message` of `message.received`.
+fn family(event: &str) -> &str {
+    event.split('.').next().unwrap_or(event)
+}
+
+/// Whether a webhook subscribed to `events` takes an event of `phone_number_id` (None: not tied
+/// to a number); `by_family` is fault webhook-events-matched-by-family.
+fn subscribed(
+    w: &Webhook,
+    events: &[String],
+    event: &str,
+    phone_number_id: Option<&str>,
+    any_resource: bool,
+    by_family: bool,
+) -> bool {
+    let covers = |e: &String| e == event || (by_family && family(e) == family(event));
+    if w.status != "enabled" || !events.iter().any(covers) {
         return false;
     }
     any_resource
@@ -50,14 +64,24 @@ pub(crate) fn fire(
     resource_id: &str,
     resource: Value,
 ) -> Vec<Job> {
-    let any_resource = app
-        .switches()
-        .faults
-        .has(Fault::WebhookEventIgnoresResource);
+    let faults = &app.switches().faults;
+    let any_resource = faults.has(Fault::WebhookEventIgnoresResource);
+    let by_family = faults.has(Fault::WebhookEventsMatchedByFamily);
+    let stale_events = faults.has(Fault::WebhookDeliveriesUseCreatedEvents);
+    let first_secret = faults.has(Fault::WebhookSignsWithFirstSecret);
     let targets: Vec<Webhook> = store
         .webhooks()
         .iter()
-        .filter(|w| subscribed(w, event, phone_number_id, any_resource))
+        .filter(|w| {
+            // Fault webhook-deliveries-use-created-events: the events cached at creation.
+            let events = store
+                .hooks
+                .created_events
+                .get(&w.id)
+                .filter(|_| stale_events)
+                .unwrap_or(&w.events);
+            subscribed(w, events, event, phone_number_id, any_resource, by_family)
+        })
         .cloned()
         .collect();
     let mut jobs = Vec::new();
@@ -92,13 +116,15 @@ pub(crate) fn fire(
             Some(resource_id.to_string()),
             event,
             payload,
+            first_secret,
         ));
     }
     jobs
 }
 
-/// Records a test delivery to one webhook (eventId and resourceId null).
-pub(crate) fn fire_test(store: &mut Store, webhook: &Webhook) -> Vec<Job> {
+/// Records a test delivery to one webhook (eventId and resourceId null); `first_secret` is fault
+/// webhook-signs-with-first-secret.
+pub(crate) fn fire_test(store: &mut Store, webhook: &Webhook, first_secret: bool) -> Vec<Job> {
     let hooks = &mut store.hooks;
     let id = hooks.new_delivery_id();
     let payload = json!({
@@ -109,11 +135,21 @@ pub(crate) fn fire_test(store: &mut Store, webhook: &Webhook) -> Vec<Job> {
         "data": {"resource": {"webhookId": webhook.id}, "context": {}, "links": {}},
     })
     .to_string();
-    record(hooks, webhook, id, None, None, "webhook.test", payload)
-        .into_iter()
-        .collect()
+    record(
+        hooks,
+        webhook,
+        id,
+        None,
+        None,
+        "webhook.test",
+        payload,
+        first_secret,
+    )
+    .into_iter()
+    .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn record(
     hooks: &mut Hooks,
     w: &Webhook,
@@ -122,6 +158,7 @@ fn record(
     resource_id: Option<String>,
     event: &str,
     payload: String,
+    first_secret: bool,
 ) -> Option<Job> {
     hooks.deliveries.push(DeliveryRecord {
         id: id.clone(),
@@ -133,7 +170,7 @@ fn record(
         created_at: OffsetDateTime::now_utc(),
         attempts: Vec::new(),
     });
-    let secret = hooks.secret(&w.id)?.to_string();
+    let secret = hooks.signing_secret(&w.id, first_secret)?.to_string();
     Some(Job {
         id,
         url: w.url.clone(),
@@ -142,13 +179,14 @@ fn record(
     })
 }
 
-/// The job of a manual retry: the recorded delivery, sent again with the webhook's current secret.
-pub(crate) fn again(store: &Store, record: &DeliveryRecord) -> Option<Job> {
+/// The job of a manual retry: the recorded delivery, sent again with the webhook's current secret
+/// (its first with `first_secret`, fault webhook-signs-with-first-secret).
+pub(crate) fn again(store: &Store, record: &DeliveryRecord, first_secret: bool) -> Option<Job> {
     let w = store.webhook(&record.webhook_id)?;
     Some(Job {
         id: record.id.clone(),
         url: w.url.clone(),
-        secret: store.hooks.secret(&w.id)?.to_string(),
+        secret: store.hooks.signing_secret(&w.id, first_secret)?.to_string(),
         payload: record.payload.clone(),
     })
 }

@@ -16,6 +16,10 @@ pub(crate) struct Hooks {
     next_webhook: u64,
     next_delivery: u64,
     secrets: HashMap<String, String>,
+    /// The first secret each webhook had (fault webhook-signs-with-first-secret signs with it).
+    first_secrets: HashMap<String, String>,
+    /// The events each webhook was created with (fault webhook-deliveries-use-created-events).
+    pub created_events: HashMap<String, Vec<String>>,
     pub deliveries: Vec<DeliveryRecord>,
     pub legacy: Vec<Value>,
 }
@@ -69,11 +73,24 @@ impl Hooks {
             base64::engine::general_purpose::STANDARD.encode(bytes)
         );
         self.secrets.insert(webhook_id.to_string(), secret.clone());
+        self.first_secrets
+            .entry(webhook_id.to_string())
+            .or_insert_with(|| secret.clone());
         secret
     }
 
     pub fn secret(&self, webhook_id: &str) -> Option<&str> {
         self.secrets.get(webhook_id).map(String::as_str)
+    }
+
+    /// The secret deliveries are signed with: the current one, or with `first` the webhook's
+    /// first (fault webhook-signs-with-first-secret).
+    pub fn signing_secret(&self, webhook_id: &str, first: bool) -> Option<&str> {
+        if first {
+            self.first_secrets.get(webhook_id).map(String::as_str)
+        } else {
+            self.secret(webhook_id)
+        }
     }
 
     pub(super) fn new_delivery_id(&mut self) -> String {

@@ -38,7 +38,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use faults::{CATALOG, Fault, FaultInfo, FaultSet};
+pub use faults::{CATALOG, Fault, FaultInfo, FaultSet, PENDING};
 pub use variants::{VARIANTS, Variant, VariantInfo, VariantSet};
 
 use app::App;

@@ -1,16 +1,30 @@
 //! `serve --list-faults` and `serve --list-variants`: the catalogs one entry a line, or with
 //! `--markdown` as the README's tables (tests/docs.rs holds the README equal to them).
 
-use super::faults::{CATALOG, Fault, FaultInfo};
+use super::faults::{CATALOG, Fault, FaultInfo, PENDING};
 use super::variants::{VARIANTS, VariantInfo};
 
-/// The fault catalog, one fault a line: its name, then the clause it breaks.
+/// The fault catalog, one fault a line: its name, then the clause it breaks; then the pending
+/// blind faults, marked so.
 pub fn fault_lines() -> String {
-    let width = CATALOG.iter().map(|f| f.name.len()).max().unwrap_or(0);
-    CATALOG
+    let width = CATALOG
+        .iter()
+        .chain(PENDING)
+        .map(|f| f.name.len())
+        .max()
+        .unwrap_or(0);
+    let mut out: String = CATALOG
         .iter()
         .map(|f| format!("{:width$}  {}\n", f.name, f.clause))
-        .collect()
+        .collect();
+    for f in PENDING {
+        let set = f.blind_set.unwrap_or_default();
+        out.push_str(&format!(
+            "{:width$}  {}  (blind set {set}, not yet in the catalog)\n",
+            f.name, f.clause
+        ));
+    }
+    out
 }
 
 /// The variant catalog, one variant a line: its name, the READINGS section, `demands:` for the

@@ -304,6 +304,13 @@ impl Messaging {
         message
     }
 
+    /// Sets the `from` of a recorded message (fault message-from-phone-number-id).
+    pub fn set_from(&mut self, id: &str, from: &str) {
+        if let Some(m) = self.messages.iter_mut().find(|m| m.id == id) {
+            m.from = from.to_string();
+        }
+    }
+
     /// Re-attempts delivery of a failed message.
     pub fn retry(
         &mut self,

@@ -12,7 +12,9 @@ use crate::cli::{DiscoverArgs, RunArgs, ServeArgs};
 use crate::error::{Error, UrlProblem};
 use conformance_contract::Contract;
 use conformance_contract::profile::Profile;
-use conformance_reference::{CATALOG, Fault, FaultSet, VARIANTS, Variant, VariantSet, listing};
+use conformance_reference::{
+    CATALOG, Fault, FaultSet, PENDING, VARIANTS, Variant, VariantSet, listing,
+};
 use conformance_suite::cases::Case;
 use conformance_suite::preflight::KeySource;
 use conformance_suite::{catalog, plan};
@@ -292,7 +294,7 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, Error> {
             None => {
                 return Err(Error::UnknownFault {
                     name: n.clone(),
-                    known: CATALOG.iter().map(|f| f.name).collect(),
+                    known: CATALOG.iter().chain(PENDING).map(|f| f.name).collect(),
                 });
             }
         }

@@ -207,6 +207,13 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let json = call.to_json(false, false, "AC");
     let mut jobs = Vec::new();
     for event in steps.iter().copied() {
+        // Fault voicemail-fires-call-answered: reaching voicemail counts as answered, whatever
+        // the call's direction.
+        let event = if event == "call.missed" && faults.has(Fault::VoicemailFiresCallAnswered) {
+            "call.answered"
+        } else {
+            event
+        };
         let processing = matches!(
             event,
             "call.recording.completed" | "call.summary.completed" | "call.transcript.completed"

@@ -158,6 +158,20 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
 }
 
 fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
+    page_of_quirks(app, q, path, items, false, false)
+}
+
+/// [`page_of`], with the blind faults of pagination: `skip_one` continues one item past where the
+/// previous page ended (users-page-skips-item); `drop_token` answers every page without a next
+/// token (phone-numbers-token-always-null).
+fn page_of_quirks(
+    app: &App,
+    q: &Query,
+    path: &str,
+    items: &[Value],
+    skip_one: bool,
+    drop_token: bool,
+) -> Answer {
     let faults = &app.switches().faults;
     let min = if faults.has(Fault::CallsMaxResultsMin2) {
         2
@@ -176,7 +190,15 @@ fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let offset = pagination::page_token(q.first("pageToken"))
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
-    let page = pagination::paginate(items, size, offset, faults);
+    let offset = if skip_one && offset > 0 {
+        offset + 1
+    } else {
+        offset
+    };
+    let mut page = pagination::paginate(items, size, offset, faults);
+    if drop_token {
+        page.next_token = None;
+    }
     Ok(reply::json(
         StatusCode::OK,
         &pagination::list_body(page, faults),
@@ -273,6 +295,16 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     if !ws.is_number_user(number_id, caller.user_id) {
         return Err(not_number_user(app, path, number_id));
     }
+    // Fault calls-v1-time-offset-ignored: the wall time is read as UTC, the offset dropped.
+    let wall_as_utc = |t: Option<OffsetDateTime>| {
+        t.map(|t| {
+            if faults.has(Fault::CallsV1TimeOffsetIgnored) {
+                t.replace_offset(time::UtcOffset::UTC)
+            } else {
+                t
+            }
+        })
+    };
     // Fault calls-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
     let after = time_param(q, "createdAfter", path)
         .or_else(|e| {
@@ -282,8 +314,9 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
                 .ok_or(e)
         })?
         .filter(|_| !faults.has(Fault::CallsCreatedAfterIgnored));
-    let mut before = time_param(q, "createdBefore", path)?;
-    let since = time_param(q, "since", path)?;
+    let after = wall_as_utc(after);
+    let mut before = wall_as_utc(time_param(q, "createdBefore", path)?);
+    let since = wall_as_utc(time_param(q, "since", path)?);
     let mut since_after = None;
     if since.is_some() {
         if faults.has(Fault::CallsSinceAsCreatedAfter) {
@@ -359,6 +392,7 @@ async fn recordings_v1(
             segments.reverse();
         }
         recording_ids_re(&app, &mut segments);
+        recording_times_local(&app, &mut segments);
         Ok(reply::data(StatusCode::OK, Value::Array(segments)))
     });
     answer(&app, result)
@@ -528,6 +562,34 @@ fn recording_ids_re(app: &App, segments: &mut [Value]) {
     }
 }
 
+/// Fault `recording-start-time-local-offset`: `startTime` rendered in the workspace's local time
+/// (Pacific, -08:00) instead of UTC.
+fn recording_times_local(app: &App, segments: &mut [Value]) {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::RecordingStartTimeLocalOffset)
+    {
+        return;
+    }
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3][offset_hour sign:mandatory]:[offset_minute]"
+    );
+    let Ok(local) = time::UtcOffset::from_hms(-8, 0, 0) else {
+        return;
+    };
+    for s in segments.iter_mut() {
+        let shown = s
+            .get("startTime")
+            .and_then(Value::as_str)
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            .and_then(|t| t.to_offset(local).format(&format).ok());
+        if let Some(shown) = shown {
+            s["startTime"] = json!(shown);
+        }
+    }
+}
+
 async fn transcripts_hv(
     State(app): State<App>,
     Extension(caller): Extension<Caller>,
@@ -569,6 +631,7 @@ fn segments_hv(
         }
         if recordings {
             recording_ids_re(&app, &mut items);
+            recording_times_local(&app, &mut items);
         }
         page_of(&app, &q, HV, &items)
     });
@@ -608,7 +671,11 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
             .filter(|n| ignore || filter.is_none_or(|f| n.number == f))
             .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
             .collect();
-        page_of(&app, &q, path, &items)
+        let no_token = app
+            .switches()
+            .faults
+            .has(Fault::PhoneNumbersTokenAlwaysNull);
+        page_of_quirks(&app, &q, path, &items, false, no_token)
     })();
     answer(&app, result)
 }
@@ -704,7 +771,11 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
         .map(|u| user_json(&app, &u.json))
         .collect();
-    answer(&app, page_of(&app, &q, "/users", &items))
+    let skip_one = app.switches().faults.has(Fault::UsersPageSkipsItem);
+    answer(
+        &app,
+        page_of_quirks(&app, &q, "/users", &items, skip_one, false),
+    )
 }
 
 async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -721,6 +792,7 @@ async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>
 
 async fn user_numbers_hv(
     State(app): State<App>,
+    Extension(caller): Extension<Caller>,
     id: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
@@ -737,9 +809,15 @@ async fn user_numbers_hv(
             } else {
                 number_field(&app)
             };
+            // Fault user-phone-numbers-of-caller: the caller's numbers, whoever the path names.
+            let whose = if faults.has(Fault::UserPhoneNumbersOfCaller) {
+                caller.user_id.to_string()
+            } else {
+                id.clone()
+            };
             ws.numbers
                 .iter()
-                .filter(|n| n.users.contains(&id))
+                .filter(|n| n.users.contains(&whose))
                 .filter(|_| !faults.has(Fault::UserPhoneNumbersEmpty))
                 .map(|n| n.to_json(restrictions_asked(&app, &q), field))
                 .collect()

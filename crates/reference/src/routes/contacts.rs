@@ -168,9 +168,29 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         },
         ..limits(app.switches(), true)
     };
+    external_id_bytes(faults, body)?;
     let mut store = app.store();
     let input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
+    // Fault contact-emoji-500: the store's text columns take 3-byte UTF-8 only.
+    let names = [
+        &input.company,
+        &input.first_name,
+        &input.last_name,
+        &input.role,
+    ];
+    if faults.has(Fault::ContactEmoji500)
+        && names
+            .iter()
+            .filter_map(|n| n.as_deref())
+            .any(|n| n.chars().any(|c| c > '\u{FFFF}'))
+    {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Incorrect string value for a default field column",
+        ));
+    }
     external_id_free(app, &store, input.external_id.as_deref(), None)?;
     let source = match &input.source {
         Some(_) if app.switches().variant(Variant::SourceAlwaysPublicApi) => {
@@ -271,7 +291,9 @@ fn update(
         reserved: Some(&reserved),
         ..limits(app.switches(), false)
     };
-    let mut input = parse_contact(&body?, &rules, store.custom_field_defs())
+    let body = body?;
+    external_id_bytes(faults, &body)?;
+    let mut input = parse_contact(&body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
     external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
     if faults.has(Fault::PatchMergesEntries) {
@@ -301,6 +323,24 @@ fn update(
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
+}
+
+/// Fault external-id-length-in-bytes: the externalId limit counted in UTF-8 bytes, so a value of
+/// at most 75 characters but more than 75 bytes is refused as too long.
+fn external_id_bytes(faults: &FaultSet, body: &Map<String, Value>) -> Result<(), ApiError> {
+    if !faults.has(Fault::ExternalIdLengthInBytes) {
+        return Ok(());
+    }
+    match body.get("externalId") {
+        Some(Value::String(id)) if id.len() > EXTERNAL_ID_MAX => Err(ApiError::bad_request(
+            V1_PATH,
+            format!(
+                "externalId must be a string of 1 to {EXTERNAL_ID_MAX} characters, got {}",
+                id.len()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The length limits of a create or an update body, as the spec states them unless a boundary
@@ -403,6 +443,8 @@ fn keep_omitted_entries(input: &mut ContactInput, existing: &Contact) {
 struct Filter {
     external_id_in: Vec<Vec<String>>,
     source_in: Vec<Vec<String>>,
+    /// Fault contacts-source-filter-prefix: `source=` values matched as prefixes.
+    source_prefix: Vec<String>,
 }
 
 impl Filter {
@@ -413,6 +455,12 @@ impl Filter {
         };
         within(&contact.external_id, &self.external_id_in)
             && within(&contact.source, &self.source_in)
+            && self.source_prefix.iter().all(|p| {
+                contact
+                    .source
+                    .as_ref()
+                    .is_some_and(|s| s.starts_with(p.as_str()))
+            })
     }
 }
 
@@ -488,13 +536,17 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
 fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let mut filter = Filter::default();
+    let mut prefixes = Vec::new();
     for (name, sets) in [
         ("externalId", &mut filter.external_id_in),
         ("source", &mut filter.source_in),
     ] {
         for value in query.all(name) {
             let set = filter_values(HV_PATH, name, vec![value], FILTER_VALUE_MAX)?;
-            if !(name == "externalId" && faults.has(Fault::ContactsExternalIdFilterIgnored)) {
+            if name == "source" && faults.has(Fault::ContactsSourceFilterPrefix) {
+                prefixes.extend(set);
+            } else if !(name == "externalId" && faults.has(Fault::ContactsExternalIdFilterIgnored))
+            {
                 sets.push(set);
             }
         }
@@ -511,6 +563,7 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
             }
         }
     }
+    filter.source_prefix = prefixes;
     // The default page size of this list is not stated (READINGS 4.4).
     let default = if app.switches().variant(Variant::LatestDefaultPage3) {
         3

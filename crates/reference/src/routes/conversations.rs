@@ -68,12 +68,16 @@ fn page(
     path: &str,
     items: &[Conversation],
     query: &Query,
+    sort_within_page: bool,
 ) -> Result<Response, ApiError> {
     let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
-    let (page, next) =
+    let (mut page, next) =
         messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
             .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    if sort_within_page {
+        page.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    }
     let body = pagination::list_body(
         pagination::Page {
             items: page.iter().map(|c| conversation_json(app, c)).collect(),
@@ -165,6 +169,10 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             format!("'{n}' is neither a phone number id (PN...) nor an E.164 number"),
         ));
     }
+    // Fault conversations-phone-numbers-first-only: a single-valued read of a repeated key.
+    if faults.has(Fault::ConversationsPhoneNumbersFirstOnly) {
+        numbers.truncate(1);
+    }
     if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
         return Err(ApiError::bad_request(
             V1_PATH,
@@ -230,16 +238,21 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 && updated_after.is_none_or(|t| c.updated_at > t || at(c.updated_at, t))
                 && updated_before.is_none_or(|t| c.updated_at < t || at(c.updated_at, t))
                 && (!exclude_inactive || c.active || faults.has(Fault::ExcludeInactiveIgnored))
+                && !(c.done && faults.has(Fault::ConversationsV1HideDone))
         })
         .cloned()
         .collect();
-    // Newest first.
-    items.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    // Newest first. Fault conversations-v1-sorted-per-page: pages are cut in storage order and
+    // sorted each on its own.
+    let per_page = faults.has(Fault::ConversationsV1SortedPerPage);
+    if !per_page {
+        items.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    }
     if faults.has(Fault::ConversationsV1OldestFirst) {
         items.reverse();
     }
     drop(store);
-    page(app, V1_PATH, &items, query)
+    page(app, V1_PATH, &items, query, per_page)
 }
 
 // --- GET /conversations -------------------------------------------------------------------
@@ -309,7 +322,7 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         items.reverse();
     }
     drop(store);
-    page(app, HV_PATH, &items, query)
+    page(app, HV_PATH, &items, query, false)
 }
 
 // --- mark-as-* ----------------------------------------------------------------------------
@@ -322,6 +335,8 @@ fn mark(
     how: Mark,
 ) -> Response {
     let faults = &app.switches().faults;
+    // Deliveries of fault mark-done-sends-message, sent once the store is released.
+    let mut pending = Vec::new();
     let result = input::path_param(id, path).and_then(|id| {
         let mut store = app.store();
         let workspace = store.messaging.workspace_of(caller.user_id);
@@ -347,6 +362,34 @@ fn mark(
         }
         let known = number.is_some();
         let updated = known.then(|| store.messaging.mark(&id, how)).flatten();
+        // Fault mark-done-sends-message: closing the conversation sends a closing message.
+        if let Some(c) = updated
+            .as_ref()
+            .filter(|_| how == Mark::Done && faults.has(Fault::MarkDoneSendsMessage))
+        {
+            let line = store.messaging.line_by_id(&c.phone_number_id).cloned();
+            if let Some(line) = line {
+                let sent = store.messaging.record(
+                    &line,
+                    &c.participants,
+                    true,
+                    None,
+                    "This conversation has been closed. Reply to reopen it.",
+                    Some(caller.user_id),
+                    "sent",
+                    OffsetDateTime::now_utc(),
+                );
+                let json = sent.to_json(true);
+                pending = crate::deliveries::fire(
+                    app,
+                    &mut store,
+                    "message.delivered",
+                    Some(line.id),
+                    &sent.id,
+                    json,
+                );
+            }
+        }
         let Some(updated) = updated else {
             let mut error = ApiError::for_path(
                 path,
@@ -375,5 +418,6 @@ fn mark(
             conversation_json(app, &updated),
         ))
     });
+    crate::deliveries::dispatch(app, pending);
     answer(app, result)
 }

@@ -287,8 +287,17 @@ async fn send_v1(
 fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let stored = stored_text(app, body)?;
+    // Fault message-text-non-ascii-mangled: an ASCII-only encoding step mangles the text.
+    let stored = if faults.has(Fault::MessageTextNonAsciiMangled) {
+        stored
+            .chars()
+            .map(|c| if c.is_ascii() { c } else { '?' })
+            .collect()
+    } else {
+        stored
+    };
     let recipients = recipients(faults, body)?;
-    let sender = sender(body)?;
+    let sender = sender(faults, body)?;
     let mut store = app.store();
     let workspace = store.messaging.workspace_of(caller.user_id);
     // Fault from-number-unresolved: only a phone number id names the sender.
@@ -315,28 +324,45 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             *last = line.number.to_string();
         }
     }
-    let message = store.messaging.record(
-        &line,
-        &recipients,
-        true,
-        None,
-        &stored,
-        Some(caller.user_id),
-        "sent",
-        OffsetDateTime::now_utc(),
-    );
-    let json = message.to_json(true);
-    let id = json["id"].as_str().unwrap_or_default().to_string();
-    let jobs = crate::deliveries::fire(
-        app,
-        &mut store,
-        "message.delivered",
-        Some(line.id),
-        &id,
-        json.clone(),
-    );
+    // Fault group-send-fan-out: one 1:1 message per recipient instead of one group message.
+    let sends: Vec<Vec<String>> = if faults.has(Fault::GroupSendFanOut) && recipients.len() > 1 {
+        recipients.iter().map(|r| vec![r.clone()]).collect()
+    } else {
+        vec![recipients]
+    };
+    let mut answers = Vec::new();
+    let mut jobs = Vec::new();
+    for to in sends {
+        let mut message = store.messaging.record(
+            &line,
+            &to,
+            true,
+            None,
+            &stored,
+            Some(caller.user_id),
+            "sent",
+            OffsetDateTime::now_utc(),
+        );
+        // Fault message-from-phone-number-id: the sender kept as named, a phone number id.
+        if faults.has(Fault::MessageFromPhoneNumberId) && sender.starts_with("PN") {
+            store.messaging.set_from(&message.id, &sender);
+            message.from = sender.clone();
+        }
+        let json = message.to_json(true);
+        let id = json["id"].as_str().unwrap_or_default().to_string();
+        jobs.extend(crate::deliveries::fire(
+            app,
+            &mut store,
+            "message.delivered",
+            Some(line.id),
+            &id,
+            json.clone(),
+        ));
+        answers.push(json);
+    }
     drop(store);
     crate::deliveries::dispatch(app, jobs);
+    let json = answers.into_iter().next().unwrap_or(Value::Null);
     Ok(reply::data(StatusCode::ACCEPTED, json))
 }
 
@@ -460,9 +486,14 @@ fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String
 }
 
 /// The sender a send names: a phone number or a phone number id.
-fn sender(body: &Map<String, Value>) -> Result<String, ApiError> {
+fn sender(faults: &FaultSet, body: &Map<String, Value>) -> Result<String, ApiError> {
+    // Fault send-deprecated-phone-number-id-refused: the deprecated field no longer names the
+    // sender.
+    let deprecated = body
+        .get("phoneNumberId")
+        .filter(|_| !faults.has(Fault::SendDeprecatedPhoneNumberIdRefused));
     // `from` names the sender; the deprecated `phoneNumberId` still does when `from` is absent.
-    match (body.get("from"), body.get("phoneNumberId")) {
+    match (body.get("from"), deprecated) {
         (Some(Value::String(s)), _) => Ok(s.clone()),
         (Some(_), _) => Err(ApiError::bad_request(
             V1_PATH,
@@ -661,7 +692,13 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             exact.push((name, vec![v.to_string()]));
         }
         for set in query.all(&format!("{name}[in]")) {
-            exact.push((name, set.split(',').map(str::to_string).collect()));
+            // Fault messages-in-set-unsplit: the set is read as one exact value.
+            let values = if faults.has(Fault::MessagesInSetUnsplit) {
+                vec![set.to_string()]
+            } else {
+                set.split(',').map(str::to_string).collect()
+            };
+            exact.push((name, values));
         }
     }
     let mut to: Vec<&str> = query.all("to");
@@ -692,9 +729,17 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             messaging
                 .line_by_id(&m.phone_number_id)
                 .is_some_and(|l| l.workspace == workspace)
-                && exact
-                    .iter()
-                    .all(|(f, set)| field(m, f).is_some_and(|v| set.iter().any(|s| s == v)))
+                && {
+                    let holds = |(f, set): &(&str, Vec<String>)| {
+                        field(m, f).is_some_and(|v| set.iter().any(|s| s == v))
+                    };
+                    // Fault messages-filters-or: the exact filters combine with OR.
+                    if faults.has(Fault::MessagesFiltersOr) {
+                        exact.is_empty() || exact.iter().any(holds)
+                    } else {
+                        exact.iter().all(holds)
+                    }
+                }
                 && (to.is_empty() || sent == to)
                 && within(&created, m.created_at)
                 && within(&updated, m.updated_at)

@@ -194,7 +194,9 @@ fn title_field(body: &Map<String, Value>) -> Result<Option<String>, ApiError> {
     Ok(title)
 }
 
-fn parse_new_task(body: &Map<String, Value>) -> Result<NewTask, ApiError> {
+/// `activity_links`: whether an activity alone links a task (fault task-activity-link-refused says
+/// no).
+fn parse_new_task(body: &Map<String, Value>, activity_links: bool) -> Result<NewTask, ApiError> {
     let input = NewTask {
         title: title_field(body)?
             .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field title is required"))?,
@@ -206,7 +208,7 @@ fn parse_new_task(body: &Map<String, Value>) -> Result<NewTask, ApiError> {
     };
     if input.phone_number_id.is_none()
         && input.conversation_id.is_none()
-        && input.activity_id.is_none()
+        && (input.activity_id.is_none() || !activity_links)
     {
         return Err(ApiError::bad_request(
             V1_PATH,
@@ -242,7 +244,7 @@ async fn create(
     let body = input::json_object(body, V1_PATH).await;
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
-        let mut input = parse_new_task(&body)?;
+        let mut input = parse_new_task(&body, !faults.has(Fault::TaskActivityLinkRefused))?;
         if faults.has(Fault::TaskCreateIgnoresTitle) {
             input.title = "Untitled task".to_string();
         }
@@ -262,6 +264,15 @@ async fn create(
             tasks.open_count()
         };
         if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskLimitNotEnforced) {
+            // Fault task-limit-refusal-still-creates: the insert ran before the limit check.
+            if faults.has(Fault::TaskLimitRefusalStillCreates) {
+                tasks.create(
+                    input,
+                    fixtures::ORG_ID,
+                    caller.user_id,
+                    OffsetDateTime::now_utc(),
+                );
+            }
             return Err(limit_reached(faults));
         }
         let task = tasks.create(
@@ -366,6 +377,10 @@ async fn update(
             }
             if body.contains_key("description") && !faults.has(Fault::TaskPutIgnoresDescription) {
                 task.description = description;
+            }
+            // Fault task-put-reopens: the task rebuilt from the body comes back open.
+            if faults.has(Fault::TaskPutReopens) {
+                task.completed = false;
             }
             Ok(Changed::Yes)
         })
@@ -512,6 +527,11 @@ fn run_transition(
                 if faults.has(Fault::TaskUnassignKeepsUser) {
                     return Ok(Changed::Yes);
                 }
+                // Fault task-unassign-removes-last: the newest assignee goes, not the one named.
+                if faults.has(Fault::TaskUnassignRemovesLast) && task.assignees.contains(&user) {
+                    task.assignees.pop();
+                    return Ok(Changed::Yes);
+                }
                 let before = task.assignees.len();
                 task.assignees.retain(|u| *u != user);
                 Ok(if task.assignees.len() == before {
@@ -537,6 +557,13 @@ fn run_transition(
                 parsed => parsed?,
             }
             .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field dueDate is required"))?;
+            // Fault task-due-date-truncated: only the date is kept.
+            let due = if faults.has(Fault::TaskDueDateTruncated) {
+                due.to_offset(time::UtcOffset::UTC)
+                    .replace_time(time::Time::MIDNIGHT)
+            } else {
+                due
+            };
             task.due_date = Some(due);
             Ok(Changed::Yes)
         }),

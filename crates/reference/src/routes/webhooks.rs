@@ -408,6 +408,12 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             resource_ids: fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]),
         };
         let secret = store.hooks.new_secret(&id);
+        if faults.has(Fault::WebhookDeliveriesUseCreatedEvents) {
+            store
+                .hooks
+                .created_events
+                .insert(id.clone(), webhook.events.clone());
+        }
         store.add_webhook(webhook.clone());
         Ok(reply::data(
             StatusCode::CREATED,
@@ -571,7 +577,11 @@ async fn test_delivery(
         let Some(w) = store.webhook(&id).cloned() else {
             return Err(not_found(&app, &id));
         };
-        let jobs = deliveries::fire_test(&mut store, &w);
+        let first = app
+            .switches()
+            .faults
+            .has(Fault::WebhookSignsWithFirstSecret);
+        let jobs = deliveries::fire_test(&mut store, &w, first);
         let record = store.hooks.deliveries.last().map(|r| record_json(&app, r));
         drop(store);
         if !app.switches().faults.has(Fault::WebhookTestNotSent) {
@@ -616,7 +626,16 @@ async fn history(
             .iter()
             .rev()
             .filter(|d| d.webhook_id == id)
-            .filter(|d| filter.is_none_or(|f| d.resource_id.as_deref() == Some(f)))
+            .filter(|d| {
+                // Fault webhook-resource-filter-keeps-nulls: a null resourceId passes any filter.
+                let nulls_pass = app
+                    .switches()
+                    .faults
+                    .has(Fault::WebhookResourceFilterKeepsNulls);
+                filter.is_none_or(|f| {
+                    d.resource_id.as_deref() == Some(f) || (nulls_pass && d.resource_id.is_none())
+                })
+            })
             .map(|d| record_json(&app, d))
             .collect();
         let total = items.len();
@@ -650,7 +669,11 @@ async fn manual_retry(
         let store = app.store();
         let record = delivery(&app, &store, &id, &event)?;
         let json = record_json(&app, record);
-        let job = deliveries::again(&store, record);
+        let first = app
+            .switches()
+            .faults
+            .has(Fault::WebhookSignsWithFirstSecret);
+        let job = deliveries::again(&store, record, first);
         drop(store);
         if !app.switches().faults.has(Fault::WebhookManualRetryNoop) {
             deliveries::dispatch(&app, job.into_iter().collect());
@@ -702,6 +725,19 @@ async fn create_legacy(
     body: Body,
 ) -> Response {
     let body = input::json_object(body, LEGACY_PATH).await;
+    // Fault legacy-webhook-error-code-short: the bare status as the code.
+    let short_code = |e: ApiError| {
+        if app
+            .switches()
+            .faults
+            .has(Fault::LegacyWebhookErrorCodeShort)
+        {
+            let code = e.status().as_u16().to_string();
+            e.with_code(&code)
+        } else {
+            e
+        }
+    };
     let result = input::path_param(kind, LEGACY_PATH).and_then(|kind| {
         let events: &[&str] = match kind.as_str() {
             "messages" => &["message.received", "message.delivered"],
@@ -739,5 +775,5 @@ async fn create_legacy(
         store.hooks.legacy.push(hook.clone());
         Ok(reply::data(StatusCode::CREATED, hook))
     });
-    answer(&app, result)
+    answer(&app, result.map_err(short_code))
 }
