@@ -4,8 +4,8 @@
 use super::faults::{CATALOG, Fault, FaultInfo, PENDING};
 use super::variants::{VARIANTS, VariantInfo};
 
-/// The fault catalog, one fault a line: its name, then the clause it breaks; then the pending
-/// blind faults, marked so.
+/// The fault catalog, one fault a line: its name, then the clause it breaks, and for a fault of a
+/// blind set, which set (and, while it is pending, that it is not yet in the catalog).
 pub fn fault_lines() -> String {
     let width = CATALOG
         .iter()
@@ -13,18 +13,19 @@ pub fn fault_lines() -> String {
         .map(|f| f.name.len())
         .max()
         .unwrap_or(0);
-    let mut out: String = CATALOG
+    let line = |f: &FaultInfo, pending: bool| {
+        let set = match (f.blind_set, pending) {
+            (Some(n), false) => format!("  (blind set {n})"),
+            (Some(n), true) => format!("  (blind set {n}, not yet in the catalog)"),
+            (None, _) => String::new(),
+        };
+        format!("{:width$}  {}{set}\n", f.name, f.clause)
+    };
+    CATALOG
         .iter()
-        .map(|f| format!("{:width$}  {}\n", f.name, f.clause))
-        .collect();
-    for f in PENDING {
-        let set = f.blind_set.unwrap_or_default();
-        out.push_str(&format!(
-            "{:width$}  {}  (blind set {set}, not yet in the catalog)\n",
-            f.name, f.clause
-        ));
-    }
-    out
+        .map(|f| line(f, false))
+        .chain(PENDING.iter().map(|f| line(f, true)))
+        .collect()
 }
 
 /// The variant catalog, one variant a line: its name, the READINGS section, `demands:` for the
