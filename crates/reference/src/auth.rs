@@ -61,12 +61,33 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         } else {
             "the Authorization header with an API key is required"
         };
-        let mut error = ApiError::for_path(req.uri().path(), StatusCode::UNAUTHORIZED, message);
+        // Fault invalid-key-403: a key the service does not know is taken for one without access.
+        let status = if sent.is_some() && faults.has(Fault::InvalidKey403) {
+            StatusCode::FORBIDDEN
+        } else {
+            StatusCode::UNAUTHORIZED
+        };
+        let mut error = ApiError::for_path(req.uri().path(), status, message);
         if faults.has(Fault::UnauthorizedWrongTitle) {
             error = error.with_title("Unauthenticated");
         }
         return error.render(app.switches());
     };
+    // Fault v1-tasks-require-version-header: the version check runs on the v1 task routes too.
+    let task_path = req.uri().path() == "/v1/tasks" || req.uri().path().starts_with("/v1/tasks/");
+    if task_path
+        && faults.has(Fault::V1TasksRequireVersionHeader)
+        && req.headers().get(VERSION_HEADER).is_none()
+    {
+        return ApiError::for_path(
+            req.uri().path(),
+            StatusCode::BAD_REQUEST,
+            format!(
+                "header Service-Api-Version is required; the supported version is {API_VERSION}"
+            ),
+        )
+        .render(app.switches());
+    }
     req.extensions_mut().insert(Caller {
         user_id: key.user_id,
     });

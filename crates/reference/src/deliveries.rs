@@ -69,9 +69,25 @@ pub(crate) fn fire(
     let by_family = faults.has(Fault::WebhookEventsMatchedByFamily);
     let stale_events = faults.has(Fault::WebhookDeliveriesUseCreatedEvents);
     let first_secret = faults.has(Fault::WebhookSignsWithFirstSecret);
+    // Fault webhook-scope-matched-on-number: resourceIds compared with the E.164 number.
+    let scope: Option<String> = match phone_number_id {
+        Some(p) if faults.has(Fault::WebhookScopeMatchedOnNumber) => store
+            .messaging
+            .line_by_id(p)
+            .map(|l| l.number.to_string())
+            .or_else(|| store.workspace().number(p).map(|n| n.number.clone())),
+        other => other.map(str::to_string),
+    };
+    // Fault webhook-delete-keeps-delivering: deleted webhooks stay in the subscription cache.
+    let stale: &[Webhook] = if faults.has(Fault::WebhookDeleteKeepsDelivering) {
+        &store.hooks.deleted_webhooks
+    } else {
+        &[]
+    };
     let targets: Vec<Webhook> = store
         .webhooks()
         .iter()
+        .chain(stale)
         .filter(|w| {
             // Fault webhook-deliveries-use-created-events: the events cached at creation.
             let events = store
@@ -80,7 +96,7 @@ pub(crate) fn fire(
                 .get(&w.id)
                 .filter(|_| stale_events)
                 .unwrap_or(&w.events);
-            subscribed(w, events, event, phone_number_id, any_resource, by_family)
+            subscribed(w, events, event, scope.as_deref(), any_resource, by_family)
         })
         .cloned()
         .collect();

@@ -148,6 +148,11 @@ impl ApiError {
         self
     }
 
+    /// The message the body will carry.
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
+
     pub(crate) fn with_code(mut self, code: &str) -> Self {
         self.code = code.to_string();
         self

@@ -579,6 +579,77 @@ pending {
         "POST /v1/messages refuses (400 from is required) a body naming its sender only by the deprecated phoneNumberId";
     TaskUnassignRemovesLast => blind1 "task-unassign-removes-last", "States and transitions > Task > assign and unassign",
         "unassign of an assigned user removes the most recently assigned user instead (a pop, not a removal by id)";
+
+    // Blind set 2: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases.
+    ContactsFilterFirstPageOnly => blind2 "contacts-filter-first-page-only", "Pagination and collection conventions > pageToken",
+        "GET /v1/contacts applies externalIds and sources to the first page only: a page asked with a pageToken lists every contact from that offset on, matching or not";
+    TasksLastSingleItemLost => blind2 "tasks-last-single-item-lost", "Pagination and collection conventions > last page",
+        "GET /v1/tasks answers nextPageToken null when exactly one task remains after the page (a `two or more left` check): that task is never listed";
+    MessagesV1PageOneOver => blind2 "messages-v1-page-one-over", "Pagination and collection conventions > maxResults",
+        "GET /v1/messages cuts pages of maxResults + 1 messages (an inclusive end index): a page asked with maxResults N holds N + 1";
+    ConversationsV1ByLastActivity => blind2 "conversations-v1-by-last-activity", "v1 API: conversations > GET /v1/conversations",
+        "GET /v1/conversations sorts newest first by lastActivityAt instead of createdAt: an old conversation with recent messages comes before newer ones";
+    WebhookDeleteKeepsDelivering => blind2 "webhook-delete-keeps-delivering", "Header-versioned API > webhook management",
+        "DELETE /webhooks/{id} answers 204 and the webhook is gone from GET, but a stale subscription cache keeps it: events still go to its url";
+    WebhookLimitCountsDeleted => blind2 "webhook-limit-counts-deleted", "Limits > webhooks per workspace",
+        "the count toward the limit of 50 webhooks is not decremented on DELETE: a workspace that deleted webhooks is refused before it holds 50";
+    MessageGetCrossesWorkspace => blind2 "message-get-crosses-workspace", "Authentication > 3",
+        "GET /messages/{messageId} answers 200 with a message of another workspace (the lookup is not scoped to the caller's workspace) instead of 403 or 404";
+    InvalidKey403 => blind2 "invalid-key-403", "Authentication > 3",
+        "an Authorization header holding a key the service does not know answers 403 Forbidden instead of 401 Unauthorized (a missing header still gets 401)";
+    V1MalformedJsonErrorUnshaped => blind2 "v1-malformed-json-error-unshaped", "Errors > v1 error body",
+        "POST and PATCH /v1/contacts with a body that is not valid JSON answer 400 with the header-versioned body {message, docs, title}: no code, status or trace";
+    V1TasksRequireVersionHeader => blind2 "v1-tasks-require-version-header", "Versioning > 4",
+        "every /v1/tasks request without a Service-Api-Version header answers 400: the version check of the header-versioned API runs on the v1 task routes too";
+    ContactsExternalIdsCaseInsensitive => blind2 "contacts-external-ids-case-insensitive", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts matches externalIds without regard to case, as a case-insensitive collation does: externalIds=SEED-001 lists the contact seed-001";
+    TaskReopenUndeletes => blind2 "task-reopen-undeletes", "States and transitions > Task > delete",
+        "POST /v1/tasks/{taskId}/reopen of a deleted task answers 200 and brings it back (readable, listed, open) instead of 404";
+    WebhookPatchEventsResetsScope => blind2 "webhook-patch-events-resets-scope", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} that sends events without resourceIds also resets resourceIds to [\"*\"]: the webhook's phone number scope is lost";
+    WebhookHistoryAllWebhooks => blind2 "webhook-history-all-webhooks", "Header-versioned API > GET /webhooks/{id}/events",
+        "GET /webhooks/{id}/events lists the deliveries of every webhook of the workspace, not only of the webhook in the path";
+    WebhookEventIdNotPayloadId => blind2 "webhook-event-id-not-payload-id", "Events > delivery records",
+        "delivery records show as eventId the delivery's own id (the webhook-id header) instead of the id of the payload";
+    VoicemailEventWithoutCallId => blind2 "voicemail-event-without-call-id", "Events > event table",
+        "call.voicemail.completed carries the voicemail with an id of its own and no callId: resource.callId cannot correlate it with its call";
+    WebhookUnknownEventAccepted => blind2 "webhook-unknown-event-accepted", "Resources > Webhook > events",
+        "POST /webhooks (PATCH, PUT) validate an event name by its family only: `message.read`, which no list has, is accepted and stored";
+    MessagesParticipantsOrderSensitive => blind2 "messages-participants-order-sensitive", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages matches several participants as an ordered list, not a set: a group's numbers given in another order than stored list nothing";
+    PhoneNumberFilterDoubleDecoded => blind2 "phone-number-filter-double-decoded", "Header-versioned API > GET /phone-numbers",
+        "GET /phone-numbers decodes the phoneNumber query twice: a percent-encoded `+` (%2B) becomes a space, and a valid E.164 filter answers 400";
+    ContactPatchAnswersPrevious => blind2 "contact-patch-answers-previous", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH /v1/contacts/{id} stores the update but answers the contact as it was before it (the entity read before the save)";
+    TaskAssignReplacesAssignees => blind2 "task-assign-replaces-assignees", "States and transitions > Task > assign and unassign",
+        "assign replaces the task's assignees with the user named instead of adding the user: after assigning A and B and unassigning B, nobody is assigned";
+    WebhookUrlUnchecked => blind2 "webhook-url-unchecked", "Resources > Webhook > url",
+        "POST /webhooks (PATCH, PUT) take any string as url, one without a scheme (`hooks.example.test/in`) included, and store it: the webhook's url is no URI";
+    RetryCreatesNewMessage => blind2 "retry-creates-new-message", "States and transitions > Message > retry failed",
+        "POST /messages/{messageId}/retry re-sends a failed message as a new message: the answer is a message of another id, the conversation gains a copy, and the failed one stays failed";
+    ContactCreate200WithCustomFields => blind2 "contact-create-200-with-custom-fields", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts answers 200 instead of 201 when the body carries customFields (the path that saves custom fields answers as an update)";
+    RecordingsNoAccess404 => blind2 "recordings-no-access-404", "Authentication > 3",
+        "GET /v1/call-recordings/{callId} of a call on a number the caller is not a user of answers 404 Not Found instead of 403";
+    WebhookScopeMatchedOnNumber => blind2 "webhook-scope-matched-on-number", "Events > subscriptions",
+        "deliveries compare a webhook's resourceIds with the event's E.164 number instead of its phone number id: a webhook scoped to PN ids never receives its numbers' events (wildcard ones still do)";
+    WebhookId400MessageVague => blind2 "webhook-id-400-message-vague", "Errors > Header-versioned webhook error body",
+        "a webhookId that does not match ^[0-9]+$ answers 400 with the message `Invalid request` and no errors item: neither the path parameter nor the expected pattern is named";
+    ConversationsFractionalTimeRefused => blind2 "conversations-fractional-time-refused", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations refuses (400) a created or updated bound with fractional seconds (`2026-01-15T00:00:00.000Z`), the shape of its own timestamps: only whole seconds parse";
+    A2pUnapproved403 => blind2 "a2p-unapproved-403", "Errors > v1 codes",
+        "sending from a number whose A2P registration is not approved answers 403 (code 0206403) instead of 400 0206400 A2P Registration Not Approved";
+    WebhookGetDropsOrgId => blind2 "webhook-get-drops-org-id", "Header-versioned API > GET /webhooks/{webhookId}",
+        "GET /webhooks/{webhookId} answers the webhook without orgId, a required field (the list, create and update answers keep it)";
+    TaskLimitBlocksTransitions => blind2 "task-limit-blocks-transitions", "Errors > Rules > 6",
+        "at the open-task limit, assign, unassign, due-date and link operations answer 402 Open Tasks Limit Reached, though they open no task";
+    MessagesParticipantsOwnNumberAccepted => blind2 "messages-participants-own-number-accepted", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages takes participants that include the workspace number (it drops that number) instead of answering 400";
+    ContactPhoneStoredWithoutPlus => blind2 "contact-phone-stored-without-plus", "Resources > Contact > defaultFields",
+        "POST /v1/contacts stores phone entry values normalized to digits without the leading `+`: the contact shows `14155550001`, which is no E.164 number";
+    OutboundFiresMessageReceived => blind2 "outbound-fires-message-received", "Events > event table",
+        "POST /v1/messages fires message.received for the outgoing message too (besides message.delivered): a webhook subscribed to inbound messages gets the workspace's own sends";
 }
 }
 

@@ -8,7 +8,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use super::model::timestamp;
+use super::model::{Webhook, timestamp};
 
 /// Webhook secrets, the delivery history and the legacy webhooks of one instance.
 #[derive(Debug, Default)]
@@ -22,6 +22,9 @@ pub(crate) struct Hooks {
     pub created_events: HashMap<String, Vec<String>>,
     pub deliveries: Vec<DeliveryRecord>,
     pub legacy: Vec<Value>,
+    /// Webhooks deleted while fault webhook-delete-keeps-delivering or
+    /// webhook-limit-counts-deleted is on (kept by the first, counted by the second).
+    pub deleted_webhooks: Vec<Webhook>,
 }
 
 /// One delivery: its payload and every attempt to deliver it.

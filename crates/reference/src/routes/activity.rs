@@ -237,6 +237,19 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             }
             _ => json.clone(),
         };
+        // Fault voicemail-event-without-call-id: the voicemail answers as a resource of its own.
+        let resource = if event == "call.voicemail.completed"
+            && faults.has(Fault::VoicemailEventWithoutCallId)
+        {
+            let mut voicemail = resource;
+            if let Some(o) = voicemail.as_object_mut() {
+                o.remove("callId");
+                o.insert("id".into(), json!(format!("VM{}", &id[2..])));
+            }
+            voicemail
+        } else {
+            resource
+        };
         jobs.extend(deliveries::fire(
             app,
             &mut store,

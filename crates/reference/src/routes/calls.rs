@@ -381,6 +381,10 @@ async fn recordings_v1(
         let guard = app.store();
         let ws = guard.workspace();
         let call = visible_call(&app, ws, &caller, V1_RECORDINGS, &id, || {
+            // Fault recordings-no-access-404: a call the caller may not see is hidden as missing.
+            if app.switches().faults.has(Fault::RecordingsNoAccess404) {
+                return not_found(V1_RECORDINGS, "Call", &id);
+            }
             ApiError::for_path(
                 V1_RECORDINGS,
                 StatusCode::FORBIDDEN,
@@ -655,7 +659,16 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
     let q = Query::parse(raw.as_deref());
     let path = "/phone-numbers";
     let result = (|| {
-        let filter = q.first("phoneNumber");
+        // Fault phone-number-filter-double-decoded: a second form decoding turns `+` into a space.
+        let twice = q
+            .first("phoneNumber")
+            .filter(|_| {
+                app.switches()
+                    .faults
+                    .has(Fault::PhoneNumberFilterDoubleDecoded)
+            })
+            .map(|f| f.replace('+', " "));
+        let filter = twice.as_deref().or(q.first("phoneNumber"));
         if let Some(f) = filter.filter(|f| !is_e164(f)) {
             return Err(ApiError::bad_request(
                 path,

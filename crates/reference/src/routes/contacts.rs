@@ -70,8 +70,25 @@ async fn create_v1(
     Extension(caller): Extension<Caller>,
     body: Body,
 ) -> Response {
-    let body = input::json_object(body, V1_PATH).await;
+    let body = input::json_object(body, V1_PATH)
+        .await
+        .map_err(|e| unshaped(&app, e));
     answer(&app, body.and_then(|body| create(&app, &caller, &body)))
+}
+
+/// Fault v1-malformed-json-error-unshaped: a body that is no JSON gets the framework's 400, in
+/// the header-versioned shape.
+fn unshaped(app: &App, e: ApiError) -> ApiError {
+    if app
+        .switches()
+        .faults
+        .has(Fault::V1MalformedJsonErrorUnshaped)
+        && e.message().starts_with("request body is not valid JSON")
+    {
+        ApiError::bad_request(HV_PATH, e.message())
+    } else {
+        e
+    }
 }
 
 async fn patch_v1(
@@ -79,7 +96,9 @@ async fn patch_v1(
     id: Result<Path<String>, PathRejection>,
     body: Body,
 ) -> Response {
-    let body = input::json_object(body, V1_PATH).await;
+    let body = input::json_object(body, V1_PATH)
+        .await
+        .map_err(|e| unshaped(&app, e));
     let result = input::path_param(id, V1_PATH).and_then(|id| update(&app, &id, body));
     answer(&app, result)
 }
@@ -208,6 +227,11 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     if faults.has(Fault::ContactEmailsFirstOnly) {
         input.emails.truncate(1);
     }
+    if faults.has(Fault::ContactPhoneStoredWithoutPlus) {
+        for entry in &mut input.phone_numbers {
+            entry.value = entry.value.trim_start_matches('+').to_string();
+        }
+    }
     let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
     let mut json = contact.to_json(store.custom_field_defs());
     if faults.has(Fault::CustomFieldItemsWithoutId) {
@@ -235,10 +259,18 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     );
     drop(store);
     crate::deliveries::dispatch(app, jobs);
-    Ok(if faults.has(Fault::CreateContactNoEnvelope) {
-        reply::json(StatusCode::CREATED, &json)
+    // Fault contact-create-200-with-custom-fields: the custom fields path answers as an update.
+    let status = if faults.has(Fault::ContactCreate200WithCustomFields)
+        && !contact.custom_fields.is_empty()
+    {
+        StatusCode::OK
     } else {
-        reply::data(StatusCode::CREATED, json)
+        StatusCode::CREATED
+    };
+    Ok(if faults.has(Fault::CreateContactNoEnvelope) {
+        reply::json(status, &json)
+    } else {
+        reply::data(status, json)
     })
 }
 
@@ -319,6 +351,12 @@ fn update(
             &updated.id,
             json.clone(),
         )
+    };
+    // Fault contact-patch-answers-previous: the entity read before the save is answered.
+    let json = if faults.has(Fault::ContactPatchAnswersPrevious) {
+        existing.to_json(store.custom_field_defs())
+    } else {
+        json
     };
     drop(store);
     crate::deliveries::dispatch(app, jobs);
@@ -445,6 +483,8 @@ struct Filter {
     source_in: Vec<Vec<String>>,
     /// Fault contacts-source-filter-prefix: `source=` values matched as prefixes.
     source_prefix: Vec<String>,
+    /// Fault contacts-external-ids-case-insensitive: external ids compared without case.
+    external_id_fold_case: bool,
 }
 
 impl Filter {
@@ -453,8 +493,18 @@ impl Filter {
             sets.iter()
                 .all(|set| value.as_ref().is_some_and(|v| set.contains(v)))
         };
-        within(&contact.external_id, &self.external_id_in)
-            && within(&contact.source, &self.source_in)
+        let folded = |value: &Option<String>, sets: &Vec<Vec<String>>| {
+            sets.iter().all(|set| {
+                value
+                    .as_ref()
+                    .is_some_and(|v| set.iter().any(|s| s.to_lowercase() == v.to_lowercase()))
+            })
+        };
+        (if self.external_id_fold_case {
+            folded(&contact.external_id, &self.external_id_in)
+        } else {
+            within(&contact.external_id, &self.external_id_in)
+        }) && within(&contact.source, &self.source_in)
             && self.source_prefix.iter().all(|p| {
                 contact
                     .source
@@ -523,11 +573,17 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let size = pagination::max_results_in(query.first("maxResults"), default_size, min..=max)
         .map_err(bad_query(V1_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
-    let mut filter = Filter::default();
-    if !external_ids.is_empty() && !faults.has(Fault::ExternalIdsFilterIgnored) {
+    let mut filter = Filter {
+        external_id_fold_case: faults.has(Fault::ContactsExternalIdsCaseInsensitive),
+        ..Filter::default()
+    };
+    // Fault contacts-filter-first-page-only: a continued page forgets the filters.
+    let continued =
+        faults.has(Fault::ContactsFilterFirstPageOnly) && query.first("pageToken").is_some();
+    if !external_ids.is_empty() && !faults.has(Fault::ExternalIdsFilterIgnored) && !continued {
         filter.external_id_in.push(external_ids);
     }
-    if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) {
+    if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) && !continued {
         filter.source_in.push(sources);
     }
     Ok(list_answer(app, &filter, size, offset))

@@ -179,6 +179,24 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             format!("userId must match ^US(.*)$, got '{user}'"),
         ));
     }
+    // Fault conversations-fractional-time-refused: the bounds parse with whole seconds only.
+    if faults.has(Fault::ConversationsFractionalTimeRefused) {
+        for name in [
+            "createdAfter",
+            "createdBefore",
+            UPDATED_AFTER,
+            UPDATED_BEFORE,
+        ] {
+            if let Some(v) = query.first(name).filter(|v| v.contains('.')) {
+                return Err(ApiError::bad_request(
+                    V1_PATH,
+                    format!(
+                        "query parameter {name} must be a date-time like 2026-01-01T00:00:00Z, got '{v}'"
+                    ),
+                ));
+            }
+        }
+    }
     // Fault conversations-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
     let created_after = optional(V1_PATH, query, "createdAfter").or_else(|e| {
         faults
@@ -245,7 +263,10 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     // Newest first. Fault conversations-v1-sorted-per-page: pages are cut in storage order and
     // sorted each on its own.
     let per_page = faults.has(Fault::ConversationsV1SortedPerPage);
-    if !per_page {
+    if faults.has(Fault::ConversationsV1ByLastActivity) {
+        // Fault conversations-v1-by-last-activity: "newest" read as most recently active.
+        items.sort_by(|a, b| (b.last_activity_at, &b.id).cmp(&(a.last_activity_at, &a.id)));
+    } else if !per_page {
         items.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
     }
     if faults.has(Fault::ConversationsV1OldestFirst) {

@@ -85,6 +85,12 @@ fn message_page(
     with_conversation_id: bool,
 ) -> Result<Response, ApiError> {
     let size = page_size(app, path, query)?;
+    // Fault messages-v1-page-one-over: an inclusive end index cuts one message more.
+    let size = if path == V1_PATH && app.switches().faults.has(Fault::MessagesV1PageOneOver) {
+        size + 1
+    } else {
+        size
+    };
     let (page, next) =
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
             .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
@@ -188,6 +194,11 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             format!("participants: '{p}' is not an E.164 phone number"),
         ));
     }
+    // Fault messages-participants-own-number-accepted: the workspace number is dropped, not refused.
+    let mut participants = participants;
+    if faults.has(Fault::MessagesParticipantsOwnNumberAccepted) {
+        participants.retain(|p| line.is_none_or(|l| l.number != p.as_str()));
+    }
     if let Some(p) = participants
         .iter()
         .find(|p| line.is_some_and(|l| l.number == p.as_str()))
@@ -215,9 +226,18 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let after = after.filter(|_| !faults.has(Fault::CreatedAfterIgnored));
     // Fault messages-time-bounds-inclusive: "after" and "before" keep the instant itself.
     let inclusive = faults.has(Fault::MessagesTimeBoundsInclusive);
+    // Fault messages-participants-order-sensitive: the set compared as an ordered list.
+    let ordered = faults.has(Fault::MessagesParticipantsOrderSensitive);
     let conversation = (!participants.is_empty() && !faults.has(Fault::ParticipantsFilterIgnored))
         .then(|| {
             line.map(|l| {
+                if ordered {
+                    return messaging
+                        .conversations()
+                        .iter()
+                        .find(|c| c.phone_number_id == l.id && c.participants == participants)
+                        .map(|c| c.id.clone());
+                }
                 messaging
                     .conversation_with(l.id, &participants)
                     .map(|c| c.id.clone())
@@ -248,8 +268,10 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                     Some(None) => messaging.conversation(&m.conversation_id).is_some_and(|c| {
                         let mut a = c.participants.clone();
                         let mut b = participants.clone();
-                        a.sort();
-                        b.sort();
+                        if !ordered {
+                            a.sort();
+                            b.sort();
+                        }
                         a == b
                     }),
                 };
@@ -358,6 +380,17 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             &id,
             json.clone(),
         ));
+        // Fault outbound-fires-message-received: the direction is not looked at.
+        if faults.has(Fault::OutboundFiresMessageReceived) {
+            jobs.extend(crate::deliveries::fire(
+                app,
+                &mut store,
+                "message.received",
+                Some(line.id),
+                &id,
+                json.clone(),
+            ));
+        }
         answers.push(json);
     }
     drop(store);
@@ -542,6 +575,19 @@ fn may_send(
     }
     match line.a2p {
         A2p::Approved => {}
+        // Fault a2p-unapproved-403: the refusal is taken for a permission error.
+        A2p::NotApproved if faults.has(Fault::A2pUnapproved403) => {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::FORBIDDEN,
+                format!(
+                    "the A2P 10DLC registration of {} is not approved",
+                    line.number
+                ),
+            )
+            .with_code("0206403")
+            .with_title("A2P Registration Not Approved"));
+        }
         A2p::NotApproved => {
             return Err(ApiError::bad_request(
                 V1_PATH,
@@ -786,7 +832,11 @@ async fn get_hv(
                 .line_by_id(&m.phone_number_id)
                 .is_some_and(|l| l.workspace == workspace)
         };
-        let message = store.messaging.message(&id).filter(of_workspace);
+        // Fault message-get-crosses-workspace: the lookup is not scoped to the caller.
+        let message = store
+            .messaging
+            .message(&id)
+            .filter(|m| faults.has(Fault::MessageGetCrossesWorkspace) || of_workspace(m));
         let message = match message {
             None if faults.has(Fault::MissingMessageNewest) => store
                 .messaging
@@ -833,6 +883,25 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
         let retried = store
             .messaging
             .retry(&id, &allow, OffsetDateTime::now_utc());
+        // Fault retry-creates-new-message: the failed message is sent again as a new one.
+        let retried = match retried {
+            Ok(m) if faults.has(Fault::RetryCreatesNewMessage) => {
+                match store.messaging.line_by_id(&m.phone_number_id).cloned() {
+                    Some(line) => Ok(store.messaging.record(
+                        &line,
+                        &m.to,
+                        true,
+                        None,
+                        &m.text,
+                        m.user_id.as_deref(),
+                        "sending",
+                        OffsetDateTime::now_utc(),
+                    )),
+                    None => Ok(m),
+                }
+            }
+            other => other,
+        };
         match retried {
             Ok(m) => Ok(reply::data(StatusCode::ACCEPTED, m.to_json(true))),
             Err(RetryRefusal::Missing) => Err(missing_message(&id)),

@@ -305,7 +305,13 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         let size = pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad)?;
         let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
         let store = app.store();
-        let (items, next) = store.tasks().page_after(offset, size);
+        let (items, mut next) = store.tasks().page_after(offset, size);
+        // Fault tasks-last-single-item-lost: a token only when two or more tasks are left.
+        if let Some(at) = next.filter(|_| faults.has(Fault::TasksLastSingleItemLost)) {
+            if store.tasks().page_after(at, 2).0.len() == 1 {
+                next = None;
+            }
+        }
         // Fault task-list-drops-newest: the most recently created task is left out.
         let newest = faults
             .has(Fault::TaskListDropsNewest)
@@ -399,6 +405,17 @@ async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>)
     answer(&app, result)
 }
 
+/// Fault task-reopen-undeletes: reopen brings a deleted task back, open; `None` when the task is
+/// not a deleted one.
+fn undelete(app: &App, id: &str) -> Option<()> {
+    let mut store = app.store();
+    let task = store.tasks_mut().get_mut(id).filter(|t| t.is_deleted)?;
+    task.is_deleted = false;
+    task.completed = false;
+    task.revision += 1;
+    Some(())
+}
+
 /// Whether an operation changed the task (a change moves `revision`).
 enum Changed {
     Yes,
@@ -487,6 +504,14 @@ fn run_transition(
     body: Result<Map<String, Value>, ApiError>,
 ) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
+    // Fault task-limit-blocks-transitions: the limit check guards every operation but complete
+    // and reopen (which check it themselves), though none of them opens a task.
+    if faults.has(Fault::TaskLimitBlocksTransitions)
+        && !matches!(action, "complete" | "reopen")
+        && app.store().tasks().open_count() >= OPEN_TASK_LIMIT
+    {
+        return Err(limit_reached(faults));
+    }
     match action {
         "complete" => change(app, id, "task.completed", |task| {
             if task.completed || faults.has(Fault::TaskCompleteNoEffect) {
@@ -496,6 +521,14 @@ fn run_transition(
             task.completed = true;
             Ok(Changed::Yes)
         }),
+        "reopen" if faults.has(Fault::TaskReopenUndeletes) && undelete(app, id).is_some() => {
+            let store = app.store();
+            let task = store.tasks().get(id).ok_or_else(|| not_found(id))?;
+            Ok(reply::data(
+                StatusCode::OK,
+                json!({"taskId": task.task_id, "revision": shown_revision(task, faults).to_string()}),
+            ))
+        }
         "reopen" => {
             let open = app.store().tasks().open_count();
             change(app, id, "task.reopened", |task| {
@@ -516,6 +549,10 @@ fn run_transition(
                 return Ok(Changed::No);
             }
             let user = required_id(&body, "userId", "US")?;
+            // Fault task-assign-replaces-assignees: the named user becomes the only assignee.
+            if faults.has(Fault::TaskAssignReplacesAssignees) {
+                task.assignees.clear();
+            }
             task.assignees.retain(|u| *u != user);
             task.assignees.push(user);
             task.assigned_by = Some(caller.user_id.to_string());

@@ -120,6 +120,9 @@ fn webhook_id(
 ) -> Result<String, ApiError> {
     let id = input::path_param(id, PATH)?;
     let numeric = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
+    if !numeric && strict && app.switches().faults.has(Fault::WebhookId400MessageVague) {
+        return Err(ApiError::bad_request(PATH, "Invalid request"));
+    }
     if !numeric && strict {
         let message = format!("path parameter webhookId must match pattern {ID_PATTERN}");
         return Err(ApiError::bad_request(PATH, message.clone()).with_item(
@@ -129,7 +132,6 @@ fn webhook_id(
             json!({"type": "string", "pattern": ID_PATTERN}),
         ));
     }
-    let _ = app;
     Ok(id)
 }
 
@@ -161,7 +163,16 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
         let store = app.store();
         store
             .webhook(&id)
-            .map(|w| reply::data(StatusCode::OK, w.to_json()))
+            .map(|w| {
+                let mut json = w.to_json();
+                // Fault webhook-get-drops-org-id: the single get's view lacks orgId.
+                if app.switches().faults.has(Fault::WebhookGetDropsOrgId) {
+                    if let Some(o) = json.as_object_mut() {
+                        o.remove("orgId");
+                    }
+                }
+                reply::data(StatusCode::OK, json)
+            })
             .ok_or_else(|| not_found(&app, &id))
     });
     answer(&app, result)
@@ -210,7 +221,11 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
     let faults = &app.switches().faults;
     let url = match body.get("url") {
         None => None,
-        Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => {
+        Some(Value::String(u))
+            if u.starts_with("http://")
+                || u.starts_with("https://")
+                || faults.has(Fault::WebhookUrlUnchecked) =>
+        {
             Some(u.clone())
         }
         Some(_) => {
@@ -251,7 +266,15 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
         }
         let mut groups = Vec::new();
         for e in events {
-            let Some((_, group)) = EVENTS.iter().find(|(n, _)| n == e) else {
+            // Fault webhook-unknown-event-accepted: an unknown name of a known family passes.
+            let family = |n: &str| n.split('.').next().unwrap_or(n).to_string();
+            let found = EVENTS.iter().find(|(n, _)| n == e).or_else(|| {
+                EVENTS
+                    .iter()
+                    .find(|(n, _)| family(n) == family(e))
+                    .filter(|_| faults.has(Fault::WebhookUnknownEventAccepted))
+            });
+            let Some((_, group)) = found else {
                 return Err(ApiError::bad_request(
                     PATH,
                     format!("events: unknown event '{e}'"),
@@ -370,6 +393,12 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
                     || w.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
             })
             .count();
+        // Fault webhook-limit-counts-deleted: the count is not decremented on delete.
+        let counted = if faults.has(Fault::WebhookLimitCountsDeleted) {
+            counted + store.hooks.deleted_webhooks.len()
+        } else {
+            counted
+        };
         if counted >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
             return Err(ApiError::bad_request(
                 PATH,
@@ -459,8 +488,19 @@ fn update(
             "PUT replaces the webhook: url and events are required",
         ));
     }
+    // Fault webhook-patch-events-resets-scope: a PATCH of events rebuilds the scope as well.
+    let reset_scope = !replace
+        && fields.events.is_some()
+        && fields.resource_ids.is_none()
+        && app
+            .switches()
+            .faults
+            .has(Fault::WebhookPatchEventsResetsScope);
     let mut store = app.store();
     let w = store.webhook_mut(&id).ok_or_else(|| not_found(app, &id))?;
+    if reset_scope {
+        w.resource_ids = vec!["*".to_string()];
+    }
     if replace {
         w.label = fields.label.flatten();
         w.status = fields.status.unwrap_or_else(|| "enabled".to_string());
@@ -498,6 +538,12 @@ async fn delete_webhook(
             return Err(not_found(&app, &id));
         };
         store.remove_webhook(&id);
+        let faults = &app.switches().faults;
+        if faults.has(Fault::WebhookDeleteKeepsDelivering)
+            || faults.has(Fault::WebhookLimitCountsDeleted)
+        {
+            store.hooks.deleted_webhooks.push(w.clone());
+        }
         Ok(if app.switches().variant(Variant::WebhookDelete200) {
             reply::data(StatusCode::OK, w.to_json())
         } else {
@@ -565,6 +611,10 @@ fn record_json(app: &App, record: &DeliveryRecord) -> Value {
     if faults.has(Fault::WebhookHistoryIdDiffers) {
         v["id"] = json!(format!("dlv_{}", record.id));
     }
+    // Fault webhook-event-id-not-payload-id: the delivery's id shown as the event's.
+    if faults.has(Fault::WebhookEventIdNotPayloadId) && record.event_id.is_some() {
+        v["eventId"] = json!(record.id);
+    }
     v
 }
 
@@ -625,7 +675,10 @@ async fn history(
             .deliveries
             .iter()
             .rev()
-            .filter(|d| d.webhook_id == id)
+            // Fault webhook-history-all-webhooks: the history is not narrowed to the webhook.
+            .filter(|d| {
+                d.webhook_id == id || app.switches().faults.has(Fault::WebhookHistoryAllWebhooks)
+            })
             .filter(|d| {
                 // Fault webhook-resource-filter-keeps-nulls: a null resourceId passes any filter.
                 let nulls_pass = app
