@@ -6,6 +6,7 @@
 #
 #   scripts/blind.sh            # every blind fault, seeds 1 and 2
 #   SET=1 SEEDS="1 2 3" scripts/blind.sh
+#   BIN=target/debug/workspace-conformance scripts/blind.sh   # a binary already built
 #
 # Prints one line per fault (caught in how many of the runs, the failed trials of the first run
 # that caught it) and the totals; honours CARGO_TARGET_DIR.
@@ -14,8 +15,10 @@ cd "$(dirname "$0")/.."
 SEEDS=${SEEDS:-"1 2"}
 SET=${SET:-}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release --quiet --bin workspace-conformance
-BIN="$TARGET_DIR/release/workspace-conformance"
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet --bin workspace-conformance
+  BIN="$TARGET_DIR/release/workspace-conformance"
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 faults=$("$BIN" serve --list-faults | awk -v set="${SET:-[0-9]+}" '$0 ~ "\\(blind set " set "[,)]" { print $1 }')

@@ -56,6 +56,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "results",
             // Checks of answers and deliveries, then the run of one case and the run of them all.
             "checks",
+            // The model of the target's state and the rules on every exchange, fed by execution.
+            "model",
             "cleanup",
             "execute",
             "plan",

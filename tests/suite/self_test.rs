@@ -80,8 +80,12 @@ fn every_fault_is_caught_by_the_trials_and_checks_recorded_for_it() {
     // A fault with a catch that depends on timing (`| sometimes` in the catch record) reports
     // defects that depend on timing too (which contacts a neighbour read meets): its block is
     // not compared; every other fault's defects are, line for line.
-    let unsteady: std::collections::BTreeSet<String> =
-        record.sometimes.iter().map(|c| c.fault.clone()).collect();
+    let unsteady: std::collections::BTreeSet<String> = record
+        .sometimes
+        .iter()
+        .chain(runs.catches.iter().filter(|c| c.timing_dependent()))
+        .map(|c| c.fault.clone())
+        .collect();
     // A defect's trial count is not compared: under a fault that lets requests change shared
     // resources (a keyless DELETE of the run's shared task), which trials meet the changed
     // resource depends on the order trials finish in, and a few move between two defects.
@@ -160,16 +164,20 @@ fn settle(
     record: &Record,
 ) {
     let written = blocks(&std::fs::read_to_string(common::defects::path()).unwrap_or_default());
-    let unsteady: std::collections::BTreeSet<String> =
-        record.sometimes.iter().map(|c| c.fault.clone()).collect();
+    let unsteady: std::collections::BTreeSet<String> = record
+        .sometimes
+        .iter()
+        .chain(runs.catches.iter().filter(|c| c.timing_dependent()))
+        .map(|c| c.fault.clone())
+        .collect();
     let differs = |runs: &common::FaultRuns, fault: &str| -> bool {
         if runs.problems_of.get(fault).is_some_and(|p| !p.is_empty()) {
             return true;
         }
         let caught = runs.catches_of(fault);
-        let unrecorded = caught
-            .iter()
-            .any(|c| !record.always.contains(c) && !record.sometimes.contains(c));
+        let unrecorded = caught.iter().any(|c| {
+            !c.timing_dependent() && !record.always.contains(c) && !record.sometimes.contains(c)
+        });
         let missing = record
             .always
             .iter()

@@ -86,6 +86,7 @@ fn report() -> (Report, String) {
         run_id: "rsnap001".into(),
         seed: 1,
         property_cases: 1,
+        sequence_depth: 1,
         receiver: None,
         missing_reasons: Default::default(),
     });

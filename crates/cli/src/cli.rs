@@ -185,6 +185,16 @@ pub struct RunArgs {
         help_heading = "Run control"
     )]
     pub property_cases: u32,
+    /// Random sequences each sequence trial runs (`latest.sequences.*`): the default run has
+    /// one each; a nightly job may run more (see the README for the requests each adds).
+    #[arg(
+        long = "depth",
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u32).range(1..=1000),
+        help_heading = "Run control"
+    )]
+    pub depth: u32,
     /// Switch on a fault of the embedded reference (only without --target); repeatable.
     #[arg(long = "fault", value_name = "NAME", help_heading = "Target")]
     pub faults: Vec<String>,

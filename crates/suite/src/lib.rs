@@ -12,6 +12,7 @@ pub mod cleanup;
 pub mod client;
 pub mod discover;
 pub mod execute;
+pub(crate) mod model;
 pub mod plan;
 pub mod preflight;
 pub mod redact;

@@ -18,6 +18,8 @@ use base64::Engine;
 
 /// The placeholder shown instead of the run's API key.
 pub(crate) const API_KEY_PLACEHOLDER: &str = "<API_KEY>";
+/// How the run's key without its last character (the near-miss wrong key) is shown.
+pub(crate) const NEAR_MISS_PLACEHOLDER: &str = "<API_KEY without its last character>";
 /// The placeholder shown instead of any other secret.
 pub(crate) const SECRET_PLACEHOLDER: &str = "<REDACTED>";
 
@@ -135,6 +137,12 @@ impl Redactor {
     /// Registers the run's API key.
     pub fn api_key(&self, key: &str) {
         self.add_with_encodings(key, API_KEY_PLACEHOLDER);
+    }
+
+    /// Registers a part of the run's key (the near-miss key, which is all of it but its last
+    /// character): shown as [`NEAR_MISS_PLACEHOLDER`].
+    pub fn api_key_part(&self, part: &str) {
+        self.add_with_encodings(part, NEAR_MISS_PLACEHOLDER);
     }
 
     /// Registers another secret.
@@ -565,6 +573,21 @@ mod tests {
         let r = Redactor::default();
         r.api_key(KEY);
         r
+    }
+
+    #[test]
+    fn the_near_miss_key_is_redacted_and_the_key_never_shows_a_character() {
+        let r = redactor();
+        let near = &KEY[..KEY.len() - 1];
+        r.api_key_part(near);
+        assert_eq!(
+            r.redact(&format!("k={KEY};")),
+            format!("k={API_KEY_PLACEHOLDER};")
+        );
+        assert_eq!(
+            r.redact(&format!("k={near};")),
+            format!("k={NEAR_MISS_PLACEHOLDER};")
+        );
     }
 
     #[test]

@@ -161,6 +161,7 @@ async fn run(
         run_id: how.run_id.clone(),
         seed: how.seed,
         property_cases: 4,
+        sequence_depth: 1,
         receiver: Some(receiver),
         missing_reasons,
     });

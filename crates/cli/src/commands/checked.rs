@@ -38,6 +38,8 @@ pub struct RunPlan {
     pub rate: Option<f64>,
     /// Random inputs per property and direction.
     pub property_cases: u32,
+    /// Random sequences per sequence trial.
+    pub sequence_depth: u32,
     /// `--require-complete`: an ignored trial fails the run.
     pub require_complete: bool,
     /// `--discover`: the profile's gaps are filled with GET requests before the trials.
@@ -136,6 +138,7 @@ impl RunPlan {
             max_body: args.max_body,
             rate: args.rate,
             property_cases: args.property_cases,
+            sequence_depth: args.depth,
             require_complete: args.require_complete,
             discover: args.discover,
             profile_file: args.profile.clone(),

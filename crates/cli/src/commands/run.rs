@@ -67,6 +67,7 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         run_id: plan.run_id.clone(),
         seed: plan.seed,
         property_cases: plan.property_cases,
+        sequence_depth: plan.sequence_depth,
         receiver,
         missing_reasons: discovery
             .as_ref()
@@ -76,6 +77,7 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(
         &plan.cases,
+        &plan.chosen,
         exec.clone(),
         rt.handle().clone(),
         recorder.clone(),

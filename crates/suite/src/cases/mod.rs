@@ -4,6 +4,7 @@
 #[cfg(test)]
 pub(crate) mod audit;
 pub mod constraint;
+pub(crate) mod derive;
 #[cfg(test)]
 pub(crate) mod effects;
 pub mod generated;
@@ -13,6 +14,7 @@ mod model;
 pub mod properties;
 #[cfg(test)]
 pub(crate) mod reasons;
+pub mod sequence;
 mod state;
 pub mod template;
 
@@ -22,6 +24,6 @@ pub(crate) use model::{
     Bound, DeliveriesExpect, Direction, Expect, ForEach, OrderExpect, PageExpect, Repeat,
     StatusExpect, Watch,
 };
-pub use model::{Case, Hold, Request, Setup, State, Step};
+pub use model::{Case, Hold, Instead, Request, Setup, State, Step, Uses};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

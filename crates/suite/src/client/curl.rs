@@ -3,7 +3,7 @@
 //! variable the suite itself reads), a profile's other key from a variable named after its
 //! fixture (`$RESTRICTED_API_KEY`), so no key is ever printed and none needs pasting in.
 
-use super::{API_KEY_PLACEHOLDER, Exchange, Redactor};
+use super::{API_KEY_PLACEHOLDER, Exchange, NEAR_MISS_PLACEHOLDER, Redactor};
 
 /// The environment variable a reproduction reads the run's API key from.
 pub(crate) const API_KEY_VARIABLE: &str = "WORKSPACE_API_KEY";
@@ -18,6 +18,10 @@ fn shell_quote(s: &str) -> String {
 fn key_variable(label: &str) -> Option<String> {
     if label == API_KEY_PLACEHOLDER {
         return Some(API_KEY_VARIABLE.to_string());
+    }
+    if label == NEAR_MISS_PLACEHOLDER {
+        // The shell's own "without the last character".
+        return Some(format!("{API_KEY_VARIABLE}%?"));
     }
     let name = label.strip_prefix('<')?.strip_suffix('>')?;
     let plain = !name.is_empty()
@@ -38,6 +42,9 @@ impl Exchange {
                 .flatten();
             match var {
                 // Double quotes, so that the shell puts the key in.
+                Some(var) if var.contains('%') => {
+                    cmd.push_str(&format!(" -H \"{k}: ${{{var}}}\""));
+                }
                 Some(var) => cmd.push_str(&format!(" -H \"{k}: ${var}\"")),
                 None => cmd.push_str(&format!(" -H {}", shell_quote(&format!("{k}: {v}")))),
             }

@@ -16,6 +16,10 @@ pub enum Auth {
     None,
     /// Another key (a fixture, or a made-up invalid key), shown as `label` in reproductions.
     Key { key: String, label: String },
+    /// The run's key without its last character: a wrong key as near the real one as a key can
+    /// be, which a target comparing keys by prefix, or only in part, would serve. Without a
+    /// run key, a made-up one.
+    NearMiss,
 }
 
 /// A request to send.
@@ -62,8 +66,9 @@ pub enum TransportError {
     })]
     Reset { received: Option<usize> },
     /// The connection was closed after the request went out and before any byte of an answer.
-    /// The target may have read the request, so it is not sent again (but for once, on a new
-    /// connection, where the closed one had carried an earlier answer: see `Client::send`).
+    /// The target may have read the request, so it is not sent again (but an idempotent one, once,
+    /// on a new connection, where the closed one had carried an earlier answer: see
+    /// `Client::send`; a POST or PATCH never).
     #[error(
         "the connection was closed before any answer: the request was sent and is not sent again ({0})"
     )]

@@ -9,8 +9,8 @@ mod exchange;
 mod rate;
 mod transport;
 
-pub(crate) use crate::redact::API_KEY_PLACEHOLDER;
 pub use crate::redact::Redactor;
+pub(crate) use crate::redact::{API_KEY_PLACEHOLDER, NEAR_MISS_PLACEHOLDER};
 pub(crate) use body::with_large_body_slot;
 pub use exchange::{Auth, Outgoing, Response, TransportError};
 pub(crate) use exchange::{EXCERPT_CHARS, Exchange, NotJson};

@@ -340,6 +340,8 @@ impl Limit {
 
 /// The count `name` holds (a list saved by an earlier step, or a count), None when the step
 /// names none; the finding (without clauses) when the variable holds neither.
+// The finding is the case's failure as it will be reported; boxing it would only move it.
+#[allow(clippy::result_large_err)]
 fn count_of(vars: &Vars, field: &str, name: Option<&str>) -> Result<Option<u64>, Finding> {
     match name.map(|name| vars.get(name)) {
         None => Ok(None),

@@ -3,8 +3,10 @@
 
 mod limit;
 pub mod properties;
+mod relations;
 mod roundtrip;
 mod search;
+mod sequences;
 mod setup;
 
 use std::sync::Arc;
@@ -39,6 +41,8 @@ pub struct RunSetup {
     pub seed: u64,
     /// Random inputs per property and direction.
     pub property_cases: u32,
+    /// Random sequences per sequence trial (`--depth`).
+    pub sequence_depth: u32,
     /// The suite's webhook receiver, when a selected case needs it.
     pub receiver: Option<Arc<crate::webhooks::Receiver>>,
     /// Why the profile lacks a fixture (discovery's reasons), added to an ignored trial's reason.
@@ -54,6 +58,7 @@ pub struct Executor {
     run_id: String,
     seed: u64,
     property_cases: u32,
+    sequence_depth: u32,
     /// What the run created, deleted at its end (and on Ctrl-C).
     cleanup: Arc<crate::cleanup::Cleanup>,
     receiver: Option<Arc<crate::webhooks::Receiver>>,
@@ -64,6 +69,8 @@ pub struct Executor {
     /// The answers of the run's control reads (READINGS 6.9), shared by the trials whose
     /// control is the same GET.
     controls: Controls,
+    /// The model of the target's state, fed by every exchange of the run.
+    model: crate::model::Model,
 }
 
 /// Control reads by request: a control GET shows that the target serves the request as the run
@@ -79,16 +86,18 @@ impl Executor {
                 setup.contract.clone(),
                 setup.run_id.clone(),
             )),
-            contract: setup.contract,
             client: setup.client,
             run_id: setup.run_id,
             seed: setup.seed,
             property_cases: setup.property_cases,
+            sequence_depth: setup.sequence_depth,
             receiver: setup.receiver,
             missing_reasons: setup.missing_reasons,
             profile: setup.profile,
             shared: Default::default(),
             controls: Default::default(),
+            model: crate::model::Model::new(setup.contract.clone()),
+            contract: setup.contract,
         }
     }
 
@@ -130,11 +139,15 @@ impl Executor {
     ///
     /// Body fields the profile renames (`requestFields`, READINGS 6.1) go out under the target's
     /// name only, whichever case or property built the request.
+    ///
+    /// The model sees the request as the suite built it (before the renaming) and its answer.
     pub(crate) async fn send(&self, out: &Outgoing) -> Exchange {
+        let ticket = self.model.before(out);
         let renamed = self.rename_fields(out);
-        let out = renamed.as_ref().unwrap_or(out);
-        let ex = self.client.send(out).await;
+        let sent = renamed.as_ref().unwrap_or(out);
+        let ex = self.client.send(sent).await;
         self.cleanup.observe(&ex);
+        self.model.after(ticket, out, &ex);
         ex
     }
 
@@ -209,9 +222,11 @@ impl Executor {
         // The failures of the steps done so far: a trial that failed before the interrupt stays
         // failed.
         let so_far = std::sync::Mutex::new(Vec::new());
-        let run = crate::client::with_large_body_slot(self.run_case(case, &so_far));
+        let run = crate::client::with_large_body_slot(crate::model::collect(
+            self.run_case(case, &so_far),
+        ));
         let result = tokio::select! {
-            result = run => result,
+            (result, found) = run => with_model_findings(result, found, case),
             _ = self.cleanup.interrupted() => {
                 let failed = std::mem::take(&mut *so_far.lock().unwrap_or_else(|e| e.into_inner()));
                 if failed.is_empty() {
@@ -501,6 +516,13 @@ impl Executor {
         exchanges: &mut Vec<Arc<Exchange>>,
     ) -> Precondition {
         let items = match vars.get(&pre.list) {
+            // Ids derived from one the target served (`cases::derive`): a missing resource.
+            Some(Value::String(served)) if pre.derived => {
+                crate::cases::derive::missing_ids(served, crate::cases::derive::TRIES)
+                    .into_iter()
+                    .map(Value::String)
+                    .collect()
+            }
             Some(Value::Array(items)) => items.clone(),
             Some(other) => vec![other.clone()],
             None => {
@@ -547,6 +569,18 @@ impl Executor {
                 first.check,
                 first.expected,
                 self.client.redactor.excerpt(&first.actual, 120)
+            ));
+        }
+        if pre.derived {
+            return Precondition::Gone(format!(
+                "no id derived from `{}` ({}: same length and alphabet, characters changed) answers as a missing one must{}",
+                pre.list,
+                vars.get(&pre.list).map(text_of).unwrap_or_default(),
+                if why.is_empty() {
+                    ": it has no character that can change within its alphabet".to_string()
+                } else {
+                    format!(" ({})", why.join("; "))
+                }
             ));
         }
         Precondition::Gone(format!(
@@ -722,6 +756,7 @@ impl Executor {
         let auth = match &out.auth {
             Auth::Primary => "primary".to_string(),
             Auth::None => "none".to_string(),
+            Auth::NearMiss => "near miss".to_string(),
             // Held in memory for the run only, never shown.
             Auth::Key { key, .. } => format!("key {key}"),
         };
@@ -875,10 +910,9 @@ impl Executor {
         let auth = match req.auth.as_deref() {
             None => Auth::Primary,
             Some("none") => Auth::None,
-            Some("invalid") => Auth::Key {
-                key: format!("invalid-key-{}", self.run_id),
-                label: format!("invalid-key-{}", self.run_id),
-            },
+            // A wrong key: the run's own without its last character, the nearest wrong key
+            // there is (Authentication 3: any key the target did not issue is refused).
+            Some("invalid") => Auth::NearMiss,
             Some(fixture) => Auth::Key {
                 key: vars
                     .get(fixture)
@@ -926,6 +960,34 @@ impl Executor {
         }
         Ok((out, deviation))
     }
+}
+
+/// The trial's result with the model's findings on its exchanges (a rule of the contract that an
+/// answer of this trial broke, whatever the trial is about): a trial that passed or was ignored
+/// fails on them.
+fn with_model_findings(
+    mut result: CaseResult,
+    found: Vec<(Finding, Arc<Exchange>)>,
+    case: &Case,
+) -> CaseResult {
+    if found.is_empty() {
+        return result;
+    }
+    let steps = case.steps.len().max(1);
+    let failures = found.into_iter().map(|(finding, ex)| Failure {
+        finding,
+        step: steps,
+        steps,
+        exchange: Some(ex),
+    });
+    result.verdict = match result.verdict {
+        Verdict::Failed(mut already) => {
+            already.extend(failures);
+            Verdict::Failed(already)
+        }
+        _ => Verdict::Failed(failures.collect()),
+    };
+    result
 }
 
 /// The result as the reports keep it: every exchange without its body ([`Exchange::recorded`]),

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 pub(crate) use crate::cases::constraint::Constraint;
 pub use crate::cases::constraint::{self};
 pub(crate) use crate::cases::model::Cleanup;
-pub use crate::cases::model::{Example, Limit, Property, Target};
+pub use crate::cases::model::{Example, Limit, Property, Relation, Target};
 use crate::cases::template::BUILTINS;
 use crate::cases::template::{names_in_str, names_in_value};
 use crate::cases::{Case, Expect, Request, Step};
@@ -376,6 +376,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
                 receiver: Vec::new(),
                 uses_receiver,
                 setups: Vec::new(),
+                uses: None,
             });
         }
     }
@@ -410,7 +411,88 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
             receiver: Vec::new(),
             uses_receiver: false,
             setups: Vec::new(),
+            uses: None,
         });
     }
+    out.extend(sequences());
+    out.extend(relations());
     Ok(out)
+}
+
+/// The relations trials (`execute::relations`): read-only, one per relation.
+fn relations() -> Vec<Case> {
+    [
+        (Relation::PageSizes, "page-sizes", "Pagination and collection conventions > pageToken",
+         "A walk at a small page size lists every item that walks at the largest page size list before and after it."),
+        (Relation::Instants, "instants-at-other-offsets", "Pagination and collection conventions > filters",
+         "A time filter given at another offset than UTC is refused or lists what the same instant in UTC lists."),
+        (Relation::Sets, "several-filter-values", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+         "A filter of several values lists every item each value alone lists."),
+        (Relation::Assignments, "assignments-both-ways", "Header-versioned API > GET /users/{userId}/phone-numbers",
+         "The numbers of a user and the users of a number agree."),
+    ]
+    .into_iter()
+    .map(|(relation, id, clause, summary)| Case {
+        name: format!("latest.relations.{id}"),
+        api: Api::Latest,
+        area: "relations".into(),
+        clauses: vec![clause.into()],
+        readings: vec!["4.2".into(), "5.2".into()],
+        summary: Some(summary.into()),
+        tags: vec!["property".into(), "relation".into()],
+        exclusive: false,
+        needs: Vec::new(),
+        read_only: true,
+        steps: Vec::new(),
+        fixtures: BTreeSet::new(),
+        file: "src/execute/relations.rs".into(),
+        line: 0,
+        property: Some(Arc::new(Property::Relations(relation))),
+        receiver: Vec::new(),
+        uses_receiver: false,
+        setups: Vec::new(),
+        uses: None,
+    })
+    .collect()
+}
+
+/// Random sequences in the default run: trials of the same kind, each with its own seeded
+/// sequences (`--depth` runs more of them in each).
+pub const SEQUENCE_TRIALS: usize = 3;
+
+/// The random-sequence trials (`cases::sequence`, run by `execute::sequences`).
+fn sequences() -> Vec<Case> {
+    (1..=SEQUENCE_TRIALS)
+        .map(|n| Case {
+            name: format!("latest.sequences.{n}"),
+            api: Api::Latest,
+            area: "sequences".into(),
+            clauses: vec![
+                "Resources > Task".into(),
+                "States and transitions > Task > assign and unassign".into(),
+                "Resources > Contact".into(),
+                "v1 API: messages > POST /v1/messages".into(),
+                "Header-versioned API > webhook management".into(),
+                "Pagination and collection conventions > filters".into(),
+            ],
+            readings: vec!["1.3".into(), "2.6".into(), "4.2".into(), "6.7".into()],
+            summary: Some(
+                "Random sequences of creates, updates, transitions, assignments and deletes of tasks, contacts, messages and webhooks, on both generations, with lists under filters; the model judges every answer."
+                    .into(),
+            ),
+            tags: vec!["property".into(), "sequence".into()],
+            exclusive: false,
+            needs: Vec::new(),
+            read_only: false,
+            steps: Vec::new(),
+            fixtures: ["phone_number_id"].into_iter().map(str::to_string).collect(),
+            file: "src/cases/sequence.rs".into(),
+            line: 0,
+            property: Some(Arc::new(Property::Sequence)),
+            receiver: Vec::new(),
+            uses_receiver: true,
+            setups: Vec::new(),
+            uses: None,
+        })
+        .collect()
 }

@@ -1,0 +1,469 @@
+//! Relations between answers: what one list shows, another request that must show the same
+//! items shows too. Each holds for every list it applies to, read from the route table's lists
+//! whose collections the run only adds to (users, phone numbers, calls, messages, conversations):
+//!
+//! - page sizes: a walk at a small page size lists every item that two walks at the largest page
+//!   size, one before and one after it, both list (`pageToken` continues from the previous page;
+//!   `nextPageToken` is null only on the page holding the last result);
+//! - instants: a filter bound given at another offset than UTC is the same instant: a target may
+//!   refuse it (timestamps are stated in UTC), and one it accepts lists the same items;
+//! - sets: a filter of several values lists every item that each value alone lists;
+//! - assignments: a number listed for a user lists that user, and the reverse.
+//!
+//! Items the run adds while a relation is read may appear on one side only: only items on both
+//! sides of the walks around it are required.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::Executor;
+use crate::cases::properties::Relation;
+use crate::cases::template::Vars;
+use crate::checks::generic;
+use crate::client::{Auth, Exchange, Outgoing};
+use crate::results::{Failure, Finding};
+use conformance_contract::Api;
+
+const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
+const PAGE_SIZES: usize = 12;
+const MAX_PAGES: usize = 12;
+
+type Found = Vec<(Finding, Arc<Exchange>)>;
+
+/// The lists the page-size relation walks: the run only adds to them.
+const GROWING: &[&str] = &[
+    "/users",
+    "/phone-numbers",
+    "/calls",
+    "/messages",
+    "/conversations",
+    "/v1/conversations",
+];
+
+pub(super) async fn run(
+    exec: &Executor,
+    relation: Relation,
+    vars: &Vars,
+    exchanges: &mut Vec<Arc<Exchange>>,
+) -> Vec<Failure> {
+    let mut r = Reader {
+        exec,
+        exchanges: Vec::new(),
+        found: Vec::new(),
+    };
+    let text = |name: &str| vars.get(name).and_then(Value::as_str).map(str::to_string);
+    match relation {
+        Relation::PageSizes => {
+            for path in GROWING {
+                if exec.contract.route("GET", path).is_some() {
+                    r.page_sizes(path, &[]).await;
+                }
+            }
+        }
+        Relation::Instants => {
+            r.instants(
+                "/calls",
+                &[],
+                "createdAt[gte]",
+                "Pagination and collection conventions > filters",
+            )
+            .await;
+            r.instants(
+                "/messages",
+                &[],
+                "createdAt[lt]",
+                "Pagination and collection conventions > filters",
+            )
+            .await;
+            r.instants(
+                "/v1/conversations",
+                &[],
+                "createdAfter",
+                "v1 API: conversations > GET /v1/conversations > ranges",
+            )
+            .await;
+            if let (Some(pn), Some(p)) = (text("phone_number_id"), text("call_participant")) {
+                let q = [("phoneNumberId", pn), ("participants", p)];
+                r.instants(
+                    "/v1/calls",
+                    &q,
+                    "createdAfter",
+                    "v1 API: calls and recordings > GET /v1/calls",
+                )
+                .await;
+                r.instants(
+                    "/v1/calls",
+                    &q,
+                    "createdBefore",
+                    "v1 API: calls and recordings > GET /v1/calls",
+                )
+                .await;
+            }
+            if let (Some(pn), Some(p)) = (text("phone_number_id"), text("message_participant")) {
+                let q = [("phoneNumberId", pn), ("participants", p)];
+                r.instants(
+                    "/v1/messages",
+                    &q,
+                    "createdAfter",
+                    "v1 API: messages > GET /v1/messages > created range",
+                )
+                .await;
+            }
+        }
+        Relation::Sets => {
+            r.sets(
+                "/v1/conversations",
+                "phoneNumbers",
+                "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+            )
+            .await;
+        }
+        Relation::Assignments => r.assignments().await,
+    }
+    exchanges.extend(r.exchanges);
+    let steps = 1;
+    r.found
+        .into_iter()
+        .map(|(finding, ex)| Failure {
+            finding,
+            step: steps,
+            steps,
+            exchange: Some(ex),
+        })
+        .collect()
+}
+
+struct Reader<'a> {
+    exec: &'a Executor,
+    exchanges: Vec<Arc<Exchange>>,
+    found: Found,
+}
+
+/// A walk: the items by id, in order, and the last page's exchange; `None` when a page was
+/// refused, was not a list, or the walk did not end within its bound.
+struct Walk {
+    ids: Vec<String>,
+    items: BTreeMap<String, Value>,
+    last: Arc<Exchange>,
+}
+
+fn id_of(item: &Value) -> Option<String> {
+    match item.get("id")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+impl Reader<'_> {
+    async fn get(&mut self, path: &str, query: &[(&str, String)]) -> Arc<Exchange> {
+        let out = Outgoing {
+            method: "GET".into(),
+            path: path.into(),
+            query: query
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            headers: Api::of_path(path).headers(),
+            body: None,
+            auth: Auth::Primary,
+        };
+        let ex = Arc::new(self.exec.send(&out).await);
+        self.found.extend(
+            generic::check(&self.exec.contract, &ex, Default::default())
+                .into_iter()
+                .map(|f| (f, ex.clone())),
+        );
+        self.exchanges.push(ex.clone());
+        ex
+    }
+
+    /// Walks a list: `None` when a page was not a 200 list or the walk did not end within
+    /// `pages`; the last exchange either way.
+    async fn walk_or_last(
+        &mut self,
+        path: &str,
+        query: &[(&str, String)],
+        size: usize,
+        pages: usize,
+    ) -> (Option<Walk>, Option<Arc<Exchange>>) {
+        let mut ids = Vec::new();
+        let mut items = BTreeMap::new();
+        let mut token: Option<String> = None;
+        let mut last = None;
+        for _ in 0..pages {
+            let mut q = query.to_vec();
+            q.push(("maxResults", size.to_string()));
+            if let Some(t) = &token {
+                q.push(("pageToken", t.clone()));
+            }
+            let ex = self.get(path, &q).await;
+            last = Some(ex.clone());
+            let body = ex
+                .outcome
+                .as_ref()
+                .ok()
+                .filter(|r| r.status == 200)
+                .and_then(|r| r.json.as_ref())
+                .and_then(|j| j.as_ref().ok());
+            let Some(page) = body.and_then(|b| b.get("data")).and_then(Value::as_array) else {
+                return (None, last);
+            };
+            for item in page {
+                if let Some(id) = id_of(item) {
+                    ids.push(id.clone());
+                    items.insert(id, item.clone());
+                }
+            }
+            match body.and_then(|b| b.get("nextPageToken")) {
+                Some(Value::String(t)) if !t.is_empty() => token = Some(t.clone()),
+                _ => {
+                    let last = ex.clone();
+                    return (Some(Walk { ids, items, last }), Some(ex));
+                }
+            }
+        }
+        (None, last)
+    }
+
+    async fn walk(
+        &mut self,
+        path: &str,
+        query: &[(&str, String)],
+        size: usize,
+        pages: usize,
+    ) -> Option<Walk> {
+        self.walk_or_last(path, query, size, pages).await.0
+    }
+
+    /// Items both `before` and `after` list that `middle` does not.
+    fn lost(before: &Walk, middle: &Walk, after: &Walk) -> Vec<String> {
+        let mid: BTreeSet<&String> = middle.ids.iter().collect();
+        let aft: BTreeSet<&String> = after.ids.iter().collect();
+        before
+            .ids
+            .iter()
+            .filter(|id| aft.contains(id) && !mid.contains(id))
+            .cloned()
+            .collect()
+    }
+
+    async fn page_sizes(&mut self, path: &str, query: &[(&str, String)]) {
+        let Some(before) = self.walk(path, query, 50, MAX_PAGES).await else {
+            return;
+        };
+        let n = before.ids.len();
+        if n < 2 {
+            return;
+        }
+        let size = n.div_ceil(PAGE_SIZES).max(1);
+        if size >= n {
+            return;
+        }
+        let Some(small) = self.walk(path, query, size, PAGE_SIZES + 2).await else {
+            return;
+        };
+        let Some(after) = self.walk(path, query, 50, MAX_PAGES).await else {
+            return;
+        };
+        let lost = Self::lost(&before, &small, &after);
+        if !lost.is_empty() {
+            self.found.push((
+                Finding::new(
+                    PAGE_TOKEN,
+                    "walk at another page size",
+                    format!(
+                        "every item that walks of {path} at maxResults 50 list before and after, listed by the walk at maxResults {size} between them ({} items)",
+                        before.ids.len()
+                    ),
+                    format!("{} of them missing: {}", lost.len(), lost.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
+                ),
+                small.last.clone(),
+            ));
+        }
+    }
+
+    async fn instants(
+        &mut self,
+        path: &str,
+        base: &[(&str, String)],
+        param: &str,
+        clause: &'static str,
+    ) {
+        let Some(before) = self.walk(path, base, 50, MAX_PAGES).await else {
+            return;
+        };
+        // A bound inside the collection: the creation instant of its middle item.
+        let mut times: Vec<OffsetDateTime> = before
+            .items
+            .values()
+            .filter_map(|i| i.get("createdAt")?.as_str())
+            .filter_map(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            .collect();
+        times.sort();
+        let Some(mid) = times.get(times.len() / 2).copied() else {
+            return;
+        };
+        let bound = mid - time::Duration::seconds(1);
+        let utc = bound.format(&Rfc3339).unwrap_or_default();
+        let mut q: Vec<(&str, String)> = base.to_vec();
+        q.push((param, utc.clone()));
+        let Some(in_utc) = self.walk(path, &q, 50, MAX_PAGES).await else {
+            return;
+        };
+        for (hours, minutes) in [(2i8, 0i8), (-5, -30)] {
+            let offset =
+                time::UtcOffset::from_hms(hours, minutes, 0).unwrap_or(time::UtcOffset::UTC);
+            let shifted = bound.to_offset(offset).format(&Rfc3339).unwrap_or_default();
+            let mut q: Vec<(&str, String)> = base.to_vec();
+            q.push((param, shifted.clone()));
+            let (other, last) = self.walk_or_last(path, &q, 50, MAX_PAGES).await;
+            let Some(other) = other else {
+                // Refused (4xx): UTC is what the contract states, nothing more to hold.
+                let _ = last;
+                continue;
+            };
+            let mut q: Vec<(&str, String)> = base.to_vec();
+            q.push((param, utc.clone()));
+            let Some(again) = self.walk(path, &q, 50, MAX_PAGES).await else {
+                continue;
+            };
+            // Listed by the UTC bound both times but not at the offset, or listed at the offset
+            // but by neither UTC walk (what the run adds in between shows in the second).
+            let listed: BTreeSet<&String> = other.ids.iter().collect();
+            let either: BTreeSet<&String> = in_utc.ids.iter().chain(&again.ids).collect();
+            let mut differ: Vec<String> = in_utc
+                .ids
+                .iter()
+                .filter(|id| again.ids.contains(id) && !listed.contains(id))
+                .cloned()
+                .collect();
+            differ.extend(other.ids.iter().filter(|id| !either.contains(id)).cloned());
+            if !differ.is_empty() {
+                self.found.push((
+                    Finding::new(
+                        clause,
+                        format!("filter {param} at another offset"),
+                        format!("{param}={shifted} (the instant {utc}) lists the items {param}={utc} lists"),
+                        format!("{} differ: {}", differ.len(), differ.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
+                    ),
+                    other.last.clone(),
+                ));
+                return;
+            }
+        }
+    }
+
+    /// Lists by each phone number the target shows alone, then by all of them at once (the
+    /// fewest-listed first): the whole lists every item of each.
+    async fn sets(&mut self, path: &str, param: &str, clause: &'static str) {
+        let Some(numbers) = self.walk("/phone-numbers", &[], 50, 2).await else {
+            return;
+        };
+        let mut alone: Vec<(String, Walk)> = Vec::new();
+        for n in numbers.ids.iter().take(5) {
+            if let Some(w) = self.walk(path, &[(param, n.clone())], 50, MAX_PAGES).await {
+                alone.push((n.clone(), w));
+            }
+        }
+        if alone.len() < 2 {
+            return;
+        }
+        alone.sort_by_key(|(_, w)| w.ids.len());
+        let query: Vec<(&str, String)> = alone.iter().map(|(n, _)| (param, n.clone())).collect();
+        let Some(all) = self.walk(path, &query, 50, MAX_PAGES).await else {
+            return;
+        };
+        let listed: BTreeSet<&String> = all.ids.iter().collect();
+        let lost: Vec<String> = alone
+            .iter()
+            .flat_map(|(_, w)| &w.ids)
+            .filter(|id| !listed.contains(id))
+            .cloned()
+            .collect();
+        if !lost.is_empty() {
+            let values: Vec<&str> = alone.iter().map(|(n, _)| n.as_str()).collect();
+            self.found.push((
+                Finding::new(
+                    clause,
+                    format!("filter {param} with several values"),
+                    format!(
+                        "{param} = {} lists every item each of them lists alone",
+                        values.join(", ")
+                    ),
+                    format!(
+                        "{} missing: {}",
+                        lost.len(),
+                        lost.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ),
+                all.last.clone(),
+            ));
+        }
+    }
+
+    async fn assignments(&mut self) {
+        const CLAUSE: &str = "Header-versioned API > GET /users/{userId}/phone-numbers";
+        if self
+            .exec
+            .contract
+            .route("GET", "/users/x/phone-numbers")
+            .is_none()
+            || self
+                .exec
+                .contract
+                .route("GET", "/phone-numbers/x/users")
+                .is_none()
+        {
+            return;
+        }
+        let Some(users) = self.walk("/users", &[], 50, 2).await else {
+            return;
+        };
+        let Some(numbers) = self.walk("/phone-numbers", &[], 50, 2).await else {
+            return;
+        };
+        let mut of_user: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for u in users.ids.iter().take(10) {
+            if let Some(w) = self
+                .walk(&format!("/users/{u}/phone-numbers"), &[], 50, 3)
+                .await
+            {
+                of_user.insert(u.clone(), w.ids.into_iter().collect());
+            }
+        }
+        for p in numbers.ids.iter().take(10) {
+            let Some(w) = self
+                .walk(&format!("/phone-numbers/{p}/users"), &[], 50, 3)
+                .await
+            else {
+                continue;
+            };
+            let users_of_p: BTreeSet<String> = w.ids.iter().cloned().collect();
+            for (u, nums) in &of_user {
+                let says_user = nums.contains(p);
+                let says_number = users_of_p.contains(u);
+                if says_user != says_number {
+                    self.found.push((
+                        Finding::new(
+                            CLAUSE,
+                            "assignments seen from both sides",
+                            format!("GET /users/{u}/phone-numbers and GET /phone-numbers/{p}/users agree on whether {p} is assigned to {u}"),
+                            format!(
+                                "the user's numbers {} it; the number's users {} the user",
+                                if says_user { "list" } else { "do not list" },
+                                if says_number { "list" } else { "do not list" }
+                            ),
+                        ),
+                        w.last.clone(),
+                    ));
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1005 @@
+//! Runs random sequences (`cases::sequence`): each step becomes its requests on the run's own
+//! resources, followed by a read of what it changed. Every answer goes through the generic checks
+//! and the model (which judges every read against what the run set), and each step's request,
+//! one the contract allows, must be accepted. A failing sequence is shrunk (proptest-state-machine
+//! drops and simplifies steps; each try runs the shorter sequence on fresh resources, a bounded
+//! number of times) and reported as numbered steps, each with its curl; the seed replays it.
+
+use std::sync::Arc;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest_state_machine::ReferenceStateMachine;
+use serde_json::{Value, json};
+
+use super::Executor;
+use super::search::runner_for;
+use crate::cases::Case;
+use crate::cases::properties::generate::e164;
+use crate::cases::sequence::{ContactFilter, Link, Machine, STEPS, Step};
+use crate::cases::template::Vars;
+use crate::checks::generic;
+use crate::client::{Auth, Exchange, Outgoing};
+use crate::redact::Redactor;
+use crate::results::{Failure, Finding};
+use conformance_contract::Api;
+
+/// Shorter sequences tried after one fails.
+const MAX_SHRINK_RUNS: usize = 12;
+/// Pages a list walk of a sequence reads at most.
+const MAX_PAGES: usize = 5;
+
+type Found = Vec<(Finding, Arc<Exchange>)>;
+
+/// Runs `depth` sequences of the trial; the failures of the first that fails, shrunk.
+pub(super) async fn run(
+    exec: &Executor,
+    case: &Case,
+    vars: &Vars,
+    depth: u32,
+    exchanges: &mut Vec<Arc<Exchange>>,
+) -> Vec<Failure> {
+    let mut world = World::new(exec, vars, case.name.rsplit('.').next().unwrap_or(""));
+    world.users(exec, exchanges).await;
+    let mut runner = runner_for(exec.seed, &case.name);
+    let strategy = Machine::sequential_strategy(STEPS);
+    for round in 0..depth.max(1) {
+        let Ok(mut tree) = strategy.new_tree(&mut runner) else {
+            break;
+        };
+        let (_, steps, _) = tree.current();
+        let first = world.replay(exec, &steps, round, 0).await;
+        exchanges.extend(first.exchanges.iter().cloned());
+        if first.found.is_empty() {
+            continue;
+        }
+        // Shrink: a shorter sequence that still fails replaces the one we have.
+        let mut best = (steps, first);
+        let mut passed_last = false;
+        for attempt in 1..=MAX_SHRINK_RUNS {
+            let moved = if passed_last {
+                tree.complicate()
+            } else {
+                tree.simplify()
+            };
+            if !moved {
+                break;
+            }
+            let (_, steps, _) = tree.current();
+            let tried = world.replay(exec, &steps, round, attempt).await;
+            exchanges.extend(tried.exchanges.iter().cloned());
+            passed_last = tried.found.is_empty();
+            if !passed_last && steps.len() <= best.0.len() {
+                best = (steps, tried);
+            }
+        }
+        return failures(best.1, exec.seed, &exec.run_id);
+    }
+    Vec::new()
+}
+
+/// The findings of the minimal failing sequence, each saying which sequence it was: its steps,
+/// numbered, each request with its curl, and how to replay it.
+fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
+    let redactor = Redactor::global();
+    let mut listing = String::new();
+    for (n, (step, exs)) in replay.steps.iter().enumerate() {
+        listing.push_str(&format!("\n  {}. {step}", n + 1));
+        for ex in exs {
+            listing.push_str(&format!("\n       {}", ex.curl(&redactor)));
+        }
+    }
+    let note = format!(
+        "in a random sequence of {} steps, shrunk (replay: --seed {seed} --run-id {run}):{listing}",
+        replay.steps.len()
+    );
+    let steps = replay.steps.len().max(1);
+    replay
+        .found
+        .into_iter()
+        .map(|(mut finding, ex)| {
+            finding.actual = format!("{}; {note}", finding.actual);
+            Failure {
+                finding,
+                step: steps,
+                steps,
+                exchange: Some(ex),
+            }
+        })
+        .collect()
+}
+
+/// One run of a sequence: what each step sent, and what was found.
+struct Replay {
+    steps: Vec<(String, Vec<Arc<Exchange>>)>,
+    exchanges: Vec<Arc<Exchange>>,
+    found: Found,
+}
+
+/// A task the sequence created, as the sequence itself follows it (to send only requests the
+/// contract allows: unassign an assigned user, unlink a linked conversation).
+#[derive(Default, Clone)]
+struct LiveTask {
+    id: Option<String>,
+    /// In the order assigned.
+    assigned: Vec<String>,
+    linked: bool,
+    due: bool,
+    completed: bool,
+    deleted: bool,
+}
+
+#[derive(Default, Clone)]
+struct LiveContact {
+    id: Option<String>,
+    external_id: String,
+    source: String,
+}
+
+/// What a sequence works with: the profile's fixtures, the users the target showed, and the
+/// resources of the replay running now.
+struct World {
+    run: String,
+    /// The trial's own part of the names it gives (external ids), distinct between trials.
+    trial: String,
+    users: Vec<String>,
+    fixtures: Vars,
+    tasks: Vec<LiveTask>,
+    contacts: Vec<LiveContact>,
+    messages: Vec<Option<String>>,
+    webhooks: Vec<(Option<String>, bool)>,
+}
+
+impl World {
+    fn new(exec: &Executor, vars: &Vars, trial: &str) -> World {
+        World {
+            run: exec.run_id.clone(),
+            trial: trial.to_string(),
+            users: Vec::new(),
+            fixtures: vars.clone(),
+            tasks: Vec::new(),
+            contacts: Vec::new(),
+            messages: Vec::new(),
+            webhooks: Vec::new(),
+        }
+    }
+
+    fn text(&self, name: &str) -> Option<String> {
+        match self.fixtures.get(name)? {
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// The users the target shows (the first page of `GET /users`), else the profile's user.
+    async fn users(&mut self, exec: &Executor, exchanges: &mut Vec<Arc<Exchange>>) {
+        let out = request("GET", "/users", &[("maxResults", "50".into())], None);
+        let ex = Arc::new(exec.send(&out).await);
+        if let Ok(resp) = &ex.outcome {
+            if let Some(Ok(body)) = &resp.json {
+                if let Some(items) = body.get("data").and_then(Value::as_array) {
+                    self.users = items
+                        .iter()
+                        .filter_map(|u| u.get("id").and_then(Value::as_str).map(str::to_string))
+                        .collect();
+                }
+            }
+        }
+        exchanges.push(ex);
+        if self.users.is_empty() {
+            self.users.extend(self.text("user_id"));
+        }
+    }
+
+    async fn replay(
+        &mut self,
+        exec: &Executor,
+        steps: &[Step],
+        round: u32,
+        attempt: usize,
+    ) -> Replay {
+        self.tasks.clear();
+        self.contacts.clear();
+        self.messages.clear();
+        self.webhooks.clear();
+        let tag = format!("{}-sq{}-{round}-{attempt}", self.run, self.trial);
+        let (mut replay, model) = crate::model::collect(async {
+            let mut replay = Replay {
+                steps: Vec::new(),
+                exchanges: Vec::new(),
+                found: Vec::new(),
+            };
+            for step in steps {
+                let (what, exs, found) = self.step(exec, step, &tag).await;
+                replay.exchanges.extend(exs.iter().cloned());
+                replay.found.extend(found);
+                replay.steps.push((what, exs));
+            }
+            // What the sequence made and did not delete goes now: the counted states (open
+            // tasks, webhooks) are back where they were for the trials that follow.
+            let mut tidy = Vec::new();
+            for t in self.tasks.iter().filter(|t| !t.deleted) {
+                if let Some(id) = &t.id {
+                    tidy.push(request("DELETE", &format!("/v1/tasks/{id}"), &[], None));
+                }
+            }
+            for (id, deleted) in &self.webhooks {
+                if let (Some(id), false) = (id, deleted) {
+                    tidy.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
+                }
+            }
+            for out in tidy {
+                let ex = Arc::new(exec.send(&out).await);
+                replay.found.extend(
+                    generic::check(&exec.contract, &ex, Default::default())
+                        .into_iter()
+                        .map(|f| (f, ex.clone())),
+                );
+                replay.exchanges.push(ex);
+            }
+            replay
+        })
+        .await;
+        replay.found.extend(model);
+        replay
+    }
+
+    /// Runs one step: a description, its exchanges and what they showed wrong.
+    async fn step(
+        &mut self,
+        exec: &Executor,
+        step: &Step,
+        tag: &str,
+    ) -> (String, Vec<Arc<Exchange>>, Found) {
+        let mut s = Sender {
+            exec,
+            expect: Expect::Success,
+            exchanges: Vec::new(),
+            found: Vec::new(),
+        };
+        let what = self.act(&mut s, step, tag).await;
+        (what, s.exchanges, s.found)
+    }
+
+    fn user(&self, i: usize) -> Option<String> {
+        (!self.users.is_empty()).then(|| self.users[i % self.users.len()].clone())
+    }
+
+    fn act<'a>(
+        &'a mut self,
+        s: &'a mut Sender<'_>,
+        step: &'a Step,
+        tag: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = String> + Send + 'a>> {
+        Box::pin(async move {
+            match step {
+                Step::CreateTask {
+                    link,
+                    title,
+                    description,
+                } => {
+                    let mut body = json!({"title": title, "description": description});
+                    let (field, value) = match link {
+                        Link::Conversation => (
+                            "conversationId",
+                            self.text("task_conversation_id")
+                                .or_else(|| self.text("conversation_id")),
+                        ),
+                        Link::Activity => ("activityId", self.text("call_id")),
+                        Link::PhoneNumber => ("phoneNumberId", None),
+                    };
+                    let (field, value) = match value {
+                        Some(v) => (field, v),
+                        None => (
+                            "phoneNumberId",
+                            self.text("phone_number_id").unwrap_or_default(),
+                        ),
+                    };
+                    body[field] = json!(value);
+                    let ex = s
+                        .send(
+                            request("POST", "/v1/tasks", &[], Some(body)),
+                            "v1 API: tasks > POST /v1/tasks",
+                            true,
+                        )
+                        .await;
+                    let id = created_id(&ex, "taskId");
+                    self.tasks.push(LiveTask {
+                        id: id.clone(),
+                        linked: field == "conversationId",
+                        ..LiveTask::default()
+                    });
+                    if let Some(id) = id {
+                        s.read_task(&id).await;
+                    }
+                    format!("create a task linked by {field}")
+                }
+                Step::PutTask {
+                    task,
+                    title,
+                    description,
+                } => {
+                    let body = json!({"title": title, "description": description});
+                    self.change(
+                        s,
+                        *task,
+                        "PUT",
+                        "",
+                        Some(body),
+                        "v1 API: tasks > PUT /v1/tasks/{taskId}",
+                    )
+                    .await;
+                    format!("PUT task {} with a new title and description", task + 1)
+                }
+                Step::CompleteTask(t) => {
+                    if self.tasks[*t].completed {
+                        return format!("(task {} is completed already: nothing sent)", t + 1);
+                    }
+                    self.change(
+                        s,
+                        *t,
+                        "POST",
+                        "/complete",
+                        None,
+                        "States and transitions > Task > complete",
+                    )
+                    .await;
+                    self.tasks[*t].completed = true;
+                    format!("complete task {}", t + 1)
+                }
+                Step::ReopenTask(t) => {
+                    if !self.tasks[*t].completed {
+                        return format!("(task {} is open: nothing sent)", t + 1);
+                    }
+                    self.change(
+                        s,
+                        *t,
+                        "POST",
+                        "/reopen",
+                        None,
+                        "States and transitions > Task > reopen",
+                    )
+                    .await;
+                    self.tasks[*t].completed = false;
+                    format!("reopen task {}", t + 1)
+                }
+                Step::Assign { task, users } => {
+                    let mut named = Vec::new();
+                    for u in users {
+                        let Some(user) = self.user(*u) else {
+                            continue;
+                        };
+                        if self.tasks[*task].assigned.contains(&user) {
+                            continue;
+                        }
+                        self.change(
+                            s,
+                            *task,
+                            "POST",
+                            "/assign",
+                            Some(json!({"userId": user})),
+                            "States and transitions > Task > assign and unassign",
+                        )
+                        .await;
+                        self.tasks[*task].assigned.push(user.clone());
+                        named.push(user);
+                    }
+                    if named.is_empty() {
+                        return format!(
+                            "(no user left to assign to task {}: nothing sent)",
+                            task + 1
+                        );
+                    }
+                    format!("assign {} to task {}", named.join(", "), task + 1)
+                }
+                Step::Unassign { task, pick } => {
+                    let assigned = &self.tasks[*task].assigned;
+                    if assigned.is_empty() {
+                        return format!("(nobody is assigned to task {}: nothing sent)", task + 1);
+                    }
+                    let user = assigned[pick % assigned.len()].clone();
+                    self.change(
+                        s,
+                        *task,
+                        "POST",
+                        "/unassign",
+                        Some(json!({"userId": user})),
+                        "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+                    )
+                    .await;
+                    self.tasks[*task].assigned.retain(|u| *u != user);
+                    format!("unassign {user} from task {}", task + 1)
+                }
+                Step::ChangeDueDate { task, due } => {
+                    // Timestamps are stated in UTC: a target may refuse another offset (400), and
+                    // one it accepts must mean the same instant (the model judges the read-back).
+                    s.expect = if due.ends_with('Z') {
+                        Expect::Success
+                    } else {
+                        Expect::SuccessOr400
+                    };
+                    let accepted = self
+                        .change(
+                            s,
+                            *task,
+                            "POST",
+                            "/change-due-date",
+                            Some(json!({"dueDate": due})),
+                            "States and transitions > Task > due date",
+                        )
+                        .await;
+                    s.expect = Expect::Success;
+                    self.tasks[*task].due |= accepted;
+                    format!("set the due date of task {} to {due}", task + 1)
+                }
+                Step::RemoveDueDate(t) => {
+                    if !self.tasks[*t].due {
+                        return format!("(task {} has no due date: nothing sent)", t + 1);
+                    }
+                    self.change(
+                        s,
+                        *t,
+                        "POST",
+                        "/remove-due-date",
+                        None,
+                        "States and transitions > Task > due date",
+                    )
+                    .await;
+                    self.tasks[*t].due = false;
+                    format!("remove the due date of task {}", t + 1)
+                }
+                Step::LinkConversation(t) => {
+                    let Some(c) = self
+                        .text("task_conversation_id")
+                        .or_else(|| self.text("conversation_id"))
+                    else {
+                        return "(no conversation in the profile: nothing sent)".into();
+                    };
+                    if self.tasks[*t].linked {
+                        return format!("(task {} is linked already: nothing sent)", t + 1);
+                    }
+                    self.change(
+                        s,
+                        *t,
+                        "POST",
+                        "/link-conversation",
+                        Some(json!({"conversationId": c})),
+                        "States and transitions > Task > link conversation",
+                    )
+                    .await;
+                    self.tasks[*t].linked = true;
+                    format!("link task {} to conversation {c}", t + 1)
+                }
+                Step::UnlinkConversation(t) => {
+                    let Some(c) = self
+                        .text("task_conversation_id")
+                        .or_else(|| self.text("conversation_id"))
+                    else {
+                        return "(no conversation in the profile: nothing sent)".into();
+                    };
+                    if !self.tasks[*t].linked {
+                        return format!("(task {} is not linked: nothing sent)", t + 1);
+                    }
+                    self.change(
+                        s,
+                        *t,
+                        "POST",
+                        "/unlink-conversation",
+                        Some(json!({"conversationId": c})),
+                        "States and transitions > Task > link conversation",
+                    )
+                    .await;
+                    self.tasks[*t].linked = false;
+                    format!("unlink task {} from conversation {c}", t + 1)
+                }
+                Step::DeleteTask(t) => {
+                    self.change(
+                        s,
+                        *t,
+                        "DELETE",
+                        "",
+                        None,
+                        "States and transitions > Task > delete",
+                    )
+                    .await;
+                    self.tasks[*t].deleted = true;
+                    format!("delete task {}", t + 1)
+                }
+                Step::ListTasks => {
+                    s.walk("/v1/tasks", &[], "v1 API: tasks > GET /v1/tasks")
+                        .await;
+                    "list the tasks".into()
+                }
+                Step::CreateContact {
+                    first,
+                    last,
+                    company,
+                    emails,
+                    phones,
+                } => {
+                    let n = self.contacts.len();
+                    let external_id = format!("{tag}-c{n}");
+                    let source = format!("{}-seq", self.run);
+                    let mut defaults = contact_fields(first, last, emails, phones);
+                    if let Some(c) = company {
+                        defaults["company"] = json!(c);
+                    }
+                    let body = json!({"defaultFields": defaults, "externalId": external_id, "source": source});
+                    let ex = s
+                        .send(
+                            request("POST", "/v1/contacts", &[], Some(body)),
+                            "v1 API: contacts > POST /v1/contacts",
+                            true,
+                        )
+                        .await;
+                    let id = created_id(&ex, "id");
+                    // The source the target shows for it, which may be its own (READINGS 1.3).
+                    let shown = ex
+                        .outcome
+                        .as_ref()
+                        .ok()
+                        .and_then(|r| r.json.as_ref())
+                        .and_then(|j| j.as_ref().ok())
+                        .and_then(|b| b.pointer("/data/source"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    self.contacts.push(LiveContact {
+                        id: id.clone(),
+                        external_id,
+                        source: shown.unwrap_or(source),
+                    });
+                    if let Some(id) = id {
+                        s.send(
+                            request("GET", &format!("/contacts/{id}"), &[], None),
+                            "Header-versioned API > GET /contacts/{contactId}",
+                            true,
+                        )
+                        .await;
+                    }
+                    // Every list of the kind shows it as the model knows it: by its external id,
+                    // and under a source filter it must not match.
+                    self.act(
+                        s,
+                        &Step::ListContacts {
+                            contact: n,
+                            filter: ContactFilter::ExternalId,
+                        },
+                        tag,
+                    )
+                    .await;
+                    self.act(
+                        s,
+                        &Step::ListContacts {
+                            contact: n,
+                            filter: ContactFilter::SourcePrefix,
+                        },
+                        tag,
+                    )
+                    .await;
+                    format!(
+                        "create contact {} (then read it, list it by externalId and by a prefix of its source)",
+                        n + 1
+                    )
+                }
+                Step::PatchContact {
+                    contact,
+                    first,
+                    last,
+                    emails,
+                    phones,
+                } => {
+                    let Some(id) = self.contacts[*contact].id.clone() else {
+                        return format!("(contact {} has no id: nothing sent)", contact + 1);
+                    };
+                    let body = json!({
+                        "defaultFields": contact_fields(first, last, emails, phones),
+                        "externalId": self.contacts[*contact].external_id,
+                    });
+                    s.send(
+                        request("PATCH", &format!("/v1/contacts/{id}"), &[], Some(body)),
+                        "v1 API: contacts > PATCH /v1/contacts/{id}",
+                        true,
+                    )
+                    .await;
+                    s.send(
+                        request("GET", &format!("/contacts/{id}"), &[], None),
+                        "Header-versioned API > GET /contacts/{contactId}",
+                        true,
+                    )
+                    .await;
+                    format!("PATCH contact {} (replacing its entries)", contact + 1)
+                }
+                Step::ListContacts { contact, filter } => {
+                    let c = self.contacts[*contact].clone();
+                    let other = format!("{tag}-none");
+                    let (path, query, clause) = match filter {
+                        ContactFilter::ExternalId => (
+                            "/contacts",
+                            vec![("externalId", c.external_id.clone())],
+                            "Pagination and collection conventions > filters",
+                        ),
+                        ContactFilter::ExternalIdIn => (
+                            "/contacts",
+                            vec![("externalId[in]", format!("{},{other}", c.external_id))],
+                            "Pagination and collection conventions > in operator",
+                        ),
+                        ContactFilter::V1ExternalIds => (
+                            "/v1/contacts",
+                            vec![
+                                ("externalIds", c.external_id.clone()),
+                                ("externalIds", other),
+                            ],
+                            "v1 API: contacts > GET /v1/contacts",
+                        ),
+                        ContactFilter::SourcePrefix => {
+                            let cut: String = c
+                                .source
+                                .chars()
+                                .take(c.source.chars().count().div_ceil(2).max(1))
+                                .collect();
+                            if cut == c.source {
+                                return format!(
+                                    "(the source of contact {} has no proper prefix: nothing sent)",
+                                    contact + 1
+                                );
+                            }
+                            let items = s
+                                .walk(
+                                    "/contacts",
+                                    &[("source", cut.clone())],
+                                    "Pagination and collection conventions > filters",
+                                )
+                                .await;
+                            let _ = items;
+                            return format!(
+                                "list the contacts whose source is {cut:?}, a prefix of contact {}'s",
+                                contact + 1
+                            );
+                        }
+                    };
+                    let items = s.walk(path, &query, clause).await;
+                    if let (Some(items), Some(id)) = (items, &c.id) {
+                        // Every contact whose external id the filter names is listed (the filter
+                        // "limits results to contacts with those external ids").
+                        if !items
+                            .iter()
+                            .any(|i| i.get("id").and_then(Value::as_str) == Some(id))
+                        {
+                            if let Some(ex) = s.exchanges.last().cloned() {
+                                s.found.push((
+                                Finding::new(
+                                    clause,
+                                    "filter completeness",
+                                    format!("contact {id} listed: its externalId {:?} is one the filter names", c.external_id),
+                                    format!("{} items, not it", items.len()),
+                                ),
+                                ex,
+                            ));
+                            }
+                        }
+                    }
+                    format!("list the contacts by {filter:?} of contact {}", contact + 1)
+                }
+                Step::SendMessage { text, recipients } => {
+                    let (Some(from), Some(to)) =
+                        (self.text("phone_number"), self.recipients(*recipients))
+                    else {
+                        self.messages.push(None);
+                        return "(no sandbox recipient in the profile: nothing sent)".into();
+                    };
+                    let body = json!({"to": to, "from": from, "text": text});
+                    let ex = s
+                        .send(
+                            request("POST", "/v1/messages", &[], Some(body)),
+                            "v1 API: messages > POST /v1/messages",
+                            true,
+                        )
+                        .await;
+                    let id = created_id(&ex, "id");
+                    self.messages.push(id.clone());
+                    if let Some(id) = id {
+                        s.send(
+                            request("GET", &format!("/messages/{id}"), &[], None),
+                            "Header-versioned API > GET /messages/{messageId}",
+                            true,
+                        )
+                        .await;
+                    }
+                    format!("send a message to {} recipient(s)", to.len())
+                }
+                Step::ReadMessage(m) => {
+                    let Some(id) = self.messages[*m].clone() else {
+                        return format!("(message {} has no id: nothing sent)", m + 1);
+                    };
+                    s.send(
+                        request("GET", &format!("/messages/{id}"), &[], None),
+                        "Header-versioned API > GET /messages/{messageId}",
+                        true,
+                    )
+                    .await;
+                    format!("read message {}", m + 1)
+                }
+                Step::ListMessages => {
+                    s.walk("/messages", &[], "Header-versioned API > GET /messages")
+                        .await;
+                    "list the messages".into()
+                }
+                Step::CreateWebhook {
+                    label,
+                    events,
+                    every_number,
+                } => {
+                    let n = self.webhooks.len();
+                    let Some(url) = self.text("webhook_url") else {
+                        self.webhooks.push((None, true));
+                        return "(no webhook receiver in this run: nothing sent)".into();
+                    };
+                    let ids = if *every_number {
+                        json!(["*"])
+                    } else {
+                        json!([self.text("phone_number_id").unwrap_or_default()])
+                    };
+                    let body = json!({"url": format!("{url}/seq{n}"), "events": events, "resourceIds": ids, "label": label});
+                    let ex = s
+                        .send(
+                            request("POST", "/webhooks", &[], Some(body)),
+                            "Header-versioned API > POST /webhooks",
+                            true,
+                        )
+                        .await;
+                    let id = created_id(&ex, "id");
+                    self.webhooks.push((id.clone(), false));
+                    if let Some(id) = id {
+                        s.send(
+                            request("GET", &format!("/webhooks/{id}"), &[], None),
+                            "Header-versioned API > GET /webhooks/{webhookId}",
+                            true,
+                        )
+                        .await;
+                    }
+                    format!("create webhook {} for {}", n + 1, events.join(", "))
+                }
+                Step::PatchWebhook {
+                    webhook,
+                    label,
+                    events,
+                } => {
+                    let Some(id) = self.webhooks[*webhook].0.clone() else {
+                        return format!("(webhook {} has no id: nothing sent)", webhook + 1);
+                    };
+                    let mut body = json!({});
+                    if let Some(e) = events {
+                        body["events"] = json!(e);
+                    }
+                    if label.is_some() || events.is_none() {
+                        body["label"] =
+                            json!(label.clone().unwrap_or_else(|| format!("{tag} patched")));
+                    }
+                    s.send(
+                        request("PATCH", &format!("/webhooks/{id}"), &[], Some(body)),
+                        "Header-versioned API > webhook management",
+                        true,
+                    )
+                    .await;
+                    s.send(
+                        request("GET", &format!("/webhooks/{id}"), &[], None),
+                        "Header-versioned API > GET /webhooks/{webhookId}",
+                        true,
+                    )
+                    .await;
+                    format!("PATCH webhook {}", webhook + 1)
+                }
+                Step::RotateWebhook(w) => {
+                    let Some(id) = self.webhooks[*w].0.clone() else {
+                        return format!("(webhook {} has no id: nothing sent)", w + 1);
+                    };
+                    s.send(
+                        request("POST", &format!("/webhooks/{id}/rotate"), &[], None),
+                        "Header-versioned API > POST /webhooks/{id}/rotate",
+                        true,
+                    )
+                    .await;
+                    s.send(
+                        request("GET", &format!("/webhooks/{id}"), &[], None),
+                        "Header-versioned API > GET /webhooks/{webhookId}",
+                        true,
+                    )
+                    .await;
+                    format!("rotate the secret of webhook {}", w + 1)
+                }
+                Step::DeleteWebhook(w) => {
+                    let Some(id) = self.webhooks[*w].0.clone() else {
+                        return format!("(webhook {} has no id: nothing sent)", w + 1);
+                    };
+                    s.send(
+                        request("DELETE", &format!("/webhooks/{id}"), &[], None),
+                        "Header-versioned API > webhook management",
+                        true,
+                    )
+                    .await;
+                    self.webhooks[*w].1 = true;
+                    format!("delete webhook {}", w + 1)
+                }
+                Step::ListWebhooks => {
+                    // The route table names no parameter of this list: none is sent.
+                    s.send(
+                        request("GET", "/webhooks", &[], None),
+                        "Header-versioned API > webhook management",
+                        true,
+                    )
+                    .await;
+                    "list the webhooks".into()
+                }
+            }
+        })
+    }
+
+    fn recipients(&self, n: usize) -> Option<Vec<String>> {
+        if n <= 1 {
+            return self.text("sandbox_recipient_number").map(|r| vec![r]);
+        }
+        match self.fixtures.get("sandbox_group_recipient_numbers")? {
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// A change to task `t` (`suffix` after its path), then its read-back: whether the change
+    /// was accepted.
+    async fn change(
+        &mut self,
+        s: &mut Sender<'_>,
+        t: usize,
+        method: &str,
+        suffix: &str,
+        body: Option<Value>,
+        clause: &'static str,
+    ) -> bool {
+        let Some(id) = self.tasks[t].id.clone() else {
+            return false;
+        };
+        let ex = s
+            .send(
+                request(method, &format!("/v1/tasks/{id}{suffix}"), &[], body),
+                clause,
+                true,
+            )
+            .await;
+        s.read_task(&id).await;
+        ex.outcome
+            .as_ref()
+            .is_ok_and(|r| (200..300).contains(&r.status))
+    }
+}
+
+/// What a step's request must get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Success,
+    SuccessOr400,
+}
+
+/// Sends a sequence's requests and keeps what they showed.
+struct Sender<'a> {
+    exec: &'a Executor,
+    expect: Expect,
+    exchanges: Vec<Arc<Exchange>>,
+    found: Found,
+}
+
+impl Sender<'_> {
+    /// Sends `out`; its answer is held to the generic checks and, when `accepted`, must be a
+    /// success: the request is one the contract allows.
+    async fn send(&mut self, out: Outgoing, clause: &'static str, accepted: bool) -> Arc<Exchange> {
+        let ex = Arc::new(self.exec.send(&out).await);
+        let generic = generic::check(&self.exec.contract, &ex, Default::default());
+        let transport = ex.outcome.is_err();
+        self.found
+            .extend(generic.into_iter().map(|f| (f, ex.clone())));
+        if let Ok(resp) = &ex.outcome {
+            let allowed = (200..300).contains(&resp.status)
+                || (self.expect == Expect::SuccessOr400 && resp.status == 400);
+            if accepted && !allowed && !transport {
+                let expected = match self.expect {
+                    Expect::Success => {
+                        "a success (2xx): the request is one the contract allows, on a resource the sequence created"
+                    }
+                    Expect::SuccessOr400 => {
+                        "a success (2xx), or 400 for a timestamp not in UTC (timestamps are stated in UTC)"
+                    }
+                };
+                self.found.push((
+                    Finding::new(clause, "status", expected, resp.status.to_string()),
+                    ex.clone(),
+                ));
+            }
+        }
+        self.exchanges.push(ex.clone());
+        ex
+    }
+
+    /// Reads a task back; a deleted one may answer 404 (or show `isDeleted`, which the model
+    /// judges).
+    async fn read_task(&mut self, id: &str) {
+        let out = request("GET", &format!("/v1/tasks/{id}"), &[], None);
+        let ex = Arc::new(self.exec.send(&out).await);
+        self.found.extend(
+            generic::check(&self.exec.contract, &ex, Default::default())
+                .into_iter()
+                .map(|f| (f, ex.clone())),
+        );
+        self.exchanges.push(ex);
+    }
+
+    /// Walks a list with `query`, `maxResults` 50, at most [`MAX_PAGES`] pages: every item, or
+    /// `None` when a page was not a list or the walk did not end.
+    async fn walk(
+        &mut self,
+        path: &str,
+        query: &[(&str, String)],
+        clause: &'static str,
+    ) -> Option<Vec<Value>> {
+        let mut items = Vec::new();
+        let mut token: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut q: Vec<(&str, String)> = query.to_vec();
+            q.push(("maxResults", "50".into()));
+            if let Some(t) = &token {
+                q.push(("pageToken", t.clone()));
+            }
+            let ex = self
+                .send(request("GET", path, &q, None), clause, true)
+                .await;
+            let body = ex.outcome.as_ref().ok()?.json.as_ref()?.as_ref().ok()?;
+            items.extend(body.get("data")?.as_array()?.iter().cloned());
+            match body.get("nextPageToken") {
+                Some(Value::String(t)) if !t.is_empty() => token = Some(t.clone()),
+                _ => return Some(items),
+            }
+        }
+        None
+    }
+}
+
+fn contact_fields(first: &str, last: &str, emails: &[String], phones: &[usize]) -> Value {
+    json!({
+        "firstName": first,
+        "lastName": last,
+        "emails": emails.iter().enumerate().map(|(i, e)| json!({"name": if i == 0 { "work" } else { "home" }, "value": format!("{e}.{i}@example.test")})).collect::<Vec<_>>(),
+        "phoneNumbers": phones.iter().map(|p| json!({"name": "mobile", "value": e164(*p)})).collect::<Vec<_>>(),
+    })
+}
+
+/// The id an accepted create answered (`data.{field}`), if it did.
+fn created_id(ex: &Exchange, field: &str) -> Option<String> {
+    let resp = ex
+        .outcome
+        .as_ref()
+        .ok()
+        .filter(|r| (200..300).contains(&r.status))?;
+    let body = resp.json.as_ref()?.as_ref().ok()?;
+    match body.get("data")?.get(field)? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A request of the run's own key, with the headers of its generation.
+fn request(method: &str, path: &str, query: &[(&str, String)], body: Option<Value>) -> Outgoing {
+    Outgoing {
+        method: method.into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        headers: Api::of_path(path).headers(),
+        body,
+        auth: Auth::Primary,
+    }
+}

@@ -1,0 +1,274 @@
+//! The model of the contract's state: one place, fed by every exchange of the run, that knows
+//! what the run created and changed and what the contract says must follow from it, and holds
+//! every later read of the run to it, whichever trial sends the read.
+//!
+//! - What it tracks: the tasks, contacts, webhooks and messages the run created (their fields as
+//!   last set, their state), from the requests the run sent (before the profile renames a field)
+//!   and the answers that accepted them. A refused request (4xx) changes nothing; an answer that
+//!   says nothing certain (5xx, no answer) makes the resource unknown from then on.
+//! - What it judges: every answer to a read with the run's own key (the GET of the resource, each
+//!   list of its kind whatever its filters and page size, either generation) that shows a tracked
+//!   resource, where no change to that resource was in flight between the read's request and its
+//!   answer (trials run concurrently). Resources other trials or the workspace hold may appear in
+//!   any list without being a finding.
+//! - What it does not hold: anything a reading leaves open (READINGS). A field may be absent or
+//!   null (1.3), except where the target has shown the same field non-null on another resource of
+//!   the kind: then a null is judged as a value. Strings compare after trimming surrounding
+//!   whitespace (6.7); instants as instants (5.2); recipient and entry lists as sets.
+//!
+//! It also runs the rules that one list answer can show on every list exchange, whatever trial
+//! sent it ([`filters`]).
+//!
+//! Findings go to the trial that sent the read ([`collect`]), citing the rule's own clause.
+
+pub(crate) mod filters;
+mod resources;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::client::{Auth, Exchange, Outgoing};
+use crate::results::Finding;
+use conformance_contract::Contract;
+
+pub(crate) use resources::Kind;
+use resources::{Op, Tracked};
+
+tokio::task_local! {
+    /// The findings of the model on the exchanges of the trial running in this task.
+    static SINK: RefCell<Vec<(Finding, Arc<Exchange>)>>;
+}
+
+/// Runs `fut` (one trial) with a sink for the model's findings on its exchanges; returns its
+/// output and those findings.
+pub(crate) async fn collect<F: std::future::Future>(
+    fut: F,
+) -> (F::Output, Vec<(Finding, Arc<Exchange>)>) {
+    SINK.scope(RefCell::new(Vec::new()), async move {
+        let out = fut.await;
+        let found = SINK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        (out, found)
+    })
+    .await
+}
+
+fn report(found: Vec<Finding>, ex: &Exchange) {
+    if found.is_empty() {
+        return;
+    }
+    let ex = Arc::new(ex.recorded());
+    // Outside a trial (discovery, the cleanup) there is no sink: nothing of the run reads there.
+    let _ = SINK.try_with(|s| {
+        let mut s = s.borrow_mut();
+        for f in found {
+            s.push((f, ex.clone()));
+        }
+    });
+}
+
+/// What the run knows of the target's state.
+pub(crate) struct Model {
+    contract: Arc<Contract>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Every change the model saw, numbered: a read is judged against a resource only when the
+    /// resource's last change came before the read went out.
+    clock: u64,
+    resources: HashMap<(Kind, String), Tracked>,
+    /// The fields the target has shown non-null on some resource of a kind.
+    shown: HashSet<(Kind, &'static str)>,
+}
+
+/// What [`Model::before`] learned of a request, handed to [`Model::after`] with its answer.
+pub(crate) struct Ticket {
+    op: Option<Op>,
+    clock: u64,
+}
+
+impl Model {
+    pub(crate) fn new(contract: Arc<Contract>) -> Model {
+        Model {
+            contract,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Called before `out` goes out: a change to a tracked resource is in flight from now.
+    pub(crate) fn before(&self, out: &Outgoing) -> Ticket {
+        let op = resources::classify(&self.contract, out);
+        let mut state = self.lock();
+        state.clock += 1;
+        let clock = state.clock;
+        if let Some(Op::Change { kind, id, .. }) = &op {
+            if let Some(t) = state.resources.get_mut(&(*kind, id.clone())) {
+                // Two changes in flight at once (trials sharing a resource): the order the
+                // target applied them in is not known, so neither is the resource.
+                if t.pending > 0 {
+                    t.unknown = true;
+                }
+                t.pending += 1;
+                t.changed = clock;
+            }
+        }
+        Ticket { op, clock }
+    }
+
+    /// Called with the answer: applies what an accepted change did, judges what a read showed,
+    /// and runs the list rules; the findings go to the trial that sent it.
+    pub(crate) fn after(&self, ticket: Ticket, out: &Outgoing, ex: &Exchange) {
+        let mut found = Vec::new();
+        let accepted = ex
+            .outcome
+            .as_ref()
+            .ok()
+            .filter(|r| (200..300).contains(&r.status))
+            .and_then(|r| r.json.as_ref())
+            .and_then(|j| j.as_ref().ok());
+        if let (Some(body), Some(route)) = (accepted, self.contract.route(&ex.method, &ex.path)) {
+            found.extend(filters::check(&route.template, out, body));
+        }
+        let mut state = self.lock();
+        state.clock += 1;
+        let now = state.clock;
+        match ticket.op {
+            Some(Op::Create { kind, request }) => {
+                if let Ok(resp) = &ex.outcome {
+                    if (200..300).contains(&resp.status) {
+                        if let Some(Ok(body)) = &resp.json {
+                            if let Some(id) = kind.id_in(body) {
+                                let mut t = Tracked::created(kind, &request);
+                                t.changed = now;
+                                // The answer of a create is stated to be the resource for
+                                // contacts only (201 `{data: Contact}`); the others' answers
+                                // are not shown (READINGS 2.3) and say nothing here.
+                                if kind.create_answers_resource() && primary(out) {
+                                    state.remember_shown(kind, body.get("data"));
+                                    found.extend(t.judge(
+                                        body.get("data").unwrap_or(&Value::Null),
+                                        &state.shown,
+                                        "/data",
+                                    ));
+                                }
+                                state.resources.insert((kind, id), t);
+                            }
+                        }
+                    }
+                }
+            }
+            Some(Op::Change { kind, id, change }) => {
+                let key = (kind, id);
+                let status = ex.outcome.as_ref().map(|r| r.status).ok();
+                if let Some(t) = state.resources.get_mut(&key) {
+                    t.pending = t.pending.saturating_sub(1);
+                    t.changed = now;
+                    match status {
+                        Some(s) if (200..300).contains(&s) => t.apply(&change),
+                        // A refusal changes nothing (Errors > Rules; READINGS 2.4).
+                        Some(s) if (400..500).contains(&s) => {}
+                        _ => t.unknown = true,
+                    }
+                }
+            }
+            Some(Op::Read { kind, id }) if primary(out) => {
+                if let Ok(resp) = &ex.outcome {
+                    let body = resp.json.as_ref().and_then(|j| j.as_ref().ok());
+                    found.extend(state.judge_read(
+                        kind,
+                        id.as_deref(),
+                        resp.status,
+                        body,
+                        ticket.clock,
+                    ));
+                }
+            }
+            Some(Op::Read { .. }) => {}
+            Some(Op::Other { kind, id }) => {
+                // A request the model cannot interpret (a route of the reference's own, a
+                // transition it does not know) may have changed the resource.
+                if let Some(t) = state.resources.get_mut(&(kind, id)) {
+                    t.unknown = true;
+                }
+            }
+            None => {}
+        }
+        drop(state);
+        report(found, ex);
+    }
+}
+
+/// Whether the request carries the run's own key: what other keys are shown is not stated.
+fn primary(out: &Outgoing) -> bool {
+    matches!(out.auth, Auth::Primary)
+}
+
+impl State {
+    fn remember_shown(&mut self, kind: Kind, item: Option<&Value>) {
+        let Some(item) = item else {
+            return;
+        };
+        for field in kind.judged_fields() {
+            if item.pointer(field).is_some_and(|v| !v.is_null()) {
+                self.shown.insert((kind, field));
+            }
+        }
+    }
+
+    /// Judges a read's answer: the one resource of a GET by id, or every tracked item of a list.
+    fn judge_read(
+        &mut self,
+        kind: Kind,
+        id: Option<&str>,
+        status: u16,
+        body: Option<&Value>,
+        sent: u64,
+    ) -> Vec<Finding> {
+        let mut found = Vec::new();
+        let settled = |t: &Tracked| t.pending == 0 && t.changed < sent && !t.unknown;
+        match id {
+            Some(id) => {
+                let key = (kind, id.to_string());
+                if (200..300).contains(&status) {
+                    let data = body.and_then(|b| b.get("data"));
+                    self.remember_shown(kind, data);
+                    if let (Some(t), Some(data)) = (self.resources.get(&key), data) {
+                        if settled(t) {
+                            found.extend(t.judge(data, &self.shown, "/data"));
+                        }
+                    }
+                }
+            }
+            None => {
+                if !(200..300).contains(&status) {
+                    return found;
+                }
+                let Some(Value::Array(items)) = body.and_then(|b| b.get("data")) else {
+                    return found;
+                };
+                for item in items {
+                    self.remember_shown(kind, Some(item));
+                }
+                for (i, item) in items.iter().enumerate() {
+                    let Some(item_id) = kind.item_id(item) else {
+                        continue;
+                    };
+                    if let Some(t) = self.resources.get(&(kind, item_id)) {
+                        if settled(t) {
+                            found.extend(t.judge_listed(item, &self.shown, &format!("/data/{i}")));
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+}
