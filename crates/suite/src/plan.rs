@@ -940,6 +940,131 @@ mod tests {
         late.join().expect("then the later reader");
     }
 
+    /// The catalog arranged for a profile with these fixtures.
+    fn arranged(fixtures: &[(&str, serde_json::Value)]) -> (Arc<Contract>, Arranged) {
+        let (contract, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let mut vars = Vars::default();
+        for (k, v) in fixtures {
+            vars.set(*k, v.clone());
+        }
+        let arranged = arrange(&cases, &|_| true, &vars);
+        (contract, arranged)
+    }
+
+    const RETRY: &str = "latest.messages.retry.failed-is-reattempted";
+    const CELLS: [&str; 2] = [
+        "latest.versioning.POST-messages-messageId-retry.no-version",
+        "latest.versioning.POST-messages-messageId-retry.other-version",
+    ];
+
+    /// With one failed message in the profile, the retry's versioning cells give up their
+    /// control (the retry case's retry is it) and come before the retry case, which waits for
+    /// them; with one for each use, every trial keeps its own.
+    #[test]
+    fn a_fixture_with_fewer_instances_than_uses_is_used_last_and_once() {
+        use serde_json::json;
+        let (contract, one) = arranged(&[("sandbox_failed_message_id", json!("AC1"))]);
+        let find = |a: &Arranged, name: &str| {
+            a.cases.iter().find(|c| c.name == name).expect(name).clone()
+        };
+        assert_eq!(
+            one.spares,
+            BTreeMap::from([("sandbox_failed_message_id".to_string(), 2)])
+        );
+        for cell in CELLS {
+            let c = find(&one, cell);
+            assert!(c.steps.iter().all(|s| s.control_of.is_none()), "{cell}");
+            assert_eq!(c.uses.as_ref().and_then(|u| u.control_in.as_deref()), Some(RETRY));
+            assert_eq!(
+                needs(&c, &contract).fixture,
+                Some(("sandbox_failed_message_id".to_string(), Role::Spare))
+            );
+        }
+        let retry = find(&one, RETRY);
+        assert_eq!(
+            needs(&retry, &contract).fixture,
+            Some(("sandbox_failed_message_id".to_string(), Role::Use))
+        );
+        let names: Vec<String> = order(&one.cases, &contract)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        let at = |n: &str| names.iter().position(|x| x == n).expect(n);
+        assert!(CELLS.iter().all(|c| at(c) < at(RETRY)), "{names:?}");
+
+        let (_, three) = arranged(&[("sandbox_failed_message_id", json!(["AC1", "AC2", "AC3"]))]);
+        assert!(three.spares.is_empty());
+        for cell in CELLS {
+            let c = find(&three, cell);
+            assert!(c.steps.iter().any(|s| s.control_of.is_some()), "{cell}");
+            assert_eq!(
+                needs(&c, &contract).fixture,
+                Some(("sandbox_failed_message_id".to_string(), Role::Use))
+            );
+        }
+        // Only the trials chosen count: one cell alone keeps its control.
+        let (_, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let mut vars = Vars::default();
+        vars.set("sandbox_failed_message_id", json!("AC1"));
+        let alone = arrange(&cases, &|c| c.name == CELLS[0], &vars);
+        assert!(alone.spares.is_empty());
+    }
+
+    /// Without the activity hook in the profile, the cases about a missing contact derive one
+    /// from a contact the run created; with it, the hook deletes one.
+    #[test]
+    fn without_the_hook_a_missing_contact_is_derived_from_a_served_one() {
+        use serde_json::json;
+        let setup_of = |a: &Arranged| {
+            let c = a
+                .cases
+                .iter()
+                .find(|c| c.name == "latest.contacts.get.missing-contact-is-404")
+                .expect("the case");
+            c.setups.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
+        };
+        let (_, with) = arranged(&[("activity_trigger_path", json!("/hook"))]);
+        assert_eq!(setup_of(&with), ["deleted_contact"]);
+        let (_, without) = arranged(&[]);
+        assert_eq!(setup_of(&without), ["missing_contact"]);
+        let (_, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let c = cases
+            .iter()
+            .find(|c| c.name == "v1.contacts.patch.missing-contact-is-404")
+            .expect("the case");
+        assert!(
+            !c.fixtures.contains("activity_trigger_path"),
+            "{:?}",
+            c.fixtures
+        );
+    }
+
+    /// A use of a fixture waits for every trial that must leave it as it is, and the uses of a
+    /// fixture run one at a time.
+    #[test]
+    fn the_gate_lets_a_use_in_after_the_trials_that_spare_it() {
+        let gate = Arc::new(
+            Gate::default().with_spares(BTreeMap::from([("f".to_string(), 2)])),
+        );
+        let of = |role: Role| Needs {
+            fixture: Some(("f".to_string(), role)),
+            ..Needs::default()
+        };
+        let first = gate.enter(&of(Role::Spare));
+        let (entered, use_) = enters_within(&gate, of(Role::Use), 200);
+        assert!(!entered, "the use ran before the trials that spare its fixture");
+        let (entered, t) = enters_within(&gate, of(Role::Spare), 5000);
+        assert!(entered, "two trials that spare a fixture waited on each other");
+        t.join().expect("no panic");
+        drop(first);
+        use_.join().expect("the use enters once both are done");
+        let one = gate.enter(&of(Role::Use));
+        let (entered, t) = enters_within(&gate, of(Role::Use), 200);
+        assert!(!entered, "two uses of one fixture ran together");
+        drop(one);
+        t.join().expect("the second use enters after the first");
+    }
+
     /// Every exclusive trial of the built-in catalog names the state it needs (none runs with
     /// the whole workspace to itself), and the limits need what they count.
     #[test]
