@@ -120,7 +120,10 @@ fn a_retried_message_is_failed_no_more_with_retry_delivers() {
         for _ in 0..2 {
             let answer = client
                 .post(format!("{}/messages/{failed}/retry", running.base_url()))
-                .header("Authorization", running.profile.api_key.clone().expect("key"))
+                .header(
+                    "Authorization",
+                    running.profile.api_key.clone().expect("key"),
+                )
                 .header("Service-Api-Version", conformance_contract::API_VERSION)
                 .send()
                 .await
@@ -185,7 +188,11 @@ fn without_the_hook_the_missing_contact_cases_run_and_pass() {
             .find(|e| e.method == "POST" && e.path == "/v1/contacts")
             .and_then(|e| e.outcome.as_ref().ok())
             .and_then(|a| a.value())
-            .and_then(|b| b.pointer("/data/id").and_then(|i| i.as_str()).map(str::to_string));
+            .and_then(|b| {
+                b.pointer("/data/id")
+                    .and_then(|i| i.as_str())
+                    .map(str::to_string)
+            });
         let last = r.exchanges.last().expect("an exchange");
         assert!(last.path.starts_with("/contacts/") || last.path.starts_with("/v1/contacts/"));
         let id = last.path.rsplit('/').next().unwrap_or_default();

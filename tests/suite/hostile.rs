@@ -803,8 +803,9 @@ fn closing_proxy(rt: &tokio::runtime::Runtime, upstream: &str) -> (String, Arc<R
             let upstream = upstream.clone();
             let seen = seen.clone();
             tokio::spawn(async move {
-                let _ = tokio::time::timeout(SERVER_PATIENCE, forward_one(client, &upstream, &seen))
-                    .await;
+                let _ =
+                    tokio::time::timeout(SERVER_PATIENCE, forward_one(client, &upstream, &seen))
+                        .await;
             });
         }
     });

@@ -167,7 +167,11 @@ pub fn arrange(cases: &[Arc<Case>], chosen: &dyn Fn(&Case) -> bool, vars: &Vars)
         .map(|c| {
             let swapped: Vec<Arc<crate::cases::Setup>> =
                 c.setups.iter().map(|s| s.for_profile(&has)).collect();
-            if swapped.iter().zip(&c.setups).all(|(a, b)| Arc::ptr_eq(a, b)) {
+            if swapped
+                .iter()
+                .zip(&c.setups)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+            {
                 c.clone()
             } else {
                 let mut case = (**c).clone();
@@ -221,11 +225,24 @@ fn without_control(case: &Case, the_use: &str, instances: usize) -> Case {
     if let Some(at) = case.steps.iter().position(|s| s.control_of.is_some()) {
         case.steps.truncate(at);
     }
-    let fixture = case.uses.as_ref().map(|u| u.fixture.clone()).unwrap_or_default();
+    let fixture = case
+        .uses
+        .as_ref()
+        .map(|u| u.fixture.clone())
+        .unwrap_or_default();
+    let spare_setups = case
+        .uses
+        .as_ref()
+        .map(|u| u.spare_setups.clone())
+        .unwrap_or_default();
+    if !spare_setups.is_empty() {
+        case.setups = spare_setups.clone();
+    }
     case.uses = Some(Uses {
         fixture: fixture.clone(),
         by_control: true,
         control_in: Some(the_use.to_string()),
+        spare_setups,
     });
     let more = format!(
         " Its control is the accepted request of {the_use}, which runs after it: the profile lists {instances} `{fixture}`, which that request uses up."
@@ -964,9 +981,8 @@ mod tests {
     fn a_fixture_with_fewer_instances_than_uses_is_used_last_and_once() {
         use serde_json::json;
         let (contract, one) = arranged(&[("sandbox_failed_message_id", json!("AC1"))]);
-        let find = |a: &Arranged, name: &str| {
-            a.cases.iter().find(|c| c.name == name).expect(name).clone()
-        };
+        let find =
+            |a: &Arranged, name: &str| a.cases.iter().find(|c| c.name == name).expect(name).clone();
         assert_eq!(
             one.spares,
             BTreeMap::from([("sandbox_failed_message_id".to_string(), 2)])
@@ -974,7 +990,12 @@ mod tests {
         for cell in CELLS {
             let c = find(&one, cell);
             assert!(c.steps.iter().all(|s| s.control_of.is_none()), "{cell}");
-            assert_eq!(c.uses.as_ref().and_then(|u| u.control_in.as_deref()), Some(RETRY));
+            let setups: Vec<&str> = c.setups.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(setups, ["spared_failed_message"], "{cell}");
+            assert_eq!(
+                c.uses.as_ref().and_then(|u| u.control_in.as_deref()),
+                Some(RETRY)
+            );
             assert_eq!(
                 needs(&c, &contract).fixture,
                 Some(("sandbox_failed_message_id".to_string(), Role::Spare))
@@ -1043,18 +1064,22 @@ mod tests {
     /// fixture run one at a time.
     #[test]
     fn the_gate_lets_a_use_in_after_the_trials_that_spare_it() {
-        let gate = Arc::new(
-            Gate::default().with_spares(BTreeMap::from([("f".to_string(), 2)])),
-        );
+        let gate = Arc::new(Gate::default().with_spares(BTreeMap::from([("f".to_string(), 2)])));
         let of = |role: Role| Needs {
             fixture: Some(("f".to_string(), role)),
             ..Needs::default()
         };
         let first = gate.enter(&of(Role::Spare));
         let (entered, use_) = enters_within(&gate, of(Role::Use), 200);
-        assert!(!entered, "the use ran before the trials that spare its fixture");
+        assert!(
+            !entered,
+            "the use ran before the trials that spare its fixture"
+        );
         let (entered, t) = enters_within(&gate, of(Role::Spare), 5000);
-        assert!(entered, "two trials that spare a fixture waited on each other");
+        assert!(
+            entered,
+            "two trials that spare a fixture waited on each other"
+        );
         t.join().expect("no panic");
         drop(first);
         use_.join().expect("the use enters once both are done");

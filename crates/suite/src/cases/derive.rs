@@ -91,7 +91,10 @@ mod tests {
             for id in &ids {
                 assert_ne!(id, served);
                 assert_eq!(id.chars().count(), served.chars().count(), "{id}");
-                assert!(alphabet(id).is_subset(&alphabet(served)), "{served} -> {id}");
+                assert!(
+                    alphabet(id).is_subset(&alphabet(served)),
+                    "{served} -> {id}"
+                );
                 for (a, b) in served.chars().zip(id.chars()) {
                     assert_eq!(kind(a), kind(b), "{served} -> {id}");
                     if kind(a).is_none() {

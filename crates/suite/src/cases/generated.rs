@@ -76,6 +76,10 @@ struct Versioning {
     /// again): the plan may make another trial's use of it the control (`plan::arrange`).
     #[serde(default)]
     uses: Option<String>,
+    /// Setups in place of `setup` for a cell that gives its control up: it must find the
+    /// instance, not its state, which the use reads.
+    #[serde(default, rename = "spare-setup")]
+    spare_setup: Vec<String>,
 }
 
 /// The answer the second key must get.
@@ -318,14 +322,21 @@ impl Operation<'_> {
             let mut case = with_control(case, &vbase.after);
             case.exclusive = access.exclusive.is_exclusive();
             case.needs = access.exclusive.holds();
-            case.uses = versioning
-                .and_then(|v| v.uses.clone())
-                .map(|fixture| crate::cases::model::Uses {
-                    fixture,
-                    by_control: true,
-                    control_in: None,
-                });
-            if let Some(u) = case.uses.as_ref().filter(|u| !case.fixtures.contains(&u.fixture)) {
+            let spare_setups = self.resolve(versioning.map_or(&[][..], |v| &v.spare_setup))?;
+            case.uses =
+                versioning
+                    .and_then(|v| v.uses.clone())
+                    .map(|fixture| crate::cases::model::Uses {
+                        fixture,
+                        by_control: true,
+                        control_in: None,
+                        spare_setups: spare_setups.clone(),
+                    });
+            if let Some(u) = case
+                .uses
+                .as_ref()
+                .filter(|u| !case.fixtures.contains(&u.fixture))
+            {
                 return Err(GeneratedErrorKind::UsesUnused {
                     op: self.name.to_string(),
                     fixture: u.fixture.clone(),

@@ -616,7 +616,7 @@ pub struct Case {
 /// A fixture instance a case uses up: a retry sends a failed message again, after which it may
 /// be failed no more. With fewer instances in the profile than trials using one, the plan runs
 /// the trials that must leave it as it is first and its one use last (`plan::arrange`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Uses {
     /// The profile fixture (one value, or a list of instances).
     pub fixture: String,
@@ -626,6 +626,8 @@ pub struct Uses {
     /// Set by the plan on a case whose control it gave up: the trial whose use is its control.
     /// The case must leave the fixture as it is and runs before that trial.
     pub control_in: Option<String>,
+    /// The setups such a case runs in place of its own (none: its own).
+    pub spare_setups: Vec<std::sync::Arc<Setup>>,
 }
 
 /// Steps that make a resource the target shows, for cases that only need one to exist (an

@@ -230,6 +230,7 @@ fn normalise(
             fixture,
             by_control: false,
             control_in: None,
+            spare_setups: Vec::new(),
         }),
         None => None,
     };
