@@ -607,7 +607,7 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "sandbox_failed_message_id",
-        "a failed message that may be retried, or a list of them; a case retries the first one still failed, which sends it again (none failed: the case is ignored with that reason)",
+        "a failed message that may be retried, or a list of them; a case retries the first one still failed, which sends it again (none failed: the case is ignored with that reason). The retry case and the control of the retry's versioning cells each use one up; with fewer listed than that, the cells run first and the retry case's retry, last, is their control",
     ),
     (
         "permanent_failed_message_id",
@@ -714,7 +714,7 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "activity_trigger_path",
-        "a path on the target that simulates activity no endpoint can cause when POSTed a JSON body (docs/reference.md, \"Simulated activity\"); without it the cases of message.received, call and contact.deleted events are ignored",
+        "a path on the target that simulates activity no endpoint can cause when POSTed a JSON body (docs/reference.md, \"Simulated activity\"); without it the cases of message.received, call and contact.deleted events are ignored, and the cases about a missing contact use an id derived from a contact the run created that answers 404",
     ),
     (
         "webhook_delivery_seconds",

@@ -697,6 +697,11 @@ impl Fault {
             // contract-strict checks every `to` item against E.164 before the handler reads the
             // body: the handler that checks only the first cannot show.
             Fault::ToE164FirstOnly => &[V::ContractStrict],
+            // A target that ignores the version header takes a versioning cell's retry of the
+            // profile's one failed message; one that re-attempts it (retry-delivers) leaves no
+            // failed message for the trials that retry it next, which are ignored with that
+            // reason: the run is incomplete, though the fault is caught.
+            Fault::VersionHeaderIgnored => &[V::RetryDelivers],
             _ => &[],
         }
     }

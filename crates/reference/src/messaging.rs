@@ -311,6 +311,14 @@ impl Messaging {
         }
     }
 
+    /// Sets the status of a recorded message (variant retry-delivers: a re-attempt that
+    /// succeeds).
+    pub fn set_status(&mut self, id: &str, status: &str) {
+        if let Some(m) = self.messages.iter_mut().find(|m| m.id == id) {
+            m.status = status.to_string();
+        }
+    }
+
     /// Re-attempts delivery of a failed message.
     pub fn retry(
         &mut self,

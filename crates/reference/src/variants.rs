@@ -95,6 +95,8 @@ variants! {
         "the signing secret comes in `signingKey` instead of `secret`";
     MessagesListedLate => "messages-listed-late", "7.1",
         "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
+    RetryDelivers => "retry-delivers", "7.1",
+        "a retried failed message is re-attempted and delivered: it reads `delivered` afterwards, so it is failed no more and a second retry is refused (the default leaves it failed)";
     // --- What a target may demand of a request (READINGS 6) ---
     MessageTextContent => "message-text-content", "6.1",
         "POST /v1/messages reads the text from `content` and refuses `text`; its profile (`--profile-out`) maps `message.text` to `content` in `requestFields`";

@@ -2,14 +2,23 @@
 //! suite's own tests, both in one order behind one gate. An exclusive case needs workspace-wide
 //! state to itself (the webhook count, the open tasks, the conversations, ...): it starts first,
 //! beside every trial that touches none of that state, and trials that touch it wait for it.
+//!
+//! The cases are first arranged for the profile ([`arrange`]): a setup with another in its place
+//! where the profile lacks a fixture (a missing contact derived from a served id where no
+//! activity hook can delete one), and the fixtures the run uses up planned. A trial that uses up
+//! an instance of a fixture (a retry sends a failed message again) runs alone among the trials
+//! using that fixture; where the profile lists fewer instances than trials using one, the cells
+//! whose use is only their control give it up: they run first, leaving the instance as it is,
+//! and the one use comes last and is their control.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 
 use libtest_mimic::{Completion, Failed, Trial};
 use tokio::sync::Semaphore;
 
-use crate::cases::{Case, Hold, State};
+use crate::cases::template::Vars;
+use crate::cases::{Case, Hold, State, Uses};
 use crate::execute::Executor;
 use crate::results::{CaseResult, Failure, Finding, Verdict, explain};
 use conformance_contract::Contract;
@@ -75,12 +84,24 @@ impl Mode {
 
 /// What a trial needs while it runs: the whole workspace (`alone`), or how it holds each state
 /// it touches, and how many of a counted state's resources (webhooks, open tasks) it may hold
-/// at once.
+/// at once; and the fixture whose instance it uses up or must leave as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Needs {
     pub alone: bool,
     pub states: BTreeMap<State, Mode>,
     pub holds: BTreeMap<State, u32>,
+    pub fixture: Option<(String, Role)>,
+}
+
+/// How a trial holds a fixture the run uses up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// It uses an instance up: alone among the trials of that fixture, and after every trial
+    /// that must leave it as it is.
+    Use,
+    /// It must leave the instance as it is (its control is another trial's use): beside the
+    /// others that must, before the use.
+    Spare,
 }
 
 impl Needs {
@@ -92,7 +113,142 @@ impl Needs {
                 .states
                 .iter()
                 .any(|(s, m)| other.states.get(s).is_some_and(|o| !m.beside(*o)))
+            || matches!((&self.fixture, &other.fixture), (Some((a, r)), Some((b, o)))
+                if a == b && !(*r == Role::Spare && *o == Role::Spare))
     }
+
+    /// The fixture this trial uses up, if it does.
+    fn uses(&self) -> Option<&str> {
+        match &self.fixture {
+            Some((f, Role::Use)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The fixture this trial must leave as it is, if any.
+    fn spares(&self) -> Option<&str> {
+        match &self.fixture {
+            Some((f, Role::Spare)) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// The cases of a run as the plan runs them ([`arrange`]), and how many trials of each fixture
+/// must leave its instance as it is before its use may run.
+pub struct Arranged {
+    pub cases: Vec<Arc<Case>>,
+    pub spares: BTreeMap<String, usize>,
+}
+
+/// How many instances of a fixture the profile lists: the items of a list, else one; none when
+/// it lacks the fixture.
+fn instances(vars: &Vars, fixture: &str) -> usize {
+    match vars.get(fixture) {
+        None => 0,
+        Some(serde_json::Value::Array(items)) => items.len(),
+        Some(_) => 1,
+    }
+}
+
+/// The cases made ready for the profile (`vars`), of which those `chosen` run.
+///
+/// - A setup with another in its place where the profile lacks a fixture takes that other
+///   (`instead:` in `src/cases/setups.yaml`).
+/// - The trials that use up an instance of a fixture are planned: where the profile lists as
+///   many instances as chosen trials use, each takes its own (they run one at a time, each the
+///   first instance still in the needed state). Where it lists fewer, the one use is the last of
+///   them that is a case's own use (else the last cell's control); every other cell whose use is
+///   only its control gives it up: it runs without it, before that use, which is its control.
+pub fn arrange(cases: &[Arc<Case>], chosen: &dyn Fn(&Case) -> bool, vars: &Vars) -> Arranged {
+    let has = |f: &str| vars.get(f).is_some();
+    let mut out: Vec<Arc<Case>> = cases
+        .iter()
+        .map(|c| {
+            let swapped: Vec<Arc<crate::cases::Setup>> =
+                c.setups.iter().map(|s| s.for_profile(&has)).collect();
+            if swapped
+                .iter()
+                .zip(&c.setups)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+            {
+                c.clone()
+            } else {
+                let mut case = (**c).clone();
+                case.setups = swapped;
+                Arc::new(case)
+            }
+        })
+        .collect();
+    let mut spares = BTreeMap::new();
+    let fixtures: std::collections::BTreeSet<String> = out
+        .iter()
+        .filter_map(|c| c.uses.as_ref().map(|u| u.fixture.clone()))
+        .collect();
+    for fixture in fixtures {
+        let users: Vec<usize> = (0..out.len())
+            .filter(|&i| chosen(&out[i]))
+            .filter(|&i| out[i].uses.as_ref().is_some_and(|u| u.fixture == fixture))
+            .collect();
+        let have = instances(vars, &fixture);
+        if have == 0 || users.len() <= have {
+            continue;
+        }
+        let by_control = |i: usize| out[i].uses.as_ref().is_some_and(|u| u.by_control);
+        let Some(last) = users
+            .iter()
+            .rev()
+            .find(|&&i| !by_control(i))
+            .or(users.last())
+            .copied()
+        else {
+            continue;
+        };
+        let the_use = out[last].name.clone();
+        let spared: Vec<usize> = users
+            .iter()
+            .copied()
+            .filter(|&i| i != last && by_control(i))
+            .collect();
+        for i in spared {
+            out[i] = Arc::new(without_control(&out[i], &the_use, have));
+            *spares.entry(fixture.clone()).or_insert(0) += 1;
+        }
+    }
+    Arranged { cases: out, spares }
+}
+
+/// `case` without its control (and the steps after it, which restore what the control changed):
+/// its control is the use of trial `the_use`, which runs after it.
+fn without_control(case: &Case, the_use: &str, instances: usize) -> Case {
+    let mut case = case.clone();
+    if let Some(at) = case.steps.iter().position(|s| s.control_of.is_some()) {
+        case.steps.truncate(at);
+    }
+    let fixture = case
+        .uses
+        .as_ref()
+        .map(|u| u.fixture.clone())
+        .unwrap_or_default();
+    let spare_setups = case
+        .uses
+        .as_ref()
+        .map(|u| u.spare_setups.clone())
+        .unwrap_or_default();
+    if !spare_setups.is_empty() {
+        case.setups = spare_setups.clone();
+    }
+    case.uses = Some(Uses {
+        fixture: fixture.clone(),
+        by_control: true,
+        control_in: Some(the_use.to_string()),
+        spare_setups,
+    });
+    let more = format!(
+        " Its control is the accepted request of {the_use}, which runs after it: the profile lists {instances} `{fixture}`, which that request uses up."
+    );
+    case.summary = Some(case.summary.clone().unwrap_or_default() + &more);
+    case
 }
 
 /// The states a case touches: those with a route that one of its requests goes to, each with
@@ -129,6 +285,21 @@ fn requests_with_setups(case: &Case) -> Vec<(&str, &str)> {
 /// requests touch (owns those it reads); an exclusive case that names none (`exclusive: true`)
 /// has the whole workspace to itself. Every trial shares the other states its requests touch.
 pub fn needs(case: &Case, contract: &Contract) -> Needs {
+    Needs {
+        fixture: case.uses.as_ref().map(|u| {
+            let role = if u.control_in.is_some() {
+                Role::Spare
+            } else {
+                Role::Use
+            };
+            (u.fixture.clone(), role)
+        }),
+        ..state_needs(case, contract)
+    }
+}
+
+/// What `case` needs of the workspace's states.
+fn state_needs(case: &Case, contract: &Contract) -> Needs {
     let touched = touched(case, contract);
     let mut states: BTreeMap<State, Mode> = touched.keys().map(|s| (*s, Mode::Share)).collect();
     if !case.exclusive {
@@ -136,6 +307,7 @@ pub fn needs(case: &Case, contract: &Contract) -> Needs {
             alone: false,
             states,
             holds: holds(case, contract),
+            fixture: None,
         };
     }
     if !case.needs.is_empty() {
@@ -162,6 +334,7 @@ pub fn needs(case: &Case, contract: &Contract) -> Needs {
         // A case that holds a counted state runs without others that add to it; one that
         // changes it (a property) deletes what it makes at once.
         holds: BTreeMap::new(),
+        fixture: None,
     }
 }
 
@@ -241,6 +414,23 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
     let mut order: Vec<usize> = (0..cases.len()).collect();
     // Stable: within a wave, the catalog's order.
     order.sort_by_key(|&i| (!cases[i].exclusive, wave[i].map_or(0, |w| w + 1)));
+    // A use comes after every trial that must leave its fixture as it is: it waits for them at
+    // the gate, so it must not hold a thread they need to start.
+    for (i, n) in needs.iter().enumerate() {
+        let Some(fixture) = n.uses() else {
+            continue;
+        };
+        let at = |j: usize| order.iter().position(|&k| k == j).unwrap_or(0);
+        let last_spare = (0..cases.len())
+            .filter(|&j| needs[j].spares() == Some(fixture))
+            .map(at)
+            .max();
+        if let Some(last) = last_spare.filter(|&l| l > at(i)) {
+            let from = at(i);
+            order.remove(from);
+            order.insert(last, i);
+        }
+    }
     order.into_iter().map(|i| cases[i].clone()).collect()
 }
 
@@ -262,6 +452,9 @@ struct Queue {
     next: u64,
     waiting: Vec<(u64, Needs)>,
     running: Vec<(u64, Needs)>,
+    /// Per fixture, the trials that must leave its instance as it is and are not done yet: its
+    /// use waits for them ([`Arranged::spares`]).
+    spares: BTreeMap<String, usize>,
 }
 
 /// A trial's place inside the gate; leaving it lets the trials that wait on it in.
@@ -273,6 +466,14 @@ pub struct Inside<'a> {
 impl Drop for Inside<'_> {
     fn drop(&mut self) {
         let mut q = self.gate.lock();
+        let spared = q
+            .running
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .and_then(|(_, n)| n.spares().map(str::to_string));
+        if let Some(left) = spared.and_then(|f| q.spares.get_mut(&f)) {
+            *left = left.saturating_sub(1);
+        }
         q.running.retain(|(id, _)| *id != self.id);
         drop(q);
         self.gate.turn.notify_all();
@@ -286,6 +487,15 @@ impl Gate {
             budgets,
             ..Gate::default()
         }
+    }
+
+    /// This gate, where the use of each fixture waits for `spares` trials that must leave its
+    /// instance as it is.
+    pub fn with_spares(self, spares: BTreeMap<String, usize>) -> Gate {
+        if let Ok(mut q) = self.queue.lock() {
+            q.spares = spares;
+        }
+        self
     }
 
     /// Whether `needs` (trial `id`) fits beside what the running trials and the trials waiting
@@ -314,6 +524,13 @@ impl Gate {
     /// Blocks until a trial with `needs` may run.
     pub(crate) fn enter(&self, needs: &Needs) -> Inside<'_> {
         let mut q = self.lock();
+        // A use waits for the trials that must leave its fixture as it is before it queues, so
+        // that it holds up none of them meanwhile.
+        if let Some(fixture) = needs.uses() {
+            while q.spares.get(fixture).is_some_and(|n| *n > 0) {
+                q = self.turn.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        }
         let id = q.next;
         q.next += 1;
         q.waiting.push((id, needs.clone()));
@@ -378,15 +595,19 @@ fn guarded(case: &Case, run: impl FnOnce() -> CaseResult) -> CaseResult {
     }
 }
 
-/// The libtest-mimic trials of a run, in [`order`]. Each trial blocks on the shared runtime.
+/// The libtest-mimic trials of a run, arranged for the profile ([`arrange`]; `chosen`: the names
+/// libtest will run, of which the planned uses count), in [`order`]. Each trial blocks on the
+/// shared runtime.
 pub fn trials(
     cases: &[Arc<Case>],
+    chosen: &HashSet<String>,
     exec: Arc<Executor>,
     rt: tokio::runtime::Handle,
     recorder: Arc<Recorder>,
 ) -> Vec<Trial> {
-    let gate = Arc::new(Gate::new(budgets(&exec)));
-    order(cases, exec.contract())
+    let arranged = arrange(cases, &|c| chosen.contains(&c.name), &exec.vars());
+    let gate = Arc::new(Gate::new(budgets(&exec)).with_spares(arranged.spares));
+    order(&arranged.cases, exec.contract())
         .into_iter()
         .map(|case| {
             let (exec, rt, recorder, gate) =
@@ -419,9 +640,10 @@ pub async fn run_all(
 ) -> Vec<(Arc<Case>, CaseResult)> {
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let handle = tokio::runtime::Handle::current();
-    let gate = Arc::new(Gate::new(budgets(&exec)));
+    let arranged = arrange(cases, &|_| true, &exec.vars());
+    let gate = Arc::new(Gate::new(budgets(&exec)).with_spares(arranged.spares));
     let mut set = tokio::task::JoinSet::new();
-    for case in order(cases, exec.contract()) {
+    for case in order(&arranged.cases, exec.contract()) {
         // A property holds proptest's value tree (not `Send`) across requests, so each case runs
         // on a blocking thread of its own that drives its future; the permit bounds how many.
         let permit = permits
@@ -733,6 +955,139 @@ mod tests {
         drop(reader);
         owner.join().expect("the owner enters first");
         late.join().expect("then the later reader");
+    }
+
+    /// The catalog arranged for a profile with these fixtures.
+    fn arranged(fixtures: &[(&str, serde_json::Value)]) -> (Arc<Contract>, Arranged) {
+        let (contract, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let mut vars = Vars::default();
+        for (k, v) in fixtures {
+            vars.set(*k, v.clone());
+        }
+        let arranged = arrange(&cases, &|_| true, &vars);
+        (contract, arranged)
+    }
+
+    const RETRY: &str = "latest.messages.retry.failed-is-reattempted";
+    const CELLS: [&str; 2] = [
+        "latest.versioning.POST-messages-messageId-retry.no-version",
+        "latest.versioning.POST-messages-messageId-retry.other-version",
+    ];
+
+    /// With one failed message in the profile, the retry's versioning cells give up their
+    /// control (the retry case's retry is it) and come before the retry case, which waits for
+    /// them; with one for each use, every trial keeps its own.
+    #[test]
+    fn a_fixture_with_fewer_instances_than_uses_is_used_last_and_once() {
+        use serde_json::json;
+        let (contract, one) = arranged(&[("sandbox_failed_message_id", json!("AC1"))]);
+        let find =
+            |a: &Arranged, name: &str| a.cases.iter().find(|c| c.name == name).expect(name).clone();
+        assert_eq!(
+            one.spares,
+            BTreeMap::from([("sandbox_failed_message_id".to_string(), 2)])
+        );
+        for cell in CELLS {
+            let c = find(&one, cell);
+            assert!(c.steps.iter().all(|s| s.control_of.is_none()), "{cell}");
+            let setups: Vec<&str> = c.setups.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(setups, ["spared_failed_message"], "{cell}");
+            assert_eq!(
+                c.uses.as_ref().and_then(|u| u.control_in.as_deref()),
+                Some(RETRY)
+            );
+            assert_eq!(
+                needs(&c, &contract).fixture,
+                Some(("sandbox_failed_message_id".to_string(), Role::Spare))
+            );
+        }
+        let retry = find(&one, RETRY);
+        assert_eq!(
+            needs(&retry, &contract).fixture,
+            Some(("sandbox_failed_message_id".to_string(), Role::Use))
+        );
+        let names: Vec<String> = order(&one.cases, &contract)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        let at = |n: &str| names.iter().position(|x| x == n).expect(n);
+        assert!(CELLS.iter().all(|c| at(c) < at(RETRY)), "{names:?}");
+
+        let (_, three) = arranged(&[("sandbox_failed_message_id", json!(["AC1", "AC2", "AC3"]))]);
+        assert!(three.spares.is_empty());
+        for cell in CELLS {
+            let c = find(&three, cell);
+            assert!(c.steps.iter().any(|s| s.control_of.is_some()), "{cell}");
+            assert_eq!(
+                needs(&c, &contract).fixture,
+                Some(("sandbox_failed_message_id".to_string(), Role::Use))
+            );
+        }
+        // Only the trials chosen count: one cell alone keeps its control.
+        let (_, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let mut vars = Vars::default();
+        vars.set("sandbox_failed_message_id", json!("AC1"));
+        let alone = arrange(&cases, &|c| c.name == CELLS[0], &vars);
+        assert!(alone.spares.is_empty());
+    }
+
+    /// Without the activity hook in the profile, the cases about a missing contact derive one
+    /// from a contact the run created; with it, the hook deletes one.
+    #[test]
+    fn without_the_hook_a_missing_contact_is_derived_from_a_served_one() {
+        use serde_json::json;
+        let setup_of = |a: &Arranged| {
+            let c = a
+                .cases
+                .iter()
+                .find(|c| c.name == "latest.contacts.get.missing-contact-is-404")
+                .expect("the case");
+            c.setups.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
+        };
+        let (_, with) = arranged(&[("activity_trigger_path", json!("/hook"))]);
+        assert_eq!(setup_of(&with), ["deleted_contact"]);
+        let (_, without) = arranged(&[]);
+        assert_eq!(setup_of(&without), ["missing_contact"]);
+        let (_, cases) = crate::catalog::load(None).expect("the catalog loads");
+        let c = cases
+            .iter()
+            .find(|c| c.name == "v1.contacts.patch.missing-contact-is-404")
+            .expect("the case");
+        assert!(
+            !c.fixtures.contains("activity_trigger_path"),
+            "{:?}",
+            c.fixtures
+        );
+    }
+
+    /// A use of a fixture waits for every trial that must leave it as it is, and the uses of a
+    /// fixture run one at a time.
+    #[test]
+    fn the_gate_lets_a_use_in_after_the_trials_that_spare_it() {
+        let gate = Arc::new(Gate::default().with_spares(BTreeMap::from([("f".to_string(), 2)])));
+        let of = |role: Role| Needs {
+            fixture: Some(("f".to_string(), role)),
+            ..Needs::default()
+        };
+        let first = gate.enter(&of(Role::Spare));
+        let (entered, use_) = enters_within(&gate, of(Role::Use), 200);
+        assert!(
+            !entered,
+            "the use ran before the trials that spare its fixture"
+        );
+        let (entered, t) = enters_within(&gate, of(Role::Spare), 5000);
+        assert!(
+            entered,
+            "two trials that spare a fixture waited on each other"
+        );
+        t.join().expect("no panic");
+        drop(first);
+        use_.join().expect("the use enters once both are done");
+        let one = gate.enter(&of(Role::Use));
+        let (entered, t) = enters_within(&gate, of(Role::Use), 200);
+        assert!(!entered, "two uses of one fixture ran together");
+        drop(one);
+        t.join().expect("the second use enters after the first");
     }
 
     /// Every exclusive trial of the built-in catalog names the state it needs (none runs with

@@ -76,6 +76,7 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(
         &plan.cases,
+        &plan.chosen,
         exec.clone(),
         rt.handle().clone(),
         recorder.clone(),

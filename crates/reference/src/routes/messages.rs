@@ -883,6 +883,11 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
         let retried = store
             .messaging
             .retry(&id, &allow, OffsetDateTime::now_utc());
+        if retried.is_ok() && app.switches().variant(Variant::RetryDelivers) {
+            // The re-attempt succeeds: the message is failed no more, and a second retry is
+            // refused as for any message that is not failed.
+            store.messaging.set_status(&id, "delivered");
+        }
         // Fault retry-creates-new-message: the failed message is sent again as a new one.
         let retried = match retried {
             Ok(m) if faults.has(Fault::RetryCreatesNewMessage) => {

@@ -72,6 +72,14 @@ struct Versioning {
     /// the state the profile promises).
     #[serde(default)]
     after: Vec<Request>,
+    /// The fixture whose instance the accepted control uses up (a retry sends a failed message
+    /// again): the plan may make another trial's use of it the control (`plan::arrange`).
+    #[serde(default)]
+    uses: Option<String>,
+    /// Setups in place of `setup` for a cell that gives its control up: it must find the
+    /// instance, not its state, which the use reads.
+    #[serde(default, rename = "spare-setup")]
+    spare_setup: Vec<String>,
 }
 
 /// The answer the second key must get.
@@ -138,6 +146,10 @@ pub enum GeneratedErrorKind {
     Name { op: String, source: UnknownName },
     #[error("x-access of {op}: unknown setup `{name}` (see src/cases/setups.yaml)")]
     Setup { op: String, name: String },
+    #[error(
+        "x-access of {op}: versioning uses `{fixture}`, a fixture neither the request nor its setups name"
+    )]
+    UsesUnused { op: String, fixture: String },
 }
 
 /// A name in a generated request that is neither a builtin nor a known fixture.
@@ -310,6 +322,26 @@ impl Operation<'_> {
             let mut case = with_control(case, &vbase.after);
             case.exclusive = access.exclusive.is_exclusive();
             case.needs = access.exclusive.holds();
+            let spare_setups = self.resolve(versioning.map_or(&[][..], |v| &v.spare_setup))?;
+            case.uses =
+                versioning
+                    .and_then(|v| v.uses.clone())
+                    .map(|fixture| crate::cases::model::Uses {
+                        fixture,
+                        by_control: true,
+                        control_in: None,
+                        spare_setups: spare_setups.clone(),
+                    });
+            if let Some(u) = case
+                .uses
+                .as_ref()
+                .filter(|u| !case.fixtures.contains(&u.fixture))
+            {
+                return Err(GeneratedErrorKind::UsesUnused {
+                    op: self.name.to_string(),
+                    fixture: u.fixture.clone(),
+                });
+            }
             out.push(case);
         }
         Ok(out)
@@ -361,7 +393,7 @@ impl Operation<'_> {
             })?);
         }
         for s in &setups {
-            fixtures.extend(s.case.fixtures.iter().cloned());
+            fixtures.extend(s.fixtures());
         }
         Ok(Base {
             api: self.route.api,
@@ -488,6 +520,7 @@ impl Base {
             receiver: Vec::new(),
             uses_receiver,
             setups: self.setups.clone(),
+            uses: None,
         }
     }
 }

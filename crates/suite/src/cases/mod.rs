@@ -4,6 +4,7 @@
 #[cfg(test)]
 pub(crate) mod audit;
 pub mod constraint;
+pub(crate) mod derive;
 #[cfg(test)]
 pub(crate) mod effects;
 pub mod generated;
@@ -22,6 +23,6 @@ pub(crate) use model::{
     Bound, DeliveriesExpect, Direction, Expect, ForEach, OrderExpect, PageExpect, Repeat,
     StatusExpect, Watch,
 };
-pub use model::{Case, Hold, Request, Setup, State, Step};
+pub use model::{Case, Hold, Instead, Request, Setup, State, Step, Uses};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));

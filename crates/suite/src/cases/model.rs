@@ -52,6 +52,10 @@ pub(crate) struct CaseDoc {
     /// Setups (`src/cases/setups.yaml`) run before the case's steps.
     #[serde(default)]
     pub setup: Vec<String>,
+    /// The fixture whose instance the case uses up (a retry sends a failed message again): the
+    /// plan runs the trials that must leave it as it is first (`plan.rs`).
+    #[serde(default)]
+    pub uses: Option<String>,
     #[serde(default)]
     pub request: Option<Request>,
     #[serde(default)]
@@ -404,6 +408,12 @@ pub struct ForEach {
     /// The name each item is bound to.
     #[serde(rename = "as")]
     pub item: String,
+    /// Only on a `precondition`: `in` holds the id of a resource the target served, and the
+    /// items are ids derived from it (same length and alphabet, characters changed:
+    /// `cases::derive`), for a missing resource of a kind whose id shape the contract does not
+    /// state. None meeting the step ignores the case with that reason.
+    #[serde(default)]
+    pub derived: bool,
 }
 
 /// A request: method, path template, query, headers, body, credentials and version header.
@@ -599,6 +609,25 @@ pub struct Case {
     /// Setups run before the steps; the names they define are the case's (READINGS 6.6: the
     /// resources a request names are ones the target has shown).
     pub setups: Vec<std::sync::Arc<Setup>>,
+    /// The fixture whose instance the case (or its control) uses up; planned (`plan.rs`).
+    pub uses: Option<Uses>,
+}
+
+/// A fixture instance a case uses up: a retry sends a failed message again, after which it may
+/// be failed no more. With fewer instances in the profile than trials using one, the plan runs
+/// the trials that must leave it as it is first and its one use last (`plan::arrange`).
+#[derive(Debug, Clone)]
+pub struct Uses {
+    /// The profile fixture (one value, or a list of instances).
+    pub fixture: String,
+    /// The use is the control of the case's must-reject step (a versioning cell's): the plan
+    /// may give it up for another trial's use of the same instance, which is then its control.
+    pub by_control: bool,
+    /// Set by the plan on a case whose control it gave up: the trial whose use is its control.
+    /// The case must leave the fixture as it is and runs before that trial.
+    pub control_in: Option<String>,
+    /// The setups such a case runs in place of its own (none: its own).
+    pub spare_setups: Vec<std::sync::Arc<Setup>>,
 }
 
 /// Steps that make a resource the target shows, for cases that only need one to exist (an
@@ -614,6 +643,41 @@ pub struct Setup {
     pub case: Case,
     /// The names it saves for the cases that name it.
     pub defines: BTreeSet<String>,
+    /// The setup run in its place when the profile lacks a fixture (`instead:`).
+    pub instead: Option<Instead>,
+}
+
+/// A setup run in place of another when the profile lacks a fixture: a missing contact derived
+/// from a served id (`missing_contact`) where no activity hook can delete one.
+#[derive(Debug, Clone)]
+pub struct Instead {
+    /// The fixture whose absence calls for the other setup.
+    pub without: String,
+    pub setup: std::sync::Arc<Setup>,
+}
+
+impl Setup {
+    /// The profile fixtures a case naming this setup needs: the setup's, or where another runs
+    /// in its place without a fixture, what either needs but that fixture.
+    pub fn fixtures(&self) -> BTreeSet<String> {
+        let mut out = self.case.fixtures.clone();
+        if let Some(i) = &self.instead {
+            out.remove(&i.without);
+            out.extend(i.setup.fixtures());
+        }
+        out
+    }
+
+    /// The setup that runs for a profile with these fixtures.
+    pub fn for_profile(
+        self: &std::sync::Arc<Setup>,
+        has: &dyn Fn(&str) -> bool,
+    ) -> std::sync::Arc<Setup> {
+        match &self.instead {
+            Some(i) if !has(&i.without) => i.setup.for_profile(has),
+            _ => self.clone(),
+        }
+    }
 }
 
 /// One request of a case and what its answer must show.

@@ -62,8 +62,9 @@ pub enum TransportError {
     })]
     Reset { received: Option<usize> },
     /// The connection was closed after the request went out and before any byte of an answer.
-    /// The target may have read the request, so it is not sent again (but for once, on a new
-    /// connection, where the closed one had carried an earlier answer: see `Client::send`).
+    /// The target may have read the request, so it is not sent again (but an idempotent one, once,
+    /// on a new connection, where the closed one had carried an earlier answer: see
+    /// `Client::send`; a POST or PATCH never).
     #[error(
         "the connection was closed before any answer: the request was sent and is not sent again ({0})"
     )]

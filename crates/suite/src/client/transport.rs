@@ -216,8 +216,8 @@ impl Client {
     }
 
     /// Sends a request, honouring `429` with `Retry-After` (bounded), and records the exchange.
-    /// A request lost on a reused connection before any byte of an answer is sent again, once,
-    /// on a new connection.
+    /// An idempotent request lost on a reused connection before any byte of an answer is sent
+    /// again, once, on a new connection; a POST or PATCH never is (the target may have read it).
     pub async fn send(&self, out: &Outgoing) -> Exchange {
         let mut attempt = 0;
         loop {
@@ -247,13 +247,19 @@ impl Client {
                 (outcome, OPENED.with(std::cell::Cell::get))
             })
             .await;
-        if pooled && !opened && outcome.as_ref().is_err_and(TransportError::before_answer) {
+        if pooled
+            && !opened
+            && idempotent(&out.method)
+            && outcome.as_ref().is_err_and(TransportError::before_answer)
+        {
             // The request rode on a connection an earlier answer came on, and the connection
             // closed before any byte of an answer: most likely the target had closed it while
-            // idle and the close crossed the request on the wire. Browsers and curl send such a
-            // request again, once, on a new connection; so does the suite (the classifier has
-            // just stopped the reuse of connections, so the request opens one). A request that
-            // failed once an answer had begun is never sent again.
+            // idle and the close crossed the request on the wire. Browsers and curl send such an
+            // idempotent request again, once, on a new connection; so does the suite (the
+            // classifier has just stopped the reuse of connections, so the request opens one).
+            // A POST or PATCH is never sent again: the target may have read it and acted on it
+            // (RFC 9110 9.2.2), so sending it twice could create twice. Nor is a request that
+            // failed once an answer had begun.
             let (req, _, _) = self.request(out, &url);
             if let Some(limiter) = &self.limiter {
                 limiter.acquire().await;
@@ -286,6 +292,10 @@ impl Client {
         let method =
             reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut shown_headers = Vec::new();
+        // Once the target is seen closing connections after its answers without saying so,
+        // every request opens a connection of its own: a POST or PATCH lost to such a close
+        // cannot be sent again, and a target that closes after each answer gains nothing from a
+        // pool.
         let http = if self.one_connection_per_request() {
             &self.fresh
         } else {
@@ -395,6 +405,12 @@ impl Client {
             None => TransportError::Other(error_chain(e)),
         }
     }
+}
+
+/// Whether a request with this method may be sent again without changing what it does (RFC 9110
+/// 9.2.2): every method but POST and PATCH among those the contract uses.
+pub(crate) fn idempotent(method: &str) -> bool {
+    !(method.eq_ignore_ascii_case("POST") || method.eq_ignore_ascii_case("PATCH"))
 }
 
 /// The first error of type `T` in the chain of `e`.

@@ -147,9 +147,12 @@ impl Discoverer<'_> {
     /// may be retried) no request shows.
     async fn failed(&mut self, pn: &str) {
         let guess = match self.ids_by_status(pn, "failed").await {
+            // Every one seen (of the first page, bounded): a run uses one up per retrying trial,
+            // so a person may list several; each retry sends a real message again, so only a
+            // person may choose them (a sandbox fixture is never discovered).
             Ok(ids) if !ids.is_empty() => format!(
-                "failed messages of {pn}: {} (GET /messages?phoneNumberId={pn}&status=failed); whether a failure is permanent is not shown",
-                ids.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                "failed messages of {pn}: {} (GET /messages?phoneNumberId={pn}&status=failed); whether a failure is permanent is not shown; a run retries up to 3, one per retrying trial, so `sandbox_failed_message_id` may list several",
+                ids.iter().take(20).cloned().collect::<Vec<_>>().join(", ")
             ),
             Ok(_) => format!(
                 "GET /messages?phoneNumberId={pn}&status=failed lists no failed message: the target has none to give"

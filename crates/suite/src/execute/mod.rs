@@ -501,6 +501,13 @@ impl Executor {
         exchanges: &mut Vec<Arc<Exchange>>,
     ) -> Precondition {
         let items = match vars.get(&pre.list) {
+            // Ids derived from one the target served (`cases::derive`): a missing resource.
+            Some(Value::String(served)) if pre.derived => {
+                crate::cases::derive::missing_ids(served, crate::cases::derive::TRIES)
+                    .into_iter()
+                    .map(Value::String)
+                    .collect()
+            }
             Some(Value::Array(items)) => items.clone(),
             Some(other) => vec![other.clone()],
             None => {
@@ -547,6 +554,18 @@ impl Executor {
                 first.check,
                 first.expected,
                 self.client.redactor.excerpt(&first.actual, 120)
+            ));
+        }
+        if pre.derived {
+            return Precondition::Gone(format!(
+                "no id derived from `{}` ({}: same length and alphabet, characters changed) answers as a missing one must{}",
+                pre.list,
+                vars.get(&pre.list).map(text_of).unwrap_or_default(),
+                if why.is_empty() {
+                    ": it has no character that can change within its alphabet".to_string()
+                } else {
+                    format!(" ({})", why.join("; "))
+                }
             ));
         }
         Precondition::Gone(format!(

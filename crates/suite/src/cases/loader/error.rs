@@ -114,6 +114,10 @@ pub enum LoadErrorKind {
     #[error("a precondition step takes no for_each or repeat")]
     PreconditionLoops,
     #[error(
+        "uses `{fixture}`, a fixture none of the case's requests or setups names: `uses` names the fixture whose instance the case uses up"
+    )]
+    UsesUnused { fixture: String },
+    #[error(
         "`{text}` in the request's {part} is not a template of a variable (`{{{{name}}}}`, a name of letters, digits and `_`); it would be sent as it stands"
     )]
     RequestNotATemplate { text: String, part: &'static str },
@@ -184,6 +188,7 @@ impl LoadErrorKind {
             UndefinedName { .. } => "UndefinedName",
             ReservedName { .. } => "ReservedName",
             PreconditionLoops => "PreconditionLoops",
+            UsesUnused { .. } => "UsesUnused",
             RequestNotATemplate { .. } => "RequestNotATemplate",
             NoRoute { .. } => "NoRoute",
             NotATemplate { .. } => "NotATemplate",

@@ -198,7 +198,7 @@ fn normalise(
             ));
         };
         st.defined.extend(setup.defines.iter().cloned());
-        st.fixtures.extend(setup.case.fixtures.iter().cloned());
+        st.fixtures.extend(setup.fixtures());
         st.uses_receiver |= setup.case.uses_receiver;
         own_setups.push(setup.clone());
     }
@@ -222,6 +222,18 @@ fn normalise(
             step.clauses = step_clauses.clone();
         }
     }
+    let uses = match doc.uses.take() {
+        Some(fixture) if !st.fixtures.contains(&fixture) => {
+            return Err(cx.err(&format!("{at}/uses"), LoadErrorKind::UsesUnused { fixture }));
+        }
+        Some(fixture) => Some(crate::cases::model::Uses {
+            fixture,
+            by_control: false,
+            control_in: None,
+            spare_setups: Vec::new(),
+        }),
+        None => None,
+    };
     let read_only = own_setups.iter().all(|s| s.case.read_only)
         && st
             .steps
@@ -246,6 +258,7 @@ fn normalise(
         receiver: doc.receiver,
         uses_receiver: st.uses_receiver,
         setups: own_setups,
+        uses,
     })
 }
 

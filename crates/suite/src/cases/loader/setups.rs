@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Map;
 
 use super::{LoadError, LoadErrorKind};
-use crate::cases::model::{Case, CaseDoc, OneOrMany, Setup, StepDoc};
+use crate::cases::model::{Case, CaseDoc, Instead, OneOrMany, Setup, StepDoc};
 use conformance_contract::yaml::{self, path_to_pointer};
 use conformance_contract::{Api, Contract};
 
@@ -28,7 +28,18 @@ struct SetupDoc {
     /// `run` (default): once per run, shared; `trial`: once for each trial that names it.
     #[serde(default)]
     per: Per,
+    /// Another setup run in this one's place when the profile lacks a fixture.
+    #[serde(default)]
+    instead: Option<InsteadDoc>,
     steps: Vec<StepDoc>,
+}
+
+/// `instead: { without: FIXTURE, setup: NAME }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InsteadDoc {
+    without: String,
+    setup: String,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq, Eq)]
@@ -61,7 +72,11 @@ pub fn load(text: &str, contract: &Contract) -> Result<Setups, LoadError> {
             )
         })?;
     let mut out = Setups::new();
-    for (name, doc) in docs {
+    let mut instead = Vec::new();
+    for (name, mut doc) in docs {
+        if let Some(i) = doc.instead.take() {
+            instead.push((name.clone(), i));
+        }
         let api = doc
             .steps
             .iter()
@@ -75,6 +90,7 @@ pub fn load(text: &str, contract: &Contract) -> Result<Setups, LoadError> {
             tags: Vec::new(),
             exclusive: Default::default(),
             setup: Vec::new(),
+            uses: None,
             request: None,
             expect: None,
             save: Map::new(),
@@ -103,8 +119,46 @@ pub fn load(text: &str, contract: &Contract) -> Result<Setups, LoadError> {
                 per_trial: doc.per == Per::Trial,
                 case,
                 defines,
+                instead: None,
             }),
         );
+    }
+    // The setups run in another's place, each defining what the other defines.
+    for (name, i) in instead {
+        let at = format!("/{}/instead", name.replace('~', "~0").replace('/', "~1"));
+        let line = lines.line_of(&at);
+        let Some(other) = out.get(&i.setup).cloned() else {
+            return Err(err(
+                line,
+                LoadErrorKind::UnknownSetup {
+                    name: i.setup,
+                    known: out.keys().cloned().collect(),
+                },
+            ));
+        };
+        let Some(setup) = out.get_mut(&name) else {
+            continue;
+        };
+        let known = conformance_contract::profile::KNOWN_FIXTURES
+            .iter()
+            .any(|(n, _)| *n == i.without);
+        if !known || !other.defines.is_superset(&setup.defines) || other.instead.is_some() {
+            return Err(err(
+                line,
+                LoadErrorKind::Shape(format!(
+                    "`{}` runs in the place of `{name}` without `{}` (a known fixture): it defines what `{name}` defines ({}) and has no `instead` of its own",
+                    i.setup,
+                    i.without,
+                    setup.defines.iter().cloned().collect::<Vec<_>>().join(", ")
+                )),
+            ));
+        }
+        if let Some(s) = Arc::get_mut(setup) {
+            s.instead = Some(Instead {
+                without: i.without,
+                setup: other,
+            });
+        }
     }
     Ok(out)
 }

@@ -376,6 +376,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
                 receiver: Vec::new(),
                 uses_receiver,
                 setups: Vec::new(),
+                uses: None,
             });
         }
     }
@@ -410,6 +411,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
             receiver: Vec::new(),
             uses_receiver: false,
             setups: Vec::new(),
+            uses: None,
         });
     }
     Ok(out)
