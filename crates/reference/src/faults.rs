@@ -600,7 +600,7 @@ pending {
         "an Authorization header holding a key the service does not know answers 403 Forbidden instead of 401 Unauthorized (a missing header still gets 401)";
     V1MalformedJsonErrorUnshaped => blind2 "v1-malformed-json-error-unshaped", "Errors > v1 error body",
         "POST and PATCH /v1/contacts with a body that is not valid JSON answer 400 with the header-versioned body {message, docs, title}: no code, status or trace";
-    V1TasksRequireVersionHeader => blind2 "v1-tasks-require-version-header", "Versioning > 4",
+    V1TasksRequireVersionHeader => blind2 "v1-tasks-require-version-header", "What the service does > API generations",
         "every /v1/tasks request without a Service-Api-Version header answers 400: the version check of the header-versioned API runs on the v1 task routes too";
     ContactsExternalIdsCaseInsensitive => blind2 "contacts-external-ids-case-insensitive", "v1 API: contacts > GET /v1/contacts",
         "GET /v1/contacts matches externalIds without regard to case, as a case-insensitive collation does: externalIds=SEED-001 lists the contact seed-001";
@@ -608,7 +608,7 @@ pending {
         "POST /v1/tasks/{taskId}/reopen of a deleted task answers 200 and brings it back (readable, listed, open) instead of 404";
     WebhookPatchEventsResetsScope => blind2 "webhook-patch-events-resets-scope", "Header-versioned API > webhook management",
         "PATCH /webhooks/{id} that sends events without resourceIds also resets resourceIds to [\"*\"]: the webhook's phone number scope is lost";
-    WebhookHistoryAllWebhooks => blind2 "webhook-history-all-webhooks", "Header-versioned API > GET /webhooks/{id}/events",
+    WebhookHistoryAllWebhooks => blind2 "webhook-history-all-webhooks", "Header-versioned API > webhook delivery history",
         "GET /webhooks/{id}/events lists the deliveries of every webhook of the workspace, not only of the webhook in the path";
     WebhookEventIdNotPayloadId => blind2 "webhook-event-id-not-payload-id", "Events > delivery records",
         "delivery records show as eventId the delivery's own id (the webhook-id header) instead of the id of the payload";
@@ -624,7 +624,7 @@ pending {
         "PATCH /v1/contacts/{id} stores the update but answers the contact as it was before it (the entity read before the save)";
     TaskAssignReplacesAssignees => blind2 "task-assign-replaces-assignees", "States and transitions > Task > assign and unassign",
         "assign replaces the task's assignees with the user named instead of adding the user: after assigning A and B and unassigning B, nobody is assigned";
-    WebhookUrlUnchecked => blind2 "webhook-url-unchecked", "Resources > Webhook > url",
+    WebhookUrlUnchecked => blind2 "webhook-url-unchecked", "Resources > Webhook",
         "POST /webhooks (PATCH, PUT) take any string as url, one without a scheme (`hooks.example.test/in`) included, and store it: the webhook's url is no URI";
     RetryCreatesNewMessage => blind2 "retry-creates-new-message", "States and transitions > Message > retry failed",
         "POST /messages/{messageId}/retry re-sends a failed message as a new message: the answer is a message of another id, the conversation gains a copy, and the failed one stays failed";
