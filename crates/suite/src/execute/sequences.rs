@@ -97,7 +97,7 @@ fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
         .found
         .into_iter()
         .map(|(mut finding, ex)| {
-            finding.actual = format!("{}; {note}", finding.actual);
+            finding.context = Some(note.clone());
             Failure {
                 finding,
                 step: steps,
@@ -264,573 +264,617 @@ impl World {
         (!self.users.is_empty()).then(|| self.users[i % self.users.len()].clone())
     }
 
-    fn act<'a>(
-        &'a mut self,
-        s: &'a mut Sender<'_>,
-        step: &'a Step,
-        tag: &'a str,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = String> + Send + 'a>> {
-        Box::pin(async move {
-            match step {
-                Step::CreateTask {
-                    link,
-                    title,
-                    description,
-                } => {
-                    let mut body = json!({"title": title, "description": description});
-                    let (field, value) = match link {
-                        Link::Conversation => (
-                            "conversationId",
-                            self.text("task_conversation_id")
-                                .or_else(|| self.text("conversation_id")),
-                        ),
-                        Link::Activity => ("activityId", self.text("call_id")),
-                        Link::PhoneNumber => ("phoneNumberId", None),
-                    };
-                    let (field, value) = match value {
-                        Some(v) => (field, v),
-                        None => (
-                            "phoneNumberId",
-                            self.text("phone_number_id").unwrap_or_default(),
-                        ),
-                    };
-                    body[field] = json!(value);
-                    let ex = s
-                        .send(
-                            request("POST", "/v1/tasks", &[], Some(body)),
-                            "v1 API: tasks > POST /v1/tasks",
-                            true,
-                        )
-                        .await;
-                    let id = created_id(&ex, "taskId");
-                    self.tasks.push(LiveTask {
-                        id: id.clone(),
-                        linked: field == "conversationId",
-                        ..LiveTask::default()
-                    });
-                    if let Some(id) = id {
-                        s.read_task(&id).await;
-                    }
-                    format!("create a task linked by {field}")
-                }
-                Step::PutTask {
-                    task,
-                    title,
-                    description,
-                } => {
-                    let body = json!({"title": title, "description": description});
-                    self.change(
-                        s,
-                        *task,
-                        "PUT",
-                        "",
-                        Some(body),
-                        "v1 API: tasks > PUT /v1/tasks/{taskId}",
-                    )
-                    .await;
-                    format!("PUT task {} with a new title and description", task + 1)
-                }
-                Step::CompleteTask(t) => {
-                    if self.tasks[*t].completed {
-                        return format!("(task {} is completed already: nothing sent)", t + 1);
-                    }
-                    self.change(
-                        s,
-                        *t,
-                        "POST",
-                        "/complete",
-                        None,
-                        "States and transitions > Task > complete",
-                    )
-                    .await;
-                    self.tasks[*t].completed = true;
-                    format!("complete task {}", t + 1)
-                }
-                Step::ReopenTask(t) => {
-                    if !self.tasks[*t].completed {
-                        return format!("(task {} is open: nothing sent)", t + 1);
-                    }
-                    self.change(
-                        s,
-                        *t,
-                        "POST",
-                        "/reopen",
-                        None,
-                        "States and transitions > Task > reopen",
-                    )
-                    .await;
-                    self.tasks[*t].completed = false;
-                    format!("reopen task {}", t + 1)
-                }
-                Step::Assign { task, users } => {
-                    let mut named = Vec::new();
-                    for u in users {
-                        let Some(user) = self.user(*u) else {
-                            continue;
-                        };
-                        if self.tasks[*task].assigned.contains(&user) {
-                            continue;
-                        }
-                        self.change(
-                            s,
-                            *task,
-                            "POST",
-                            "/assign",
-                            Some(json!({"userId": user})),
-                            "States and transitions > Task > assign and unassign",
-                        )
-                        .await;
-                        self.tasks[*task].assigned.push(user.clone());
-                        named.push(user);
-                    }
-                    if named.is_empty() {
-                        return format!(
-                            "(no user left to assign to task {}: nothing sent)",
-                            task + 1
-                        );
-                    }
-                    format!("assign {} to task {}", named.join(", "), task + 1)
-                }
-                Step::Unassign { task, pick } => {
-                    let assigned = &self.tasks[*task].assigned;
-                    if assigned.is_empty() {
-                        return format!("(nobody is assigned to task {}: nothing sent)", task + 1);
-                    }
-                    let user = assigned[pick % assigned.len()].clone();
-                    self.change(
-                        s,
-                        *task,
-                        "POST",
-                        "/unassign",
-                        Some(json!({"userId": user})),
-                        "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
-                    )
-                    .await;
-                    self.tasks[*task].assigned.retain(|u| *u != user);
-                    format!("unassign {user} from task {}", task + 1)
-                }
-                Step::ChangeDueDate { task, due } => {
-                    // Timestamps are stated in UTC: a target may refuse another offset (400), and
-                    // one it accepts must mean the same instant (the model judges the read-back).
-                    s.expect = if due.ends_with('Z') {
-                        Expect::Success
-                    } else {
-                        Expect::SuccessOr400
-                    };
-                    let accepted = self
-                        .change(
-                            s,
-                            *task,
-                            "POST",
-                            "/change-due-date",
-                            Some(json!({"dueDate": due})),
-                            "States and transitions > Task > due date",
-                        )
-                        .await;
-                    s.expect = Expect::Success;
-                    self.tasks[*task].due |= accepted;
-                    format!("set the due date of task {} to {due}", task + 1)
-                }
-                Step::RemoveDueDate(t) => {
-                    if !self.tasks[*t].due {
-                        return format!("(task {} has no due date: nothing sent)", t + 1);
-                    }
-                    self.change(
-                        s,
-                        *t,
-                        "POST",
-                        "/remove-due-date",
-                        None,
-                        "States and transitions > Task > due date",
-                    )
-                    .await;
-                    self.tasks[*t].due = false;
-                    format!("remove the due date of task {}", t + 1)
-                }
-                Step::LinkConversation(t) => {
-                    let Some(c) = self
-                        .text("task_conversation_id")
-                        .or_else(|| self.text("conversation_id"))
-                    else {
-                        return "(no conversation in the profile: nothing sent)".into();
-                    };
-                    if self.tasks[*t].linked {
-                        return format!("(task {} is linked already: nothing sent)", t + 1);
-                    }
-                    self.change(
-                        s,
-                        *t,
-                        "POST",
-                        "/link-conversation",
-                        Some(json!({"conversationId": c})),
-                        "States and transitions > Task > link conversation",
-                    )
-                    .await;
-                    self.tasks[*t].linked = true;
-                    format!("link task {} to conversation {c}", t + 1)
-                }
-                Step::UnlinkConversation(t) => {
-                    let Some(c) = self
-                        .text("task_conversation_id")
-                        .or_else(|| self.text("conversation_id"))
-                    else {
-                        return "(no conversation in the profile: nothing sent)".into();
-                    };
-                    if !self.tasks[*t].linked {
-                        return format!("(task {} is not linked: nothing sent)", t + 1);
-                    }
-                    self.change(
-                        s,
-                        *t,
-                        "POST",
-                        "/unlink-conversation",
-                        Some(json!({"conversationId": c})),
-                        "States and transitions > Task > link conversation",
-                    )
-                    .await;
-                    self.tasks[*t].linked = false;
-                    format!("unlink task {} from conversation {c}", t + 1)
-                }
-                Step::DeleteTask(t) => {
-                    self.change(
-                        s,
-                        *t,
-                        "DELETE",
-                        "",
-                        None,
-                        "States and transitions > Task > delete",
-                    )
-                    .await;
-                    self.tasks[*t].deleted = true;
-                    format!("delete task {}", t + 1)
-                }
-                Step::ListTasks => {
-                    s.walk("/v1/tasks", &[], "v1 API: tasks > GET /v1/tasks")
-                        .await;
-                    "list the tasks".into()
-                }
-                Step::CreateContact {
-                    first,
-                    last,
-                    company,
-                    emails,
-                    phones,
-                } => {
-                    let n = self.contacts.len();
-                    let external_id = format!("{tag}-c{n}");
-                    let source = format!("{}-seq", self.run);
-                    let mut defaults = contact_fields(first, last, emails, phones);
-                    if let Some(c) = company {
-                        defaults["company"] = json!(c);
-                    }
-                    let body = json!({"defaultFields": defaults, "externalId": external_id, "source": source});
-                    let ex = s
-                        .send(
-                            request("POST", "/v1/contacts", &[], Some(body)),
-                            "v1 API: contacts > POST /v1/contacts",
-                            true,
-                        )
-                        .await;
-                    let id = created_id(&ex, "id");
-                    // The source the target shows for it, which may be its own (READINGS 1.3).
-                    let shown = ex
-                        .outcome
-                        .as_ref()
-                        .ok()
-                        .and_then(|r| r.json.as_ref())
-                        .and_then(|j| j.as_ref().ok())
-                        .and_then(|b| b.pointer("/data/source"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    self.contacts.push(LiveContact {
-                        id: id.clone(),
-                        external_id,
-                        source: shown.unwrap_or(source),
-                    });
-                    if let Some(id) = id {
-                        s.send(
-                            request("GET", &format!("/contacts/{id}"), &[], None),
-                            "Header-versioned API > GET /contacts/{contactId}",
-                            true,
-                        )
-                        .await;
-                    }
-                    // Every list of the kind shows it as the model knows it: by its external id,
-                    // and under a source filter it must not match.
-                    self.act(
-                        s,
-                        &Step::ListContacts {
-                            contact: n,
-                            filter: ContactFilter::ExternalId,
-                        },
-                        tag,
-                    )
-                    .await;
-                    self.act(
-                        s,
-                        &Step::ListContacts {
-                            contact: n,
-                            filter: ContactFilter::SourcePrefix,
-                        },
-                        tag,
-                    )
-                    .await;
-                    format!(
-                        "create contact {} (then read it, list it by externalId and by a prefix of its source)",
-                        n + 1
-                    )
-                }
-                Step::PatchContact {
-                    contact,
-                    first,
-                    last,
-                    emails,
-                    phones,
-                } => {
-                    let Some(id) = self.contacts[*contact].id.clone() else {
-                        return format!("(contact {} has no id: nothing sent)", contact + 1);
-                    };
-                    let body = json!({
-                        "defaultFields": contact_fields(first, last, emails, phones),
-                        "externalId": self.contacts[*contact].external_id,
-                    });
-                    s.send(
-                        request("PATCH", &format!("/v1/contacts/{id}"), &[], Some(body)),
-                        "v1 API: contacts > PATCH /v1/contacts/{id}",
+    /// Runs one step of a sequence and says what it did.
+    async fn act(&mut self, s: &mut Sender<'_>, step: &Step, tag: &str) -> String {
+        match step {
+            Step::CreateTask { .. }
+            | Step::PutTask { .. }
+            | Step::CompleteTask(_)
+            | Step::ReopenTask(_)
+            | Step::Assign { .. }
+            | Step::Unassign { .. } => self.task_step(s, step).await,
+            Step::ChangeDueDate { .. }
+            | Step::RemoveDueDate(_)
+            | Step::LinkConversation(_)
+            | Step::UnlinkConversation(_)
+            | Step::DeleteTask(_)
+            | Step::ListTasks => self.task_date_link_step(s, step).await,
+            Step::CreateContact { .. } | Step::PatchContact { .. } => {
+                self.contact_step(s, step, tag).await
+            }
+            Step::ListContacts { contact, filter } => {
+                self.list_contacts(s, *contact, *filter, tag).await
+            }
+            Step::SendMessage { .. } | Step::ReadMessage(_) | Step::ListMessages => {
+                self.message_step(s, step).await
+            }
+            _ => self.webhook_step(s, step, tag).await,
+        }
+    }
+
+    async fn task_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
+        match step {
+            Step::CreateTask {
+                link,
+                title,
+                description,
+            } => {
+                let mut body = json!({"title": title, "description": description});
+                let (field, value) = match link {
+                    Link::Conversation => (
+                        "conversationId",
+                        self.text("task_conversation_id")
+                            .or_else(|| self.text("conversation_id")),
+                    ),
+                    Link::Activity => ("activityId", self.text("call_id")),
+                    Link::PhoneNumber => ("phoneNumberId", None),
+                };
+                let (field, value) = match value {
+                    Some(v) => (field, v),
+                    None => (
+                        "phoneNumberId",
+                        self.text("phone_number_id").unwrap_or_default(),
+                    ),
+                };
+                body[field] = json!(value);
+                let ex = s
+                    .send(
+                        request("POST", "/v1/tasks", &[], Some(body)),
+                        "v1 API: tasks > POST /v1/tasks",
                         true,
                     )
                     .await;
+                let id = created_id(&ex, "taskId");
+                self.tasks.push(LiveTask {
+                    id: id.clone(),
+                    linked: field == "conversationId",
+                    ..LiveTask::default()
+                });
+                if let Some(id) = id {
+                    s.read_task(&id).await;
+                }
+                format!("create a task linked by {field}")
+            }
+            Step::PutTask {
+                task,
+                title,
+                description,
+            } => {
+                let body = json!({"title": title, "description": description});
+                self.change(
+                    s,
+                    *task,
+                    "PUT",
+                    "",
+                    Some(body),
+                    "v1 API: tasks > PUT /v1/tasks/{taskId}",
+                )
+                .await;
+                format!("PUT task {} with a new title and description", task + 1)
+            }
+            Step::CompleteTask(t) => {
+                if self.tasks[*t].completed {
+                    return format!("(task {} is completed already: nothing sent)", t + 1);
+                }
+                self.change(
+                    s,
+                    *t,
+                    "POST",
+                    "/complete",
+                    None,
+                    "States and transitions > Task > complete",
+                )
+                .await;
+                self.tasks[*t].completed = true;
+                format!("complete task {}", t + 1)
+            }
+            Step::ReopenTask(t) => {
+                if !self.tasks[*t].completed {
+                    return format!("(task {} is open: nothing sent)", t + 1);
+                }
+                self.change(
+                    s,
+                    *t,
+                    "POST",
+                    "/reopen",
+                    None,
+                    "States and transitions > Task > reopen",
+                )
+                .await;
+                self.tasks[*t].completed = false;
+                format!("reopen task {}", t + 1)
+            }
+            Step::Assign { task, users } => {
+                let mut named = Vec::new();
+                for u in users {
+                    let Some(user) = self.user(*u) else {
+                        continue;
+                    };
+                    if self.tasks[*task].assigned.contains(&user) {
+                        continue;
+                    }
+                    self.change(
+                        s,
+                        *task,
+                        "POST",
+                        "/assign",
+                        Some(json!({"userId": user})),
+                        "States and transitions > Task > assign and unassign",
+                    )
+                    .await;
+                    self.tasks[*task].assigned.push(user.clone());
+                    named.push(user);
+                }
+                if named.is_empty() {
+                    return format!(
+                        "(no user left to assign to task {}: nothing sent)",
+                        task + 1
+                    );
+                }
+                format!("assign {} to task {}", named.join(", "), task + 1)
+            }
+            Step::Unassign { task, pick } => {
+                let assigned = &self.tasks[*task].assigned;
+                if assigned.is_empty() {
+                    return format!("(nobody is assigned to task {}: nothing sent)", task + 1);
+                }
+                let user = assigned[pick % assigned.len()].clone();
+                self.change(
+                    s,
+                    *task,
+                    "POST",
+                    "/unassign",
+                    Some(json!({"userId": user})),
+                    "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+                )
+                .await;
+                self.tasks[*task].assigned.retain(|u| *u != user);
+                format!("unassign {user} from task {}", task + 1)
+            }
+            _ => unreachable!("task_step is given its own steps only"),
+        }
+    }
+
+    async fn task_date_link_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
+        match step {
+            Step::ChangeDueDate { task, due } => {
+                // Timestamps are stated in UTC: a target may refuse another offset (400), and
+                // one it accepts must mean the same instant (the model judges the read-back).
+                s.expect = if due.ends_with('Z') {
+                    Expect::Success
+                } else {
+                    Expect::SuccessOr400
+                };
+                let accepted = self
+                    .change(
+                        s,
+                        *task,
+                        "POST",
+                        "/change-due-date",
+                        Some(json!({"dueDate": due})),
+                        "States and transitions > Task > due date",
+                    )
+                    .await;
+                s.expect = Expect::Success;
+                self.tasks[*task].due |= accepted;
+                format!("set the due date of task {} to {due}", task + 1)
+            }
+            Step::RemoveDueDate(t) => {
+                if !self.tasks[*t].due {
+                    return format!("(task {} has no due date: nothing sent)", t + 1);
+                }
+                self.change(
+                    s,
+                    *t,
+                    "POST",
+                    "/remove-due-date",
+                    None,
+                    "States and transitions > Task > due date",
+                )
+                .await;
+                self.tasks[*t].due = false;
+                format!("remove the due date of task {}", t + 1)
+            }
+            Step::LinkConversation(t) => {
+                let Some(c) = self
+                    .text("task_conversation_id")
+                    .or_else(|| self.text("conversation_id"))
+                else {
+                    return "(no conversation in the profile: nothing sent)".into();
+                };
+                if self.tasks[*t].linked {
+                    return format!("(task {} is linked already: nothing sent)", t + 1);
+                }
+                self.change(
+                    s,
+                    *t,
+                    "POST",
+                    "/link-conversation",
+                    Some(json!({"conversationId": c})),
+                    "States and transitions > Task > link conversation",
+                )
+                .await;
+                self.tasks[*t].linked = true;
+                format!("link task {} to conversation {c}", t + 1)
+            }
+            Step::UnlinkConversation(t) => {
+                let Some(c) = self
+                    .text("task_conversation_id")
+                    .or_else(|| self.text("conversation_id"))
+                else {
+                    return "(no conversation in the profile: nothing sent)".into();
+                };
+                if !self.tasks[*t].linked {
+                    return format!("(task {} is not linked: nothing sent)", t + 1);
+                }
+                self.change(
+                    s,
+                    *t,
+                    "POST",
+                    "/unlink-conversation",
+                    Some(json!({"conversationId": c})),
+                    "States and transitions > Task > link conversation",
+                )
+                .await;
+                self.tasks[*t].linked = false;
+                format!("unlink task {} from conversation {c}", t + 1)
+            }
+            Step::DeleteTask(t) => {
+                self.change(
+                    s,
+                    *t,
+                    "DELETE",
+                    "",
+                    None,
+                    "States and transitions > Task > delete",
+                )
+                .await;
+                self.tasks[*t].deleted = true;
+                format!("delete task {}", t + 1)
+            }
+            Step::ListTasks => {
+                s.walk("/v1/tasks", &[], "v1 API: tasks > GET /v1/tasks")
+                    .await;
+                "list the tasks".into()
+            }
+            _ => unreachable!("task_date_link_step is given its own steps only"),
+        }
+    }
+
+    async fn contact_step(&mut self, s: &mut Sender<'_>, step: &Step, tag: &str) -> String {
+        match step {
+            Step::CreateContact {
+                first,
+                last,
+                company,
+                emails,
+                phones,
+            } => {
+                let n = self.contacts.len();
+                let external_id = format!("{tag}-c{n}");
+                let source = format!("{}-seq", self.run);
+                let mut defaults = contact_fields(first, last, emails, phones);
+                if let Some(c) = company {
+                    defaults["company"] = json!(c);
+                }
+                let body =
+                    json!({"defaultFields": defaults, "externalId": external_id, "source": source});
+                let ex = s
+                    .send(
+                        request("POST", "/v1/contacts", &[], Some(body)),
+                        "v1 API: contacts > POST /v1/contacts",
+                        true,
+                    )
+                    .await;
+                let id = created_id(&ex, "id");
+                // The source the target shows for it, which may be its own (READINGS 1.3).
+                let shown = ex
+                    .outcome
+                    .as_ref()
+                    .ok()
+                    .and_then(|r| r.json.as_ref())
+                    .and_then(|j| j.as_ref().ok())
+                    .and_then(|b| b.pointer("/data/source"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                self.contacts.push(LiveContact {
+                    id: id.clone(),
+                    external_id,
+                    source: shown.unwrap_or(source),
+                });
+                if let Some(id) = id {
                     s.send(
                         request("GET", &format!("/contacts/{id}"), &[], None),
                         "Header-versioned API > GET /contacts/{contactId}",
                         true,
                     )
                     .await;
-                    format!("PATCH contact {} (replacing its entries)", contact + 1)
                 }
-                Step::ListContacts { contact, filter } => {
-                    let c = self.contacts[*contact].clone();
-                    let other = format!("{tag}-none");
-                    let (path, query, clause) = match filter {
-                        ContactFilter::ExternalId => (
-                            "/contacts",
-                            vec![("externalId", c.external_id.clone())],
-                            "Pagination and collection conventions > filters",
-                        ),
-                        ContactFilter::ExternalIdIn => (
-                            "/contacts",
-                            vec![("externalId[in]", format!("{},{other}", c.external_id))],
-                            "Pagination and collection conventions > in operator",
-                        ),
-                        ContactFilter::V1ExternalIds => (
-                            "/v1/contacts",
-                            vec![
-                                ("externalIds", c.external_id.clone()),
-                                ("externalIds", other),
-                            ],
-                            "v1 API: contacts > GET /v1/contacts",
-                        ),
-                        ContactFilter::SourcePrefix => {
-                            let cut: String = c
-                                .source
-                                .chars()
-                                .take(c.source.chars().count().div_ceil(2).max(1))
-                                .collect();
-                            if cut == c.source {
-                                return format!(
-                                    "(the source of contact {} has no proper prefix: nothing sent)",
-                                    contact + 1
-                                );
-                            }
-                            let items = s
-                                .walk(
-                                    "/contacts",
-                                    &[("source", cut.clone())],
-                                    "Pagination and collection conventions > filters",
-                                )
-                                .await;
-                            let _ = items;
-                            return format!(
-                                "list the contacts whose source is {cut:?}, a prefix of contact {}'s",
-                                contact + 1
-                            );
-                        }
-                    };
-                    let items = s.walk(path, &query, clause).await;
-                    if let (Some(items), Some(id)) = (items, &c.id) {
-                        // Every contact whose external id the filter names is listed (the filter
-                        // "limits results to contacts with those external ids").
-                        if !items
-                            .iter()
-                            .any(|i| i.get("id").and_then(Value::as_str) == Some(id))
-                        {
-                            if let Some(ex) = s.exchanges.last().cloned() {
-                                s.found.push((
-                                Finding::new(
-                                    clause,
-                                    "filter completeness",
-                                    format!("contact {id} listed: its externalId {:?} is one the filter names", c.external_id),
-                                    format!("{} items, not it", items.len()),
-                                ),
-                                ex,
-                            ));
-                            }
-                        }
-                    }
-                    format!("list the contacts by {filter:?} of contact {}", contact + 1)
-                }
-                Step::SendMessage { text, recipients } => {
-                    let (Some(from), Some(to)) =
-                        (self.text("phone_number"), self.recipients(*recipients))
-                    else {
-                        self.messages.push(None);
-                        return "(no sandbox recipient in the profile: nothing sent)".into();
-                    };
-                    let body = json!({"to": to, "from": from, "text": text});
-                    let ex = s
-                        .send(
-                            request("POST", "/v1/messages", &[], Some(body)),
-                            "v1 API: messages > POST /v1/messages",
-                            true,
-                        )
-                        .await;
-                    let id = created_id(&ex, "id");
-                    self.messages.push(id.clone());
-                    if let Some(id) = id {
-                        s.send(
-                            request("GET", &format!("/messages/{id}"), &[], None),
-                            "Header-versioned API > GET /messages/{messageId}",
-                            true,
-                        )
-                        .await;
-                    }
-                    format!("send a message to {} recipient(s)", to.len())
-                }
-                Step::ReadMessage(m) => {
-                    let Some(id) = self.messages[*m].clone() else {
-                        return format!("(message {} has no id: nothing sent)", m + 1);
-                    };
+                // Every list of the kind shows it as the model knows it: by its external id,
+                // and under a source filter it must not match.
+                self.list_contacts(s, n, ContactFilter::ExternalId, tag)
+                    .await;
+                self.list_contacts(s, n, ContactFilter::SourcePrefix, tag)
+                    .await;
+                format!(
+                    "create contact {} (then read it, list it by externalId and by a prefix of its source)",
+                    n + 1
+                )
+            }
+            Step::PatchContact {
+                contact,
+                first,
+                last,
+                emails,
+                phones,
+            } => {
+                let Some(id) = self.contacts[*contact].id.clone() else {
+                    return format!("(contact {} has no id: nothing sent)", contact + 1);
+                };
+                let body = json!({
+                    "defaultFields": contact_fields(first, last, emails, phones),
+                    "externalId": self.contacts[*contact].external_id,
+                });
+                s.send(
+                    request("PATCH", &format!("/v1/contacts/{id}"), &[], Some(body)),
+                    "v1 API: contacts > PATCH /v1/contacts/{id}",
+                    true,
+                )
+                .await;
+                s.send(
+                    request("GET", &format!("/contacts/{id}"), &[], None),
+                    "Header-versioned API > GET /contacts/{contactId}",
+                    true,
+                )
+                .await;
+                format!("PATCH contact {} (replacing its entries)", contact + 1)
+            }
+            _ => unreachable!("contact_step is given its own steps only"),
+        }
+    }
+
+    async fn message_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
+        match step {
+            Step::SendMessage { text, recipients } => {
+                let (Some(from), Some(to)) =
+                    (self.text("phone_number"), self.recipients(*recipients))
+                else {
+                    self.messages.push(None);
+                    return "(no sandbox recipient in the profile: nothing sent)".into();
+                };
+                let body = json!({"to": to, "from": from, "text": text});
+                let ex = s
+                    .send(
+                        request("POST", "/v1/messages", &[], Some(body)),
+                        "v1 API: messages > POST /v1/messages",
+                        true,
+                    )
+                    .await;
+                let id = created_id(&ex, "id");
+                self.messages.push(id.clone());
+                if let Some(id) = id {
                     s.send(
                         request("GET", &format!("/messages/{id}"), &[], None),
                         "Header-versioned API > GET /messages/{messageId}",
                         true,
                     )
                     .await;
-                    format!("read message {}", m + 1)
                 }
-                Step::ListMessages => {
-                    s.walk("/messages", &[], "Header-versioned API > GET /messages")
-                        .await;
-                    "list the messages".into()
-                }
-                Step::CreateWebhook {
-                    label,
-                    events,
-                    every_number,
-                } => {
-                    let n = self.webhooks.len();
-                    let Some(url) = self.text("webhook_url") else {
-                        self.webhooks.push((None, true));
-                        return "(no webhook receiver in this run: nothing sent)".into();
-                    };
-                    let ids = if *every_number {
-                        json!(["*"])
-                    } else {
-                        json!([self.text("phone_number_id").unwrap_or_default()])
-                    };
-                    let body = json!({"url": format!("{url}/seq{n}"), "events": events, "resourceIds": ids, "label": label});
-                    let ex = s
-                        .send(
-                            request("POST", "/webhooks", &[], Some(body)),
-                            "Header-versioned API > POST /webhooks",
-                            true,
-                        )
-                        .await;
-                    let id = created_id(&ex, "id");
-                    self.webhooks.push((id.clone(), false));
-                    if let Some(id) = id {
-                        s.send(
-                            request("GET", &format!("/webhooks/{id}"), &[], None),
-                            "Header-versioned API > GET /webhooks/{webhookId}",
-                            true,
-                        )
-                        .await;
-                    }
-                    format!("create webhook {} for {}", n + 1, events.join(", "))
-                }
-                Step::PatchWebhook {
-                    webhook,
-                    label,
-                    events,
-                } => {
-                    let Some(id) = self.webhooks[*webhook].0.clone() else {
-                        return format!("(webhook {} has no id: nothing sent)", webhook + 1);
-                    };
-                    let mut body = json!({});
-                    if let Some(e) = events {
-                        body["events"] = json!(e);
-                    }
-                    if label.is_some() || events.is_none() {
-                        body["label"] =
-                            json!(label.clone().unwrap_or_else(|| format!("{tag} patched")));
-                    }
-                    s.send(
-                        request("PATCH", &format!("/webhooks/{id}"), &[], Some(body)),
-                        "Header-versioned API > webhook management",
+                format!("send a message to {} recipient(s)", to.len())
+            }
+            Step::ReadMessage(m) => {
+                let Some(id) = self.messages[*m].clone() else {
+                    return format!("(message {} has no id: nothing sent)", m + 1);
+                };
+                s.send(
+                    request("GET", &format!("/messages/{id}"), &[], None),
+                    "Header-versioned API > GET /messages/{messageId}",
+                    true,
+                )
+                .await;
+                format!("read message {}", m + 1)
+            }
+            Step::ListMessages => {
+                s.walk("/messages", &[], "Header-versioned API > GET /messages")
+                    .await;
+                "list the messages".into()
+            }
+            _ => unreachable!("message_step is given its own steps only"),
+        }
+    }
+
+    async fn webhook_step(&mut self, s: &mut Sender<'_>, step: &Step, tag: &str) -> String {
+        match step {
+            Step::CreateWebhook {
+                label,
+                events,
+                every_number,
+            } => {
+                let n = self.webhooks.len();
+                let Some(url) = self.text("webhook_url") else {
+                    self.webhooks.push((None, true));
+                    return "(no webhook receiver in this run: nothing sent)".into();
+                };
+                let ids = if *every_number {
+                    json!(["*"])
+                } else {
+                    json!([self.text("phone_number_id").unwrap_or_default()])
+                };
+                let body = json!({"url": format!("{url}/seq{n}"), "events": events, "resourceIds": ids, "label": label});
+                let ex = s
+                    .send(
+                        request("POST", "/webhooks", &[], Some(body)),
+                        "Header-versioned API > POST /webhooks",
                         true,
                     )
                     .await;
+                let id = created_id(&ex, "id");
+                self.webhooks.push((id.clone(), false));
+                if let Some(id) = id {
                     s.send(
                         request("GET", &format!("/webhooks/{id}"), &[], None),
                         "Header-versioned API > GET /webhooks/{webhookId}",
                         true,
                     )
                     .await;
-                    format!("PATCH webhook {}", webhook + 1)
                 }
-                Step::RotateWebhook(w) => {
-                    let Some(id) = self.webhooks[*w].0.clone() else {
-                        return format!("(webhook {} has no id: nothing sent)", w + 1);
-                    };
-                    s.send(
-                        request("POST", &format!("/webhooks/{id}/rotate"), &[], None),
-                        "Header-versioned API > POST /webhooks/{id}/rotate",
-                        true,
-                    )
-                    .await;
-                    s.send(
-                        request("GET", &format!("/webhooks/{id}"), &[], None),
-                        "Header-versioned API > GET /webhooks/{webhookId}",
-                        true,
-                    )
-                    .await;
-                    format!("rotate the secret of webhook {}", w + 1)
+                format!("create webhook {} for {}", n + 1, events.join(", "))
+            }
+            Step::PatchWebhook {
+                webhook,
+                label,
+                events,
+            } => {
+                let Some(id) = self.webhooks[*webhook].0.clone() else {
+                    return format!("(webhook {} has no id: nothing sent)", webhook + 1);
+                };
+                let mut body = json!({});
+                if let Some(e) = events {
+                    body["events"] = json!(e);
                 }
-                Step::DeleteWebhook(w) => {
-                    let Some(id) = self.webhooks[*w].0.clone() else {
-                        return format!("(webhook {} has no id: nothing sent)", w + 1);
-                    };
-                    s.send(
-                        request("DELETE", &format!("/webhooks/{id}"), &[], None),
-                        "Header-versioned API > webhook management",
-                        true,
-                    )
-                    .await;
-                    self.webhooks[*w].1 = true;
-                    format!("delete webhook {}", w + 1)
+                if label.is_some() || events.is_none() {
+                    body["label"] =
+                        json!(label.clone().unwrap_or_else(|| format!("{tag} patched")));
                 }
-                Step::ListWebhooks => {
-                    // The route table names no parameter of this list: none is sent.
-                    s.send(
-                        request("GET", "/webhooks", &[], None),
-                        "Header-versioned API > webhook management",
-                        true,
+                s.send(
+                    request("PATCH", &format!("/webhooks/{id}"), &[], Some(body)),
+                    "Header-versioned API > webhook management",
+                    true,
+                )
+                .await;
+                s.send(
+                    request("GET", &format!("/webhooks/{id}"), &[], None),
+                    "Header-versioned API > GET /webhooks/{webhookId}",
+                    true,
+                )
+                .await;
+                format!("PATCH webhook {}", webhook + 1)
+            }
+            Step::RotateWebhook(w) => {
+                let Some(id) = self.webhooks[*w].0.clone() else {
+                    return format!("(webhook {} has no id: nothing sent)", w + 1);
+                };
+                s.send(
+                    request("POST", &format!("/webhooks/{id}/rotate"), &[], None),
+                    "Header-versioned API > POST /webhooks/{id}/rotate",
+                    true,
+                )
+                .await;
+                s.send(
+                    request("GET", &format!("/webhooks/{id}"), &[], None),
+                    "Header-versioned API > GET /webhooks/{webhookId}",
+                    true,
+                )
+                .await;
+                format!("rotate the secret of webhook {}", w + 1)
+            }
+            Step::DeleteWebhook(w) => {
+                let Some(id) = self.webhooks[*w].0.clone() else {
+                    return format!("(webhook {} has no id: nothing sent)", w + 1);
+                };
+                s.send(
+                    request("DELETE", &format!("/webhooks/{id}"), &[], None),
+                    "Header-versioned API > webhook management",
+                    true,
+                )
+                .await;
+                self.webhooks[*w].1 = true;
+                format!("delete webhook {}", w + 1)
+            }
+            Step::ListWebhooks => {
+                // The route table names no parameter of this list: none is sent.
+                s.send(
+                    request("GET", "/webhooks", &[], None),
+                    "Header-versioned API > webhook management",
+                    true,
+                )
+                .await;
+                "list the webhooks".into()
+            }
+            _ => unreachable!("webhook_step is given its own steps only"),
+        }
+    }
+
+    /// Lists the contacts under one filter that names contact `contact`.
+    async fn list_contacts(
+        &mut self,
+        s: &mut Sender<'_>,
+        contact: usize,
+        filter: ContactFilter,
+        tag: &str,
+    ) -> String {
+        let c = self.contacts[contact].clone();
+        let other = format!("{tag}-none");
+        let (path, query, clause) = match filter {
+            ContactFilter::ExternalId => (
+                "/contacts",
+                vec![("externalId", c.external_id.clone())],
+                "Pagination and collection conventions > filters",
+            ),
+            ContactFilter::ExternalIdIn => (
+                "/contacts",
+                vec![("externalId[in]", format!("{},{other}", c.external_id))],
+                "Pagination and collection conventions > in operator",
+            ),
+            ContactFilter::V1ExternalIds => (
+                "/v1/contacts",
+                vec![
+                    ("externalIds", c.external_id.clone()),
+                    ("externalIds", other),
+                ],
+                "v1 API: contacts > GET /v1/contacts",
+            ),
+            ContactFilter::SourcePrefix => {
+                let cut: String = c
+                    .source
+                    .chars()
+                    .take(c.source.chars().count().div_ceil(2).max(1))
+                    .collect();
+                if cut == c.source {
+                    return format!(
+                        "(the source of contact {} has no proper prefix: nothing sent)",
+                        contact + 1
+                    );
+                }
+                let items = s
+                    .walk(
+                        "/contacts",
+                        &[("source", cut.clone())],
+                        "Pagination and collection conventions > filters",
                     )
                     .await;
-                    "list the webhooks".into()
+                let _ = items;
+                return format!(
+                    "list the contacts whose source is {cut:?}, a prefix of contact {}'s",
+                    contact + 1
+                );
+            }
+        };
+        let items = s.walk(path, &query, clause).await;
+        if let (Some(items), Some(id)) = (items, &c.id) {
+            // Every contact whose external id the filter names is listed (the filter
+            // "limits results to contacts with those external ids").
+            if !items
+                .iter()
+                .any(|i| i.get("id").and_then(Value::as_str) == Some(id))
+            {
+                if let Some(ex) = s.exchanges.last().cloned() {
+                    s.found.push((
+                        Finding::new(
+                            clause,
+                            "filter completeness",
+                            format!(
+                                "contact {id} listed: its externalId {:?} is one the filter names",
+                                c.external_id
+                            ),
+                            format!("{} items, not it", items.len()),
+                        ),
+                        ex,
+                    ));
                 }
             }
-        })
+        }
+        format!("list the contacts by {filter:?} of contact {}", contact + 1)
     }
 
     fn recipients(&self, n: usize) -> Option<Vec<String>> {

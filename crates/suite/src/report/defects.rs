@@ -494,6 +494,7 @@ mod tests {
             expected: expected.into(),
             actual: actual.into(),
             pointer: None,
+            context: None,
             step: 1,
             operation: Some("GET /v1/contacts".into()),
             defect: None,

@@ -228,6 +228,9 @@ pub struct FailureOut {
     pub expected: String,
     pub actual: String,
     pub pointer: Option<String>,
+    /// Where the finding was made when not in the trial's own step (a random sequence's steps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     pub step: usize,
     /// The operation of the request (`GET /v1/contacts/{id}`), when it has one.
     pub operation: Option<String>,
@@ -297,6 +300,7 @@ fn failure_out(f: &Failure, case: &Case, contract: &Contract, r: &Redactor) -> F
         expected: r.redact(&f.finding.expected),
         actual: r.redact(&f.finding.actual),
         pointer: f.finding.pointer.clone(),
+        context: f.finding.context.as_ref().map(|c| r.redact(c)),
         step: f.step,
         operation: f
             .exchange

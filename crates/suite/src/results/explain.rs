@@ -43,6 +43,9 @@ pub fn render(case: &Case, failures: &[Failure], redactor: &Redactor) -> String 
         if let Some(p) = &fi.pointer {
             let _ = writeln!(out, "  at:        {p}");
         }
+        if let Some(c) = &fi.context {
+            let _ = writeln!(out, "  context:   {}", redactor.redact(c));
+        }
         if f.steps > 1 {
             let line = case
                 .steps

@@ -16,6 +16,9 @@ pub struct Finding {
     pub actual: String,
     /// JSON Pointer where the body differs, if the check looked at one place.
     pub pointer: Option<String>,
+    /// Where the finding was made, when that is not the trial's own step: a random sequence's
+    /// shrunk steps with their curls and replay. It is not part of the defect the finding shows.
+    pub context: Option<String>,
 }
 
 impl Finding {
@@ -31,6 +34,7 @@ impl Finding {
             expected: shown(expected.into()),
             actual: shown(actual.into()),
             pointer: None,
+            context: None,
         }
     }
 
