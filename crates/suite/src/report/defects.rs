@@ -43,7 +43,8 @@ pub struct Defect {
     pub severity_rank: u8,
     /// What is wrong in one line: the clause's words, then the check and what was expected.
     pub title: String,
-    /// The clause of the rule first, then every other clause its findings cite, sorted.
+    /// The clause of the rule first, then every other clause its findings cite (not those of
+    /// the findings that follow from another), sorted.
     pub clauses: Vec<String>,
     /// The check of the rule (`status`, `schema`, `json /data/source`, `deliveries`).
     pub check: String,
@@ -504,7 +505,13 @@ fn gather(
     let mut example: Option<(bool, &str, usize, usize, usize)> = None;
     for &(ti, fi) in at {
         let (t, f) = (&trials[ti], &trials[ti].failures[fi]);
-        g.clauses.extend(f.clauses.iter().cloned());
+        // The clauses of the findings that carry a rule of their own: what follows from a
+        // cause (a generic check on an answer that should have been refused) adds none, but
+        // for the status rules of that same answer (declared, no server error).
+        let status_rule = matches!(kind(f), CheckKind::DeclaredStatus | CheckKind::ServerError);
+        if keys[ti][fi].is_some() || status_rule {
+            g.clauses.extend(f.clauses.iter().cloned());
+        }
         g.severity = g.severity.min(f.rank);
         g.findings += 1;
         g.trials.insert(t.name.clone());
