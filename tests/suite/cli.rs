@@ -1035,30 +1035,46 @@ fn a_failing_run_leads_with_its_defects_and_ends_with_the_verdict() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    // The verdict is the very last line, the cleanup before it.
+    // The tail: one cleanup line, the request line, the defects, the verdict last (issue 37:
+    // on a 24-row screen the defects are on it).
     let last = lines.last().expect("output");
     assert!(last.starts_with("verdict: FAILED: "), "{last}");
-    let cleanup = lines
-        .iter()
-        .position(|l| l.starts_with("cleanup (run "))
-        .expect("cleanup");
+    let cleanups: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("cleanup (run "))
+        .collect();
+    assert_eq!(cleanups.len(), 1, "one cleanup line:\n{out}");
+    let cleanup = cleanups[0];
+    assert!(
+        lines[cleanup + 1].starts_with("requests: "),
+        "the request line after the cleanup's:\n{out}"
+    );
     let summary = lines
         .iter()
         .position(|l| l.starts_with("test result: FAILED."))
         .expect("libtest's summary");
-    // After libtest's summary, the defects: the access one first, the three faults' clauses
+    assert!(summary < cleanup, "the failure details first:\n{out}");
+    // After the request line, the defects: the access one first, the three faults' clauses
     // in the first lines.
-    let head = lines
-        .iter()
-        .skip(summary + 1)
-        .find(|l| !l.is_empty())
-        .expect("a line after the summary");
+    let mut at = cleanup + 2;
+    if lines[at].starts_with("reproduce against the same reference: workspace-conformance serve ") {
+        at += 1;
+    }
+    let head = lines[at];
     assert!(
         head.contains(" defects in ") && head.contains(" failed trials, worst first:"),
         "{head}"
     );
-    let at = lines.iter().position(|l| l == head).expect("head");
-    let list: Vec<&str> = lines[at + 1..cleanup].to_vec();
+    let list: Vec<&str> = lines[at + 1..lines.len() - 1]
+        .iter()
+        .filter(|l| l.starts_with("  D"))
+        .copied()
+        .collect();
+    assert!(
+        lines[at + 1..lines.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("  D") || l.starts_with("     reproduce")),
+        "only defects between the request line and the verdict:\n{out}"
+    );
     assert!(list.len() <= 6, "{list:#?}");
     assert!(
         list[0].starts_with("  D1 access ") && list[0].contains("Authentication > 1"),
@@ -1074,7 +1090,6 @@ fn a_failing_run_leads_with_its_defects_and_ends_with_the_verdict() {
             "{clause}: {list:#?}"
         );
     }
-    assert!(cleanup < lines.len() - 1);
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid");
     let defects = report["defects"].as_array().expect("defects");

@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_input;
+mod certificates;
 mod clause_literals;
 mod cli;
 mod discover;

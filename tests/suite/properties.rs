@@ -34,6 +34,9 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
         ))
         .expect("run");
     let port = regex::Regex::new(r"127\.0\.0\.1:[0-9]+").expect("pattern");
+    // A page token is the target's (read from its answer, and it names items other trials
+    // created): it is no input either.
+    let token = regex::Regex::new(r"pageToken=[^& ]*").expect("pattern");
     let mut out = BTreeMap::new();
     for (case, result) in results {
         let verdict = match &result.verdict {
@@ -62,6 +65,7 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
                     ex.method,
                     ex.request_body.clone().unwrap_or_default()
                 );
+                let text = token.replace_all(&text, "pageToken=TOKEN");
                 port.replace_all(&text, "127.0.0.1:PORT").into_owned()
             })
             .collect();

@@ -2,8 +2,8 @@
 //! every fault of the catalog makes a case fail with a finding that cites the fault's clause
 //! (a property, for the faults that move a limit), caught by exactly the trials and checks that
 //! `snapshots/fault-catches.txt` records for it, and reported as the defects
-//! `snapshots/fault-defects.txt` records for it: one citing its own clause, first for at least
-//! 90% of the faults.
+//! `snapshots/fault-defects.txt` records for it: exactly one for at least 88% of the faults and
+//! never more than three, one citing its own clause, first for at least 95% of the faults.
 
 use crate::common;
 
@@ -194,13 +194,16 @@ fn settle(
         if unrecorded || missing {
             return true;
         }
-        if unsteady.contains(fault) {
-            return false;
-        }
         let now = runs.defects.get(fault).map(|d| {
             let one = std::collections::BTreeMap::from([(fault.to_string(), d.clone())]);
             blocks(&common::defects::text(&one)).remove(fault)
         });
+        if unsteady.contains(fault) {
+            // Its lines may differ; how many defects it gives may not (the figures the README
+            // states count every fault).
+            let count = |b: Option<String>| b.map(|b| b.lines().count());
+            return count(now.flatten()) != count(written.get(fault).cloned());
+        }
         now.flatten() != written.get(fault).cloned()
     };
     let mut open: Vec<String> = CATALOG
@@ -265,8 +268,9 @@ fn blocks(text: &str) -> std::collections::BTreeMap<String, String> {
     out
 }
 
-/// What the defects of the faults' runs fall short of: a fault without a defect citing its
-/// clause, and fewer than 90% of the faults with that defect first.
+/// What the defects of the faults' runs fall short of (issue 37): a fault without a defect
+/// citing its clause, fewer than 88% of the faults with exactly one defect, a fault with more
+/// than three, and fewer than 95% with that defect first.
 fn defect_problems(
     runs: &std::collections::BTreeMap<String, common::defects::FaultDefects>,
 ) -> Vec<String> {
@@ -280,8 +284,34 @@ fn defect_problems(
             )
         })
         .collect();
-    let (_, _, _, first) = common::defects::counts(runs);
-    let share = first as f64 / runs.len().max(1) as f64;
+    let total = runs.len().max(1) as f64;
+    let (one, _, _, _, first) = common::defects::counts(runs);
+    if (one as f64) / total < common::defects::ONE_AT_LEAST {
+        let split: Vec<String> = runs
+            .values()
+            .filter(|d| d.lines.len() != 1)
+            .map(|d| format!("{}: {:#?}", d.fault, d.lines))
+            .collect();
+        out.push(format!(
+            "{one} of {} faults give exactly one defect ({:.0}%), under 88%:\n{}",
+            runs.len(),
+            100.0 * one as f64 / total,
+            split.join("\n")
+        ));
+    }
+    for d in runs
+        .values()
+        .filter(|d| d.lines.len() > common::defects::AT_MOST)
+    {
+        out.push(format!(
+            "fault {} gives {} defects, more than {}: {:#?}",
+            d.fault,
+            d.lines.len(),
+            common::defects::AT_MOST,
+            d.lines
+        ));
+    }
+    let share = first as f64 / total;
     if share < common::defects::FIRST_AT_LEAST {
         let late: Vec<String> = runs
             .values()
@@ -296,7 +326,7 @@ fn defect_problems(
             })
             .collect();
         out.push(format!(
-            "the first defect cites the fault's own clause for {first} of {} faults ({:.0}%), under 90%:\n{}",
+            "the first defect cites the fault's own clause for {first} of {} faults ({:.0}%), under 95%:\n{}",
             runs.len(),
             share * 100.0,
             late.join("\n")

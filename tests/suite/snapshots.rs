@@ -115,6 +115,8 @@ fn report() -> (Report, String) {
         interrupted: false,
         not_selected: Default::default(),
         selection: Default::default(),
+        serve: None,
+        har: None,
     };
     let report = Report::build(&info, &contract, &results, &redactor, None);
     (report, explanation)
@@ -208,6 +210,8 @@ fn three_fault_report() -> Report {
         interrupted: false,
         not_selected: Default::default(),
         selection: Default::default(),
+        serve: None,
+        har: None,
     };
     let redactor = conformance_suite::client::Redactor::default();
     Report::build(&info, &contract, &results, &redactor, None)
@@ -362,6 +366,8 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
             interrupted: false,
             not_selected: Default::default(),
             selection: Default::default(),
+            serve: None,
+            har: None,
         },
         &contract,
         &results,

@@ -63,6 +63,10 @@ Examples:
       certify one area, discovering the fixtures on the way
   workspace-conformance serve --listen 127.0.0.1:8080 --profile-out profile.json
       run the reference alone, to point another tool at it
+  workspace-conformance compare base.json new.json --report report.html
+      what is new, fixed and still present since the last certification (exit 1 on a new defect)
+  workspace-conformance --target https://api.example.test --rerun result.json --defect D1
+      run the trials of a defect again: does it still hold?
 
 See README.md and docs/ for the profile format, the reports and the cases.";
 
@@ -75,6 +79,26 @@ pub enum Command {
     Discover(DiscoverArgs),
     /// Merge the JSON results of the parts of a run (--partition K/N) into one certificate.
     Merge(MergeArgs),
+    /// Compare two certifications (--json results): the defects that are new, fixed and still
+    /// present, by fingerprint, and the trials whose verdict changed. Exits 1 when a defect is new.
+    Compare(CompareArgs),
+}
+
+/// Arguments of `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The JSON result (--json) of the baseline certification.
+    #[arg(value_name = "BASE.json")]
+    pub base: PathBuf,
+    /// The JSON result (--json) of the certification to compare with it.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Write the comparison as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the new certification's HTML report to FILE, with a section on what changed.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// Arguments of `merge`.
@@ -236,6 +260,29 @@ pub struct RunArgs {
     /// the run (exit 1): for CI that wants a full certification.
     #[arg(long, help_heading = "Run control")]
     pub require_complete: bool,
+    /// List what the cleanup removed and left on the terminal, not only its counts (the reports
+    /// always list it).
+    #[arg(long, help_heading = "Reports")]
+    pub verbose: bool,
+    /// Write every exchange of the run as HAR 1.2 to FILE (redacted as every output), for a
+    /// browser's developer tools or an HTTP debugger.
+    #[arg(long, value_name = "FILE", help_heading = "Reports")]
+    pub har: Option<PathBuf>,
+    /// With --har: only the exchanges of failed trials.
+    #[arg(long, requires = "har", help_heading = "Reports")]
+    pub har_failed: bool,
+    /// Run exactly the trials of the defects of a previous result (--json), and say of each
+    /// defect whether it still holds.
+    #[arg(long, value_name = "RESULT.json", help_heading = "Selection")]
+    pub rerun: Option<PathBuf>,
+    /// With --rerun: only this defect (its id, `D2`, or its fingerprint); repeatable.
+    #[arg(
+        long = "defect",
+        value_name = "ID",
+        requires = "rerun",
+        help_heading = "Selection"
+    )]
+    pub defects: Vec<String>,
     #[command(flatten, next_help_heading = "Trials")]
     pub test: TrialArgs,
 }

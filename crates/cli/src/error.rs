@@ -122,6 +122,16 @@ pub enum Error {
     /// `merge` was given parts that are not of one partitioned run.
     #[error(transparent)]
     Merge(#[from] conformance_suite::report::merge::MergeError),
+    /// `--defect` names no defect of the `--rerun` result.
+    #[error("--defect {id}: {} has no such defect (an id such as D1, or a fingerprint); its defects: {known}", path.display())]
+    UnknownDefect {
+        id: String,
+        path: PathBuf,
+        known: String,
+    },
+    /// The `--rerun` result has no defect: nothing to run again.
+    #[error("--rerun {}: the result has no defects, so there is nothing to run again", path.display())]
+    NothingToRerun { path: PathBuf },
     /// `discover` wrote a profile that `--profile` refuses: a bug of discovery.
     #[error("the profile written is not one --profile reads: {0}")]
     WrittenProfileUnreadable(ProfileError),
@@ -159,6 +169,8 @@ impl Error {
             | Error::Serialize(_)
             | Error::Write { .. }
             | Error::Merge(_)
+            | Error::UnknownDefect { .. }
+            | Error::NothingToRerun { .. }
             | Error::WrittenProfileUnreadable(_) => Exit::Setup.into(),
         }
     }

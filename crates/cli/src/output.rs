@@ -154,18 +154,42 @@ fn forward() -> bool {
     false
 }
 
-/// libtest's summary line of an interrupted run says `interrupted`, not `ok`.
+/// libtest's summary line of an interrupted run says `interrupted`, not `ok`; the trials the
+/// interrupt stopped are one line with their count, before the summary, not one line each.
 fn rewrite(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     const OK: &[u8] = b"test result: ok.";
     if INTERRUPTED.load(Ordering::SeqCst) {
         // A coloured line carries escape codes around `ok`.
         let text = String::from_utf8_lossy(line);
+        if text.starts_with("test ") && text.contains(STOPPED_REASON) && text.contains("ignored") {
+            STOPPED.fetch_add(1, Ordering::SeqCst);
+            return std::borrow::Cow::Owned(Vec::new());
+        }
         if text.starts_with("test result: ") && (line.starts_with(OK) || text.contains("ok")) {
-            let plain = text.replacen("ok", "interrupted", 1);
-            return std::borrow::Cow::Owned(plain.into_bytes());
+            let mut out = stopped_line();
+            out.push_str(&text.replacen("ok", "interrupted", 1));
+            return std::borrow::Cow::Owned(out.into_bytes());
+        }
+        if text.starts_with("test result: ") {
+            let mut out = stopped_line();
+            out.push_str(&text);
+            return std::borrow::Cow::Owned(out.into_bytes());
         }
     }
     std::borrow::Cow::Borrowed(line)
+}
+
+/// The reason of a trial the interrupt stopped (`execute`'s).
+const STOPPED_REASON: &str = "the run was interrupted";
+/// Trials the interrupt stopped, counted from libtest's lines.
+static STOPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The one line of the stopped trials.
+fn stopped_line() -> String {
+    match STOPPED.swap(0, Ordering::SeqCst) {
+        0 => String::new(),
+        n => format!("{n} trials not run or stopped: ignored ({STOPPED_REASON})\n"),
+    }
 }
 
 /// Flushes what the run printed to the real stdout and puts it back: call before the process

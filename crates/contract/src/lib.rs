@@ -109,6 +109,10 @@ pub struct ContractError {
 pub struct SchemaViolation {
     pub pointer: String,
     pub message: String,
+    /// Where the failing keyword is in the contract's schemas, `$ref`s resolved
+    /// (`/components/schemas/CallBase/properties/id/pattern`): the rule the value broke,
+    /// whichever envelope or list held the value.
+    pub keyword: String,
 }
 
 /// The loaded contract: routes, compiled schemas, clauses and codes.
@@ -233,6 +237,7 @@ impl Contract {
             return vec![SchemaViolation {
                 pointer: String::new(),
                 message: format!("unknown schema `{name}`"),
+                keyword: String::new(),
             }];
         };
         if validator.is_valid(instance) {
@@ -299,6 +304,7 @@ fn violation(e: jsonschema::ValidationError<'_>, show: fn(&Value) -> String) -> 
     SchemaViolation {
         pointer: e.instance_path().to_string(),
         message,
+        keyword: e.schema_path().to_string(),
     }
 }
 

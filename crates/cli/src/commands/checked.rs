@@ -51,8 +51,16 @@ pub struct RunPlan {
     pub webhook_url: Option<String>,
     /// The report files asked for.
     pub outputs: Outputs,
+    /// `--verbose`: the cleanup's listing on the terminal.
+    pub verbose: bool,
+    /// `--har FILE`, with `--har-failed`.
+    pub har: Option<HarOutput>,
+    /// `--rerun RESULT.json`: the defects of a previous result whose trials the run selects.
+    pub rerun: Option<super::rerun::Rerun>,
     /// The faults switched on in the embedded reference, by name (the reports list them).
     pub fault_names: Vec<String>,
+    /// The variants switched on in the embedded reference, by name (`serve` takes them again).
+    pub variant_names: Vec<String>,
     pub contract: Arc<Contract>,
     /// The cases the selection options keep.
     pub cases: Vec<Arc<Case>>,
@@ -65,6 +73,14 @@ pub struct RunPlan {
     pub target: TargetSpec,
     pub run_id: String,
     pub seed: u64,
+}
+
+/// The HAR file a run writes.
+#[derive(Debug, Clone)]
+pub struct HarOutput {
+    pub path: PathBuf,
+    /// `--har-failed`: only the exchanges of failed trials.
+    pub failed_only: bool,
 }
 
 /// The report files a run writes.
@@ -112,7 +128,17 @@ impl RunPlan {
         let variants = parse_variants(&args.variants)?;
         check_run_urls(&args)?;
         let all = cases.clone();
-        let (cases, chosen) = selection::select_trials(&args, cases)?;
+        let (mut cases, mut chosen) = selection::select_trials(&args, cases)?;
+        let rerun = match &args.rerun {
+            Some(path) => {
+                let rerun = super::rerun::Rerun::load(path, &args.defects)?;
+                let names = rerun.trials();
+                cases.retain(|c| names.contains(&c.name));
+                chosen.retain(|n| names.contains(n));
+                Some(rerun)
+            }
+            None => None,
+        };
         let not_selected = selection::not_selected(&all, &chosen);
         let selected = selection::identity(&args, all.clone());
         let target = match &args.target {
@@ -149,7 +175,14 @@ impl RunPlan {
                 junit: args.junit.clone(),
                 html: args.report.clone(),
             },
+            verbose: args.verbose,
+            har: args.har.clone().map(|path| HarOutput {
+                path,
+                failed_only: args.har_failed,
+            }),
+            rerun,
             fault_names: args.faults.clone(),
+            variant_names: args.variants.clone(),
             contract,
             cases,
             chosen,

@@ -1,6 +1,11 @@
 //! `merge`: one certificate from the JSON results of the parts of a partitioned run. The parts
 //! are checked (one catalog, selection, target and split; each trial once) before anything is
 //! written; the merged verdict is the last line, as a run's is.
+//!
+//! Exit codes, for a CI job: 0 when every part is there and the merged verdict passed (or is
+//! incomplete without `--require-complete`); 1 when it failed or was interrupted, or when a
+//! part is missing (the certificate lacks trials: the job fails); 2 when the parts cannot be
+//! merged (unreadable, of different runs, a part or a trial twice).
 
 use crate::exit::Exit;
 use std::process::ExitCode;
@@ -38,6 +43,12 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode, Error> {
         t.ignored,
         report.requests
     ));
+    for p in &report.parts {
+        crate::output::say(&format!(
+            "  part {}: run {}, seed {}, {} requests",
+            p.partition, p.run_id, p.seed, p.requests
+        ));
+    }
     let lines = conformance_suite::report::defect_lines(report);
     if !lines.is_empty() {
         crate::output::say(&lines);

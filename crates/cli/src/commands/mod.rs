@@ -1,15 +1,17 @@
-//! The binary's commands: a certification run (the default), `discover` and `serve`, one file
-//! each. Every command first turns its parsed arguments into a checked value ([`checked`]), with
+//! The binary's commands: a certification run (the default), `discover`, `serve`, `merge` and
+//! `compare`, one file each. Every command first turns its parsed arguments into a checked value ([`checked`]), with
 //! no network and no runtime, then does its work; a failure is an [`Error`] whose
 //! [`Error::exit_code`] ends the process.
 
 mod certify;
 mod checked;
+mod compare;
 mod connection;
 mod discover;
 mod merge;
 mod progress;
 mod reports;
+mod rerun;
 mod run;
 mod selection;
 mod serve;
@@ -45,6 +47,7 @@ pub fn main() -> ExitCode {
             discover::discover(args, from_env)
         }
         Some(Command::Merge(args)) => merge::merge(args),
+        Some(Command::Compare(args)) => compare::compare(args),
         None => run::run(cli.run, key_from_env(&matches)),
     };
     let code = match result {

@@ -53,6 +53,8 @@ impl Reports<'_> {
             interrupted: self.exec.cleanup().is_interrupted(),
             not_selected: plan.not_selected.clone(),
             selection: plan.selection.clone(),
+            serve: plan.embedded().then(|| serve_command(plan, self.base_url)),
+            har: plan.har.as_ref().map(|h| h.path.display().to_string()),
         };
         let r = &self.client.redactor;
         Report::build(&info, &plan.contract, self.results, r, Some(summary))
@@ -76,6 +78,29 @@ impl Reports<'_> {
         Ok(())
     }
 }
+
+/// The `serve` command that starts the embedded reference of the run again, with its faults and
+/// variants, on the port the run's reference had (free again once the run ended): the run's
+/// reproductions name that port, so they run as printed against it. Its profile (with the
+/// reference's API key, which no output prints) goes to `reference-profile.json`.
+pub fn serve_command(plan: &RunPlan, base_url: &str) -> String {
+    let listen = base_url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let mut cmd = format!("workspace-conformance serve --listen {listen}");
+    for f in &plan.fault_names {
+        cmd.push_str(&format!(" --fault {f}"));
+    }
+    for v in &plan.variant_names {
+        cmd.push_str(&format!(" --variant {v}"));
+    }
+    cmd.push_str(&format!(" --profile-out {SERVE_PROFILE}"));
+    cmd
+}
+
+/// Where the printed `serve` command writes the reference's profile.
+pub const SERVE_PROFILE: &str = "reference-profile.json";
 
 /// Writes a report whole or not at all (a temporary file renamed over it), so a kill while
 /// rewriting leaves the earlier report.

@@ -105,10 +105,6 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     if plan.listing {
         return Ok(ExitCode::SUCCESS);
     }
-    let sent = verdict::Sent {
-        requests: client.request_count(),
-        elapsed: start.elapsed(),
-    };
     let results = recorder.take();
     let interrupted = exec.cleanup().is_interrupted();
     let reports = Reports {
@@ -121,25 +117,41 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         exec: &exec,
         results: &results,
     };
-    // The defects lead, right after libtest's summary.
-    let model = reports.model(&exec.cleanup().pending_summary());
-    let defects = model.defects.len();
-    let lines = conformance_suite::report::defect_lines(&model);
-    if !lines.is_empty() {
-        crate::output::say(&lines);
-    }
     // The reports exist before the cleanup, which a silent target or a kill can cut short; they
     // list what is still registered as not removed, and are rewritten once the cleanup is done.
-    reports.write(&model)?;
-    drop(model);
+    reports.write(&reports.model(&exec.cleanup().pending_summary()))?;
     signals.cleaning();
-    let summary = clean_up(&rt, &exec, &client, plan.timeout);
-    signals.rewriting();
-    if plan.outputs.any() {
-        reports.write(&reports.model(&summary))?;
+    let ignored = verdict::ignored_lines(&results, interrupted);
+    if !ignored.is_empty() {
+        crate::output::say(&ignored);
     }
-    // The verdict is the last line: the tail of a CI log shows it, not the cleanup.
-    verdict::say_verdict(plan.require_complete, &sent, &results, interrupted, defects);
+    let summary = clean_up(&rt, &exec, &client, plan.timeout, plan.verbose);
+    signals.rewriting();
+    // One model after the cleanup: the request count of the terminal is the reports' (every
+    // request of the run, the cleanup's included).
+    let model = reports.model(&summary);
+    if plan.outputs.any() {
+        reports.write(&model)?;
+    }
+    if let Some(har) = &plan.har {
+        let text = conformance_suite::report::har::render(
+            &results,
+            &model,
+            &client.redactor,
+            har.failed_only,
+        );
+        super::reports::write_whole(&har.path, &text)?;
+    }
+    if let Some(rerun) = &plan.rerun {
+        crate::output::say(&rerun.lines(&model));
+    }
+    let sent = verdict::Sent {
+        requests: model.requests,
+        elapsed: start.elapsed(),
+    };
+    // The tail of a CI log, which a 24-row screen shows whole: the requests, the defects, and
+    // the verdict last.
+    verdict::say_verdict(plan.require_complete, &sent, &model, &results, interrupted);
     Ok(verdict::exit_code(
         plan.require_complete,
         &results,
@@ -201,27 +213,38 @@ fn start_receiver(
         })
 }
 
-/// Removes what the run created, and says what was left and how long it took.
+/// Removes what the run created, and says so in one line (the listing with `--verbose`; the
+/// reports list it always).
 fn clean_up(
     rt: &tokio::runtime::Runtime,
     exec: &Executor,
     client: &Arc<Client>,
     timeout: Duration,
+    verbose: bool,
 ) -> conformance_suite::results::Summary {
     let cleanup_start = Instant::now();
     let summary = rt.block_on(exec.cleanup().finish(client));
     let cleanup_secs = cleanup_start.elapsed().as_secs_f64();
-    crate::output::say(
-        client
-            .redactor
-            .redact(&summary.render())
-            .trim_end_matches('\n'),
-    );
-    if cleanup_secs >= 1.0 || !summary.not_removed.is_empty() {
-        crate::output::say(&format!(
-            "cleanup took {cleanup_secs:.1} s (bound {} s)",
+    let took = if cleanup_secs >= 1.0 || !summary.not_removed.is_empty() {
+        format!(
+            " in {cleanup_secs:.1} s (bound {} s)",
             conformance_suite::cleanup::cleanup_bound(timeout).as_secs_f64()
-        ));
+        )
+    } else {
+        String::new()
+    };
+    let text = if verbose {
+        summary.render()
+    } else {
+        summary.line()
+    };
+    let mut lines = text.trim_end_matches('\n').lines();
+    let first = lines.next().unwrap_or_default();
+    let mut out = format!("{first}{took}");
+    for l in lines {
+        out.push('\n');
+        out.push_str(l);
     }
+    crate::output::say(&client.redactor.redact(&out));
     summary
 }

@@ -1,9 +1,9 @@
 //! What a run certifies: the lines after libtest's summary, the verdict last, and the exit code
 //! of a run that reached its trials (a run that did not ends with an [`crate::error::Error`]).
 //!
-//! The order a reader of a CI log's tail needs: the defects, worst first; the cleanup; the
-//! requests sent; the reasons trials were ignored; and, as the very last line of stdout, the
-//! verdict.
+//! The order a reader of a CI log's tail needs: the failure details (libtest's), the reasons
+//! trials were ignored, one cleanup line, the requests sent, the defects worst first, and, as
+//! the very last line of stdout, the verdict.
 
 use crate::exit::Exit;
 use std::collections::BTreeMap;
@@ -78,36 +78,42 @@ pub fn ignored_lines(results: &[(Arc<Case>, CaseResult)], interrupted: bool) -> 
     out
 }
 
-/// What the run sent, measured when its trials ended.
+/// What the run sent, measured when its cleanup ended.
 pub struct Sent {
     pub requests: u64,
     pub elapsed: Duration,
 }
 
-/// The closing lines: the requests sent, the ignored reasons, and the verdict, last.
+/// The closing lines: the requests sent, the defects, and the verdict, last.
 pub fn say_verdict(
     require_complete: bool,
     sent: &Sent,
+    model: &conformance_suite::report::Report,
     results: &[(Arc<Case>, CaseResult)],
     interrupted: bool,
-    defects: usize,
 ) {
-    let secs = sent.elapsed.as_secs_f64();
-    crate::output::say(&format!(
-        "requests: {} sent in {secs:.2} s ({:.0} requests/s)",
-        sent.requests,
-        sent.requests as f64 / secs.max(1e-9)
-    ));
-    let ignored = ignored_lines(results, interrupted);
-    if !ignored.is_empty() {
-        crate::output::say(&ignored);
+    crate::output::say(&request_line(sent));
+    let lines = conformance_suite::report::defect_lines(model);
+    if !lines.is_empty() {
+        crate::output::say(&lines);
     }
     crate::output::say(&verdict_summary(
         results,
         interrupted,
         require_complete,
-        defects,
+        model.defects.len(),
     ));
+}
+
+/// The requests line: every request the run sent to the target, the discovery's, the trials'
+/// and the cleanup's, as the reports count them.
+pub fn request_line(sent: &Sent) -> String {
+    let secs = sent.elapsed.as_secs_f64();
+    format!(
+        "requests: {} sent in {secs:.2} s ({:.0} requests/s)",
+        sent.requests,
+        sent.requests as f64 / secs.max(1e-9)
+    )
 }
 
 /// 130 or 143 for an interrupted run (`signal`, 130 when the interrupt came otherwise), 1 for a

@@ -106,7 +106,7 @@ pub async fn check(
     let secret = exp.verify.as_deref().and_then(|name| secret_of(vars, name));
     if want > 0 {
         if let Some((expected, actual)) = secret_problem(exp, secret.as_deref()) {
-            out.push(Finding::new("", "signature", expected, actual));
+            out.push(Finding::new("", "signature", expected, actual).delivery("signature"));
             slot.seen.insert(exp.path.clone(), view.total(slot));
             return out;
         }
@@ -136,16 +136,19 @@ pub async fn check(
         // unwanted delivery unsigned. A stranger who knows a live trial's path can make the
         // check fail, never pass.
         if got.len() != count {
-            out.push(Finding::new(
-                "",
-                "deliveries",
-                format!(
-                    "exactly {count} deliveries at {} (watched {} more for others)",
-                    view.at(),
-                    secs(bounds.quiet)
-                ),
-                format!("{}: {}{}", got.len(), listing(&got), view.not_kept(slot)),
-            ));
+            out.push(
+                Finding::new(
+                    "",
+                    "deliveries",
+                    format!(
+                        "exactly {count} deliveries at {} (watched {} more for others)",
+                        view.at(),
+                        secs(bounds.quiet)
+                    ),
+                    format!("{}: {}{}", got.len(), listing(&got), view.not_kept(slot)),
+                )
+                .delivery("count"),
+            );
         }
     }
     slot.seen.insert(exp.path.clone(), view.total(slot));
@@ -341,10 +344,13 @@ fn shortfall(
     // up the shortfall, that is the finding's only clause, else the step's too.
     if forged && got.len() >= want {
         finding.clauses = vec![SIGNED.to_string()];
+        finding.delivery("signature")
     } else if forged {
         finding.clauses.push(SIGNED.to_string());
+        finding.delivery("signature")
+    } else {
+        finding.delivery("count")
     }
-    finding
 }
 
 /// A finding for every delivery that does not verify with the secret `name`.
@@ -352,15 +358,18 @@ fn unverified(got: &[Delivery], name: &str, secret: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, d) in got.iter().enumerate() {
         if let Err(why) = verify(d, secret) {
-            out.push(Finding::new(
-                SIGNED,
-                "signature",
-                format!(
-                    "delivery #{} verifies (Standard Webhooks) with the secret `{name}`",
-                    i + 1
-                ),
-                format!("{why}; delivery {}", d.describe()),
-            ));
+            out.push(
+                Finding::new(
+                    SIGNED,
+                    "signature",
+                    format!(
+                        "delivery #{} verifies (Standard Webhooks) with the secret `{name}`",
+                        i + 1
+                    ),
+                    format!("{why}; delivery {}", d.describe()),
+                )
+                .delivery("signature"),
+            );
         }
     }
     out
@@ -371,15 +380,18 @@ fn verifies_with_replaced(got: &[Delivery], name: &str, secret: &str) -> Vec<Fin
     let mut out = Vec::new();
     for (i, d) in got.iter().enumerate() {
         if verify(d, secret).is_ok() {
-            out.push(Finding::new(
-                "",
-                "signature",
-                format!(
-                    "delivery #{} does not verify with the replaced secret `{name}`",
-                    i + 1
-                ),
-                format!("it verifies; delivery {}", d.describe()),
-            ));
+            out.push(
+                Finding::new(
+                    "",
+                    "signature",
+                    format!(
+                        "delivery #{} does not verify with the replaced secret `{name}`",
+                        i + 1
+                    ),
+                    format!("it verifies; delivery {}", d.describe()),
+                )
+                .delivery("signature"),
+            );
         }
     }
     out
@@ -391,20 +403,23 @@ fn retry_ids(got: &[Delivery]) -> Vec<Finding> {
     let first = got.first().and_then(|d| d.header("webhook-id"));
     for (i, d) in got.iter().enumerate().skip(1) {
         if d.header("webhook-id") != first || first.is_none() {
-            out.push(Finding::new(
-                RETRIED,
-                "webhook-id",
-                format!(
-                    "delivery #{} (a retry) carries the webhook-id of the first, {}",
-                    i + 1,
-                    first.unwrap_or("(none)")
-                ),
-                format!(
-                    "{}; deliveries: {}",
-                    d.header("webhook-id").unwrap_or("(none)"),
-                    listing(got)
-                ),
-            ));
+            out.push(
+                Finding::new(
+                    RETRIED,
+                    "webhook-id",
+                    format!(
+                        "delivery #{} (a retry) carries the webhook-id of the first, {}",
+                        i + 1,
+                        first.unwrap_or("(none)")
+                    ),
+                    format!(
+                        "{}; deliveries: {}",
+                        d.header("webhook-id").unwrap_or("(none)"),
+                        listing(got)
+                    ),
+                )
+                .delivery("retry id"),
+            );
         }
     }
     out
@@ -426,7 +441,8 @@ fn body_mismatches(got: &[Delivery], exp: &DeliveriesExpect, vars: &Vars) -> Vec
                         mm.expected,
                         mm.actual,
                     )
-                    .at(mm.pointer),
+                    .at(mm.pointer)
+                    .delivery("payload"),
                 );
             }
         }

@@ -21,7 +21,8 @@ pub fn check(
     let default_status = StatusExpect::Class("2xx".into());
     let status = expect.status.as_ref().unwrap_or(&default_status);
     if !status.allows(resp.status) {
-        let mut f = Finding::new("", "status", status.describe(), resp.status.to_string());
+        let mut f = Finding::new("", "status", status.describe(), resp.status.to_string())
+            .status_class(class_of(status));
         if let Some(note) = super::generic::redirect_note(resp, None) {
             f.actual = format!("{}: {note}", resp.status);
         } else if let Some(body) = resp.value() {
@@ -49,7 +50,8 @@ pub fn check(
                             "a value the schema allows",
                             v.message,
                         )
-                        .at(format!("/data/{i}{}", v.pointer)));
+                        .at(format!("/data/{i}{}", v.pointer))
+                        .keyword(&v.keyword));
                     }
                 }
             }
@@ -61,7 +63,8 @@ pub fn check(
                         "a value the schema allows",
                         v.message,
                     )
-                    .at(format!("/data{}", v.pointer)));
+                    .at(format!("/data{}", v.pointer))
+                    .keyword(&v.keyword));
                 }
             }
         }
@@ -116,4 +119,18 @@ pub fn check(
         }
     }
     out
+}
+
+/// The classes of status an expectation allows (`2xx`, `4xx`, `2xx or 4xx`): the rule of a
+/// status check, whatever code in the class the case names.
+pub(crate) fn class_of(status: &StatusExpect) -> String {
+    let classes: std::collections::BTreeSet<u16> = (100..600)
+        .filter(|c| status.allows(*c))
+        .map(|c| c / 100)
+        .collect();
+    classes
+        .iter()
+        .map(|c| format!("{c}xx"))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }

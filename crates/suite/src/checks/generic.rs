@@ -285,7 +285,8 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
                         "a value the schema allows",
                         v.message,
                     )
-                    .at(v.pointer),
+                    .at(v.pointer)
+                    .keyword(&v.keyword),
                 );
             }
         }
@@ -321,7 +322,8 @@ fn error_body(
                 format!("a body the {schema} schema allows"),
                 v.message,
             )
-            .at(v.pointer),
+            .at(v.pointer)
+            .keyword(&v.keyword),
         );
     }
     let title = body.get("title").and_then(Value::as_str);

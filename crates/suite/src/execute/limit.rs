@@ -241,11 +241,11 @@ impl Limit {
         };
         let existing = match count_of(vars, "existing", repeat.existing.as_deref()) {
             Ok(n) => n,
-            Err(f) => return Ok(Err(f)),
+            Err(f) => return Ok(Err(*f)),
         };
         let maybe = match count_of(vars, "maybe", repeat.maybe.as_deref()) {
             Ok(n) => n.unwrap_or(0),
-            Err(f) => return Ok(Err(f)),
+            Err(f) => return Ok(Err(*f)),
         };
         let max = full.saturating_sub(existing.unwrap_or(0));
         Ok(Ok(Limit {
@@ -340,19 +340,17 @@ impl Limit {
 
 /// The count `name` holds (a list saved by an earlier step, or a count), None when the step
 /// names none; the finding (without clauses) when the variable holds neither.
-// The finding is the case's failure as it will be reported; boxing it would only move it.
-#[allow(clippy::result_large_err)]
-fn count_of(vars: &Vars, field: &str, name: Option<&str>) -> Result<Option<u64>, Finding> {
+fn count_of(vars: &Vars, field: &str, name: Option<&str>) -> Result<Option<u64>, Box<Finding>> {
     match name.map(|name| vars.get(name)) {
         None => Ok(None),
         Some(Some(Value::Array(items))) => Ok(Some(items.len() as u64)),
         Some(Some(Value::Number(n))) if n.as_u64().is_some() => Ok(n.as_u64()),
-        Some(other) => Err(Finding::new(
+        Some(other) => Err(Box::new(Finding::new(
             "",
             "repeat",
             format!("`{field}` names a list (or a count) saved by an earlier step"),
             other.map_or("absent".into(), Value::to_string),
-        )),
+        ))),
     }
 }
 

@@ -451,6 +451,7 @@ async fn judge(
                     ),
                     got,
                 )
+                .status_class(crate::checks::expect::class_of(want))
                 .with_clauses(&case.clauses),
                 ex.clone(),
             ),

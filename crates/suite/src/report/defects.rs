@@ -1,42 +1,59 @@
-//! Defects, not trials: every failed finding of a run grouped with the others that share its
-//! clauses, its check and the shape of its difference, whatever trials and operations they come
-//! from. The shape is the expected and the actual text with the run's ids, paths and values taken
-//! out, so one wrong behaviour met by forty trials is one defect, and two wrong behaviours met by
-//! one trial are two. Defects come worst first (`results::severity`), then the most widespread.
+//! Defects, not trials: every failed finding of a run grouped into the root cause it shows.
+//!
+//! A finding's rule is a key of fields the check set on it (`results::Rule`) and its check's
+//! kind, never its rendered text: the clause of the rule, the check, and what was expected,
+//! normalised where the detail varies with the trial and not with the cause (the envelope or
+//! list around a resource: the schema keyword's place in the resource's schema; the matcher of
+//! a delivery wait: the property of the deliveries that failed; the value that came back where
+//! only the expected one defines the rule). Findings of one key are one defect.
+//!
+//! A finding that follows from another of its trial is part of that one's defect: what a
+//! request that should have been refused did once served, the later steps of a trial whose
+//! earlier step already broke the case's rule, a value a step could not save.
+//!
+//! A defect's fingerprint is a hash of its key: the same across runs, seeds, run ids, orders of
+//! completion and merged partitions. Its title and clause order come from the key and the
+//! contract alone. Defects come worst first (`results::severity`), then the more specific
+//! check, then by fingerprint.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ExchangeOut, TrialOut};
+use super::{ExchangeOut, FailureOut, TrialOut};
 use crate::results::severity::{CheckKind, Severity};
 use conformance_contract::Contract;
 
 /// Trials and operations a defect names in the terminal; the reports name them all.
 pub(crate) const NAMED: usize = 3;
 
-/// One defect of the target: the findings of one clause, check and shape of difference.
+/// One defect of the target: the findings of one rule, with those that follow from them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Defect {
     /// `D1`, `D2`, ... in the order of the list: worst first.
     pub id: String,
+    /// 12 hex digits of SHA-256 of the defect's key (clause, check, expected): the defect's
+    /// identity, which `compare` and `--rerun --defect` name.
+    #[serde(default)]
+    pub fingerprint: String,
     /// `access`, `data`, `codes` or `shape`.
     pub severity: String,
     /// 1 (access) to 4 (shape).
     pub severity_rank: u8,
-    /// What is wrong in one line: the clause's words, then the check and the difference.
+    /// What is wrong in one line: the clause's words, then the check and what was expected.
     pub title: String,
-    /// The clauses of the check that failed.
+    /// The clause of the rule first, then every other clause its findings cite (not those of
+    /// the findings that follow from another), sorted.
     pub clauses: Vec<String>,
-    /// The check, with step numbers and delivery ranks as `N`.
+    /// The check of the rule (`status`, `schema`, `json /data/source`, `deliveries`).
     pub check: String,
-    /// The shape of what was expected: the findings' expected text, values taken out.
+    /// What the rule expects, normalised (`4xx`, `/components/schemas/Contact/...`).
     pub expected_shape: String,
-    /// The shape of what came back.
+    /// What came back where it is part of the rule (a refused request's status class), else
+    /// `…`.
     pub actual_shape: String,
-    /// Failed findings it groups.
+    /// Failed findings it groups, those that follow from its rule included.
     pub findings: usize,
     pub trial_count: usize,
     /// Every trial it touched, by name.
@@ -59,167 +76,410 @@ pub struct Example {
     pub exchange: Option<ExchangeOut>,
 }
 
-/// What two findings of one defect share besides a clause: the check and the shapes.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Difference {
-    check: String,
-    expected: String,
-    actual: String,
+/// The rule of a finding: what a defect is grouped on and its fingerprint hashes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Key {
+    pub clause: String,
+    pub check: String,
+    pub expected: String,
+    pub actual: String,
 }
 
-/// The findings of one defect.
-struct Group {
-    difference: Difference,
-    kind: CheckKind,
-    /// Each clause its findings cite, with how many cite it.
-    clauses: BTreeMap<String, usize>,
-    severity: Severity,
-    findings: usize,
-    trials: BTreeSet<String>,
-    operations: BTreeSet<String>,
-    /// (trial, failure index) of the representative.
-    example: (usize, usize),
-}
-
-impl Group {
-    /// The clauses, the most cited first.
-    fn clauses(&self) -> Vec<String> {
-        let mut out: Vec<(&String, &usize)> = self.clauses.iter().collect();
-        out.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        out.into_iter().map(|(c, _)| c.clone()).collect()
+impl Key {
+    /// 12 hex digits of SHA-256 of the key's fields.
+    pub fn fingerprint(&self) -> String {
+        let mut hash = hmac_sha256::Hash::new();
+        for part in [&self.clause, &self.check, &self.expected, &self.actual] {
+            hash.update(part.as_bytes());
+            hash.update(b"\n");
+        }
+        hash.finalize()
+            .iter()
+            .take(6)
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 
-/// The difference of a finding. A control's check is the check it wraps, and what its
-/// expected text adds (why a control must be accepted) is the same for every control: the
-/// refusal of the control is the same defect as the refusal of the request itself.
-fn difference(check: &str, expected: &str, actual: &str, run_id: &str) -> Difference {
-    let kind = CheckKind::of(check);
-    let (check, expected) = match check.strip_prefix("control of step ") {
-        Some(rest) => (
-            rest.split_once(": ").map_or(rest, |(_, c)| c),
-            expected
-                .split(": the request of step ")
-                .next()
-                .unwrap_or(expected),
-        ),
-        None => (check, expected),
+/// A check's name without what the trial adds: a control's wrapper, a setup's step.
+fn check_name(check: &str) -> &str {
+    let name = match check.strip_prefix("control of step ") {
+        Some(rest) => rest.split_once(": ").map_or(rest, |(_, c)| c),
+        None => check,
     };
-    Difference {
-        check: numbers_out(check),
-        expected: shape(expected, run_id, kind),
-        actual: shape(actual, run_id, kind),
+    match name.split_once(": ") {
+        // `setup `contact` step 2: data envelope`: the setup's step is where, not what.
+        Some((head, rest)) if head.starts_with("setup ") => rest,
+        _ => name,
     }
 }
 
-/// Finds the root of `i`, halving the path.
-fn root(parent: &mut [usize], mut i: usize) -> usize {
-    while parent[i] != i {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    i
-}
-
-/// The findings of `trials` (trial, failure index) as defects: one per difference, split where
-/// findings share no clause (directly or through others).
-fn components(trials: &[TrialOut], run_id: &str) -> Vec<(Difference, Vec<(usize, usize)>)> {
-    let mut by_difference: BTreeMap<Difference, Vec<(usize, usize)>> = BTreeMap::new();
-    for (ti, t) in trials.iter().enumerate() {
-        for (fi, f) in t.failures.iter().enumerate() {
-            let d = difference(&f.check, &f.expected, &f.actual, run_id);
-            by_difference.entry(d).or_default().push((ti, fi));
-        }
-    }
-    let mut out = Vec::new();
-    for (d, findings) in by_difference {
-        let mut parent: Vec<usize> = (0..findings.len()).collect();
-        let mut first_citing: BTreeMap<&str, usize> = BTreeMap::new();
-        for (i, (ti, fi)) in findings.iter().enumerate() {
-            for c in &trials[*ti].failures[*fi].clauses {
-                match first_citing.get(c.as_str()) {
-                    Some(&j) => {
-                        let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                        parent[a] = b;
-                    }
-                    None => {
-                        first_citing.insert(c, i);
-                    }
-                }
+/// `pointer` with array indices as `*`.
+fn starred(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .map(|p| {
+            if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+                "*"
+            } else {
+                p
             }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `text` with its numbers (a delivery's rank, a step) as `N`.
+fn numbers_out(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('N');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(c);
         }
-        let mut parts: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-        for (i, at) in findings.iter().enumerate() {
-            let r = root(&mut parent, i);
-            parts.entry(r).or_default().push(*at);
-        }
-        out.extend(parts.into_values().map(|p| (d.clone(), p)));
     }
     out
 }
 
-/// The group of one component's findings.
-fn gather(difference: Difference, at: &[(usize, usize)], trials: &[TrialOut]) -> Group {
-    let (ti, fi) = at[0];
-    let mut g = Group {
-        kind: CheckKind::of(&difference.check),
-        difference,
-        clauses: BTreeMap::new(),
-        severity: trials[ti].failures[fi].rank,
-        findings: 0,
-        trials: BTreeSet::new(),
-        operations: BTreeSet::new(),
-        example: (ti, fi),
+fn kind(f: &FailureOut) -> CheckKind {
+    CheckKind::of(check_name(&f.check))
+}
+
+/// A generic check's finding: judged on every answer, with its own clause.
+fn generic(f: &FailureOut) -> bool {
+    matches!(
+        kind(f),
+        CheckKind::DeclaredStatus
+            | CheckKind::ServerError
+            | CheckKind::Answer
+            | CheckKind::ContentType
+            | CheckKind::JsonBody
+            | CheckKind::Envelope
+            | CheckKind::ListShape
+            | CheckKind::ErrorBody
+            | CheckKind::ErrorStatus
+    ) || f.rule.keyword.is_some()
+}
+
+/// A generic finding on the structure of a body (the envelope, a list, a schema keyword, an
+/// error body, JSON itself): what a case reads at or under its place follows from it.
+fn structural(f: &FailureOut) -> bool {
+    matches!(
+        kind(f),
+        CheckKind::JsonBody | CheckKind::Envelope | CheckKind::ListShape | CheckKind::ErrorBody
+    ) || f.rule.keyword.is_some()
+}
+
+/// A finding that says only that a later step lacks what an earlier one broke: a value not
+/// saved, a template without it, a trial that could not go on.
+fn dependent(f: &FailureOut) -> bool {
+    matches!(kind(f), CheckKind::Saved | CheckKind::Suite)
+}
+
+/// The class of status a status rule expects: a rule that accepts a success expects one.
+fn status_class(f: &FailureOut) -> Option<&str> {
+    let class = f.rule.status.as_deref()?;
+    Some(if class.contains("2xx") { "2xx" } else { class })
+}
+
+/// The family of a case's own check: findings of one family that share a clause or (for data)
+/// an operation are one defect.
+fn family(f: &FailureOut) -> String {
+    let k = kind(f);
+    if k == CheckKind::Signature || f.rule.delivery.as_deref() == Some("signature") {
+        return "signature".into();
+    }
+    if let Some(class) = status_class(f) {
+        return format!("status {class}");
+    }
+    match k {
+        CheckKind::Value
+        | CheckKind::Page
+        | CheckKind::Deliveries
+        | CheckKind::SideEffect
+        | CheckKind::Limit
+        | CheckKind::RoundTrip => "data".into(),
+        _ => numbers_out(check_name(&f.check)),
+    }
+}
+
+/// The field of a resource a value finding is about: the model's (`model: defaultFields/emails`)
+/// or a case's read of it (`json /data/defaultFields/emails`). A value the run set that reads
+/// back wrong is one defect whichever trial read it, the one that set it or a later one.
+fn field(f: &FailureOut) -> Option<String> {
+    let name = check_name(&f.check);
+    let field = match name.strip_prefix("model: ") {
+        Some(field) => field.to_string(),
+        None => name
+            .strip_prefix("json /data/")
+            .map(|p| starred(p).trim_end_matches("/*").to_string())?,
     };
-    for &(ti, fi) in at {
-        let (t, f) = (&trials[ti], &trials[ti].failures[fi]);
-        for c in &f.clauses {
-            *g.clauses.entry(c.clone()).or_default() += 1;
+    // An id names the resource rather than a value set on it.
+    (!field.is_empty() && !field.starts_with('*') && field != "id").then_some(field)
+}
+
+/// The status of the answer a finding judged.
+fn answered(f: &FailureOut) -> Option<u16> {
+    f.exchange.as_ref().and_then(|e| e.status)
+}
+
+/// The rule of a finding: its key. A schema keyword is the rule whichever envelope, list,
+/// generation or case met it; a signature is Authentication 4's; a server error is one defect
+/// whatever status a case expected; a request refused with a status is keyed by that status
+/// (the refusal is the behaviour, whatever the case expected instead); a refusal that did not
+/// come by the rule's clause and the class expected, whatever came instead.
+pub(crate) fn key(f: &FailureOut) -> Key {
+    let clause = f.clauses.first().cloned().unwrap_or_default();
+    let k = kind(f);
+    let plain = |clause: &str, check: &str, expected: &str, actual: &str| Key {
+        clause: clause.to_string(),
+        check: check.to_string(),
+        expected: expected.to_string(),
+        actual: actual.to_string(),
+    };
+    if let Some(keyword) = &f.rule.keyword {
+        return plain("", "schema", &starred(keyword), "");
+    }
+    if family(f) == "signature" {
+        return plain(SIGNED, "signature", "a delivery that verifies", "");
+    }
+    if let Some(class) = status_class(f) {
+        return match answered(f) {
+            Some(a) if a >= 500 => plain(NO_SERVER_ERRORS, "no server error", "", ""),
+            Some(a) if (400..500).contains(&a) => plain("", "status", "", &a.to_string()),
+            _ => plain(&clause, "status", class, ""),
+        };
+    }
+    match k {
+        CheckKind::ServerError => plain(NO_SERVER_ERRORS, "no server error", "", ""),
+        CheckKind::ListShape => plain(
+            &clause,
+            "list shape",
+            &starred(f.pointer.as_deref().unwrap_or_default()),
+            "",
+        ),
+        _ => plain(&clause, &numbers_out(check_name(&f.check)), "", ""),
+    }
+}
+
+const SIGNED: &str = "Authentication > 4";
+const NO_SERVER_ERRORS: &str = "Errors > no server errors";
+
+/// The same exchange: the same step, method and URL.
+fn same_exchange(a: &FailureOut, b: &FailureOut) -> bool {
+    a.step == b.step
+        && match (&a.exchange, &b.exchange) {
+            (Some(x), Some(y)) => x.method == y.method && x.url == y.url,
+            _ => false,
         }
-        g.severity = g.severity.min(f.rank);
-        g.findings += 1;
-        g.trials.insert(t.name.clone());
-        if let Some(op) = &f.operation {
-            g.operations.insert(op.clone());
+}
+
+/// Two places of one body where one holds the other.
+fn related(a: &str, b: &str) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// Union-find over findings and keys.
+struct Union {
+    parent: Vec<usize>,
+}
+
+impl Union {
+    fn add(&mut self) -> usize {
+        self.parent.push(self.parent.len());
+        self.parent.len() - 1
+    }
+
+    fn root(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
         }
-        // A finding with its exchange shows the defect better than one without.
-        let (eti, efi) = g.example;
-        if trials[eti].failures[efi].exchange.is_none() && f.exchange.is_some() {
-            g.example = (ti, fi);
+        i
+    }
+
+    fn join(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.root(a), self.root(b));
+        if a != b {
+            self.parent[a.max(b)] = a.min(b);
         }
     }
-    g
+}
+
+/// The findings of one defect.
+struct Group {
+    key: Key,
+    lead_clause: String,
+    clauses: BTreeSet<String>,
+    severity: Severity,
+    kind: CheckKind,
+    findings: usize,
+    trials: BTreeSet<String>,
+    operations: BTreeSet<String>,
+    /// (trial, failure) of the representative: a finding of the lead key, the first by trial
+    /// name and step that has an exchange.
+    example: (usize, usize),
+    at: Vec<(usize, usize)>,
+}
+
+/// Which findings are one defect: the components of the union of (a) findings of one key,
+/// (b) a trial's own findings (the case's checks: what a later step found follows from an
+/// earlier one), (c) a case's findings of one family sharing a clause, or (for data) an
+/// operation, (d) a structural finding with the case's findings at or under its place on the
+/// same answer, and its own kind's other findings there. A generic finding on an answer whose
+/// status a case refused follows from that status, and a dependent finding from the first
+/// finding of its trial at its step or before; neither joins its own key then.
+/// Returns, per (trial, failure), its component, and per finding its own key (none for a
+/// finding that follows from another).
+fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
+    let mut u = Union { parent: Vec::new() };
+    let mut node: Vec<Vec<usize>> = Vec::new();
+    let mut keys: Vec<Vec<Option<Key>>> = Vec::new();
+    for t in trials {
+        node.push(t.failures.iter().map(|_| u.add()).collect());
+        keys.push(vec![None; t.failures.len()]);
+    }
+    let mut key_node: BTreeMap<Key, usize> = BTreeMap::new();
+    let mut shared: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (ti, t) in trials.iter().enumerate() {
+        let fs = &t.failures;
+        let own: Vec<usize> = (0..fs.len())
+            .filter(|&i| !generic(&fs[i]) && !dependent(&fs[i]))
+            .collect();
+        for (i, f) in fs.iter().enumerate() {
+            if dependent(f) {
+                continue;
+            }
+            let n = node[ti][i];
+            let status_here = own
+                .iter()
+                .find(|&&j| j != i && fs[j].rule.status.is_some() && same_exchange(&fs[j], f));
+            if let (true, Some(&j)) = (generic(f), status_here) {
+                u.join(n, node[ti][j]);
+                continue;
+            }
+            let k = key(f);
+            let kn = *key_node.entry(k.clone()).or_insert_with(|| u.add());
+            u.join(n, kn);
+            keys[ti][i] = Some(k);
+            if !generic(f) {
+                let fam = family(f);
+                let mut joins: Vec<(String, String)> = f
+                    .clauses
+                    .iter()
+                    .map(|c| (fam.clone(), format!("clause {c}")))
+                    .collect();
+                if let (true, Some(op)) = (fam == "data", &f.operation) {
+                    joins.push((fam.clone(), format!("operation {op}")));
+                }
+                if let (true, Some(field)) = (fam == "data", field(f)) {
+                    joins.push((fam.clone(), format!("field {field}")));
+                }
+                for j in joins {
+                    let sn = *shared.entry(j).or_insert_with(|| u.add());
+                    u.join(n, sn);
+                }
+            }
+            if structural(f) {
+                let at = f.pointer.as_deref().filter(|p| *p != "/").unwrap_or("");
+                for &j in &own {
+                    let g = &fs[j];
+                    let place = g.pointer.as_deref().unwrap_or("");
+                    if same_exchange(g, f) && related(place, at) && g.rule.status.is_none() {
+                        u.join(node[ti][j], n);
+                    }
+                }
+                for (j, g) in fs.iter().enumerate() {
+                    if j != i && generic(g) && same_exchange(g, f) && kind(g) == kind(f) {
+                        u.join(node[ti][j], n);
+                    }
+                }
+            }
+        }
+        for w in own.windows(2) {
+            u.join(node[ti][w[0]], node[ti][w[1]]);
+        }
+        for (i, f) in fs.iter().enumerate() {
+            if !dependent(f) {
+                continue;
+            }
+            let cause = (0..fs.len())
+                .filter(|&j| !dependent(&fs[j]) && fs[j].step <= f.step)
+                .min_by_key(|&j| (fs[j].step, j));
+            match cause {
+                Some(j) => u.join(node[ti][i], node[ti][j]),
+                None => {
+                    let k = key(f);
+                    let kn = *key_node.entry(k.clone()).or_insert_with(|| u.add());
+                    u.join(node[ti][i], kn);
+                    keys[ti][i] = Some(k);
+                }
+            }
+        }
+    }
+    let roots = node
+        .iter()
+        .map(|ns| ns.iter().map(|&n| u.root(n)).collect())
+        .collect();
+    (roots, keys)
 }
 
 /// Groups the failed findings of `trials` into defects, worst first, and names each finding's
-/// defect on it (`FailureOut::defect`) and each failed trial's on the trial. Findings are one
-/// defect when they share the check and the shape of the difference and a clause (directly, or
-/// through other findings of the same difference).
+/// defect on it (`FailureOut::defect`) and each failed trial's on the trial. `contract` gives
+/// the clauses' words for the titles.
 ///
-/// Worst first: by severity; within one, the most trials first; then the more specific check (a
-/// case's own status before the generic declared-status check every wrong status trips); then
-/// the fewer clauses (a defect one rule names before one a case citing several names).
-pub fn group(trials: &mut [TrialOut], contract: &Contract, run_id: &str) -> Vec<Defect> {
-    let parts = components(trials, run_id);
-    let mut groups: Vec<(Group, Vec<(usize, usize)>)> = parts
+/// A defect's key is the key of its component met in the most trials (then the least key): its
+/// fingerprint, title and first clause. Worst first: by severity, then the most trials, then
+/// by fingerprint.
+pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
+    let (roots, keys) = components(trials);
+    // Per component: its findings, and per key the trials that met it.
+    let mut members: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut key_trials: BTreeMap<usize, BTreeMap<Key, BTreeSet<usize>>> = BTreeMap::new();
+    for (ti, rs) in roots.iter().enumerate() {
+        for (fi, &r) in rs.iter().enumerate() {
+            members.entry(r).or_default().push((ti, fi));
+            if let Some(k) = &keys[ti][fi] {
+                key_trials
+                    .entry(r)
+                    .or_default()
+                    .entry(k.clone())
+                    .or_default()
+                    .insert(ti);
+            }
+        }
+    }
+    let mut list: Vec<Group> = members
         .into_iter()
-        .map(|(d, at)| (gather(d, &at, trials), at))
+        .map(|(r, at)| {
+            let lead = key_trials
+                .get(&r)
+                .and_then(|m| {
+                    m.iter()
+                        .max_by(|a, b| a.1.len().cmp(&b.1.len()).then(b.0.cmp(a.0)))
+                        .map(|(k, _)| k.clone())
+                })
+                .unwrap_or_else(|| key(&trials[at[0].0].failures[at[0].1]));
+            gather(lead, &at, trials, &keys)
+        })
         .collect();
-    groups.sort_by(|(a, _), (b, _)| {
+    list.sort_by(|a, b| {
         a.severity
             .cmp(&b.severity)
             .then(b.trials.len().cmp(&a.trials.len()))
-            .then(a.kind.order().cmp(&b.kind.order()))
-            .then(a.clauses.len().cmp(&b.clauses.len()))
-            .then(b.findings.cmp(&a.findings))
-            .then(a.difference.cmp(&b.difference))
-            .then(a.clauses().cmp(&b.clauses()))
+            .then(a.key.fingerprint().cmp(&b.key.fingerprint()))
     });
     let mut ids: BTreeMap<(usize, usize), String> = BTreeMap::new();
-    let mut defects = Vec::with_capacity(groups.len());
-    for (i, (g, at)) in groups.iter().enumerate() {
+    let mut defects = Vec::with_capacity(list.len());
+    for (i, g) in list.iter().enumerate() {
         let id = format!("D{}", i + 1);
-        for a in at {
+        for a in &g.at {
             ids.insert(*a, id.clone());
         }
         defects.push(defect(&id, g, trials, contract));
@@ -240,30 +500,103 @@ pub fn group(trials: &mut [TrialOut], contract: &Contract, run_id: &str) -> Vec<
     defects
 }
 
+/// The group of a component's findings `at`, led by `lead`.
+fn gather(
+    lead: Key,
+    at: &[(usize, usize)],
+    trials: &[TrialOut],
+    keys: &[Vec<Option<Key>>],
+) -> Group {
+    let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut g = Group {
+        kind: CheckKind::Suite,
+        lead_clause: lead.clause.clone(),
+        key: lead,
+        clauses: BTreeSet::new(),
+        severity: Severity::Shape,
+        findings: 0,
+        trials: BTreeSet::new(),
+        operations: BTreeSet::new(),
+        example: at[0],
+        at: at.to_vec(),
+    };
+    let mut example: Option<(bool, &str, usize, usize, usize)> = None;
+    for &(ti, fi) in at {
+        let (t, f) = (&trials[ti], &trials[ti].failures[fi]);
+        // The clauses of the findings that carry a rule of their own: what follows from a
+        // cause (a generic check on an answer that should have been refused) adds none, but
+        // for the status rules of that same answer (declared, no server error).
+        let status_rule = matches!(kind(f), CheckKind::DeclaredStatus | CheckKind::ServerError);
+        if keys[ti][fi].is_some() || status_rule {
+            g.clauses.extend(f.clauses.iter().cloned());
+        }
+        g.severity = g.severity.min(f.rank);
+        g.findings += 1;
+        g.trials.insert(t.name.clone());
+        if let Some(op) = &f.operation {
+            g.operations.insert(op.clone());
+        }
+        if keys[ti][fi].as_ref() == Some(&g.key) {
+            for c in &f.clauses {
+                *cited.entry(c.as_str()).or_default() += 1;
+            }
+            // The first finding of the lead key by trial name and step, one with an exchange
+            // before one without.
+            let candidate = (f.exchange.is_none(), t.name.as_str(), f.step, fi, ti);
+            if example.is_none_or(|e| candidate < e) {
+                example = Some(candidate);
+            }
+        }
+    }
+    if let Some((_, _, _, fi, ti)) = example {
+        g.example = (ti, fi);
+    }
+    g.kind = kind(&trials[g.example.0].failures[g.example.1]);
+    if g.lead_clause.is_empty() {
+        // A key without a clause (a schema keyword, a refusal's status) is led by the clause
+        // its findings cite most.
+        g.lead_clause = cited
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(c, _)| c.to_string())
+            .unwrap_or_default();
+    }
+    g
+}
+
 fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defect {
     let (ti, fi) = g.example;
     let t = &trials[ti];
     let f = &t.failures[fi];
-    let clauses = g.clauses();
-    let text = clauses
-        .first()
-        .and_then(|c| contract.clauses.iter().find(|k| &k.id == c))
-        .map_or_else(|| clauses.join("; "), |c| c.text.clone());
+    let lead = g.lead_clause.clone();
+    let mut clauses = vec![lead.clone()];
+    clauses.extend(g.clauses.iter().filter(|c| **c != lead).cloned());
+    clauses.retain(|c| !c.is_empty());
+    let text = contract
+        .clauses
+        .iter()
+        .find(|k| k.id == lead)
+        .map_or_else(|| lead.clone(), |c| c.text.clone());
+    let expected = if g.key.expected.is_empty() {
+        "…".to_string()
+    } else {
+        g.key.expected.clone()
+    };
+    let actual = if g.key.actual.is_empty() {
+        "…".to_string()
+    } else {
+        g.key.actual.clone()
+    };
     Defect {
         id: id.to_string(),
+        fingerprint: g.key.fingerprint(),
         severity: g.severity.word().to_string(),
         severity_rank: g.severity.rank(),
-        title: format!(
-            "{} — {}: expected {}, got {}",
-            text.trim_end_matches('.'),
-            f.check,
-            cut(&f.expected, 80),
-            cut(&f.actual, 80)
-        ),
+        title: title(&text, &g.key),
         clauses,
-        check: g.difference.check.clone(),
-        expected_shape: g.difference.expected.clone(),
-        actual_shape: g.difference.actual.clone(),
+        check: g.key.check.clone(),
+        expected_shape: expected,
+        actual_shape: actual,
         findings: g.findings,
         trial_count: g.trials.len(),
         trials: g.trials.iter().cloned().collect(),
@@ -279,6 +612,19 @@ fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defe
     }
 }
 
+/// The title: the clause's words, then the check and what it expected, from the key alone.
+fn title(text: &str, key: &Key) -> String {
+    let mut out = format!("{} — {}", text.trim_end_matches('.'), key.check);
+    if !key.expected.is_empty() {
+        out.push_str(&format!(": expected {}", cut(&key.expected, 80)));
+    }
+    if !key.actual.is_empty() {
+        let sep = if key.expected.is_empty() { ": " } else { ", " };
+        out.push_str(&format!("{sep}got {}", cut(&key.actual, 80)));
+    }
+    out
+}
+
 /// `text` cut to `n` characters, with an ellipsis when cut.
 pub fn cut(text: &str, n: usize) -> String {
     let one_line = text.replace('\n', " ");
@@ -289,220 +635,46 @@ pub fn cut(text: &str, n: usize) -> String {
     format!("{kept}…")
 }
 
-/// A check's name with its numbers (a control's step, a delivery's rank) as `N`.
-fn numbers_out(check: &str) -> String {
-    static DIGITS: LazyLock<regex::Regex> =
-        LazyLock::new(|| regex::Regex::new(r"[0-9]+").expect("regex"));
-    DIGITS.replace_all(check, "N").into_owned()
-}
-
-/// What a property adds to a finding's actual text to say which input failed: the input is a
-/// value of the run, not part of the difference.
-const INPUT_NOTES: [&str; 3] = [
-    "; a boundary input",
-    "; minimal input after shrinking",
-    "; a transport failure on the random input",
-];
-
-/// The shape of an expected or actual text: the run id, quoted strings (values, the target's
-/// messages), URLs, ids (words of six or more characters with a digit), numbers and booleans
-/// taken out.
-/// A status (a three-digit number from 100 to 599 in a check of statuses) keeps its class:
-/// `401` and `200` are `4xx` and `2xx`, so "refused" and "served" stay two shapes.
-pub fn shape(text: &str, run_id: &str, kind: CheckKind) -> String {
-    static TOKEN: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r#""(?:[^"\\]|\\.)*"?|https?://[^\s"']+|[A-Za-z0-9_]+"#).expect("regex")
-    });
-    let mut text = text;
-    for note in INPUT_NOTES {
-        if let Some(at) = text.find(note) {
-            text = &text[..at];
-        }
-    }
-    // A body cut to fit a line ends wherever its values made it end: its shape is the kind of
-    // body, or one wrong answer would make as many defects as the lengths of its bodies.
-    let trimmed = text.trim();
-    if trimmed.ends_with('…') || (trimmed.contains('…') && trimmed.ends_with(" bytes in all)"))
-    {
-        if trimmed.starts_with('{') {
-            return "{…}".to_string();
-        }
-        if trimmed.starts_with('[') {
-            return "[…]".to_string();
-        }
-    }
-    let owned;
-    if !run_id.is_empty() && text.contains(run_id) {
-        owned = text.replace(run_id, "RUN");
-        text = &owned;
-    }
-    // A time and a signature are values of the moment: a record of the shapes made at 13:59
-    // must read the same at 14:00, and an HMAC's base64 has runs of letters without a digit.
-    static MOMENT: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(
-            r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|\bv1,[A-Za-z0-9+/=]+",
-        )
-        .expect("regex")
-    });
-    let moments;
-    if MOMENT.is_match(text) {
-        moments = MOMENT
-            .replace_all(text, |c: &regex::Captures<'_>| {
-                if c[0].starts_with("v1,") {
-                    "v1,SIGNATURE"
-                } else {
-                    "TIME"
-                }
-            })
-            .into_owned();
-        text = &moments;
-    }
-    // A JSON body cut short inside a longer text (`{"id":…,"text":"Can yo… on page 1`).
-    static CUT_BODY: LazyLock<regex::Regex> =
-        LazyLock::new(|| regex::Regex::new(r#"[{\[][{\["][^…]*…"#).expect("regex"));
-    let bodies;
-    if text.contains('…') && CUT_BODY.is_match(text) {
-        bodies = CUT_BODY.replace_all(text, "{…}").into_owned();
-        text = &bodies;
-    }
-    // What a received delivery was (its time, answer, headers and body: src/webhooks/receiver.rs)
-    // is a value of the run; what the check says of it comes before.
-    if let Some(at) = text.find("[TIME] answered ") {
-        text = &text[..at];
-    }
-    let statuses = matches!(
-        kind,
-        CheckKind::Status
-            | CheckKind::DeclaredStatus
-            | CheckKind::ServerError
-            | CheckKind::ErrorStatus
-            | CheckKind::Boundary
-    );
-    let out = TOKEN.replace_all(text, |c: &regex::Captures<'_>| {
-        let t = &c[0];
-        if t.starts_with('"') {
-            "\"…\"".to_string()
-        } else if t.starts_with("http") && t.contains("://") {
-            "URL".to_string()
-        } else if t == "true" || t == "false" {
-            "BOOL".to_string()
-        } else if t.bytes().all(|b| b.is_ascii_digit()) {
-            match t.parse::<u16>() {
-                Ok(n) if statuses && t.len() == 3 && (100..600).contains(&n) => {
-                    format!("{}xx", n / 100)
-                }
-                _ => "N".to_string(),
-            }
-        } else if t.len() >= 6 && t.bytes().any(|b| b.is_ascii_digit()) {
-            "ID".to_string()
-        } else {
-            t.to_string()
-        }
-    });
-    // The target's message beside a status is a value of the answer.
-    let out = out.replace(" (message: \"…\")", "");
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::{ExchangeOut, FailureOut, TrialOut};
     use super::*;
+    use crate::results::Rule;
 
-    #[test]
-    fn a_shape_takes_out_ids_values_and_the_run() {
-        let s = |t: &str, k| shape(t, "r9e8bc4f", k);
-        assert_eq!(
-            s("\"PNq7R2s9T4u1\" again on page 2", CheckKind::Page),
-            s("\"ACc4ll0000000004\" again on page 4", CheckKind::Page)
-        );
-        assert_eq!(
-            s(
-                "404 (message: \"Task 'r9e8bc4f' was not found\")",
-                CheckKind::Status
-            ),
-            "4xx"
-        );
-        assert_eq!(s("200", CheckKind::Status), "2xx");
-        assert_ne!(s("200", CheckKind::Status), s("401", CheckKind::Status));
-        // A property's note on its input is not part of the difference.
-        assert_eq!(
-            s(
-                "text/plain; charset=utf-8; a boundary input",
-                CheckKind::ContentType
-            ),
-            s("text/plain; charset=utf-8", CheckKind::ContentType)
-        );
-        assert_eq!(
-            s(
-                "GET http://127.0.0.1:4000/v1/contacts/6b06ceee0000000000000041 r9e8bc4f-x",
-                CheckKind::Value
-            ),
-            "GET URL RUN-x"
-        );
-        // A delivery's time and signature are values of the moment.
-        assert_eq!(
-            s(
-                "#1 [2026-11-25T13:59:58.120Z] answered 200; webhook-signature: v1,ePvw+DNTo/Ab=; b",
-                CheckKind::Deliveries
-            ),
-            s(
-                "#1 [2026-11-25T14:00:01.5Z] answered 200; webhook-signature: v1,QkZx9+Kp=; b",
-                CheckKind::Deliveries
-            )
-        );
-        assert_eq!(s("2026-11-25T14:00:01Z", CheckKind::Value), "TIME");
-        assert_eq!(
-            s(
-                "{\"id\":\"AC0\",\"text\":\"Can yo… on page 1",
-                CheckKind::Page
-            ),
-            s(
-                "{\"id\":\"AC0\",\"text\":\"Can you send\",\"a\":[1,… on page 2",
-                CheckKind::Page
-            )
-        );
-        assert_eq!(
-            s(
-                "1 after waiting 3.0 s: #1 not credited, the header is missing: [2026-11-25T14:00:01Z] answered 200; no webhook-* headers; body {\"id\":\"x",
-                CheckKind::Deliveries
-            ),
-            "N after waiting N.N s: #N not credited, the header is missing:"
-        );
-        // A body cut at one length or another is one shape.
-        assert_eq!(
-            s("{\"id\":\"ab\",\"name\":\"x…", CheckKind::Envelope),
-            s("{\"id\":\"abcdef12\",\"na…", CheckKind::Envelope)
-        );
-        // Outside a check of statuses a number is a value.
-        assert_eq!(
-            s("length 2", CheckKind::Value),
-            s("length 200", CheckKind::Value)
-        );
+    fn exchange(method: &str, url: &str, status: u16) -> ExchangeOut {
+        ExchangeOut {
+            method: method.into(),
+            url: url.into(),
+            request_headers: Vec::new(),
+            request_body: None,
+            status: Some(status),
+            content_type: Some("application/json".into()),
+            response_body: None,
+            error: None,
+            elapsed_seconds: 0.0,
+            reproduce: format!("curl -X {method} '{url}'"),
+        }
     }
 
-    fn failure(
-        check: &str,
-        clauses: &[&str],
-        expected: &str,
-        actual: &str,
-    ) -> super::super::FailureOut {
-        super::super::FailureOut {
+    fn failure(check: &str, clauses: &[&str], rule: Rule, ex: ExchangeOut) -> FailureOut {
+        FailureOut {
             check: check.into(),
             clauses: clauses.iter().map(|c| c.to_string()).collect(),
             severity: "codes".into(),
             rank: Severity::Codes,
-            expected: expected.into(),
-            actual: actual.into(),
+            expected: "x".into(),
+            actual: "y".into(),
             pointer: None,
             context: None,
+            rule,
             step: 1,
-            operation: Some("GET /v1/contacts".into()),
+            operation: Some(format!("{} /v1/contacts", ex.method)),
             defect: None,
-            exchange: None,
+            exchange: Some(ex),
         }
     }
 
-    fn trial(name: &str, failures: Vec<super::super::FailureOut>) -> TrialOut {
+    fn trial(name: &str, failures: Vec<FailureOut>) -> TrialOut {
         TrialOut {
             name: name.into(),
             api: "v1".into(),
@@ -519,56 +691,161 @@ mod tests {
         }
     }
 
+    fn refusal() -> Rule {
+        Rule {
+            status: Some("4xx".into()),
+            ..Rule::default()
+        }
+    }
+
+    fn keyword(at: &str) -> Rule {
+        Rule {
+            keyword: Some(at.into()),
+            ..Rule::default()
+        }
+    }
+
     #[test]
-    fn findings_of_one_difference_sharing_a_clause_are_one_defect() {
+    fn an_access_bypass_is_one_defect_whatever_the_unrefused_request_did() {
         let contract = Contract::embedded().expect("contract");
-        let ctl = "control of step 2: status";
-        let ctl_expected =
-            "2xx: the request of step 2 without the defect under test (x) is accepted, so ...";
+        let a = "Authentication > 1";
+        let b = "Authentication > 3";
         let mut trials = vec![
-            trial("a", vec![failure("status", &["A", "B"], "401", "200")]),
-            trial("b", vec![failure("status", &["B", "C"], "401", "201")]),
-            // Shares no clause with the others: another defect.
-            trial("c", vec![failure("status", &["D"], "401", "200")]),
-            // A control's refusal is the refusal of its request.
-            trial("d", vec![failure(ctl, &["E"], ctl_expected, "400")]),
-            trial("e", vec![failure("status", &["E"], "2xx", "404")]),
+            trial(
+                "x.no-key",
+                vec![failure(
+                    "status",
+                    &[a, b],
+                    refusal(),
+                    exchange("DELETE", "http://t/a", 204),
+                )],
+            ),
+            // The unrefused request met a conflict: what it did, not a second defect.
+            trial(
+                "y.no-key",
+                vec![failure(
+                    "status",
+                    &[b, a],
+                    refusal(),
+                    exchange("POST", "http://t/b", 200),
+                )],
+            ),
+            trial(
+                "z.wrong-key",
+                vec![failure(
+                    "status",
+                    &[b],
+                    refusal(),
+                    exchange("GET", "http://t/c", 200),
+                )],
+            ),
         ];
-        let defects = group(&mut trials, &contract, "r0000000");
-        assert_eq!(defects.len(), 3, "{defects:#?}");
-        let ab = defects
-            .iter()
-            .find(|d| d.trials.contains(&"a".to_string()))
-            .expect("a's defect");
-        assert_eq!(ab.trials, ["a", "b"]);
-        // The most cited clause first.
-        assert_eq!(ab.clauses, ["B", "A", "C"]);
-        // Of two defects of two trials, the one a single rule names comes first.
-        assert_eq!(defects[0].trials, ["d", "e"]);
-        assert_eq!(trials[0].failures[0].defect, trials[1].failures[0].defect);
-        assert_ne!(trials[0].failures[0].defect, trials[2].failures[0].defect);
-        assert_eq!(trials[3].failures[0].defect, trials[4].failures[0].defect);
-        assert_eq!(
-            trials[3].defects,
-            [trials[3].failures[0].defect.clone().unwrap()]
-        );
+        let defects = group(&mut trials, &contract);
+        assert_eq!(defects.len(), 1, "{defects:#?}");
+        assert_eq!(defects[0].trial_count, 3);
+        assert_eq!(defects[0].fingerprint.len(), 12);
     }
 
     #[test]
-    fn numbers_of_a_check_name_are_taken_out() {
-        assert_eq!(
-            numbers_out("control of step 3: status"),
-            "control of step N: status"
-        );
-        assert_eq!(
-            numbers_out("delivery #2 json /data"),
-            "delivery #N json /data"
-        );
+    fn a_schema_keyword_is_one_defect_whichever_envelope_held_the_value() {
+        let contract = Contract::embedded().expect("contract");
+        let at = "/components/schemas/CallBase/properties/id/pattern";
+        let mut trials = vec![
+            trial(
+                "a",
+                vec![failure(
+                    "schema CallEnvelope",
+                    &["Resources > Call"],
+                    keyword(at),
+                    exchange("GET", "http://t/calls/1", 200),
+                )],
+            ),
+            trial(
+                "b",
+                vec![failure(
+                    "schema LatestCallList",
+                    &["Header-versioned API > GET /calls"],
+                    keyword(at),
+                    exchange("GET", "http://t/calls", 200),
+                )],
+            ),
+        ];
+        let defects = group(&mut trials, &contract);
+        assert_eq!(defects.len(), 1, "{defects:#?}");
+        assert_eq!(defects[0].check, "schema");
     }
 
     #[test]
-    fn a_long_text_is_cut_with_an_ellipsis() {
-        assert_eq!(cut("abcdef", 4), "abc…");
-        assert_eq!(cut("ab\ncd", 10), "ab cd");
+    fn a_value_not_saved_and_what_a_served_refusal_did_follow_from_their_cause() {
+        let contract = Contract::embedded().expect("contract");
+        let ex = exchange("POST", "http://t/v1/contacts", 201);
+        let mut save = failure(
+            "save contact",
+            &["Resources > Contact"],
+            Rule::default(),
+            ex.clone(),
+        );
+        save.step = 2;
+        let mut trials = vec![trial(
+            "a",
+            vec![
+                failure(
+                    "status",
+                    &["Resources > Contact > source"],
+                    refusal(),
+                    ex.clone(),
+                ),
+                // The generic check on the answer that should not have been served.
+                failure(
+                    "schema ContactEnvelope",
+                    &["Resources > Contact"],
+                    keyword("/components/schemas/Contact/properties/source/maxLength"),
+                    ex,
+                ),
+                save,
+            ],
+        )];
+        let defects = group(&mut trials, &contract);
+        assert_eq!(defects.len(), 1, "{defects:#?}");
+        assert_eq!(defects[0].findings, 3);
+        assert_eq!(defects[0].clauses[0], "Resources > Contact > source");
+    }
+
+    #[test]
+    fn the_identity_does_not_depend_on_the_order_of_the_trials() {
+        let contract = Contract::embedded().expect("contract");
+        let make = || {
+            vec![
+                trial(
+                    "a",
+                    vec![failure(
+                        "status",
+                        &["Errors > Rules > 4"],
+                        refusal(),
+                        exchange("POST", "http://t/1", 201),
+                    )],
+                ),
+                trial(
+                    "b",
+                    vec![failure(
+                        "content type",
+                        &["Endpoints > JSON bodies"],
+                        Rule::default(),
+                        exchange("GET", "http://t/2", 200),
+                    )],
+                ),
+            ]
+        };
+        let mut one = make();
+        let mut two = make();
+        two.reverse();
+        let (x, y) = (group(&mut one, &contract), group(&mut two, &contract));
+        let id = |d: &[Defect]| -> Vec<(String, String, Vec<String>)> {
+            d.iter()
+                .map(|d| (d.fingerprint.clone(), d.title.clone(), d.clauses.clone()))
+                .collect()
+        };
+        assert_eq!(id(&x), id(&y));
+        assert_eq!(x.len(), 2);
     }
 }

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::coverage::ClauseRow;
-use super::defects::Defect;
-use super::{Report, SelectionOut, Totals, TrialOut, groups, ignored_reasons, plural};
+use super::{PartOut, Report, SelectionOut, Totals, TrialOut, groups, ignored_reasons, plural};
 use crate::results::{Severity, Summary};
+use conformance_contract::Contract;
 
 /// Why the parts cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +55,9 @@ pub enum MergeError {
         first: PathBuf,
         path: PathBuf,
     },
+    /// The embedded contract does not load (a broken build).
+    #[error("the embedded contract does not load: {0}")]
+    Contract(conformance_contract::ContractError),
     /// One trial in two parts (parts of splits that do not match).
     #[error(
         "trial {trial} is in two parts: {first} and {path}; each trial must be in one part exactly"
@@ -88,6 +91,25 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Merged, MergeError> {
 
 /// One part read: a format-3 result of a partitioned run.
 fn read_part(path: &Path, text: &str) -> Result<Report, MergeError> {
+    let report = parse_result(path, text)?;
+    if report.selection.partition.is_none() {
+        return Err(MergeError::NotAPart { path: path.into() });
+    }
+    Ok(report)
+}
+
+/// A JSON result of a run or a merge (`--json`), read from `path`: for `compare` and
+/// `--rerun`.
+pub fn read_result(path: &Path) -> Result<Report, MergeError> {
+    let text = std::fs::read_to_string(path).map_err(|source| MergeError::Read {
+        path: path.into(),
+        source,
+    })?;
+    parse_result(path, &text)
+}
+
+/// A format-3 JSON result, its failures' severities set from their words.
+fn parse_result(path: &Path, text: &str) -> Result<Report, MergeError> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Head {
@@ -107,9 +129,6 @@ fn read_part(path: &Path, text: &str) -> Result<Report, MergeError> {
         path: path.into(),
         source,
     })?;
-    if report.selection.partition.is_none() {
-        return Err(MergeError::NotAPart { path: path.into() });
-    }
     for f in report.trials.iter_mut().flat_map(|t| t.failures.iter_mut()) {
         f.rank = Severity::ALL
             .into_iter()
@@ -195,38 +214,32 @@ pub fn merge(parts: Vec<(PathBuf, Report)>) -> Result<Merged, MergeError> {
         .filter(|k| !seen.contains_key(k))
         .map(|k| format!("{k}/{n}"))
         .collect();
-    Ok(join(parts.into_iter().map(|(_, r)| r).collect(), missing))
+    let contract = Contract::embedded().map_err(MergeError::Contract)?;
+    Ok(join(
+        parts.into_iter().map(|(_, r)| r).collect(),
+        missing,
+        &contract,
+    ))
 }
 
-/// The parts joined (checked before): trials, defects, matrix and verdict computed again.
-fn join(parts: Vec<Report>, missing: Vec<String>) -> Merged {
+/// The parts joined (checked before): trials, defects, matrix and verdict computed again. The
+/// defects are grouped again from every part's findings, as one run groups its own: the same
+/// findings give the same defects, fingerprints, titles and clause order, however the run was
+/// split.
+fn join(mut parts: Vec<Report>, missing: Vec<String>, contract: &Contract) -> Merged {
+    parts.sort_by_key(|p| part_of(&p.selection));
     let first = parts[0].clone();
-    let mut trials: Vec<TrialOut> = Vec::new();
-    let mut defect_ids: Vec<BTreeMap<String, String>> = Vec::new();
-    let defects = join_defects(&parts, &mut defect_ids);
-    for (i, part) in parts.iter().enumerate() {
-        for t in &part.trials {
-            let mut t = t.clone();
-            let map = &defect_ids[i];
-            for f in &mut t.failures {
-                f.defect = f.defect.as_ref().and_then(|d| map.get(d).cloned());
-            }
-            let mut named: Vec<String> = Vec::new();
-            for d in t.failures.iter().filter_map(|f| f.defect.clone()) {
-                if !named.contains(&d) {
-                    named.push(d);
-                }
-            }
-            t.defects = named;
-            trials.push(t);
-        }
-    }
+    let mut trials: Vec<TrialOut> = parts
+        .iter()
+        .flat_map(|p| p.trials.iter().cloned())
+        .collect();
     trials.sort_by(|a, b| a.name.cmp(&b.name));
+    let defects = super::defects::group(&mut trials, contract);
     let mut totals = Totals::default();
     for t in &trials {
         totals.add(&t.verdict);
     }
-    let clauses = join_clauses(&parts, &defect_ids);
+    let clauses = join_clauses(&parts, &trials);
     let interrupted = parts.iter().any(|p| p.interrupted);
     let not_run = first.selection.trials.saturating_sub(trials.len());
     let (verdict, verdict_text) = verdict(interrupted, &totals, defects.len(), &missing, not_run);
@@ -235,6 +248,15 @@ fn join(parts: Vec<Report>, missing: Vec<String>) -> Merged {
         .map(|p| p.started.clone())
         .min()
         .unwrap_or_default();
+    let part_list = parts
+        .iter()
+        .map(|p| PartOut {
+            partition: p.selection.partition.clone().unwrap_or_default(),
+            run_id: p.run_id.clone(),
+            seed: p.seed,
+            requests: p.requests,
+        })
+        .collect();
     let report = Report {
         run_id: parts
             .iter()
@@ -259,6 +281,7 @@ fn join(parts: Vec<Report>, missing: Vec<String>) -> Merged {
             partition: None,
             ..first.selection.clone()
         },
+        parts: part_list,
         ..first
     };
     Merged { report, missing }
@@ -295,87 +318,21 @@ fn verdict(
     }
 }
 
-/// The defects of every part as one list, worst first, renumbered; `ids[i]` maps part i's ids.
-/// Defects of different parts are one when, as within a run, they share the check and the
-/// shapes of the difference (which hold no run id, id or value) and a clause.
-fn join_defects(parts: &[Report], ids: &mut Vec<BTreeMap<String, String>>) -> Vec<Defect> {
-    let mut joined: Vec<(Defect, Vec<(usize, String)>)> = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        for d in &part.defects {
-            let same = |e: &Defect| {
-                e.check == d.check
-                    && e.expected_shape == d.expected_shape
-                    && e.actual_shape == d.actual_shape
-                    && e.clauses.iter().any(|c| d.clauses.contains(c))
-            };
-            let mut into: (Defect, Vec<(usize, String)>) = (d.clone(), vec![(i, d.id.clone())]);
-            // Every earlier defect this one shares a clause with joins it (transitively).
-            let mut k = 0;
-            while k < joined.len() {
-                if same(&joined[k].0) {
-                    let (earlier, from) = joined.remove(k);
-                    into = (absorb(earlier, &into.0), [from, into.1].concat());
-                } else {
-                    k += 1;
-                }
-            }
-            joined.push(into);
-        }
-    }
-    let mut list = joined;
-    // Worst first as a run orders them: severity, then the most trials, then the fewer clauses.
-    list.sort_by(|(a, _), (b, _)| {
-        a.severity_rank
-            .cmp(&b.severity_rank)
-            .then(b.trial_count.cmp(&a.trial_count))
-            .then(a.clauses.len().cmp(&b.clauses.len()))
-            .then(b.findings.cmp(&a.findings))
-            .then(a.check.cmp(&b.check))
-    });
-    ids.clear();
-    ids.resize(parts.len(), BTreeMap::new());
-    list.into_iter()
-        .enumerate()
-        .map(|(n, (mut d, from))| {
-            d.id = format!("D{}", n + 1);
-            for (i, old) in from {
-                ids[i].insert(old, d.id.clone());
-            }
-            d
-        })
-        .collect()
-}
-
-/// `a` with the findings, trials, operations and clauses of `b` added; the title, clause order
-/// and example are those of the one with more findings, as the whole run would have chosen.
-fn absorb(mut a: Defect, b: &Defect) -> Defect {
-    if b.findings > a.findings {
-        a.title = b.title.clone();
-        a.example = b.example.clone();
-        let mut clauses = b.clauses.clone();
-        clauses.extend(a.clauses.iter().filter(|c| !b.clauses.contains(c)).cloned());
-        a.clauses = clauses;
-    }
-    a.findings += b.findings;
-    let trials: BTreeSet<String> = a.trials.iter().chain(&b.trials).cloned().collect();
-    a.trials = trials.into_iter().collect();
-    a.trial_count = a.trials.len();
-    let ops: BTreeSet<String> = a.operations.iter().chain(&b.operations).cloned().collect();
-    a.operations = ops.into_iter().collect();
-    a.operation_count = a.operations.len();
-    for c in &b.clauses {
-        if !a.clauses.contains(c) {
-            a.clauses.push(c.clone());
-        }
-    }
-    a
-}
-
 /// The clause matrix of the parts as one run's: failed in any part is failed; else verified by
 /// a check in any part; else held by the generic checks; else not reached (with the trials
 /// that did not get to it) or not covered, as every part says.
-fn join_clauses(parts: &[Report], ids: &[BTreeMap<String, String>]) -> Vec<ClauseRow> {
+fn join_clauses(parts: &[Report], trials: &[TrialOut]) -> Vec<ClauseRow> {
     let first = &parts[0];
+    // The defects that cite each clause, from the merged trials' findings.
+    let mut cited: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for f in trials.iter().flat_map(|t| &t.failures) {
+        for c in &f.clauses {
+            cited
+                .entry(c.as_str())
+                .or_default()
+                .extend(f.defect.iter().cloned());
+        }
+    }
     first
         .clauses
         .iter()
@@ -392,7 +349,7 @@ fn join_clauses(parts: &[Report], ids: &[BTreeMap<String, String>]) -> Vec<Claus
                         .map(|r| (i, r))
                 })
                 .collect();
-            join_row(row, &rows, ids)
+            join_row(row, &rows, cited.get(row.id.as_str()))
         })
         .collect()
 }
@@ -400,7 +357,7 @@ fn join_clauses(parts: &[Report], ids: &[BTreeMap<String, String>]) -> Vec<Claus
 fn join_row(
     row: &ClauseRow,
     rows: &[(usize, &ClauseRow)],
-    ids: &[BTreeMap<String, String>],
+    defects: Option<&BTreeSet<String>>,
 ) -> ClauseRow {
     let union = |keep: &dyn Fn(&ClauseRow) -> bool| -> Vec<String> {
         let set: BTreeSet<String> = rows
@@ -410,10 +367,7 @@ fn join_row(
             .collect();
         set.into_iter().collect()
     };
-    let defects: BTreeSet<String> = rows
-        .iter()
-        .flat_map(|(i, r)| r.defects.iter().filter_map(|d| ids[*i].get(d).cloned()))
-        .collect();
+    let defects: BTreeSet<String> = defects.cloned().unwrap_or_default();
     let base = ClauseRow {
         id: row.id.clone(),
         text: row.text.clone(),

@@ -4,8 +4,10 @@
 //! redacted once more as a safety net. Every output leads with the defects (`defects`): failed
 //! findings grouped by clause, check and shape of difference, worst first.
 
+pub mod compare;
 pub mod coverage;
 pub mod defects;
+pub mod har;
 mod html;
 mod junit;
 pub mod merge;
@@ -25,7 +27,7 @@ use time::OffsetDateTime;
 use crate::cases::Case;
 use crate::client::{Exchange, Redactor};
 use crate::results::severity::{self, Severity};
-use crate::results::{CaseResult, Failure, Summary, Verdict, explain};
+use crate::results::{CaseResult, Failure, Rule, Summary, Verdict, explain};
 use conformance_contract::API_VERSION;
 use conformance_contract::Contract;
 
@@ -62,6 +64,10 @@ pub struct RunInfo {
     pub not_selected: BTreeMap<String, usize>,
     /// What the run selected of the catalog, and which part of it.
     pub selection: SelectionOut,
+    /// The `serve` command that starts the same embedded reference (none for a target).
+    pub serve: Option<String>,
+    /// The HAR file the run writes (`--har`).
+    pub har: Option<String>,
 }
 
 /// What a run selected of the catalog: enough for `merge` to tell the parts of one partitioned
@@ -102,6 +108,7 @@ pub struct Report {
     /// RFC 3339.
     pub started: String,
     pub duration_seconds: f64,
+    /// Every request the run sent to the target: discovery's, the trials' and the cleanup's.
     pub requests: u64,
     pub interrupted: bool,
     /// `passed` (every trial run and passed), `failed`, `incomplete` (none failed, some
@@ -128,6 +135,31 @@ pub struct Report {
     /// format 3.
     #[serde(default)]
     pub selection: SelectionOut,
+    /// The parts of a merged certificate, each with its seed and run id; empty for a run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartOut>,
+    /// What changed since a baseline certification (`compare`); absent in a run's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<compare::Comparison>,
+    /// How to start the same embedded reference again (`serve` with the run's faults,
+    /// variants and port), so that the reproductions run as printed; absent for a target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<String>,
+    /// The HAR file of the run's exchanges (`--har`), which the HTML report links to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub har: Option<String>,
+}
+
+/// One part of a merged certificate: which part it was, and the seed and run id that replay it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartOut {
+    /// `K/N`.
+    pub partition: String,
+    pub run_id: String,
+    #[serde(serialize_with = "as_string", deserialize_with = "from_string")]
+    pub seed: u64,
+    pub requests: u64,
 }
 
 /// One reason trials were ignored, and how many.
@@ -231,6 +263,9 @@ pub struct FailureOut {
     /// Where the finding was made when not in the trial's own step (a random sequence's steps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// The rule as the check stated it (`results::Rule`): what the finding's defect is grouped on.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub rule: Rule,
     pub step: usize,
     /// The operation of the request (`GET /v1/contacts/{id}`), when it has one.
     pub operation: Option<String>,
@@ -301,6 +336,7 @@ fn failure_out(f: &Failure, case: &Case, contract: &Contract, r: &Redactor) -> F
         actual: r.redact(&f.finding.actual),
         pointer: f.finding.pointer.clone(),
         context: f.finding.context.as_ref().map(|c| r.redact(c)),
+        rule: f.finding.rule.clone(),
         step: f.step,
         operation: f
             .exchange
@@ -455,7 +491,7 @@ impl Report {
             totals.add(&t.verdict);
             trials.push(t);
         }
-        let defects = defects::group(&mut trials, contract, &info.run_id);
+        let defects = defects::group(&mut trials, contract);
         let clauses = coverage::rows(contract, &sorted, &trials, &info.not_selected);
         let (verdict, verdict_text) = verdict_of(info.interrupted, &totals, defects.len());
         Report {
@@ -491,6 +527,10 @@ impl Report {
             trials,
             cleanup: cleanup.cloned(),
             selection: info.selection.clone(),
+            parts: Vec::new(),
+            comparison: None,
+            serve: info.serve.clone(),
+            har: info.har.clone(),
         }
     }
 
@@ -514,6 +554,10 @@ impl Report {
     pub fn defect(&self, id: &str) -> Option<&Defect> {
         self.defects.iter().find(|d| d.id == id)
     }
+}
+
+fn is_default(rule: &Rule) -> bool {
+    *rule == Rule::default()
 }
 
 /// A failure read back from a JSON report has its severity word; its rank is set from it.

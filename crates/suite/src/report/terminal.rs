@@ -1,5 +1,8 @@
-//! The defect list the terminal shows after libtest's summary: "N defects in M failed trials",
-//! then one line per defect, worst first.
+//! The defect list the terminal shows at the end of a run, before the verdict: "N defects in M
+//! failed trials", then each defect worst first, in one line with its fingerprint, and the curl
+//! of its representative exchange (saying so when it changes the target). Against the embedded
+//! reference, the `serve` command that starts the same reference comes first: the curls run
+//! against it as printed.
 
 use super::defects::{NAMED, cut};
 use super::{Report, plural};
@@ -12,11 +15,18 @@ pub fn defect_lines(report: &Report) -> String {
     if report.defects.is_empty() {
         return String::new();
     }
-    let mut lines = vec![format!(
+    let mut lines = Vec::new();
+    if let Some(serve) = &report.serve {
+        lines.push(format!(
+            "reproduce against the same reference: {serve} & export WORKSPACE_API_KEY=\"$(jq -r .apiKey {})\"",
+            serve.rsplit(' ').next().unwrap_or_default()
+        ));
+    }
+    lines.push(format!(
         "{} in {}, worst first:",
         plural(report.defects.len(), "defect"),
         plural(report.totals.failed, "failed trial")
-    )];
+    ));
     for d in report.defects.iter().take(SHOWN) {
         let mut named: Vec<&str> = d.trials.iter().take(NAMED).map(String::as_str).collect();
         // The representative first: its exchange is the one the reports show.
@@ -34,14 +44,21 @@ pub fn defect_lines(report: &Report) -> String {
             n => format!(" in {}", plural(n, "operation")),
         };
         lines.push(format!(
-            "  {} {:<6} [{}] {} ({}{operations}: {}{more})",
+            "  {} {:<6} {} [{}] {} ({}{operations}: {}{more})",
             d.id,
             d.severity,
-            d.clauses.join("; "),
+            d.fingerprint,
+            cut(&d.clauses.join("; "), 160),
             cut(&d.title, 160),
             plural(d.trial_count, "trial"),
             named.join(", "),
         ));
+        if let Some(ex) = &d.example.exchange {
+            let note = destructive(&ex.method)
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            lines.push(format!("     reproduce{note}: {}", ex.reproduce));
+        }
     }
     if report.defects.len() > SHOWN {
         lines.push(format!(
@@ -50,4 +67,14 @@ pub fn defect_lines(report: &Report) -> String {
         ));
     }
     lines.join("\n")
+}
+
+/// What a reproduction does to the target when it is not a read: a DELETE removes, a POST, PUT
+/// or PATCH creates or changes.
+pub fn destructive(method: &str) -> Option<&'static str> {
+    match method {
+        "DELETE" => Some("destructive: it deletes on the target"),
+        "POST" | "PUT" | "PATCH" => Some("destructive: it creates or changes data on the target"),
+        _ => None,
+    }
 }

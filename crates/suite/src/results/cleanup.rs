@@ -18,16 +18,27 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The lines printed after the run.
-    pub fn render(&self) -> String {
-        let mut out = format!(
-            "cleanup (run {}): {} removed, {} already gone, {} could not be removed, {} left without a delete endpoint (tagged with the run id)\n",
+    /// The one line a run prints: what the cleanup did, counted (`--verbose` and the reports
+    /// list it).
+    pub fn line(&self) -> String {
+        let not_removed = match self.not_removed.first() {
+            Some(first) if self.not_removed.len() == 1 => format!(" ({first})"),
+            Some(first) => format!(" (first: {first})"),
+            None => String::new(),
+        };
+        format!(
+            "cleanup (run {}): {} removed, {} already gone, {} could not be removed{not_removed}, {} left without a delete endpoint (tagged with the run id)",
             self.run_id,
             self.removed.len(),
             self.already_gone.len(),
             self.not_removed.len(),
             self.left.len()
-        );
+        )
+    }
+
+    /// The line and the listing (`--verbose`).
+    pub fn render(&self) -> String {
+        let mut out = format!("{}\n", self.line());
         let mut list = |label: &str, items: &[String]| {
             for item in items.iter().take(10) {
                 out.push_str(&format!("  {label} {item}\n"));

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::client::Exchange;
 
 /// One failed check: the clause(s) it proves broken, what was expected, what came back.
@@ -19,6 +21,29 @@ pub struct Finding {
     /// Where the finding was made, when that is not the trial's own step: a random sequence's
     /// shrunk steps with their curls and replay. It is not part of the defect the finding shows.
     pub context: Option<String>,
+    /// What the check knows of the rule the finding breaks, in fields (not in the text): the
+    /// report groups findings into defects on them.
+    pub rule: Rule,
+}
+
+/// The rule a finding breaks, as the check that found it states it: the fields a defect is
+/// grouped on, none of which holds a value of the run (an id, a time, a body, a matcher).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    /// Where the failing keyword is in the contract's schemas, `$ref`s resolved
+    /// (`/components/schemas/CallBase/properties/id/pattern`): the resource's schema and the
+    /// place in it, whichever envelope, list or generation held the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<String>,
+    /// The property of the deliveries that failed a delivery check: `count`, `signature`,
+    /// `payload` or `retry id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<String>,
+    /// The status class the check expected (`2xx`, `4xx`), for a check of a status; what came
+    /// instead is not part of the rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 impl Finding {
@@ -35,7 +60,29 @@ impl Finding {
             actual: shown(actual.into()),
             pointer: None,
             context: None,
+            rule: Rule::default(),
         }
+    }
+
+    /// The finding of a schema keyword (`SchemaViolation::keyword`).
+    pub fn keyword(mut self, keyword: &str) -> Finding {
+        if !keyword.is_empty() {
+            self.rule.keyword = Some(keyword.to_string());
+        }
+        self
+    }
+
+    /// The finding of a delivery check, naming the property of the deliveries that failed.
+    pub fn delivery(mut self, property: &str) -> Finding {
+        self.rule.delivery = Some(property.to_string());
+        self
+    }
+
+    /// The finding of a status check, naming the class of status expected (`2xx`, `4xx`; a
+    /// mixed expectation keeps its words).
+    pub fn status_class(mut self, class: impl Into<String>) -> Finding {
+        self.rule.status = Some(class.into());
+        self
     }
 
     pub fn at(mut self, pointer: impl Into<String>) -> Finding {

@@ -14,7 +14,7 @@ use crate::client::Exchange;
 
 pub use cleanup::Summary;
 pub(crate) use finding::Failure;
-pub use finding::Finding;
+pub use finding::{Finding, Rule};
 pub(crate) use severity::Severity;
 
 /// The outcome of one case.

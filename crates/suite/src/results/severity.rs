@@ -48,6 +48,11 @@ impl Severity {
     /// the answer it judged was a success (2xx), which turns a wrong status on an
     /// authentication rule into a request served that should have been refused.
     pub fn of(finding: &Finding, served: bool) -> Severity {
+        // Deliveries that came and do not verify: the secret's whole point, whatever wait met
+        // them (the check sets the property on its finding).
+        if finding.rule.delivery.as_deref() == Some("signature") {
+            return Severity::Access;
+        }
         let kind = CheckKind::of(&finding.check);
         finding
             .clauses
@@ -205,7 +210,13 @@ impl CheckKind {
             "side effect" | "side-effect watch" => CheckKind::SideEffect,
             "repeat" => CheckKind::Limit,
             "template" | "trial" => CheckKind::Suite,
+            // The model's judgement of a read (`model: title`): a value the run set, read back.
+            _ if name.starts_with("model: ") => CheckKind::Value,
+            // The filter rule on every list answer and the relations between answers: what a
+            // list holds.
+            "walk at another page size" | "assignments seen from both sides" => CheckKind::Page,
             _ => match first {
+                "filter" => CheckKind::Page,
                 "schema" => CheckKind::Schema,
                 "json" | "delivery" => CheckKind::Value,
                 "every" => CheckKind::Page,

@@ -1,0 +1,430 @@
+//! Certificates beyond one run (issue 37): defects with an identity that holds across runs,
+//! seeds, run ids and merged partitions; `compare` of two certifications; `--rerun` of a
+//! result's defects; `--har` of the exchanges; and the `serve` command a run against the
+//! embedded reference prints, whose curls run as printed.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+use crate::common::binary::{BIN, serve, temp_dir};
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Runs the binary (no key in the environment) with `args`.
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs")
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("a JSON result")).expect("JSON")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// A result's defects as the identity compares them: fingerprint, title and clause order.
+fn identity(result: &Value) -> Vec<(String, String, Vec<String>)> {
+    result["defects"]
+        .as_array()
+        .expect("defects")
+        .iter()
+        .map(|d| {
+            (
+                d["fingerprint"].as_str().unwrap_or_default().to_string(),
+                d["title"].as_str().unwrap_or_default().to_string(),
+                d["clauses"]
+                    .as_array()
+                    .expect("clauses")
+                    .iter()
+                    .map(|c| c.as_str().unwrap_or_default().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The three faults of the issue's instability (an access bypass, a pagination fault and a
+/// content type on every answer), from three areas.
+const THREE: [&str; 3] = [
+    "missing-auth-accepted",
+    "duplicate-across-pages",
+    "wrong-content-type",
+];
+
+#[test]
+fn three_faults_give_the_same_defects_across_seeds_run_ids_and_a_merged_split() {
+    let faults: Vec<&str> = THREE.iter().flat_map(|f| ["--fault", *f]).collect();
+    // One target with the three faults (merge joins parts of one target), certified five
+    // times, each run with its seed and run id, and once in three parts.
+    let served = serve("stable-defects", &faults);
+    let dir = temp_dir("stable-defects-runs");
+    let runs: Vec<PathBuf> = (1..=5).map(|i| dir.join(format!("run-{i}.json"))).collect();
+    let parts: Vec<PathBuf> = (1..=3)
+        .map(|k| dir.join(format!("part-{k}.json")))
+        .collect();
+    let certify = |extra: Vec<String>, json: &Path| {
+        let o = Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&served.profile)
+            .args(["-q", "--json", path(json)])
+            .args(&extra)
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", text(&o).1);
+    };
+    for (i, json) in runs.iter().enumerate() {
+        let extra = vec![
+            "--seed".to_string(),
+            format!("{}", 1000 + i * 7919),
+            "--run-id".to_string(),
+            format!("st{i}ab{i}cd"),
+        ];
+        certify(extra, json);
+    }
+    for (k, json) in parts.iter().enumerate() {
+        certify(vec!["--partition".into(), format!("{}/3", k + 1)], json);
+    }
+    let merged = dir.join("merged.json");
+    let mut args: Vec<&str> = vec!["merge", "--json", path(&merged)];
+    args.extend(parts.iter().map(|p| path(p)));
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1), "{}{}", text(&o).0, text(&o).1);
+    let first = identity(&read(&runs[0]));
+    assert!(
+        (1..=4).contains(&first.len()),
+        "three faults, a defect each at most one more: {first:#?}"
+    );
+    for json in runs.iter().skip(1).chain([&merged]) {
+        assert_eq!(
+            identity(&read(json)),
+            first,
+            "{} lists other defects than {}",
+            json.display(),
+            runs[0].display()
+        );
+    }
+    // The merged certificate names every part's seed and run id.
+    let merged = read(&merged);
+    let listed = merged["parts"].as_array().expect("parts");
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for (k, part) in parts.iter().enumerate() {
+        let p = read(part);
+        assert_eq!(listed[k]["runId"], p["runId"]);
+        assert_eq!(listed[k]["seed"], p["seed"]);
+    }
+}
+
+/// A contacts-only run of the embedded reference with `faults`, its result at `json`.
+fn contacts_run(faults: &[&str], json: &Path, extra: &[&str]) -> Output {
+    let mut args: Vec<&str> = vec!["--area", "contacts", "-q", "--json", path(json)];
+    for f in faults {
+        args.extend(["--fault", f]);
+    }
+    args.extend(extra);
+    run(&args)
+}
+
+#[test]
+fn compare_lists_new_fixed_and_still_present_defects_and_fails_on_a_new_one() {
+    let dir = temp_dir("compare");
+    let (clean, faulty) = (dir.join("clean.json"), dir.join("faulty.json"));
+    assert_eq!(contacts_run(&[], &clean, &[]).status.code(), Some(0));
+    let o = contacts_run(&["reserved-source-accepted"], &faulty, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let defects = read(&faulty)["defects"]
+        .as_array()
+        .expect("defects")
+        .clone();
+    assert!(!defects.is_empty());
+    // From the clean baseline, the fault's defects are new: exit 1, JSON and HTML written.
+    let (json, html) = (dir.join("comparison.json"), dir.join("report.html"));
+    let o = run(&[
+        "compare",
+        path(&clean),
+        path(&faulty),
+        "--json",
+        path(&json),
+        "--report",
+        path(&html),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let last = out.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!(
+            "compare: {} new, 0 fixed, 0 still present",
+            defects.len()
+        )),
+        "{out}"
+    );
+    let comparison = read(&json);
+    let new: BTreeSet<&str> = comparison["newDefects"]
+        .as_array()
+        .expect("newDefects")
+        .iter()
+        .filter_map(|d| d["fingerprint"].as_str())
+        .collect();
+    let all: BTreeSet<&str> = defects
+        .iter()
+        .filter_map(|d| d["fingerprint"].as_str())
+        .collect();
+    assert_eq!(new, all);
+    assert!(
+        comparison["changedTrials"].as_array().is_some_and(|c| c
+            .iter()
+            .all(|t| t["base"] == "passed" && t["new"] == "failed")
+            && !c.is_empty()),
+        "{comparison}"
+    );
+    let page = std::fs::read_to_string(&html).expect("HTML");
+    assert!(page.contains("Since the baseline") && page.contains("<b>new</b>"));
+    // Against itself nothing is new (exit 0); the other way round, the defects are fixed.
+    let o = run(&["compare", path(&faulty), path(&faulty)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+    assert!(text(&o).0.contains("0 new, 0 fixed, "), "{}", text(&o).0);
+    let o = run(&["compare", path(&faulty), path(&clean)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+    assert!(
+        text(&o)
+            .0
+            .contains(&format!("0 new, {} fixed, 0 still present", defects.len())),
+        "{}",
+        text(&o).0
+    );
+    // A file that is not a result: exit 2, named.
+    let junk = dir.join("junk.json");
+    std::fs::write(&junk, "{}").expect("write");
+    let o = run(&["compare", path(&clean), path(&junk)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("junk.json"), "{}", text(&o).1);
+}
+
+#[test]
+fn rerun_runs_a_defects_trials_and_says_whether_it_still_holds() {
+    let dir = temp_dir("rerun");
+    let faulty = dir.join("faulty.json");
+    let o = contacts_run(&["reserved-source-accepted"], &faulty, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let result = read(&faulty);
+    let d1 = &result["defects"][0];
+    let (id, print) = (
+        d1["id"].as_str().expect("id"),
+        d1["fingerprint"].as_str().expect("fingerprint"),
+    );
+    let trials = d1["trials"].as_array().expect("trials").len();
+    // Against the same fault: it still holds, and only its trials ran.
+    let again = dir.join("again.json");
+    let o = contacts_run(
+        &["reserved-source-accepted"],
+        &again,
+        &["--rerun", path(&faulty), "--defect", id],
+    );
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains(&format!("{id} {print} still holds")), "{out}");
+    assert_eq!(
+        read(&again)["totals"]["total"].as_u64(),
+        Some(trials as u64),
+        "only the defect's trials"
+    );
+    // Against the clean reference, by fingerprint: it no longer holds, and the run passes.
+    let o = contacts_run(&[], &again, &["--rerun", path(&faulty), "--defect", print]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains(&format!("{id} {print} no longer holds")),
+        "{out}"
+    );
+    // A defect the result lacks: exit 2, naming the known ones.
+    let o = contacts_run(&[], &again, &["--rerun", path(&faulty), "--defect", "D99"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--defect D99") && err.contains(print), "{err}");
+}
+
+/// The HAR 1.2 schema of the tests (written from the specification's tables).
+fn har_schema() -> jsonschema::Validator {
+    let schema: Value =
+        serde_json::from_str(include_str!("data/har-1.2.schema.json")).expect("schema JSON");
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the HAR schema compiles")
+}
+
+fn check_har(har: &Path, secrets: &[&str]) -> Value {
+    let text = std::fs::read_to_string(har).expect("HAR written");
+    for s in secrets {
+        assert!(!text.contains(s), "{} holds a secret", har.display());
+    }
+    let value: Value = serde_json::from_str(&text).expect("HAR is JSON");
+    let errors: Vec<String> = har_schema()
+        .iter_errors(&value)
+        .take(5)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "not HAR 1.2: {errors:#?}");
+    value
+}
+
+#[test]
+fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
+    let served = serve("har", &[]);
+    let profile: Value = read(&served.profile);
+    let dir = temp_dir("har-out");
+    let (har, json) = (dir.join("run.har"), dir.join("r.json"));
+    let o = Command::new(BIN)
+        .args(["--target", &served.url, "--profile"])
+        .arg(&served.profile)
+        .args([
+            "--area",
+            "webhooks",
+            "-q",
+            "--har",
+            path(&har),
+            "--json",
+            path(&json),
+        ])
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+    let mut secrets: Vec<String> = Vec::new();
+    for (k, v) in profile.as_object().expect("profile") {
+        if k.to_ascii_lowercase().contains("key") {
+            if let Some(v) = v.as_str() {
+                secrets.push(v.to_string());
+            }
+        }
+    }
+    for v in profile["fixtures"].as_object().into_iter().flatten() {
+        if v.0.contains("key") {
+            if let Some(s) = v.1.as_str() {
+                secrets.push(s.to_string());
+            }
+        }
+    }
+    assert!(!secrets.is_empty(), "the profile's keys: {profile}");
+    let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    let value = check_har(&har, &refs);
+    let entries = value["log"]["entries"].as_array().expect("entries");
+    assert!(
+        entries.len() > 20,
+        "every exchange of the run: {}",
+        entries.len()
+    );
+    // Webhook signing secrets came back in the answers; none is in the HAR.
+    let whole = std::fs::read_to_string(&har).expect("HAR");
+    let leaked: Vec<&str> = whole
+        .match_indices("whsec_")
+        .map(|(i, _)| &whole[i..(i + 20).min(whole.len())])
+        .filter(|s| s.len() > 12 && s[6..].chars().all(|c| c.is_ascii_alphanumeric()))
+        .collect();
+    assert!(leaked.is_empty(), "signing secrets in the HAR: {leaked:?}");
+
+    // With a fault and --har-failed: the exchanges of the failed trials only, commented with
+    // their defects.
+    let (har, json) = (dir.join("failed.har"), dir.join("failed.json"));
+    let o = contacts_run(
+        &["reserved-source-accepted"],
+        &json,
+        &["--har", path(&har), "--har-failed"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let value = check_har(&har, &[]);
+    let failed: BTreeSet<String> = read(&json)["trials"]
+        .as_array()
+        .expect("trials")
+        .iter()
+        .filter(|t| t["verdict"] == "failed")
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    let entries = value["log"]["entries"].as_array().expect("entries");
+    assert!(!entries.is_empty());
+    for e in entries {
+        let comment = e["comment"].as_str().unwrap_or_default();
+        let trial = comment
+            .strip_prefix("trial ")
+            .and_then(|c| c.split(',').next())
+            .unwrap_or_default();
+        assert!(failed.contains(trial), "{comment}");
+        assert!(comment.contains("; defects D"), "{comment}");
+    }
+}
+
+#[test]
+fn a_run_against_the_embedded_reference_prints_a_serve_command_its_curls_run_against() {
+    let dir = temp_dir("reproduce");
+    let json = dir.join("r.json");
+    let o = contacts_run(&["reserved-source-accepted"], &json, &[]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("reproduce against the same reference: "))
+        .unwrap_or_else(|| panic!("no serve command:\n{out}"));
+    let command = line.split(" & ").next().expect("the command");
+    assert!(
+        command.starts_with("workspace-conformance serve --listen 127.0.0.1:")
+            && command.contains("--fault reserved-source-accepted"),
+        "{command}"
+    );
+    let curl = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("reproduce"))
+        .filter_map(|l| l.split_once(": curl ").map(|(_, c)| format!("curl {c}")))
+        .next()
+        .unwrap_or_else(|| panic!("no curl:\n{out}"));
+    // The printed command, as printed (the binary for its name), in a directory of its own.
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let mut child = Command::new(BIN)
+        .args(&args)
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut first = String::new();
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout"));
+    reader.read_line(&mut first).expect("a line");
+    let served = first
+        .trim()
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let key = read(&dir.join("reference-profile.json"))["apiKey"]
+        .as_str()
+        .expect("apiKey")
+        .to_string();
+    let o = Command::new("sh")
+        .args(["-c", &format!("{curl} --max-time 10")])
+        .env("WORKSPACE_API_KEY", &key)
+        .output()
+        .expect("curl runs");
+    let _ = child.kill();
+    let _ = child.wait();
+    let (answer, err) = text(&o);
+    assert!(
+        o.status.success() && answer.starts_with("HTTP/1.1 "),
+        "{curl} against {served}: {answer}{err}"
+    );
+    assert!(
+        curl.contains(served.trim_start_matches("http://")),
+        "{curl} names {served}"
+    );
+}
