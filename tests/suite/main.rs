@@ -9,6 +9,7 @@ mod clause_literals;
 mod cli;
 mod discover;
 mod docs;
+mod figures;
 mod help;
 mod hostile;
 mod house;
