@@ -261,7 +261,7 @@ fn compute() -> BTreeMap<&'static str, Figure> {
             "of the {} clauses a check can cite, {} have a fault, and the other {proven_by_waiver} a \
              written waiver in `schemas/clause-waivers.yaml` ({} headings whose rules have faults of \
              their own, {} rules restated by a clause that has one, {} proven by the hostile targets \
-             instead, and {} *unproven*: no fault shows them yet)",
+             instead, and {} *unproven*, with no fault yet)",
             with_fault.len() + proven_by_waiver,
             with_fault.len(),
             waived("heading"),
