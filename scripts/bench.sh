@@ -3,7 +3,7 @@
 # requests/s, peak memory), then measures on the same machine, in the same run, the request rate
 # of wrk (the ceiling) and of the suite's own HTTP client against one GET endpoint of the
 # reference, and prints the ratios and the targets. Then the default run against the reference
-# behind a delay of DELAY_MS per request (examples/delay_proxy.rs: a server in another region),
+# behind a delay of DELAY_MS per request (crates/bench/src/bin/delay_proxy.rs: a server in another region),
 # with no thread option, and the request count with the time it implies at 10 requests/s (the
 # real service's documented limit); RATE_RUN=1 also times a whole run under `--rate 10`.
 #
@@ -19,8 +19,8 @@ DELAY_MS="${DELAY_MS:-50}"
 RATE_RUN="${RATE_RUN:-0}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 BIN="$TARGET_DIR/release/workspace-conformance"
-RATE="$TARGET_DIR/release/examples/client_rate"
-PROXY="$TARGET_DIR/release/examples/delay_proxy"
+RATE="$TARGET_DIR/release/client_rate"
+PROXY="$TARGET_DIR/release/delay_proxy"
 TMP="$(mktemp -d)"
 SERVE_PID=""
 PIDS=()
@@ -31,8 +31,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building the release binary"
-cargo build --release --quiet --bin workspace-conformance --example client_rate --example delay_proxy
+echo "== building the release binary and the benchmark's helpers (crates/bench)"
+cargo build --release --quiet --bins -p workspace-conformance -p conformance-bench
 
 if ! command -v wrk >/dev/null; then
     echo "== installing wrk (Debian package)"

@@ -33,11 +33,11 @@ fn default_run_certifies_the_reference_and_exits_0() {
     // the README states it, and a run that sends 3% more than it says is a regression to look at.
     let readme = include_str!("../../README.md").replace('\n', " ");
     let stated: u64 = readme
-        .split("It sends about ")
+        .split(" sends about ")
         .nth(1)
         .and_then(|r| r.split(' ').next())
         .and_then(|n| n.replace(',', "").parse().ok())
-        .expect("the README states the request count: \"It sends about N requests\"");
+        .expect("the README states the request count: \"it sends about N requests\"");
     assert!(
         sent * 100 <= stated * 103 && sent * 100 >= stated * 97,
         "the default run sent {sent} requests; the README says about {stated}"

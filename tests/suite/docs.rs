@@ -77,7 +77,8 @@ fn tracked_text_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
                 if !matches!(name.as_str(), "target" | ".git") {
                     dirs.push(path);
                 }
-            } else if !name.ends_with(".png") {
+            } else if !name.ends_with(".png") && name != ".git" {
+                // (`.git` is a file in a worktree of git: where its repository is.)
                 out.push(path);
             }
         }

@@ -27,6 +27,11 @@ const BORDERS: &[(&str, &str, &[&str])] = &[
         &["conformance-contract"],
     ),
     (
+        "crates/bench/Cargo.toml",
+        "conformance-bench",
+        &["conformance-contract", "conformance-suite"],
+    ),
+    (
         "Cargo.toml",
         "workspace-conformance",
         &[

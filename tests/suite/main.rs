@@ -10,6 +10,7 @@ mod clause_literals;
 mod cli;
 mod discover;
 mod docs;
+mod figures;
 mod fixtures;
 mod help;
 mod hostile;

@@ -3,7 +3,7 @@
 //! with `wrk` on the same endpoint. Used by `scripts/bench.sh`.
 //!
 //! ```sh
-//! cargo run --release --example client_rate -- URL PROFILE PATH [CONNECTIONS] [SECONDS]
+//! cargo run --release -p conformance-bench --bin client_rate -- URL PROFILE PATH [CONNECTIONS] [SECONDS]
 //! ```
 //! Prints `client: N requests in S s (R requests/s), F failed`.
 

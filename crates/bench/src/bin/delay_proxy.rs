@@ -3,7 +3,7 @@
 //! `scripts/bench.sh` to time a run against a target across a network.
 //!
 //! ```sh
-//! cargo run --release --example delay_proxy -- --to http://127.0.0.1:8080 [--listen 127.0.0.1:0] [--delay-ms 50]
+//! cargo run --release -p conformance-bench --bin delay_proxy -- --to http://127.0.0.1:8080 [--listen 127.0.0.1:0] [--delay-ms 50]
 //! ```
 //! Prints `delay proxy listening on http://ADDR (DELAY ms before each request to TARGET)` first,
 //! then serves until killed. Connections to it are kept alive as a real server's are.
