@@ -14,7 +14,8 @@ BIN="${BIN:-target/release/workspace-conformance}"
 [ -x "$BIN" ] || { echo "error: $BIN is missing (cargo build --release, or give BIN=)" >&2; exit 2; }
 SETS="${SETS:-missing-auth-accepted,duplicate-across-pages,wrong-content-type webhook-unsigned,call-id-prefix-ca,create-contact-no-envelope task-complete-no-effect,task-unassign-keeps-user,task-list-drops-newest to-e164-first-only,renamed-text-dropped,created-after-ignored external-id-76-accepted,webhook-create-drops-label,in-filter-ignored}"
 work="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# KEEP=1 keeps the results (the directory is printed).
+trap 'kill $(jobs -p) 2>/dev/null || true; if [ -n "${KEEP:-}" ]; then echo "results in $work" >&2; else rm -rf "$work"; fi' EXIT
 status=0
 n=0
 for set in $SETS; do
@@ -23,12 +24,17 @@ for set in $SETS; do
   mkdir -p "$dir"
   faults=()
   for f in ${set//,/ }; do faults+=(--fault "$f"); done
-  port=$((42100 + n))
-  "$BIN" serve --listen "127.0.0.1:$port" "${faults[@]}" --profile-out "$dir/profile.json" >"$dir/serve.log" 2>&1 &
+  # A free port; the reference says which.
+  "$BIN" serve --listen "127.0.0.1:0" "${faults[@]}" --profile-out "$dir/profile.json" >"$dir/serve.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 100); do [ -s "$dir/profile.json" ] && break; sleep 0.1; done
-  [ -s "$dir/profile.json" ] || { echo "error: serve did not start for $set" >&2; cat "$dir/serve.log" >&2; exit 2; }
-  certify() { env -u WORKSPACE_API_KEY "$BIN" --target "http://127.0.0.1:$port" --profile "$dir/profile.json" -q "$@" >/dev/null 2>&1 || true; }
+  url=""
+  for _ in $(seq 1 100); do
+    url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$dir/serve.log" | head -1 || true)"
+    [ -n "$url" ] && [ -s "$dir/profile.json" ] && break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "error: serve did not start for $set" >&2; cat "$dir/serve.log" >&2; exit 2; }
+  certify() { env -u WORKSPACE_API_KEY "$BIN" --target "$url" --profile "$dir/profile.json" -q "$@" >/dev/null 2>&1 || true; }
   for i in 1 2 3 4 5; do
     certify --json "$dir/run-$i.json" --seed $((1000 + i * 7919)) --run-id "st${i}ab${i}cd"
   done
@@ -46,6 +52,9 @@ for f in files:
     ids.append([(x["fingerprint"], x["title"], x["clauses"]) for x in r["defects"]])
 same = all(i == ids[0] for i in ids)
 counts = [len(i) for i in ids]
+if not same:
+    for f, i in zip(files, ids):
+        print(f"  {f.rsplit('/', 1)[1]}: " + "; ".join(f"{x[0]} {x[1][:90]}" for x in i))
 print(f"{'same' if same else 'DIFFER'}: {name}: {counts[0]} defects in 5 runs and the merge "
       f"({', '.join(x[0] for x in ids[0])})" + ("" if same else f"; counts {counts}"))
 sys.exit(0 if same else 1)

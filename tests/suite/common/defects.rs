@@ -141,6 +141,58 @@ pub fn counts(runs: &BTreeMap<String, FaultDefects>) -> (usize, usize, usize, us
     )
 }
 
+/// `runs` with each fault of `unsteady` as `record` (the defects record's text) holds it, where
+/// it holds it: such a fault's defects depend on timing (which reads of other trials meet what
+/// it broke), so its run may give one defect more or less than the record, and the figures the
+/// README states would move with one run's timing.
+pub fn settled(
+    runs: &BTreeMap<String, FaultDefects>,
+    record: &str,
+    unsteady: &std::collections::BTreeSet<String>,
+) -> BTreeMap<String, FaultDefects> {
+    let mut out = runs.clone();
+    let mut current: Option<FaultDefects> = None;
+    let mut recorded: Vec<FaultDefects> = Vec::new();
+    for line in record.lines() {
+        if let Some(rest) = line.strip_prefix("fault ") {
+            recorded.extend(current.take());
+            let name = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let rank = if rest.ends_with("its own first") {
+                Some(1)
+            } else {
+                rest.rsplit_once("its own at ")
+                    .and_then(|(_, k)| k.trim().parse::<usize>().ok())
+            };
+            current = Some(FaultDefects {
+                fault: name,
+                clause: String::new(),
+                lines: Vec::new(),
+                own: rank.map_or(Vec::new(), |k| vec![false; k]),
+            });
+            if let (Some(c), Some(k)) = (current.as_mut(), rank) {
+                c.own[k - 1] = true;
+            }
+        } else if let (Some(c), true) = (current.as_mut(), line.starts_with("  ")) {
+            c.lines.push(line.trim().to_string());
+        } else {
+            recorded.extend(current.take());
+        }
+    }
+    recorded.extend(current.take());
+    for mut r in recorded {
+        if let (true, Some(now)) = (unsteady.contains(&r.fault), out.get(&r.fault)) {
+            r.clause = now.clause.clone();
+            r.own.resize(r.lines.len(), false);
+            out.insert(r.fault.clone(), r);
+        }
+    }
+    out
+}
+
 /// The sentence the README states.
 pub fn summary(runs: &BTreeMap<String, FaultDefects>) -> String {
     let (one, two, three, more, first) = counts(runs);

@@ -224,6 +224,17 @@ fn field(f: &FailureOut) -> Option<String> {
     (!field.is_empty() && !field.starts_with('*') && field != "id").then_some(field)
 }
 
+/// A finding of the model: a read judged against what the run set, in whatever trial sent it.
+fn by_model(f: &FailureOut) -> bool {
+    check_name(&f.check).starts_with("model: ")
+}
+
+/// Whether a key leads a defect steadily: the model's findings come in a run where a read met
+/// no change in flight, so a case's own key leads where the defect has one.
+fn steady(k: &Key) -> bool {
+    !k.check.starts_with("model: ")
+}
+
 /// The status of the answer a finding judged.
 fn answered(f: &FailureOut) -> Option<u16> {
     f.exchange.as_ref().and_then(|e| e.status)
@@ -280,9 +291,13 @@ fn same_exchange(a: &FailureOut, b: &FailureOut) -> bool {
         }
 }
 
-/// Two places of one body where one holds the other.
-fn related(a: &str, b: &str) -> bool {
-    a.starts_with(b) || b.starts_with(a)
+/// Whether `place` is at or under `at` in one body (`/data/2/name` is under `/data/2`, not
+/// under `/data/20`).
+fn under(place: &str, at: &str) -> bool {
+    place == at
+        || place
+            .strip_prefix(at)
+            .is_some_and(|rest| at.is_empty() || rest.starts_with('/'))
 }
 
 /// Union-find over findings and keys.
@@ -350,7 +365,9 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
     for (ti, t) in trials.iter().enumerate() {
         let fs = &t.failures;
         let own: Vec<usize> = (0..fs.len())
-            .filter(|&i| !generic(&fs[i]) && !dependent(&fs[i]))
+            // The model's findings are not the case's: a read of another trial's resource does
+            // not follow from the case's step.
+            .filter(|&i| !generic(&fs[i]) && !dependent(&fs[i]) && !by_model(&fs[i]))
             .collect();
         for (i, f) in fs.iter().enumerate() {
             if dependent(f) {
@@ -375,7 +392,9 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
                     .iter()
                     .map(|c| (fam.clone(), format!("clause {c}")))
                     .collect();
-                if let (true, Some(op)) = (fam == "data", &f.operation) {
+                // The model reads every resource through a few operations: its findings join
+                // by the field they are about, not by the operation that read them.
+                if let (true, Some(op), false) = (fam == "data", &f.operation, by_model(f)) {
                     joins.push((fam.clone(), format!("operation {op}")));
                 }
                 if let (true, Some(field)) = (fam == "data", field(f)) {
@@ -391,7 +410,11 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
                 for &j in &own {
                     let g = &fs[j];
                     let place = g.pointer.as_deref().unwrap_or("");
-                    if same_exchange(g, f) && related(place, at) && g.rule.status.is_none() {
+                    // A list's rule (a filter, the order) judged on a value a schema keyword
+                    // refused does not follow from it; under a broken envelope everything does.
+                    let follows = at.is_empty() || kind(g) != CheckKind::Page;
+                    if same_exchange(g, f) && under(place, at) && g.rule.status.is_none() && follows
+                    {
                         u.join(node[ti][j], n);
                     }
                 }
@@ -434,9 +457,10 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
 /// defect on it (`FailureOut::defect`) and each failed trial's on the trial. `contract` gives
 /// the clauses' words for the titles.
 ///
-/// A defect's key is the key of its component met in the most trials (then the least key): its
-/// fingerprint, title and first clause. Worst first: by severity, then the most trials, then
-/// by fingerprint.
+/// A defect's key is the key of its component that a case's own check gave (the model's come
+/// only where a read met no change in flight), met in the most trials, then the least: its
+/// fingerprint, title and first clause. Worst first: by severity, then by fingerprint, so that
+/// every run and merge lists the same defects in the same order.
 pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
     let (roots, keys) = components(trials);
     // Per component: its findings, and per key the trials that met it.
@@ -462,17 +486,23 @@ pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
                 .get(&r)
                 .and_then(|m| {
                     m.iter()
-                        .max_by(|a, b| a.1.len().cmp(&b.1.len()).then(b.0.cmp(a.0)))
+                        .max_by(|a, b| {
+                            steady(a.0)
+                                .cmp(&steady(b.0))
+                                .then(a.1.len().cmp(&b.1.len()))
+                                .then(b.0.cmp(a.0))
+                        })
                         .map(|(k, _)| k.clone())
                 })
                 .unwrap_or_else(|| key(&trials[at[0].0].failures[at[0].1]));
             gather(lead, &at, trials, &keys)
         })
         .collect();
+    // Worst first, then by fingerprint: the order is the same in every run and merge (how many
+    // trials meet a defect may vary where the run's requests meet one another).
     list.sort_by(|a, b| {
         a.severity
             .cmp(&b.severity)
-            .then(b.trials.len().cmp(&a.trials.len()))
             .then(a.key.fingerprint().cmp(&b.key.fingerprint()))
     });
     let mut ids: BTreeMap<(usize, usize), String> = BTreeMap::new();
