@@ -362,6 +362,14 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
     }
     let mut key_node: BTreeMap<Key, usize> = BTreeMap::new();
     let mut shared: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // The fields the model found wrong in this run: a case's read of one of them is the same
+    // defect. Other fields of the same name (a `status` of another resource) are not joined.
+    let model_fields: BTreeSet<String> = trials
+        .iter()
+        .flat_map(|t| &t.failures)
+        .filter(|f| by_model(f))
+        .filter_map(field)
+        .collect();
     for (ti, t) in trials.iter().enumerate() {
         let fs = &t.failures;
         let own: Vec<usize> = (0..fs.len())
@@ -398,7 +406,9 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
                     joins.push((fam.clone(), format!("operation {op}")));
                 }
                 if let (true, Some(field)) = (fam == "data", field(f)) {
-                    joins.push((fam.clone(), format!("field {field}")));
+                    if model_fields.contains(&field) {
+                        joins.push((fam.clone(), format!("field {field}")));
+                    }
                 }
                 for j in joins {
                     let sn = *shared.entry(j).or_insert_with(|| u.add());
