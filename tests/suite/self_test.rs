@@ -80,12 +80,7 @@ fn every_fault_is_caught_by_the_trials_and_checks_recorded_for_it() {
     // A fault with a catch that depends on timing (`| sometimes` in the catch record) reports
     // defects that depend on timing too (which contacts a neighbour read meets): its block is
     // not compared; every other fault's defects are, line for line.
-    let unsteady: std::collections::BTreeSet<String> = record
-        .sometimes
-        .iter()
-        .chain(runs.catches.iter().filter(|c| c.timing_dependent()))
-        .map(|c| c.fault.clone())
-        .collect();
+    let unsteady = unsteady_faults(&record, &runs.catches);
     // The unsteady faults as the record holds them: the header's figures (and the README's)
     // do not move with one run's timing.
     let settled = common::defects::settled(&runs.defects, &written, &unsteady);
@@ -177,12 +172,7 @@ fn settle(
     record: &Record,
 ) {
     let written = blocks(&std::fs::read_to_string(common::defects::path()).unwrap_or_default());
-    let unsteady: std::collections::BTreeSet<String> = record
-        .sometimes
-        .iter()
-        .chain(runs.catches.iter().filter(|c| c.timing_dependent()))
-        .map(|c| c.fault.clone())
-        .collect();
+    let unsteady = unsteady_faults(record, &runs.catches);
     let differs = |runs: &common::FaultRuns, fault: &str| -> bool {
         if runs.problems_of.get(fault).is_some_and(|p| !p.is_empty()) {
             return true;
@@ -562,4 +552,18 @@ fn every_clause_a_check_can_cite_has_a_fault_or_a_waiver() {
         "every clause a check can cite needs a fault that proves the check can fail, or a waiver saying why no fault of the reference can show it:\n{}",
         problems.join("\n")
     );
+}
+
+/// The faults with a catch that depends on timing, recorded `sometimes` or seen in this run:
+/// their defects depend on timing too.
+fn unsteady_faults(
+    record: &Record,
+    catches: &std::collections::BTreeSet<catches::Catch>,
+) -> std::collections::BTreeSet<String> {
+    record
+        .sometimes
+        .iter()
+        .chain(catches.iter().filter(|c| c.timing_dependent()))
+        .map(|c| c.fault.clone())
+        .collect()
 }

@@ -24,9 +24,8 @@ use super::Executor;
 use crate::cases::properties::Relation;
 use crate::cases::template::Vars;
 use crate::checks::generic;
-use crate::client::{Auth, Exchange, Outgoing};
+use crate::client::Exchange;
 use crate::results::{Failure, Finding};
-use conformance_contract::Api;
 
 const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
 const PAGE_SIZES: usize = 12;
@@ -161,17 +160,7 @@ fn id_of(item: &Value) -> Option<String> {
 
 impl Reader<'_> {
     async fn get(&mut self, path: &str, query: &[(&str, String)]) -> Arc<Exchange> {
-        let out = Outgoing {
-            method: "GET".into(),
-            path: path.into(),
-            query: query
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect(),
-            headers: Api::of_path(path).headers(),
-            body: None,
-            auth: Auth::Primary,
-        };
+        let out = super::sequences::request("GET", path, query, None);
         let ex = Arc::new(self.exec.send(&out).await);
         self.found.extend(
             generic::check(&self.exec.contract, &ex, Default::default())

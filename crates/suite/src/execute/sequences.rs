@@ -583,10 +583,9 @@ impl World {
                     source: shown.unwrap_or(source),
                 });
                 if let Some(id) = id {
-                    s.send(
-                        request("GET", &format!("/contacts/{id}"), &[], None),
+                    s.read(
+                        &format!("/contacts/{id}"),
                         "Header-versioned API > GET /contacts/{contactId}",
-                        true,
                     )
                     .await;
                 }
@@ -621,10 +620,9 @@ impl World {
                     true,
                 )
                 .await;
-                s.send(
-                    request("GET", &format!("/contacts/{id}"), &[], None),
+                s.read(
+                    &format!("/contacts/{id}"),
                     "Header-versioned API > GET /contacts/{contactId}",
-                    true,
                 )
                 .await;
                 format!("PATCH contact {} (replacing its entries)", contact + 1)
@@ -653,10 +651,9 @@ impl World {
                 let id = created_id(&ex, "id");
                 self.messages.push(id.clone());
                 if let Some(id) = id {
-                    s.send(
-                        request("GET", &format!("/messages/{id}"), &[], None),
+                    s.read(
+                        &format!("/messages/{id}"),
                         "Header-versioned API > GET /messages/{messageId}",
-                        true,
                     )
                     .await;
                 }
@@ -666,10 +663,9 @@ impl World {
                 let Some(id) = self.messages[*m].clone() else {
                     return format!("(message {} has no id: nothing sent)", m + 1);
                 };
-                s.send(
-                    request("GET", &format!("/messages/{id}"), &[], None),
+                s.read(
+                    &format!("/messages/{id}"),
                     "Header-versioned API > GET /messages/{messageId}",
-                    true,
                 )
                 .await;
                 format!("read message {}", m + 1)
@@ -711,10 +707,9 @@ impl World {
                 let id = created_id(&ex, "id");
                 self.webhooks.push((id.clone(), false));
                 if let Some(id) = id {
-                    s.send(
-                        request("GET", &format!("/webhooks/{id}"), &[], None),
+                    s.read(
+                        &format!("/webhooks/{id}"),
                         "Header-versioned API > GET /webhooks/{webhookId}",
-                        true,
                     )
                     .await;
                 }
@@ -742,10 +737,9 @@ impl World {
                     true,
                 )
                 .await;
-                s.send(
-                    request("GET", &format!("/webhooks/{id}"), &[], None),
+                s.read(
+                    &format!("/webhooks/{id}"),
                     "Header-versioned API > GET /webhooks/{webhookId}",
-                    true,
                 )
                 .await;
                 format!("PATCH webhook {}", webhook + 1)
@@ -760,10 +754,9 @@ impl World {
                     true,
                 )
                 .await;
-                s.send(
-                    request("GET", &format!("/webhooks/{id}"), &[], None),
+                s.read(
+                    &format!("/webhooks/{id}"),
                     "Header-versioned API > GET /webhooks/{webhookId}",
-                    true,
                 )
                 .await;
                 format!("rotate the secret of webhook {}", w + 1)
@@ -783,12 +776,8 @@ impl World {
             }
             Step::ListWebhooks => {
                 // The route table names no parameter of this list: none is sent.
-                s.send(
-                    request("GET", "/webhooks", &[], None),
-                    "Header-versioned API > webhook management",
-                    true,
-                )
-                .await;
+                s.read("/webhooks", "Header-versioned API > webhook management")
+                    .await;
                 "list the webhooks".into()
             }
             _ => unreachable!("webhook_step is given its own steps only"),
@@ -938,6 +927,12 @@ struct Sender<'a> {
 impl Sender<'_> {
     /// Sends `out`; its answer is held to the generic checks and, when `accepted`, must be a
     /// success: the request is one the contract allows.
+    /// A GET of the run's own key that must succeed: a read the model judges.
+    async fn read(&mut self, path: &str, clause: &'static str) -> Arc<Exchange> {
+        self.send(request("GET", path, &[], None), clause, true)
+            .await
+    }
+
     async fn send(&mut self, out: Outgoing, clause: &'static str, accepted: bool) -> Arc<Exchange> {
         let ex = Arc::new(self.exec.send(&out).await);
         let generic = generic::check(&self.exec.contract, &ex, Default::default());
@@ -1034,7 +1029,12 @@ fn created_id(ex: &Exchange, field: &str) -> Option<String> {
 }
 
 /// A request of the run's own key, with the headers of its generation.
-fn request(method: &str, path: &str, query: &[(&str, String)], body: Option<Value>) -> Outgoing {
+pub(super) fn request(
+    method: &str,
+    path: &str,
+    query: &[(&str, String)],
+    body: Option<Value>,
+) -> Outgoing {
     Outgoing {
         method: method.into(),
         path: path.into(),
