@@ -40,6 +40,11 @@ pub enum Constraint {
     Phone(E164),
     /// `x-not-blank`: text of only whitespace is rejected.
     NotBlank,
+    /// `format: uri` of a request field: text that is no URI (no scheme) is rejected.
+    Uri,
+    /// `x-not-item`: an array holding the value the template names (a profile fixture, the
+    /// workspace's own number among participants) is rejected.
+    NotItem(String),
 }
 
 impl Constraint {
@@ -51,6 +56,8 @@ impl Constraint {
             Constraint::Count { .. } => "count",
             Constraint::Pattern(_) | Constraint::Phone(_) => "pattern",
             Constraint::NotBlank => "not-blank",
+            Constraint::Uri => "uri",
+            Constraint::NotItem(_) => "excluded-item",
         }
     }
 
@@ -83,6 +90,8 @@ impl Constraint {
             Constraint::Pattern(p) => format!("a string matching {p}"),
             Constraint::Phone(e) => format!("a string matching {}", e.pattern()),
             Constraint::NotBlank => "text that is not only whitespace".into(),
+            Constraint::Uri => "a URI (a scheme, then its part)".into(),
+            Constraint::NotItem(t) => format!("items other than {t}"),
         }
     }
 }
@@ -112,6 +121,12 @@ pub(crate) fn of_schema(schema: &Value, example: Option<&Value>, phone: &E164) -
     }
     if schema.get("x-not-blank").and_then(Value::as_bool) == Some(true) {
         out.push(Constraint::NotBlank);
+    }
+    if ty == Some("string") && schema.get("format").and_then(Value::as_str) == Some("uri") {
+        out.push(Constraint::Uri);
+    }
+    if let Some(t) = schema.get("x-not-item").and_then(Value::as_str) {
+        out.push(Constraint::NotItem(t.to_string()));
     }
     if uint("minItems").is_some() || uint("maxItems").is_some() {
         let items = schema.get("items").cloned().unwrap_or(Value::Null);

@@ -18,7 +18,7 @@ pub const MAX_CONTACTS: usize = 2;
 pub const MAX_MESSAGES: usize = 2;
 pub const MAX_WEBHOOKS: usize = 2;
 /// Steps of one sequence.
-pub const STEPS: std::ops::RangeInclusive<usize> = 10..=20;
+pub const STEPS: std::ops::RangeInclusive<usize> = 8..=16;
 
 /// What a task is linked to when created: the three forms the contract states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,11 @@ pub enum ContactFilter {
     /// `GET /contacts?source=` a proper prefix of the source the target showed for it: an
     /// exact filter lists no contact whose source is longer.
     SourcePrefix,
+    /// `GET /contacts?externalId=` its external id with the case of its letters swapped: an
+    /// exact filter lists no contact whose external id differs (the filter rule judges it).
+    ExternalIdOtherCase,
+    /// `GET /v1/contacts?externalIds=` the same.
+    V1ExternalIdsOtherCase,
 }
 
 /// One step of a sequence. Indices name the resources the sequence created, in order; users
@@ -184,9 +189,43 @@ fn phones() -> BoxedStrategy<Vec<usize>> {
         .boxed()
 }
 
+/// Every task event of the event table: what the sequences' watcher webhooks subscribe to.
+pub const TASK_EVENTS: &[&str] = &[
+    "task.created",
+    "task.updated",
+    "task.deleted",
+    "task.completed",
+    "task.reopened",
+    "task.assigned",
+    "task.unassigned",
+    "task.overdue",
+    "task.linked",
+    "task.unlinked",
+    "task.duedate.updated",
+    "task.duedate.removed",
+];
+
 /// The events of a webhook: a non-empty subset of one variant of the events union.
 fn events() -> BoxedStrategy<Vec<&'static str>> {
     const VARIANTS: &[&[&str]] = &[
+        // The events the sequence's own changes fire (the model predicts their deliveries).
+        &[
+            "task.created",
+            "task.completed",
+            "task.reopened",
+            "task.assigned",
+            "task.unassigned",
+            "task.updated",
+            "task.deleted",
+        ],
+        &["task.created", "task.assigned"],
+        &[
+            "task.completed",
+            "task.reopened",
+            "task.deleted",
+            "task.unassigned",
+        ],
+        &["contact.updated"],
         &["message.received", "message.delivered"],
         &["call.completed", "call.ringing", "call.recording.completed"],
         &["call.summary.completed"],
@@ -356,7 +395,9 @@ impl ReferenceStateMachine for Machine {
                 Just(ContactFilter::ExternalId),
                 Just(ContactFilter::ExternalIdIn),
                 Just(ContactFilter::V1ExternalIds),
-                Just(ContactFilter::SourcePrefix)
+                Just(ContactFilter::SourcePrefix),
+                Just(ContactFilter::ExternalIdOtherCase),
+                Just(ContactFilter::V1ExternalIdsOtherCase)
             ];
             options.push((
                 3,
@@ -379,7 +420,7 @@ impl ReferenceStateMachine for Machine {
         }
         if state.webhooks.len() < MAX_WEBHOOKS {
             options.push((
-                2,
+                4,
                 (text(), events(), any::<bool>())
                     .prop_map(|(label, events, every_number)| Step::CreateWebhook {
                         label,
@@ -407,7 +448,7 @@ impl ReferenceStateMachine for Machine {
                     .boxed(),
             ));
             options.push((1, w.clone().prop_map(Step::RotateWebhook).boxed()));
-            options.push((1, w.prop_map(Step::DeleteWebhook).boxed()));
+            options.push((2, w.prop_map(Step::DeleteWebhook).boxed()));
             options.push((1, Just(Step::ListWebhooks).boxed()));
         }
         proptest::strategy::Union::new_weighted(options).boxed()
@@ -496,10 +537,13 @@ pub const REQUESTS: &[(&str, &str)] = &[
     ("GET", "/messages"),
     ("POST", "/webhooks"),
     ("POST", "/webhooks"),
+    ("POST", "/webhooks"),
+    ("POST", "/webhooks"),
     ("GET", "/webhooks"),
     ("GET", "/webhooks/{webhookId}"),
     ("PATCH", "/webhooks/{webhookId}"),
     ("POST", "/webhooks/{webhookId}/rotate"),
     ("DELETE", "/webhooks/{webhookId}"),
+    ("GET", "/webhooks/{webhookId}/events"),
     ("GET", "/users"),
 ];

@@ -1,6 +1,7 @@
 //! Runs one case against the target: renders each step, sends it, runs the generic checks and
 //! the case's expectations, saves values for later steps, and gives the verdict.
 
+mod deliveries;
 mod limit;
 pub mod properties;
 mod relations;

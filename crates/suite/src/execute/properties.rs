@@ -312,7 +312,13 @@ fn context(limit: &Limit, base: &Outgoing, vars: &Vars) -> Context {
             .and_then(|t| vars.render_value(t).ok()),
         _ => None,
     };
+    let excluded = limit
+        .schema
+        .get("x-not-item")
+        .and_then(|t| vars.render_value(t).ok())
+        .filter(|v| !v.is_null());
     Context {
+        excluded,
         example: current(base, limit),
         keeps_format: limit.schema.get("format").is_some(),
         avoid,

@@ -120,6 +120,26 @@ pub(super) async fn run(
                 "v1 API: conversations > GET /v1/conversations > phoneNumbers",
             )
             .await;
+            // The participants of a group are a set: in another order, the same messages.
+            let group: Vec<String> = vars
+                .get("group_participants")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(pn) = text("phone_number_id") {
+                r.orders(
+                    "/v1/messages",
+                    &[("phoneNumberId", pn)],
+                    "participants",
+                    &group,
+                    "v1 API: messages > GET /v1/messages > participants",
+                )
+                .await;
+            }
         }
         Relation::Assignments => r.assignments().await,
     }
@@ -391,6 +411,57 @@ impl Reader<'_> {
                     ),
                 ),
                 all.last.clone(),
+            ));
+        }
+    }
+
+    /// A set-valued filter lists the same items whatever the order of its values: the values
+    /// in the order given, reversed, and in the order given again; every item both walks in
+    /// the given order list, the reversed walk lists (the run may add items meanwhile).
+    async fn orders(
+        &mut self,
+        path: &str,
+        base: &[(&str, String)],
+        param: &'static str,
+        values: &[String],
+        clause: &'static str,
+    ) {
+        if values.len() < 2 {
+            return;
+        }
+        let query = |vals: &mut dyn Iterator<Item = &String>| -> Vec<(&str, String)> {
+            let mut q = base.to_vec();
+            q.extend(vals.map(|v| (param, v.clone())));
+            q
+        };
+        let given = query(&mut values.iter());
+        let reversed = query(&mut values.iter().rev());
+        let Some(before) = self.walk(path, &given, 50, MAX_PAGES).await else {
+            return;
+        };
+        let Some(middle) = self.walk(path, &reversed, 50, MAX_PAGES).await else {
+            return;
+        };
+        let Some(after) = self.walk(path, &given, 50, MAX_PAGES).await else {
+            return;
+        };
+        let lost = Self::lost(&before, &middle, &after);
+        if !lost.is_empty() {
+            self.found.push((
+                Finding::new(
+                    clause,
+                    format!("filter {param} as a set"),
+                    format!(
+                        "{param} = {} in reverse order lists what the same values in their order list",
+                        values.join(", ")
+                    ),
+                    format!(
+                        "{} missing: {}",
+                        lost.len(),
+                        lost.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ),
+                middle.last.clone(),
             ));
         }
     }

@@ -38,7 +38,7 @@ pub(super) async fn run(
     depth: u32,
     exchanges: &mut Vec<Arc<Exchange>>,
 ) -> Vec<Failure> {
-    let mut world = World::new(exec, vars, case.name.rsplit('.').next().unwrap_or(""));
+    let mut world = World::new(exec, vars, &case.name);
     world.users(exec, exchanges).await;
     let mut runner = runner_for(exec.seed, &case.name);
     let strategy = Machine::sequential_strategy(STEPS);
@@ -139,6 +139,12 @@ struct LiveContact {
 /// resources of the replay running now.
 struct World {
     run: String,
+    /// The trial's name: its slot at the receiver.
+    case: String,
+    /// The start of this replay's receiver sub-paths, distinct between replays.
+    hooks_prefix: String,
+    /// The replay's watcher webhooks (`World::watch`).
+    watchers: Vec<Option<String>>,
     /// The trial's own part of the names it gives (external ids), distinct between trials.
     trial: String,
     users: Vec<String>,
@@ -150,16 +156,62 @@ struct World {
 }
 
 impl World {
-    fn new(exec: &Executor, vars: &Vars, trial: &str) -> World {
+    fn new(exec: &Executor, vars: &Vars, case: &str) -> World {
         World {
             run: exec.run_id.clone(),
-            trial: trial.to_string(),
+            case: case.to_string(),
+            hooks_prefix: String::new(),
+            watchers: Vec::new(),
+            trial: case.rsplit('.').next().unwrap_or("").to_string(),
             users: Vec::new(),
             fixtures: vars.clone(),
             tasks: Vec::new(),
             contacts: Vec::new(),
             messages: Vec::new(),
             webhooks: Vec::new(),
+        }
+    }
+
+    /// A key of another workspace the profile gives, with its fixture's name.
+    fn foreign_key(&self) -> Option<(String, &'static str)> {
+        [
+            "international_disabled_api_key",
+            "subscription_expired_api_key",
+        ]
+        .into_iter()
+        .find_map(|f| self.text(f).filter(|k| !k.is_empty()).map(|k| (k, f)))
+    }
+
+    /// After the run's key read `path` (a message the sequence sent), a key of another
+    /// workspace, where the profile gives one, must not read it: the message is of a number of
+    /// the run's workspace (Authentication 3: a caller without access is refused; 404 hides it
+    /// too). Messages only: the other workspaces the profile names are known by their numbers
+    /// (`international_disabled_phone_number`), and a message by the number that sent it.
+    async fn foreign_read(&self, s: &mut Sender<'_>, path: &str) {
+        let Some((key, fixture)) = self.foreign_key() else {
+            return;
+        };
+        let mut out = request("GET", path, &[], None);
+        out.auth = Auth::Key {
+            key,
+            label: format!("<{}>", fixture.to_ascii_uppercase()),
+        };
+        let ex = s.send(out, "Authentication > 3", false).await;
+        if let Ok(resp) = &ex.outcome {
+            if (200..300).contains(&resp.status) {
+                s.found.push((
+                    Finding::new(
+                        "Authentication > 3",
+                        "status",
+                        format!(
+                            "a refusal (403, or 404): the key of another workspace ({fixture}) has no access to a resource the run's key created"
+                        ),
+                        resp.status.to_string(),
+                    )
+                    .status_class("4xx"),
+                    ex.clone(),
+                ));
+            }
         }
     }
 
@@ -201,6 +253,7 @@ impl World {
         self.contacts.clear();
         self.messages.clear();
         self.webhooks.clear();
+        self.hooks_prefix = format!("r{round}a{attempt}");
         let tag = format!("{}-sq{}-{round}-{attempt}", self.run, self.trial);
         let (mut replay, model) = crate::model::collect(async {
             let mut replay = Replay {
@@ -208,39 +261,164 @@ impl World {
                 exchanges: Vec::new(),
                 found: Vec::new(),
             };
+            if let Some((what, exs, found)) = self.watch(exec).await {
+                replay.exchanges.extend(exs.iter().cloned());
+                replay.found.extend(found);
+                replay.steps.push((what, exs));
+            }
             for step in steps {
                 let (what, exs, found) = self.step(exec, step, &tag).await;
                 replay.exchanges.extend(exs.iter().cloned());
                 replay.found.extend(found);
                 replay.steps.push((what, exs));
             }
-            // What the sequence made and did not delete goes now: the counted states (open
-            // tasks, webhooks) are back where they were for the trials that follow.
-            let mut tidy = Vec::new();
+            // The closing changes: the second watcher is deleted, then the tasks the sequence
+            // left: their events must reach the first watcher and not the deleted one.
+            let mut closing = Vec::new();
+            if let Some(id) = self.watchers.get(1).cloned().flatten() {
+                closing.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
+            }
             for t in self.tasks.iter().filter(|t| !t.deleted) {
                 if let Some(id) = &t.id {
-                    tidy.push(request("DELETE", &format!("/v1/tasks/{id}"), &[], None));
+                    closing.push(request("DELETE", &format!("/v1/tasks/{id}"), &[], None));
                 }
+            }
+            if !closing.is_empty() {
+                let exs = self.tidy(exec, closing, &mut replay.found).await;
+                replay.exchanges.extend(exs.iter().cloned());
+                replay.steps.push((
+                    "delete the second watcher, then the tasks the sequence left".into(),
+                    exs,
+                ));
+            }
+            // The deliveries the changes must cause, and must not, at the webhooks the sequence
+            // created; then the records of the webhooks' history that name them.
+            let (found, exs) = self.deliveries(exec, &replay.exchanges).await;
+            replay.found.extend(found);
+            if !exs.is_empty() {
+                replay.exchanges.extend(exs.iter().cloned());
+                replay
+                    .steps
+                    .push(("read the delivery history of the webhooks".into(), exs));
+            }
+            // The webhooks the sequence made and did not delete go now: the counted states
+            // (open tasks, webhooks) are back where they were for the trials that follow.
+            let mut tidy = Vec::new();
+            if let Some(Some(id)) = self.watchers.first() {
+                tidy.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
             }
             for (id, deleted) in &self.webhooks {
                 if let (Some(id), false) = (id, deleted) {
                     tidy.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
                 }
             }
-            for out in tidy {
-                let ex = Arc::new(exec.send(&out).await);
-                replay.found.extend(
-                    generic::check(&exec.contract, &ex, Default::default())
-                        .into_iter()
-                        .map(|f| (f, ex.clone())),
-                );
-                replay.exchanges.push(ex);
-            }
+            self.watchers.clear();
+            let exs = self.tidy(exec, tidy, &mut replay.found).await;
+            replay.exchanges.extend(exs);
             replay
         })
         .await;
         replay.found.extend(model);
         replay
+    }
+
+    /// Sends requests that tidy up, in order, held to the generic checks only.
+    async fn tidy(
+        &self,
+        exec: &Executor,
+        outs: Vec<Outgoing>,
+        found: &mut Found,
+    ) -> Vec<Arc<Exchange>> {
+        let mut exs = Vec::new();
+        for out in outs {
+            let ex = Arc::new(exec.send(&out).await);
+            found.extend(
+                generic::check(&exec.contract, &ex, Default::default())
+                    .into_iter()
+                    .map(|f| (f, ex.clone())),
+            );
+            exs.push(ex);
+        }
+        exs
+    }
+
+    /// Judges the deliveries of the replay's webhooks (`execute::deliveries`) and the records
+    /// of their history.
+    async fn deliveries(
+        &self,
+        exec: &Executor,
+        exchanges: &[Arc<Exchange>],
+    ) -> (Found, Vec<Arc<Exchange>>) {
+        let (Some(receiver), Some(base)) = (&exec.receiver, self.text("webhook_url")) else {
+            return (Vec::new(), Vec::new());
+        };
+        let predicted = super::deliveries::predict(&exec.contract, &base, exchanges);
+        if predicted.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let mut found = predicted
+            .judge(receiver, &exec.run_id, &self.case, exec.bounds().delivery)
+            .await;
+        let mut s = Sender {
+            exec,
+            expect: Expect::Success,
+            exchanges: Vec::new(),
+            found: Vec::new(),
+        };
+        for history in predicted.received(receiver, &exec.run_id, &self.case) {
+            let ex = s
+                .read(
+                    &format!("/webhooks/{}/events", history.webhook),
+                    "Header-versioned API > webhook delivery history",
+                )
+                .await;
+            if let Ok(resp) = &ex.outcome {
+                if let (true, Some(Ok(body))) = ((200..300).contains(&resp.status), &resp.json) {
+                    found.extend(
+                        super::deliveries::judge_records(body, &history)
+                            .into_iter()
+                            .map(|f| (f, ex.clone())),
+                    );
+                }
+            }
+        }
+        found.extend(s.found);
+        (found, s.exchanges)
+    }
+
+    /// Creates the replay's two watchers: webhooks on every task event of every number, so that
+    /// the model has deliveries to predict whatever the steps are. The second is deleted before
+    /// the sequence's closing changes, whose events it must then not receive.
+    async fn watch(&mut self, exec: &Executor) -> Option<(String, Vec<Arc<Exchange>>, Found)> {
+        let url = self.text("webhook_url")?;
+        let mut s = Sender {
+            exec,
+            expect: Expect::Success,
+            exchanges: Vec::new(),
+            found: Vec::new(),
+        };
+        self.watchers.clear();
+        for n in 0..2 {
+            let body = json!({
+                "url": format!("{url}/{}watch{n}", self.hooks_prefix),
+                "events": crate::cases::sequence::TASK_EVENTS,
+                "resourceIds": ["*"],
+                "label": format!("{} sequence watcher {n}", self.run),
+            });
+            let ex = s
+                .send(
+                    request("POST", "/webhooks", &[], Some(body)),
+                    "Header-versioned API > POST /webhooks",
+                    true,
+                )
+                .await;
+            self.watchers.push(created_id(&ex, "id"));
+        }
+        Some((
+            "create two webhooks on every task event of every number (\"*\"), to watch the deliveries".into(),
+            s.exchanges,
+            s.found,
+        ))
     }
 
     /// Runs one step: a description, its exchanges and what they showed wrong.
@@ -551,7 +729,8 @@ impl World {
                 phones,
             } => {
                 let n = self.contacts.len();
-                let external_id = format!("{tag}-c{n}");
+                // Letters of both cases: a filter by the id in other letter case must not match.
+                let external_id = format!("{tag}-Ct{n}");
                 let source = format!("{}-seq", self.run);
                 let mut defaults = contact_fields(first, last, emails, phones);
                 if let Some(c) = company {
@@ -595,8 +774,10 @@ impl World {
                     .await;
                 self.list_contacts(s, n, ContactFilter::SourcePrefix, tag)
                     .await;
+                self.list_contacts(s, n, ContactFilter::V1ExternalIdsOtherCase, tag)
+                    .await;
                 format!(
-                    "create contact {} (then read it, list it by externalId and by a prefix of its source)",
+                    "create contact {} (then read it, list it by externalId, by a prefix of its source and by its externalId in other letter case)",
                     n + 1
                 )
             }
@@ -656,6 +837,7 @@ impl World {
                         "Header-versioned API > GET /messages/{messageId}",
                     )
                     .await;
+                    self.foreign_read(s, &format!("/messages/{id}")).await;
                 }
                 format!("send a message to {} recipient(s)", to.len())
             }
@@ -696,7 +878,7 @@ impl World {
                 } else {
                     json!([self.text("phone_number_id").unwrap_or_default()])
                 };
-                let body = json!({"url": format!("{url}/seq{n}"), "events": events, "resourceIds": ids, "label": label});
+                let body = json!({"url": format!("{url}/{}w{n}", self.hooks_prefix), "events": events, "resourceIds": ids, "label": label});
                 let ex = s
                     .send(
                         request("POST", "/webhooks", &[], Some(body)),
@@ -794,6 +976,17 @@ impl World {
     ) -> String {
         let c = self.contacts[contact].clone();
         let other = format!("{tag}-none");
+        let swapped: String = c
+            .external_id
+            .chars()
+            .map(|ch| {
+                if ch.is_lowercase() {
+                    ch.to_uppercase().next().unwrap_or(ch)
+                } else {
+                    ch.to_lowercase().next().unwrap_or(ch)
+                }
+            })
+            .collect();
         let (path, query, clause) = match filter {
             ContactFilter::ExternalId => (
                 "/contacts",
@@ -813,6 +1006,28 @@ impl World {
                 ],
                 "v1 API: contacts > GET /v1/contacts",
             ),
+            ContactFilter::ExternalIdOtherCase | ContactFilter::V1ExternalIdsOtherCase => {
+                // Every item listed must carry an external id the filter names, exactly: the
+                // filter rule of the model judges each (the contact itself must not be listed).
+                let (path, key, clause) = if filter == ContactFilter::ExternalIdOtherCase {
+                    (
+                        "/contacts",
+                        "externalId",
+                        "Pagination and collection conventions > filters",
+                    )
+                } else {
+                    (
+                        "/v1/contacts",
+                        "externalIds",
+                        "v1 API: contacts > GET /v1/contacts",
+                    )
+                };
+                s.walk(path, &[(key, swapped.clone())], clause).await;
+                return format!(
+                    "list the contacts by {key} {swapped:?}, contact {}'s in other letter case",
+                    contact + 1
+                );
+            }
             ContactFilter::SourcePrefix => {
                 let cut: String = c
                     .source
@@ -951,8 +1166,13 @@ impl Sender<'_> {
                         "a success (2xx), or 400 for a timestamp not in UTC (timestamps are stated in UTC)"
                     }
                 };
+                let class = match self.expect {
+                    Expect::Success => "2xx",
+                    Expect::SuccessOr400 => "2xx or 400",
+                };
                 self.found.push((
-                    Finding::new(clause, "status", expected, resp.status.to_string()),
+                    Finding::new(clause, "status", expected, resp.status.to_string())
+                        .status_class(class),
                     ex.clone(),
                 ));
             }

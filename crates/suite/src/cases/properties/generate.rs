@@ -40,6 +40,8 @@ pub(crate) struct Context {
     /// The value names workspace resources (`x-example.resources`): a count input starts with
     /// the example's own (profile) item, so the smallest valid input names nothing invented.
     pub resources: bool,
+    /// The item an array must not hold (`x-not-item`, rendered with the profile).
+    pub excluded: Option<Value>,
 }
 
 /// Deterministic boundary inputs.
@@ -234,6 +236,36 @@ pub(crate) fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
                 }
             }
         }
+        Constraint::NotItem(_) => {
+            if !ctx.example.is_null() {
+                b.valid.push(ctx.example.clone());
+            }
+            if let Some(x) = &ctx.excluded {
+                // The excluded item alone, and beside the example's items.
+                b.invalid.push(json!([x]));
+                if let Value::Array(items) = &ctx.example {
+                    let mut with = items.clone();
+                    with.push(x.clone());
+                    push_unique(&mut b.invalid, Value::Array(with));
+                }
+            }
+        }
+        Constraint::Uri => {
+            if !ctx.example.is_null() {
+                b.valid.push(ctx.example.clone());
+            }
+            // No scheme: a host and path, a relative reference, words, a scheme without its
+            // colon (RFC 3986: a URI starts with a scheme and ':').
+            for v in [
+                "hooks.example.test/in",
+                "//hooks.example.test/in",
+                "/in",
+                "not a uri",
+                "https//hooks.example.test/in",
+            ] {
+                b.invalid.push(json!(v));
+            }
+        }
         Constraint::NotBlank => {
             if !ctx.example.is_null() {
                 b.valid.push(ctx.example.clone());
@@ -406,6 +438,18 @@ pub(crate) fn strategy(
                     .sboxed(),
             )
         }
+        Constraint::NotItem(_) => None,
+        Constraint::Uri => {
+            if valid {
+                return None;
+            }
+            // Letters, digits, dots and slashes, never a colon: no scheme.
+            Some(
+                text_strategy(&['a', 'h', 'q', 'z', '7', '.', '/', '-'], 1..=12)
+                    .prop_map(|s| json!(s))
+                    .sboxed(),
+            )
+        }
         Constraint::NotBlank => {
             if valid {
                 None
@@ -435,6 +479,7 @@ mod tests {
             avoid: vec![],
             pool: vec![],
             resources: false,
+            excluded: None,
         }
     }
 
@@ -528,6 +573,7 @@ mod tests {
             avoid: vec!["workspace".into()],
             pool: vec![],
             resources: false,
+            excluded: None,
         };
         let b = boundaries(
             &Constraint::Length {
@@ -551,6 +597,7 @@ mod tests {
             avoid: vec![],
             pool: vec![],
             resources: false,
+            excluded: None,
         };
         let b = boundaries(
             &Constraint::Length {

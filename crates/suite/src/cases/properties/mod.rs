@@ -458,7 +458,7 @@ fn relations() -> Vec<Case> {
 
 /// Random sequences in the default run: trials of the same kind, each with its own seeded
 /// sequences (`--depth` runs more of them in each).
-pub const SEQUENCE_TRIALS: usize = 3;
+pub const SEQUENCE_TRIALS: usize = 6;
 
 /// The random-sequence trials (`cases::sequence`, run by `execute::sequences`).
 fn sequences() -> Vec<Case> {

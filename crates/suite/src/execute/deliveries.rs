@@ -1,0 +1,476 @@
+//! The deliveries a random sequence's changes must cause, and those they must not: the model's
+//! prediction of every webhook's deliveries, judged against what the receiver got.
+//!
+//! From a sequence's exchanges, in the order they were answered, it follows each webhook the
+//! sequence created (its events as last accepted, whether its `resourceIds` hold `*`, whether it
+//! was deleted) and each event the sequence's accepted changes fire (the event table: a task
+//! created, completed, reopened, assigned, unassigned, updated, deleted, its due date, its link;
+//! a contact created or updated). Then:
+//! - a live webhook on `*` whose events hold the event, when the change is one the event table
+//!   names without condition (a task created, completed, reopened, assigned, unassigned or
+//!   deleted; a contact created), must receive it, within the profile's delivery bound
+//!   (READINGS 7.1);
+//! - a webhook whose events, as last set before the change, do not hold the event must receive
+//!   no delivery of it (`Resources > Webhook > events`), and a webhook deleted before the change
+//!   receives none (`Header-versioned API > webhook management`).
+//!
+//! What is open stays open: which events a change fires beyond the table's row for it, whether a
+//! scope of phone number ids covers a task's event, what a webhook gets for changes made before
+//! it existed or while a change to it was not answered. A delivery whose event the sequence did
+//! not cause (other trials' resources) is not judged.
+//!
+//! Then the delivery records: each record of the webhook's history whose `id` is the
+//! `webhook-id` of a delivery the receiver got shows that delivery's payload id as `eventId`
+//! and its resource's id as `resourceId` (`Events > delivery records`), where it shows them;
+//! and no record is a delivery another webhook received of an event this one's events do not
+//! hold (the history is the webhook's own).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::client::Exchange;
+use crate::results::Finding;
+use crate::webhooks::{Delivery, Receiver};
+use conformance_contract::Contract;
+
+const SUBSCRIBED: &str = "Resources > Webhook > events";
+const DELETED: &str = "Header-versioned API > webhook management";
+const TABLE: &str = "Events > event table";
+const RECORDS: &str = "Events > delivery records";
+const HISTORY: &str = "Header-versioned API > webhook delivery history";
+
+const POLL: Duration = Duration::from_millis(20);
+
+/// A webhook of the sequence as the model follows it.
+#[derive(Debug, Clone)]
+enum Hook {
+    Live {
+        events: BTreeSet<String>,
+        everywhere: bool,
+    },
+    Deleted,
+    /// A change to it whose outcome is not known (no answer, a 5xx): judged no more.
+    Unknown,
+}
+
+/// Which resource an event names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Of {
+    Task,
+    Contact,
+}
+
+/// What the model predicts for one webhook, event and resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Must,
+    MustNot(&'static str),
+    Open,
+}
+
+/// The predictions of a sequence's exchanges: (receiver sub-path, webhook id) -> (event,
+/// resource kind, resource id) -> verdict, with the exchange that caused it.
+pub(super) struct Predictions {
+    hooks: BTreeMap<String, String>,
+    /// The webhooks live at the end, by id.
+    live: BTreeSet<String>,
+    verdicts: BTreeMap<(String, String, Of, String), (Verdict, Arc<Exchange>)>,
+}
+
+fn json_of(ex: &Exchange) -> Option<&Value> {
+    ex.outcome.as_ref().ok()?.json.as_ref()?.as_ref().ok()
+}
+
+fn strings(v: Option<&Value>) -> Option<BTreeSet<String>> {
+    v?.as_array()?
+        .iter()
+        .map(|i| i.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The event an accepted request fires, the resource it names, and whether the event table
+/// names it for this change without condition (the sequence sends these transitions only where
+/// they change something).
+fn event_of(
+    template: &str,
+    method: &str,
+    ex: &Exchange,
+) -> Option<(&'static str, Of, String, bool)> {
+    let segments: Vec<&str> = ex.path.trim_matches('/').split('/').collect();
+    let task = || segments.get(2).map(|s| s.to_string());
+    let answered = |field: &str| -> Option<String> {
+        match json_of(ex)?.pointer(&format!("/data/{field}"))? {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    };
+    Some(match (method, template) {
+        ("POST", "/v1/tasks") => ("task.created", Of::Task, answered("taskId")?, true),
+        ("PUT", "/v1/tasks/{taskId}") => ("task.updated", Of::Task, task()?, false),
+        ("DELETE", "/v1/tasks/{taskId}") => ("task.deleted", Of::Task, task()?, true),
+        ("POST", t) if t.starts_with("/v1/tasks/{taskId}/") => {
+            let (event, certain) = match t.rsplit('/').next()? {
+                "complete" => ("task.completed", true),
+                "reopen" => ("task.reopened", true),
+                "assign" => ("task.assigned", true),
+                "unassign" => ("task.unassigned", true),
+                "change-due-date" => ("task.duedate.updated", false),
+                "remove-due-date" => ("task.duedate.removed", false),
+                "link-conversation" => ("task.linked", false),
+                "unlink-conversation" => ("task.unlinked", false),
+                _ => return None,
+            };
+            (event, Of::Task, task()?, certain)
+        }
+        ("POST", "/v1/contacts") => ("contact.updated", Of::Contact, answered("id")?, true),
+        ("PATCH", "/v1/contacts/{id}") => (
+            "contact.updated",
+            Of::Contact,
+            segments.get(2)?.to_string(),
+            false,
+        ),
+        _ => return None,
+    })
+}
+
+/// Follows the sequence's exchanges (in the order answered) and predicts the deliveries of the
+/// webhooks it created at `base` (the trial's receiver URL).
+pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange>]) -> Predictions {
+    // Webhook id -> (sub-path, state).
+    let mut hooks: HashMap<String, (String, Hook)> = HashMap::new();
+    let mut verdicts: BTreeMap<(String, String, Of, String), (Verdict, Arc<Exchange>)> =
+        BTreeMap::new();
+    for ex in exchanges {
+        let Some(route) = contract.route(&ex.method, &ex.path) else {
+            continue;
+        };
+        let method = ex.method.to_ascii_uppercase();
+        let template = route.template.as_str();
+        let status = ex.outcome.as_ref().map(|r| r.status).ok();
+        let accepted = status.is_some_and(|s| (200..300).contains(&s));
+        let refused = status.is_some_and(|s| (400..500).contains(&s));
+        let body: Option<Value> = ex
+            .request_body
+            .as_deref()
+            .and_then(|b| serde_json::from_str(b).ok());
+        let webhook_id = || {
+            ex.path
+                .trim_matches('/')
+                .split('/')
+                .nth(1)
+                .map(str::to_string)
+        };
+        match (method.as_str(), template) {
+            ("POST", "/webhooks") if accepted => {
+                let body = body.as_ref();
+                let sub = body
+                    .and_then(|b| b.get("url"))
+                    .and_then(Value::as_str)
+                    .and_then(|u| u.strip_prefix(base))
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .filter(|rest| !rest.is_empty() && !rest.contains('/'));
+                let id = json_of(ex)
+                    .and_then(|j| j.pointer("/data/id"))
+                    .and_then(|v| match v {
+                        Value::String(s) => Some(s.clone()),
+                        Value::Number(n) => Some(n.to_string()),
+                        _ => None,
+                    });
+                let events = strings(body.and_then(|b| b.get("events")));
+                if let (Some(sub), Some(id), Some(events)) = (sub, id, events) {
+                    let everywhere = strings(body.and_then(|b| b.get("resourceIds")))
+                        .is_none_or(|ids| ids.contains("*"));
+                    hooks.insert(id, (sub.to_string(), Hook::Live { events, everywhere }));
+                }
+            }
+            ("PATCH" | "PUT" | "DELETE", "/webhooks/{webhookId}") => {
+                let Some(id) = webhook_id() else { continue };
+                let Some((_, hook)) = hooks.get_mut(&id) else {
+                    continue;
+                };
+                if refused {
+                    continue;
+                }
+                if !accepted {
+                    *hook = Hook::Unknown;
+                    continue;
+                }
+                *hook = match (method.as_str(), std::mem::replace(hook, Hook::Unknown)) {
+                    ("DELETE", _) => Hook::Deleted,
+                    ("PATCH", Hook::Live { events, everywhere }) => {
+                        let b = body.as_ref();
+                        Hook::Live {
+                            events: strings(b.and_then(|b| b.get("events"))).unwrap_or(events),
+                            everywhere: strings(b.and_then(|b| b.get("resourceIds")))
+                                .map_or(everywhere, |ids| ids.contains("*")),
+                        }
+                    }
+                    // What a PUT does to what it leaves out is not shown; the sequence sends none.
+                    _ => Hook::Unknown,
+                };
+            }
+            _ if accepted => {
+                let Some((event, of, resource, certain)) = event_of(template, &method, ex) else {
+                    continue;
+                };
+                for (id, (sub, hook)) in &hooks {
+                    let verdict = match hook {
+                        Hook::Live { events, .. } if !events.contains(event) => {
+                            Verdict::MustNot(SUBSCRIBED)
+                        }
+                        Hook::Live { everywhere, .. } if *everywhere && certain => Verdict::Must,
+                        Hook::Deleted => Verdict::MustNot(DELETED),
+                        _ => Verdict::Open,
+                    };
+                    let key = (sub.clone(), event.to_string(), of, resource.clone());
+                    let _ = id;
+                    let merged = match verdicts.get(&key).map(|(v, _)| *v) {
+                        None => verdict,
+                        Some(Verdict::Must) => Verdict::Must,
+                        Some(Verdict::MustNot(_)) if verdict == Verdict::Must => Verdict::Must,
+                        Some(Verdict::MustNot(c)) => match verdict {
+                            Verdict::MustNot(_) => Verdict::MustNot(c),
+                            _ => Verdict::Open,
+                        },
+                        Some(Verdict::Open) if verdict == Verdict::Must => Verdict::Must,
+                        Some(Verdict::Open) => Verdict::Open,
+                    };
+                    let cause = match verdicts.get(&key) {
+                        Some((old, cause)) if *old == merged => cause.clone(),
+                        _ => ex.clone(),
+                    };
+                    verdicts.insert(key, (merged, cause));
+                }
+            }
+            _ => {}
+        }
+    }
+    Predictions {
+        live: hooks
+            .iter()
+            .filter(|(_, (_, h))| matches!(h, Hook::Live { .. }))
+            .map(|(id, _)| id.clone())
+            .collect(),
+        hooks: hooks.into_iter().map(|(id, (sub, _))| (sub, id)).collect(),
+        verdicts,
+    }
+}
+
+fn resource_of(payload: &Value, of: Of) -> Option<String> {
+    let field = match of {
+        Of::Task => "taskId",
+        Of::Contact => "id",
+    };
+    match payload.pointer(&format!("/data/resource/{field}"))? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn is_of(d: &Delivery, event: &str, of: Of, resource: &str) -> bool {
+    d.json().is_some_and(|p| {
+        p.get("type").and_then(Value::as_str) == Some(event)
+            && resource_of(&p, of).as_deref() == Some(resource)
+    })
+}
+
+impl Predictions {
+    /// Whether anything is predicted.
+    pub(super) fn is_empty(&self) -> bool {
+        self.verdicts.values().all(|(v, _)| *v == Verdict::Open)
+    }
+
+    /// Waits (at most `bound`) for every delivery that must come, then judges what came: the
+    /// missing, the ones that must not have come.
+    pub(super) async fn judge(
+        &self,
+        receiver: &Receiver,
+        run: &str,
+        case: &str,
+        bound: Duration,
+    ) -> Vec<(Finding, Arc<Exchange>)> {
+        let start = Instant::now();
+        let got = |sub: &str| receiver.deliveries(run, case, sub);
+        loop {
+            let waiting = self
+                .verdicts
+                .iter()
+                .any(|((sub, event, of, resource), (v, _))| {
+                    *v == Verdict::Must && !got(sub).iter().any(|d| is_of(d, event, *of, resource))
+                });
+            if !waiting || start.elapsed() >= bound {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        let mut found = Vec::new();
+        for ((sub, event, of, resource), (verdict, cause)) in &self.verdicts {
+            let came: Vec<Delivery> = got(sub)
+                .into_iter()
+                .filter(|d| is_of(d, event, *of, resource))
+                .collect();
+            let webhook = self.hooks.get(sub).map_or("?", String::as_str);
+            match verdict {
+                Verdict::Must if came.is_empty() => found.push((
+                    Finding::new(
+                        TABLE,
+                        "model: deliveries",
+                        format!(
+                            "a delivery of {event} for {resource} to webhook {webhook}, whose events hold it on every resource (\"*\"), within {:.1} s",
+                            bound.as_secs_f64()
+                        ),
+                        format!("none after {:.1} s", start.elapsed().as_secs_f64()),
+                    ),
+                    cause.clone(),
+                )),
+                Verdict::MustNot(clause) if !came.is_empty() => {
+                    let why = if *clause == DELETED {
+                        format!("no delivery of {event} for {resource} to webhook {webhook}, deleted before the change")
+                    } else {
+                        format!("no delivery of {event} for {resource} to webhook {webhook}, whose events as last set do not hold it")
+                    };
+                    found.push((
+                        Finding::new(
+                            clause,
+                            "model: deliveries",
+                            why,
+                            format!("{} delivered: {}", came.len(), came[0].describe()),
+                        ),
+                        cause.clone(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// What the history of each live webhook is judged against: the deliveries of the
+    /// sequence's events it received, and those other webhooks of the sequence received of
+    /// events it must not receive.
+    pub(super) fn received(&self, receiver: &Receiver, run: &str, case: &str) -> Vec<History> {
+        // Every delivery of the sequence's events: (sub-path, webhook-id, payload id, key).
+        let mut all = Vec::new();
+        for sub in self.hooks.keys() {
+            for d in receiver.deliveries(run, case, sub) {
+                let (Some(id), Some(p)) = (d.header("webhook-id"), d.json()) else {
+                    continue;
+                };
+                let key = self.verdicts.keys().find(|(s, event, of, resource)| {
+                    s == sub
+                        && p.get("type").and_then(Value::as_str) == Some(event)
+                        && resource_of(&p, *of).as_deref() == Some(resource)
+                });
+                if let (Some(key), Some(payload_id)) = (key, p.get("id").and_then(Value::as_str)) {
+                    all.push((sub.clone(), id.to_string(), payload_id.to_string(), key.clone()));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (sub, webhook) in self.hooks.iter().filter(|(_, w)| self.live.contains(*w)) {
+            let mut history = History {
+                webhook: webhook.clone(),
+                own: HashMap::new(),
+                foreign: HashMap::new(),
+            };
+            for (at, id, payload_id, (_, event, of, resource)) in &all {
+                if at == sub {
+                    history
+                        .own
+                        .insert(id.clone(), (payload_id.clone(), resource.clone()));
+                } else if matches!(
+                    self.verdicts.get(&(sub.clone(), event.clone(), *of, resource.clone())),
+                    Some((Verdict::MustNot(SUBSCRIBED), _))
+                ) {
+                    history.foreign.insert(id.clone(), event.clone());
+                }
+            }
+            if !history.own.is_empty() || !history.foreign.is_empty() {
+                out.push(history);
+            }
+        }
+        out
+    }
+}
+
+/// A live webhook's history as the model predicts it.
+pub(super) struct History {
+    pub(super) webhook: String,
+    /// The deliveries it received: `webhook-id` -> (payload id, resource id).
+    own: HashMap<String, (String, String)>,
+    /// Deliveries other webhooks received of events its events do not hold: `webhook-id` ->
+    /// event. Its history does not list them.
+    foreign: HashMap<String, String>,
+}
+
+/// Judges a webhook's delivery history (`GET /webhooks/{id}/events`) against the deliveries
+/// the receiver got: a record whose `id` is a delivery's `webhook-id` shows, where it shows them,
+/// that delivery's payload id as `eventId` and its resource's id as `resourceId`.
+pub(super) fn judge_records(history: &Value, predicted: &History) -> Vec<Finding> {
+    let received = &predicted.own;
+    let Some(items) = history.get("data").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = match item.get("id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => continue,
+        };
+        if let (Some(event), false) = (predicted.foreign.get(&id), received.contains_key(&id)) {
+            found.push(
+                Finding::new(
+                    HISTORY,
+                    "model: delivery history",
+                    format!(
+                        "only deliveries to webhook {}: {id:?} is a delivery of {event} to another webhook, an event this webhook's events do not hold",
+                        predicted.webhook
+                    ),
+                    format!("the record {id:?} listed"),
+                )
+                .at(format!("/data/{i}/id")),
+            );
+            continue;
+        }
+        let Some((payload_id, resource)) = received.get(&id) else {
+            continue;
+        };
+        for (field, want) in [("eventId", payload_id), ("resourceId", resource)] {
+            match item.get(field) {
+                Some(Value::String(s)) if s != want => found.push(
+                    Finding::new(
+                        RECORDS,
+                        format!("model: delivery {field}"),
+                        format!(
+                            "{field} {want:?}: the {} of the delivery whose webhook-id is {id:?}",
+                            if field == "eventId" {
+                                "payload id"
+                            } else {
+                                "resource id"
+                            }
+                        ),
+                        format!("{s:?}"),
+                    )
+                    .at(format!("/data/{i}/{field}")),
+                ),
+                Some(v) if !v.is_null() && !v.is_string() => found.push(
+                    Finding::new(
+                        RECORDS,
+                        format!("model: delivery {field}"),
+                        format!("{field} {want:?}"),
+                        crate::redact::compact(v),
+                    )
+                    .at(format!("/data/{i}/{field}")),
+                ),
+                _ => {}
+            }
+        }
+    }
+    found
+}
