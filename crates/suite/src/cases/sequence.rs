@@ -322,8 +322,12 @@ impl ReferenceStateMachine for Machine {
             }
             options.push((
                 3,
-                (t.clone(), proptest::collection::vec(0usize..8, 1..=3))
-                    .prop_map(|(task, users)| Step::Assign { task, users })
+                // Consecutive users from a random one: distinct, several at a time.
+                (t.clone(), 0usize..8, 1usize..=3)
+                    .prop_map(|(task, first, count)| Step::Assign {
+                        task,
+                        users: (first..first + count).collect(),
+                    })
                     .boxed(),
             ));
             if !assigned.is_empty() {

@@ -66,7 +66,9 @@ enum Of {
 /// What the model predicts for one webhook, event and resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
-    Must,
+    /// At least this many events (distinct deliveries, a retry not counted): one per change
+    /// that fired it.
+    Must(usize),
     MustNot(&'static str),
     Open,
 }
@@ -222,22 +224,22 @@ pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange
                         Hook::Live { events, .. } if !events.contains(event) => {
                             Verdict::MustNot(SUBSCRIBED)
                         }
-                        Hook::Live { everywhere, .. } if *everywhere && certain => Verdict::Must,
+                        Hook::Live { everywhere, .. } if *everywhere && certain => Verdict::Must(1),
                         Hook::Deleted => Verdict::MustNot(DELETED),
                         _ => Verdict::Open,
                     };
                     let key = (sub.clone(), event.to_string(), of, resource.clone());
                     let _ = id;
-                    let merged = match verdicts.get(&key).map(|(v, _)| *v) {
-                        None => verdict,
-                        Some(Verdict::Must) => Verdict::Must,
-                        Some(Verdict::MustNot(_)) if verdict == Verdict::Must => Verdict::Must,
-                        Some(Verdict::MustNot(c)) => match verdict {
-                            Verdict::MustNot(_) => Verdict::MustNot(c),
-                            _ => Verdict::Open,
-                        },
-                        Some(Verdict::Open) if verdict == Verdict::Must => Verdict::Must,
-                        Some(Verdict::Open) => Verdict::Open,
+                    // Each change that must reach the webhook adds one event it must receive;
+                    // once one must, what others must not deliver is no longer told apart.
+                    let merged = match (verdicts.get(&key).map(|(v, _)| *v), verdict) {
+                        (None, v) => v,
+                        (Some(Verdict::Must(n)), Verdict::Must(m)) => Verdict::Must(n + m),
+                        (Some(Verdict::Must(n)), _) | (Some(_), Verdict::Must(n)) => {
+                            Verdict::Must(n)
+                        }
+                        (Some(Verdict::MustNot(c)), Verdict::MustNot(_)) => Verdict::MustNot(c),
+                        (Some(_), _) => Verdict::Open,
                     };
                     let cause = match verdicts.get(&key) {
                         Some((old, cause)) if *old == merged => cause.clone(),
@@ -247,6 +249,19 @@ pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange
                 }
             }
             _ => {}
+        }
+    }
+    // A webhook deleted later, or whose events later dropped the event, may lose what was
+    // still on its way: what it must receive is what it still subscribes to at the end.
+    for ((sub, event, _, _), (verdict, _)) in verdicts.iter_mut() {
+        if let Verdict::Must(_) = verdict {
+            let holds = hooks.values().any(|(s, h)| {
+                s == sub
+                    && matches!(h, Hook::Live { events, .. } if events.contains(event.as_str()))
+            });
+            if !holds {
+                *verdict = Verdict::Open;
+            }
         }
     }
     Predictions {
@@ -279,6 +294,19 @@ fn is_of(d: &Delivery, event: &str, of: Of, resource: &str) -> bool {
     })
 }
 
+/// How many events of `event` for `resource` came: distinct `webhook-id`s (a retry repeats
+/// its delivery's), else distinct payloads.
+fn events_of(ds: &[Delivery], event: &str, of: Of, resource: &str) -> usize {
+    ds.iter()
+        .filter(|d| is_of(d, event, of, resource))
+        .map(|d| match d.header("webhook-id") {
+            Some(id) => id.to_string(),
+            None => String::from_utf8_lossy(&d.body).into_owned(),
+        })
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
 impl Predictions {
     /// Whether anything is predicted.
     pub(super) fn is_empty(&self) -> bool {
@@ -301,7 +329,7 @@ impl Predictions {
                 .verdicts
                 .iter()
                 .any(|((sub, event, of, resource), (v, _))| {
-                    *v == Verdict::Must && !got(sub).iter().any(|d| is_of(d, event, *of, resource))
+                    matches!(v, Verdict::Must(n) if events_of(&got(sub), event, *of, resource) < *n)
                 });
             if !waiting || start.elapsed() >= bound {
                 break;
@@ -316,15 +344,19 @@ impl Predictions {
                 .collect();
             let webhook = self.hooks.get(sub).map_or("?", String::as_str);
             match verdict {
-                Verdict::Must if came.is_empty() => found.push((
+                Verdict::Must(n) if events_of(&came, event, *of, resource) < *n => found.push((
                     Finding::new(
                         TABLE,
                         "model: deliveries",
                         format!(
-                            "a delivery of {event} for {resource} to webhook {webhook}, whose events hold it on every resource (\"*\"), within {:.1} s",
+                            "{n} event(s) {event} for {resource} delivered to webhook {webhook}, one per change that fired it while its events held it on every resource (\"*\"), within {:.1} s",
                             bound.as_secs_f64()
                         ),
-                        format!("none after {:.1} s", start.elapsed().as_secs_f64()),
+                        format!(
+                            "{} after {:.1} s",
+                            events_of(&came, event, *of, resource),
+                            start.elapsed().as_secs_f64()
+                        ),
                     ),
                     cause.clone(),
                 )),
@@ -367,7 +399,12 @@ impl Predictions {
                         && resource_of(&p, *of).as_deref() == Some(resource)
                 });
                 if let (Some(key), Some(payload_id)) = (key, p.get("id").and_then(Value::as_str)) {
-                    all.push((sub.clone(), id.to_string(), payload_id.to_string(), key.clone()));
+                    all.push((
+                        sub.clone(),
+                        id.to_string(),
+                        payload_id.to_string(),
+                        key.clone(),
+                    ));
                 }
             }
         }
@@ -384,7 +421,8 @@ impl Predictions {
                         .own
                         .insert(id.clone(), (payload_id.clone(), resource.clone()));
                 } else if matches!(
-                    self.verdicts.get(&(sub.clone(), event.clone(), *of, resource.clone())),
+                    self.verdicts
+                        .get(&(sub.clone(), event.clone(), *of, resource.clone())),
                     Some((Verdict::MustNot(SUBSCRIBED), _))
                 ) {
                     history.foreign.insert(id.clone(), event.clone());

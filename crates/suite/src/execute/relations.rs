@@ -49,69 +49,81 @@ pub(super) async fn run(
     vars: &Vars,
     exchanges: &mut Vec<Arc<Exchange>>,
 ) -> Vec<Failure> {
-    let mut r = Reader {
-        exec,
-        exchanges: Vec::new(),
-        found: Vec::new(),
-    };
+    let mut r = Reader::new(exec);
     let text = |name: &str| vars.get(name).and_then(Value::as_str).map(str::to_string);
     match relation {
+        // The lists and bounds are independent of one another: their walks go out together,
+        // each chain in its own order (behind latency, the relation costs its longest chain).
         Relation::PageSizes => {
-            for path in GROWING {
-                if exec.contract.route("GET", path).is_some() {
-                    r.page_sizes(path, &[]).await;
-                }
-            }
+            let jobs: Vec<Job> = GROWING
+                .iter()
+                .filter(|path| exec.contract.route("GET", path).is_some())
+                .map(|path| -> Job {
+                    Box::pin(async move {
+                        let mut x = Reader::new(exec);
+                        x.page_sizes(path, &[]).await;
+                        x
+                    })
+                })
+                .collect();
+            r.together(jobs).await;
         }
         Relation::Instants => {
-            r.instants(
-                "/calls",
-                &[],
-                "createdAt[gte]",
-                "Pagination and collection conventions > filters",
-            )
-            .await;
-            r.instants(
-                "/messages",
-                &[],
-                "createdAt[lt]",
-                "Pagination and collection conventions > filters",
-            )
-            .await;
-            r.instants(
-                "/v1/conversations",
-                &[],
-                "createdAfter",
-                "v1 API: conversations > GET /v1/conversations > ranges",
-            )
-            .await;
+            let one = |path: &'static str,
+                       base: Vec<(&'static str, String)>,
+                       param: &'static str,
+                       clause: &'static str|
+             -> Job {
+                Box::pin(async move {
+                    let mut x = Reader::new(exec);
+                    x.instants(path, &base, param, clause).await;
+                    x
+                })
+            };
+            let mut jobs = vec![
+                one(
+                    "/calls",
+                    vec![],
+                    "createdAt[gte]",
+                    "Pagination and collection conventions > filters",
+                ),
+                one(
+                    "/messages",
+                    vec![],
+                    "createdAt[lt]",
+                    "Pagination and collection conventions > filters",
+                ),
+                one(
+                    "/v1/conversations",
+                    vec![],
+                    "createdAfter",
+                    "v1 API: conversations > GET /v1/conversations > ranges",
+                ),
+            ];
             if let (Some(pn), Some(p)) = (text("phone_number_id"), text("call_participant")) {
-                let q = [("phoneNumberId", pn), ("participants", p)];
-                r.instants(
+                let q = vec![("phoneNumberId", pn), ("participants", p)];
+                jobs.push(one(
                     "/v1/calls",
-                    &q,
+                    q.clone(),
                     "createdAfter",
                     "v1 API: calls and recordings > GET /v1/calls",
-                )
-                .await;
-                r.instants(
+                ));
+                jobs.push(one(
                     "/v1/calls",
-                    &q,
+                    q,
                     "createdBefore",
                     "v1 API: calls and recordings > GET /v1/calls",
-                )
-                .await;
+                ));
             }
             if let (Some(pn), Some(p)) = (text("phone_number_id"), text("message_participant")) {
-                let q = [("phoneNumberId", pn), ("participants", p)];
-                r.instants(
+                jobs.push(one(
                     "/v1/messages",
-                    &q,
+                    vec![("phoneNumberId", pn), ("participants", p)],
                     "createdAfter",
                     "v1 API: messages > GET /v1/messages > created range",
-                )
-                .await;
+                ));
             }
+            r.together(jobs).await;
         }
         Relation::Sets => {
             r.sets(
@@ -160,6 +172,28 @@ struct Reader<'a> {
     exec: &'a Executor,
     exchanges: Vec<Arc<Exchange>>,
     found: Found,
+}
+
+/// One chain of a relation's walks, with its own reader.
+type Job<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Reader<'a>> + 'a>>;
+
+impl<'a> Reader<'a> {
+    fn new(exec: &'a Executor) -> Reader<'a> {
+        Reader {
+            exec,
+            exchanges: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+
+    /// Runs `jobs` at once; their exchanges and findings join this reader's in the jobs' order
+    /// (a seed replays the same record).
+    async fn together(&mut self, jobs: Vec<Job<'a>>) {
+        for done in futures_util::future::join_all(jobs).await {
+            self.exchanges.extend(done.exchanges);
+            self.found.extend(done.found);
+        }
+    }
 }
 
 /// A walk: the items by id, in order, and the last page's exchange; `None` when a page was

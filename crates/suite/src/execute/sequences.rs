@@ -272,8 +272,41 @@ impl World {
                 replay.found.extend(found);
                 replay.steps.push((what, exs));
             }
-            // The closing changes: the second watcher is deleted, then the tasks the sequence
-            // left: their events must reach the first watcher and not the deleted one.
+            // The closing changes: every user the sequence assigned and did not unassign is
+            // unassigned (each read back: the model holds what is left); the second watcher is
+            // deleted, then the tasks the sequence left: their events must reach the first
+            // watcher and not the deleted one.
+            let mut s = Sender {
+                exec,
+                expect: Expect::Success,
+                exchanges: Vec::new(),
+                found: Vec::new(),
+            };
+            for t in 0..self.tasks.len() {
+                if self.tasks[t].deleted {
+                    continue;
+                }
+                for user in self.tasks[t].assigned.clone() {
+                    self.change(
+                        &mut s,
+                        t,
+                        "POST",
+                        "/unassign",
+                        Some(json!({"userId": user})),
+                        "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+                    )
+                    .await;
+                    self.tasks[t].assigned.retain(|u| *u != user);
+                }
+            }
+            if !s.exchanges.is_empty() {
+                replay.exchanges.extend(s.exchanges.iter().cloned());
+                replay.found.extend(s.found);
+                replay.steps.push((
+                    "unassign every user the sequence assigned and left assigned".into(),
+                    s.exchanges,
+                ));
+            }
             let mut closing = Vec::new();
             if let Some(id) = self.watchers.get(1).cloned().flatten() {
                 closing.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
