@@ -73,13 +73,18 @@ enum Verdict {
     Open,
 }
 
-/// The predictions of a sequence's exchanges: (receiver sub-path, webhook id) -> (event,
-/// resource kind, resource id) -> verdict, with the exchange that caused it.
+/// What a verdict is about: (receiver sub-path, event, resource kind, resource id).
+type Key = (String, String, Of, String);
+
+/// Each key's verdict, with the exchange that caused it.
+type Verdicts = BTreeMap<Key, (Verdict, Arc<Exchange>)>;
+
+/// The predictions of a sequence's exchanges.
 pub(super) struct Predictions {
     hooks: BTreeMap<String, String>,
     /// The webhooks live at the end, by id.
     live: BTreeSet<String>,
-    verdicts: BTreeMap<(String, String, Of, String), (Verdict, Arc<Exchange>)>,
+    verdicts: Verdicts,
 }
 
 fn json_of(ex: &Exchange) -> Option<&Value> {
@@ -144,8 +149,7 @@ fn event_of(
 pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange>]) -> Predictions {
     // Webhook id -> (sub-path, state).
     let mut hooks: HashMap<String, (String, Hook)> = HashMap::new();
-    let mut verdicts: BTreeMap<(String, String, Of, String), (Verdict, Arc<Exchange>)> =
-        BTreeMap::new();
+    let mut verdicts: Verdicts = BTreeMap::new();
     for ex in exchanges {
         let Some(route) = contract.route(&ex.method, &ex.path) else {
             continue;
