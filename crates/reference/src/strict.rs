@@ -1118,12 +1118,6 @@ mod tests {
                 "longer than 75",
             ),
             (
-                "/sourceUrl",
-                json!("not a link"),
-                "body field /sourceUrl",
-                "uri",
-            ),
-            (
                 "/createdByUserId",
                 json!("XX1"),
                 "body field /createdByUserId",
@@ -1167,6 +1161,18 @@ mod tests {
             "userId",
         );
         let hook = json!({"url": "https://hooks.example.test/x", "events": ["call.completed"], "resourceIds": ["*"]});
+        // The Webhook table states a URI for url (a contact's sourceUrl is "a link": no syntax).
+        let mut relative = hook.clone();
+        relative["url"] = json!("hooks.example.test/x");
+        refused_and_control(
+            &t,
+            "POST",
+            "/webhooks",
+            ("", Some(relative)),
+            ("", Some(hook.clone())),
+            "body field /url",
+            "uri",
+        );
         let mut empty = hook.clone();
         empty["events"] = json!([]);
         refused_and_control(
