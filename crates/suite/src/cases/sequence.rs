@@ -64,7 +64,7 @@ pub enum Step {
     },
     CompleteTask(usize),
     ReopenTask(usize),
-    /// Assigns one user or several, one request each.
+    /// Assigns one user or several (consecutive from a random one: distinct), one request each.
     Assign {
         task: usize,
         users: Vec<usize>,
@@ -322,7 +322,6 @@ impl ReferenceStateMachine for Machine {
             }
             options.push((
                 3,
-                // Consecutive users from a random one: distinct, several at a time.
                 (t.clone(), 0usize..8, 1usize..=3)
                     .prop_map(|(task, first, count)| Step::Assign {
                         task,
