@@ -223,7 +223,7 @@ pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange
                 let Some((event, of, resource, certain)) = event_of(template, &method, ex) else {
                     continue;
                 };
-                for (id, (sub, hook)) in &hooks {
+                for (sub, hook) in hooks.values() {
                     let verdict = match hook {
                         Hook::Live { events, .. } if !events.contains(event) => {
                             Verdict::MustNot(SUBSCRIBED)
@@ -233,7 +233,6 @@ pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange
                         _ => Verdict::Open,
                     };
                     let key = (sub.clone(), event.to_string(), of, resource.clone());
-                    let _ = id;
                     // Each change that must reach the webhook adds one event it must receive;
                     // once one must, what others must not deliver is no longer told apart.
                     let merged = match (verdicts.get(&key).map(|(v, _)| *v), verdict) {
