@@ -276,12 +276,7 @@ impl World {
             // unassigned (each read back: the model holds what is left); the second watcher is
             // deleted, then the tasks the sequence left: their events must reach the first
             // watcher and not the deleted one.
-            let mut s = Sender {
-                exec,
-                expect: Expect::Success,
-                exchanges: Vec::new(),
-                found: Vec::new(),
-            };
+            let mut s = Sender::new(exec);
             for t in 0..self.tasks.len() {
                 if self.tasks[t].deleted {
                     continue;
@@ -392,12 +387,7 @@ impl World {
         let mut found = predicted
             .judge(receiver, &exec.run_id, &self.case, exec.bounds().delivery)
             .await;
-        let mut s = Sender {
-            exec,
-            expect: Expect::Success,
-            exchanges: Vec::new(),
-            found: Vec::new(),
-        };
+        let mut s = Sender::new(exec);
         for history in predicted.received(receiver, &exec.run_id, &self.case) {
             let ex = s
                 .read(
@@ -424,12 +414,7 @@ impl World {
     /// the sequence's closing changes, whose events it must then not receive.
     async fn watch(&mut self, exec: &Executor) -> Option<(String, Vec<Arc<Exchange>>, Found)> {
         let url = self.text("webhook_url")?;
-        let mut s = Sender {
-            exec,
-            expect: Expect::Success,
-            exchanges: Vec::new(),
-            found: Vec::new(),
-        };
+        let mut s = Sender::new(exec);
         self.watchers.clear();
         for n in 0..2 {
             let body = json!({
@@ -461,12 +446,7 @@ impl World {
         step: &Step,
         tag: &str,
     ) -> (String, Vec<Arc<Exchange>>, Found) {
-        let mut s = Sender {
-            exec,
-            expect: Expect::Success,
-            exchanges: Vec::new(),
-            found: Vec::new(),
-        };
+        let mut s = Sender::new(exec);
         let what = self.act(&mut s, step, tag).await;
         (what, s.exchanges, s.found)
     }
@@ -1172,7 +1152,17 @@ struct Sender<'a> {
     found: Found,
 }
 
-impl Sender<'_> {
+impl<'a> Sender<'a> {
+    /// A sender whose requests must succeed.
+    fn new(exec: &'a Executor) -> Sender<'a> {
+        Sender {
+            exec,
+            expect: Expect::Success,
+            exchanges: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+
     /// Sends `out`; its answer is held to the generic checks and, when `accepted`, must be a
     /// success: the request is one the contract allows.
     /// A GET of the run's own key that must succeed: a read the model judges.
