@@ -8,10 +8,23 @@ use serde_json::Value;
 
 use super::{NotJson, TransportError};
 
-/// A body at least this large holds the run's large-answer gate while its trial runs.
-pub(crate) const LARGE_BODY: usize = 1 << 20;
+/// A body at least this large holds the run's large-answer gate while its trial runs. The other
+/// trials' reads wait at this size for the gate, each holding what it read so far: with 48
+/// trials in flight, 1 MiB here kept about 50 MB waiting beside the answer being parsed.
+pub(crate) const LARGE_BODY: usize = 256 << 10;
 /// Trials that may hold large answers (parsed, they take ten times their size) at once.
 pub(crate) const LARGE_BODY_TRIALS: usize = 1;
+
+/// Set once any answer of the process reached [`LARGE_BODY`]: a target that serves large
+/// answers gets no concurrent reads within a trial from then on (see [`large_answers_seen`]).
+static LARGE_SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a target has served an answer of at least [`LARGE_BODY`]. A trial that would send
+/// several reads at once sends them one after another then: its large-answer permit covers all
+/// its answers, and concurrent ones would each hold a large parsed body at the same time.
+pub(crate) fn large_answers_seen() -> bool {
+    LARGE_SEEN.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 static LARGE_GATE: std::sync::LazyLock<Arc<tokio::sync::Semaphore>> =
     std::sync::LazyLock::new(|| Arc::new(tokio::sync::Semaphore::new(LARGE_BODY_TRIALS)));
@@ -139,6 +152,7 @@ pub(super) async fn read_bounded(
         size += chunk.len();
         chunks.push(chunk);
         if before < LARGE_BODY && size >= LARGE_BODY {
+            LARGE_SEEN.store(true, std::sync::atomic::Ordering::Relaxed);
             permit = large_body_permit().await;
         }
     }

@@ -11,7 +11,7 @@ mod transport;
 
 pub use crate::redact::Redactor;
 pub(crate) use crate::redact::{API_KEY_PLACEHOLDER, NEAR_MISS_PLACEHOLDER};
-pub(crate) use body::with_large_body_slot;
+pub(crate) use body::{large_answers_seen, with_large_body_slot};
 pub use exchange::{Auth, Outgoing, Response, TransportError};
 pub(crate) use exchange::{EXCERPT_CHARS, Exchange, NotJson};
 pub use transport::{Client, ClientConfig};

@@ -187,9 +187,19 @@ impl<'a> Reader<'a> {
     }
 
     /// Runs `jobs` at once; their exchanges and findings join this reader's in the jobs' order
-    /// (a seed replays the same record).
+    /// (a seed replays the same record). Against a target that has served large answers they
+    /// run one after another, so that the trial holds one large answer at a time.
     async fn together(&mut self, jobs: Vec<Job<'a>>) {
-        for done in futures_util::future::join_all(jobs).await {
+        let done = if crate::client::large_answers_seen() {
+            let mut done = Vec::with_capacity(jobs.len());
+            for job in jobs {
+                done.push(job.await);
+            }
+            done
+        } else {
+            futures_util::future::join_all(jobs).await
+        };
+        for done in done {
             self.exchanges.extend(done.exchanges);
             self.found.extend(done.found);
         }
