@@ -248,9 +248,19 @@ impl Reader<'_> {
         let mut items = BTreeMap::new();
         let mut token: Option<String> = None;
         let mut last = None;
+        // The page size only where the route table names it: a list without it (the users of
+        // a phone number) is walked at its own page size, and a target that refuses query
+        // parameters its route does not take (READINGS 6.3) still answers the walk.
+        let sized = self
+            .exec
+            .contract
+            .route("GET", path)
+            .is_none_or(|r| r.query_param("maxResults").is_some());
         for _ in 0..pages {
             let mut q = query.to_vec();
-            q.push(("maxResults", size.to_string()));
+            if sized {
+                q.push(("maxResults", size.to_string()));
+            }
             if let Some(t) = &token {
                 q.push(("pageToken", t.clone()));
             }
@@ -306,6 +316,10 @@ impl Reader<'_> {
     }
 
     async fn page_sizes(&mut self, path: &str, query: &[(&str, String)]) {
+        let sized = self.exec.contract.route("GET", path);
+        if sized.is_some_and(|r| r.query_param("maxResults").is_none()) {
+            return;
+        }
         let Some(before) = self.walk(path, query, 50, MAX_PAGES).await else {
             return;
         };
