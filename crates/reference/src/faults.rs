@@ -514,17 +514,10 @@ recorded {
     ConversationsInFilterIgnored => "conversations-in-filter-ignored", "Pagination and collection conventions > in operator",
         "GET /conversations ignores phoneNumberId[in]";
 
-}
-pending {
-    // Blind set 1: written from API.md, READINGS and the reference alone, without the suite's
-    // checks or cases. Before the suite changed for them it caught 15 of the 30 on every run
-    // (docs/self-proof.md).
-    RecordingStartTimeLocalOffset => blind1 "recording-start-time-local-offset", "Conventions > timestamps",
-        "recording segments show startTime in the workspace's local time (offset -08:00) instead of UTC";
+    // Blind faults caught by a mechanism of the suite with a finding that cites their clause
+    // (docs/self-proof.md, "Blind faults").
     ContactEmoji500 => blind1 "contact-emoji-500", "Errors > no server errors",
         "POST /v1/contacts answers 500 when a default field holds a character outside the Basic Multilingual Plane (an emoji), as a 3-byte-UTF-8 column would";
-    ExternalIdLengthInBytes => blind1 "external-id-length-in-bytes", "Resources > Contact > externalId",
-        "the externalId length limit counts UTF-8 bytes, not characters: 40 accented characters (80 bytes) are refused";
     ContactsSourceFilterPrefix => blind1 "contacts-source-filter-prefix", "Pagination and collection conventions > filters",
         "GET /contacts matches the exact `source=` filter as a prefix (LIKE 'value%'): source=hub lists the hubspot contacts";
     TaskLimitRefusalStillCreates => blind1 "task-limit-refusal-still-creates", "Errors > Rules > 6",
@@ -551,63 +544,38 @@ pending {
         "change-due-date stores only the date: the due date reads back at midnight UTC of that day";
     GroupSendFanOut => blind1 "group-send-fan-out", "v1 API: messages > POST /v1/messages > to",
         "POST /v1/messages with several recipients sends one 1:1 message per recipient instead of a single group message";
-    MessageFromPhoneNumberId => blind1 "message-from-phone-number-id", "Conventions > phone numbers",
-        "a message sent with `from` given as a phone number id shows that id (PN...) as its `from` instead of the E.164 number";
     MarkDoneSendsMessage => blind1 "mark-done-sends-message", "States and transitions > Conversation > mark-as-done",
         "mark-as-done sends an automatic closing message to the conversation's participants";
-    ConversationsV1HideDone => blind1 "conversations-v1-hide-done", "v1 API: conversations > GET /v1/conversations",
-        "GET /v1/conversations leaves out conversations marked done (it lists the inbox, not all conversations of the organization)";
     UserPhoneNumbersOfCaller => blind1 "user-phone-numbers-of-caller", "Header-versioned API > GET /users/{userId}/phone-numbers",
         "GET /users/{userId}/phone-numbers answers the numbers of the calling user, whatever userId the path names";
-    PhoneNumbersTokenAlwaysNull => blind1 "phone-numbers-token-always-null", "Header-versioned API > GET /phone-numbers",
-        "GET /phone-numbers answers nextPageToken null on every page: a client never gets past the first page";
     ApiKeyPrefixCompared => blind1 "api-key-prefix-compared", "Authentication > 3",
         "an API key is compared on its first 24 characters only: a key with a wrong tail is served as the key's user";
-    WebhookDeliveriesUseCreatedEvents => blind1 "webhook-deliveries-use-created-events", "Header-versioned API > webhook management",
-        "deliveries follow the events a webhook was created with: a PATCH or PUT of events changes the answer but not what is delivered";
     TaskActivityLinkRefused => blind1 "task-activity-link-refused", "v1 API: tasks > POST /v1/tasks",
         "POST /v1/tasks refuses (400) a task linked only to an activity: only a phone number or a conversation counts as a link";
-    TaskPutReopens => blind1 "task-put-reopens", "v1 API: tasks > PUT /v1/tasks/{taskId}",
-        "PUT /v1/tasks/{taskId} rebuilds the task from the body and so reopens a completed task";
     VoicemailFiresCallAnswered => blind1 "voicemail-fires-call-answered", "Events > event table",
         "an incoming call that ends in voicemail fires call.answered instead of call.missed";
     CallsV1TimeOffsetIgnored => blind1 "calls-v1-time-offset-ignored", "v1 API: calls and recordings > GET /v1/calls",
         "GET /v1/calls reads createdAfter, createdBefore and since as UTC wall time, dropping their offset (+02:00 read as Z)";
-    LegacyWebhookErrorCodeShort => blind1 "legacy-webhook-error-code-short", "Errors > v1 error body",
-        "errors of the legacy /v1/webhooks/{kind} endpoints carry the bare status as code (`400`) instead of seven digits";
     SendDeprecatedPhoneNumberIdRefused => blind1 "send-deprecated-phone-number-id-refused", "Versioning > 5",
         "POST /v1/messages refuses (400 from is required) a body naming its sender only by the deprecated phoneNumberId";
     TaskUnassignRemovesLast => blind1 "task-unassign-removes-last", "States and transitions > Task > assign and unassign",
         "unassign of an assigned user removes the most recently assigned user instead (a pop, not a removal by id)";
-
-    // Blind set 2: written from API.md, READINGS and the reference alone, without the suite's
-    // checks or cases.
     ContactsFilterFirstPageOnly => blind2 "contacts-filter-first-page-only", "Pagination and collection conventions > pageToken",
         "GET /v1/contacts applies externalIds and sources to the first page only: a page asked with a pageToken lists every contact from that offset on, matching or not";
-    TasksLastSingleItemLost => blind2 "tasks-last-single-item-lost", "Pagination and collection conventions > last page",
-        "GET /v1/tasks answers nextPageToken null when exactly one task remains after the page (a `two or more left` check): that task is never listed";
     MessagesV1PageOneOver => blind2 "messages-v1-page-one-over", "Pagination and collection conventions > maxResults",
         "GET /v1/messages cuts pages of maxResults + 1 messages (an inclusive end index): a page asked with maxResults N holds N + 1";
     ConversationsV1ByLastActivity => blind2 "conversations-v1-by-last-activity", "v1 API: conversations > GET /v1/conversations",
         "GET /v1/conversations sorts newest first by lastActivityAt instead of createdAt: an old conversation with recent messages comes before newer ones";
     WebhookDeleteKeepsDelivering => blind2 "webhook-delete-keeps-delivering", "Header-versioned API > webhook management",
         "DELETE /webhooks/{id} answers 204 and the webhook is gone from GET, but a stale subscription cache keeps it: events still go to its url";
-    WebhookLimitCountsDeleted => blind2 "webhook-limit-counts-deleted", "Limits > webhooks per workspace",
-        "the count toward the limit of 50 webhooks is not decremented on DELETE: a workspace that deleted webhooks is refused before it holds 50";
     MessageGetCrossesWorkspace => blind2 "message-get-crosses-workspace", "Authentication > 3",
         "GET /messages/{messageId} answers 200 with a message of another workspace (the lookup is not scoped to the caller's workspace) instead of 403 or 404";
     InvalidKey403 => blind2 "invalid-key-403", "Authentication > 3",
         "an Authorization header holding a key the service does not know answers 403 Forbidden instead of 401 Unauthorized (a missing header still gets 401)";
-    V1MalformedJsonErrorUnshaped => blind2 "v1-malformed-json-error-unshaped", "Errors > v1 error body",
-        "POST and PATCH /v1/contacts with a body that is not valid JSON answer 400 with the header-versioned body {message, docs, title}: no code, status or trace";
-    V1TasksRequireVersionHeader => blind2 "v1-tasks-require-version-header", "What the service does > API generations",
-        "every /v1/tasks request without a Service-Api-Version header answers 400: the version check of the header-versioned API runs on the v1 task routes too";
     ContactsExternalIdsCaseInsensitive => blind2 "contacts-external-ids-case-insensitive", "v1 API: contacts > GET /v1/contacts",
         "GET /v1/contacts matches externalIds without regard to case, as a case-insensitive collation does: externalIds=SEED-001 lists the contact seed-001";
     TaskReopenUndeletes => blind2 "task-reopen-undeletes", "States and transitions > Task > delete",
         "POST /v1/tasks/{taskId}/reopen of a deleted task answers 200 and brings it back (readable, listed, open) instead of 404";
-    WebhookPatchEventsResetsScope => blind2 "webhook-patch-events-resets-scope", "Header-versioned API > webhook management",
-        "PATCH /webhooks/{id} that sends events without resourceIds also resets resourceIds to [\"*\"]: the webhook's phone number scope is lost";
     WebhookHistoryAllWebhooks => blind2 "webhook-history-all-webhooks", "Header-versioned API > webhook delivery history",
         "GET /webhooks/{id}/events lists the deliveries of every webhook of the workspace, not only of the webhook in the path";
     WebhookEventIdNotPayloadId => blind2 "webhook-event-id-not-payload-id", "Events > delivery records",
@@ -622,14 +590,8 @@ pending {
         "GET /phone-numbers decodes the phoneNumber query twice: a percent-encoded `+` (%2B) becomes a space, and a valid E.164 filter answers 400";
     ContactPatchAnswersPrevious => blind2 "contact-patch-answers-previous", "v1 API: contacts > PATCH /v1/contacts/{id}",
         "PATCH /v1/contacts/{id} stores the update but answers the contact as it was before it (the entity read before the save)";
-    TaskAssignReplacesAssignees => blind2 "task-assign-replaces-assignees", "States and transitions > Task > assign and unassign",
-        "assign replaces the task's assignees with the user named instead of adding the user: after assigning A and B and unassigning B, nobody is assigned";
     WebhookUrlUnchecked => blind2 "webhook-url-unchecked", "Resources > Webhook",
         "POST /webhooks (PATCH, PUT) take any string as url, one without a scheme (`hooks.example.test/in`) included, and store it: the webhook's url is no URI";
-    RetryCreatesNewMessage => blind2 "retry-creates-new-message", "States and transitions > Message > retry failed",
-        "POST /messages/{messageId}/retry re-sends a failed message as a new message: the answer is a message of another id, the conversation gains a copy, and the failed one stays failed";
-    ContactCreate200WithCustomFields => blind2 "contact-create-200-with-custom-fields", "v1 API: contacts > POST /v1/contacts",
-        "POST /v1/contacts answers 200 instead of 201 when the body carries customFields (the path that saves custom fields answers as an update)";
     RecordingsNoAccess404 => blind2 "recordings-no-access-404", "Authentication > 3",
         "GET /v1/call-recordings/{callId} of a call on a number the caller is not a user of answers 404 Not Found instead of 403";
     WebhookScopeMatchedOnNumber => blind2 "webhook-scope-matched-on-number", "Events > subscriptions",
@@ -642,12 +604,54 @@ pending {
         "sending from a number whose A2P registration is not approved answers 403 (code 0206403) instead of 400 0206400 A2P Registration Not Approved";
     WebhookGetDropsOrgId => blind2 "webhook-get-drops-org-id", "Header-versioned API > GET /webhooks/{webhookId}",
         "GET /webhooks/{webhookId} answers the webhook without orgId, a required field (the list, create and update answers keep it)";
-    TaskLimitBlocksTransitions => blind2 "task-limit-blocks-transitions", "Errors > Rules > 6",
-        "at the open-task limit, assign, unassign, due-date and link operations answer 402 Open Tasks Limit Reached, though they open no task";
     MessagesParticipantsOwnNumberAccepted => blind2 "messages-participants-own-number-accepted", "v1 API: messages > GET /v1/messages > participants",
         "GET /v1/messages takes participants that include the workspace number (it drops that number) instead of answering 400";
     ContactPhoneStoredWithoutPlus => blind2 "contact-phone-stored-without-plus", "Resources > Contact > defaultFields",
         "POST /v1/contacts stores phone entry values normalized to digits without the leading `+`: the contact shows `14155550001`, which is no E.164 number";
+}
+pending {
+    // Blind faults not yet in the catalog: missed by the seeded run the self-test makes, or
+    // caught there only by findings that cite another clause than theirs (the catalog requires
+    // their own). Blind set 1: written from API.md, READINGS and the reference alone, without
+    // the suite's checks or cases; before the suite changed for them it caught 15 of the 30 on
+    // every run (docs/self-proof.md).
+    RecordingStartTimeLocalOffset => blind1 "recording-start-time-local-offset", "Conventions > timestamps",
+        "recording segments show startTime in the workspace's local time (offset -08:00) instead of UTC";
+    ExternalIdLengthInBytes => blind1 "external-id-length-in-bytes", "Resources > Contact > externalId",
+        "the externalId length limit counts UTF-8 bytes, not characters: 40 accented characters (80 bytes) are refused";
+    MessageFromPhoneNumberId => blind1 "message-from-phone-number-id", "Conventions > phone numbers",
+        "a message sent with `from` given as a phone number id shows that id (PN...) as its `from` instead of the E.164 number";
+    ConversationsV1HideDone => blind1 "conversations-v1-hide-done", "v1 API: conversations > GET /v1/conversations",
+        "GET /v1/conversations leaves out conversations marked done (it lists the inbox, not all conversations of the organization)";
+    PhoneNumbersTokenAlwaysNull => blind1 "phone-numbers-token-always-null", "Header-versioned API > GET /phone-numbers",
+        "GET /phone-numbers answers nextPageToken null on every page: a client never gets past the first page";
+    WebhookDeliveriesUseCreatedEvents => blind1 "webhook-deliveries-use-created-events", "Header-versioned API > webhook management",
+        "deliveries follow the events a webhook was created with: a PATCH or PUT of events changes the answer but not what is delivered";
+    TaskPutReopens => blind1 "task-put-reopens", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT /v1/tasks/{taskId} rebuilds the task from the body and so reopens a completed task";
+    LegacyWebhookErrorCodeShort => blind1 "legacy-webhook-error-code-short", "Errors > v1 error body",
+        "errors of the legacy /v1/webhooks/{kind} endpoints carry the bare status as code (`400`) instead of seven digits";
+
+    // Blind set 2: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases.
+    TasksLastSingleItemLost => blind2 "tasks-last-single-item-lost", "Pagination and collection conventions > last page",
+        "GET /v1/tasks answers nextPageToken null when exactly one task remains after the page (a `two or more left` check): that task is never listed";
+    WebhookLimitCountsDeleted => blind2 "webhook-limit-counts-deleted", "Limits > webhooks per workspace",
+        "the count toward the limit of 50 webhooks is not decremented on DELETE: a workspace that deleted webhooks is refused before it holds 50";
+    V1MalformedJsonErrorUnshaped => blind2 "v1-malformed-json-error-unshaped", "Errors > v1 error body",
+        "POST and PATCH /v1/contacts with a body that is not valid JSON answer 400 with the header-versioned body {message, docs, title}: no code, status or trace";
+    V1TasksRequireVersionHeader => blind2 "v1-tasks-require-version-header", "What the service does > API generations",
+        "every /v1/tasks request without a Service-Api-Version header answers 400: the version check of the header-versioned API runs on the v1 task routes too";
+    WebhookPatchEventsResetsScope => blind2 "webhook-patch-events-resets-scope", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} that sends events without resourceIds also resets resourceIds to [\"*\"]: the webhook's phone number scope is lost";
+    TaskAssignReplacesAssignees => blind2 "task-assign-replaces-assignees", "States and transitions > Task > assign and unassign",
+        "assign replaces the task's assignees with the user named instead of adding the user: after assigning A and B and unassigning B, nobody is assigned";
+    RetryCreatesNewMessage => blind2 "retry-creates-new-message", "States and transitions > Message > retry failed",
+        "POST /messages/{messageId}/retry re-sends a failed message as a new message: the answer is a message of another id, the conversation gains a copy, and the failed one stays failed";
+    ContactCreate200WithCustomFields => blind2 "contact-create-200-with-custom-fields", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts answers 200 instead of 201 when the body carries customFields (the path that saves custom fields answers as an update)";
+    TaskLimitBlocksTransitions => blind2 "task-limit-blocks-transitions", "Errors > Rules > 6",
+        "at the open-task limit, assign, unassign, due-date and link operations answer 402 Open Tasks Limit Reached, though they open no task";
     OutboundFiresMessageReceived => blind2 "outbound-fires-message-received", "Events > event table",
         "POST /v1/messages fires message.received for the outgoing message too (besides message.delivered): a webhook subscribed to inbound messages gets the workspace's own sends";
 }
@@ -702,6 +706,22 @@ impl Fault {
             // failed message for the trials that retry it next, which are ignored with that
             // reason: the run is incomplete, though the fault is caught.
             Fault::VersionHeaderIgnored => &[V::RetryDelivers],
+            // Blind faults. The user removed instead is seen only through `assignedTo`, and a
+            // contact's externalId (the letter case the filter must match) and its phone entries
+            // only through fields a target may leave out or give as null (READINGS 1.3).
+            Fault::TaskUnassignRemovesLast | Fault::ContactsExternalIdsCaseInsensitive => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::ContactPhoneStoredWithoutPlus => &[V::OptionalFieldsAbsent],
+            // The closing message shows in the conversation's messages only after the inbox
+            // cycle has read them, when messages are listed late (READINGS 7.1).
+            Fault::MarkDoneSendsMessage => &[V::MessagesListedLate],
+            // With whole-second timestamps the bound the suite sends (a conversation's own
+            // createdAt or updatedAt) has no fraction for the fault to refuse.
+            Fault::ConversationsFractionalTimeRefused => &[V::TimestampsWholeSeconds],
+            // The variant answers 404 for two of the three numbers the workspace lists: one
+            // number is left, and a filter of several values cannot be tried.
+            Fault::ConversationsPhoneNumbersFirstOnly => &[V::UnknownResources404],
             _ => &[],
         }
     }
