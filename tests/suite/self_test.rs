@@ -100,12 +100,22 @@ fn every_fault_is_caught_by_the_trials_and_checks_recorded_for_it() {
         changed.join("\n")
     );
     // The unsteady blocks' lines may come in another order from run to run too.
+    let (was, now) = (
+        uncounted(&steady_blocks(&written, &unsteady)),
+        uncounted(&steady_blocks(&defects, &unsteady)),
+    );
+    let moved: Vec<String> = was
+        .lines()
+        .zip(now.lines())
+        .filter(|(w, n)| w != n)
+        .map(|(w, n)| format!("- {w}\n+ {n}"))
+        .collect();
     assert!(
-        uncounted(&steady_blocks(&written, &unsteady))
-            == uncounted(&steady_blocks(&defects, &unsteady)),
-        "{} holds the same defects in another order or header: rewrite it with \
-         `UPDATE_SNAPSHOTS=1 cargo test --test suite self_test`",
-        common::defects::path().display()
+        was == now,
+        "{} holds the same defects in another order or header (- recorded, + now): rewrite it \
+         with `UPDATE_SNAPSHOTS=1 cargo test --test suite self_test`:\n{}",
+        common::defects::path().display(),
+        moved.join("\n")
     );
     let claim = common::defects::summary(&settled);
     for (page, text) in [
