@@ -328,6 +328,31 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
         "every exchange of the run: {}",
         entries.len()
     );
+    // Each entry starts when its request went (a timeline a HAR viewer can draw): within one
+    // trial the starts never go back, and the run's entries do not all share one start.
+    let mut starts: std::collections::BTreeMap<String, Vec<time::OffsetDateTime>> =
+        Default::default();
+    for e in entries {
+        let at = e["startedDateTime"].as_str().expect("startedDateTime");
+        let at = time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+            .unwrap_or_else(|err| panic!("startedDateTime {at:?}: {err}"));
+        let comment = e["comment"].as_str().expect("comment");
+        let trial = comment.split(',').next().unwrap_or_default().to_string();
+        starts.entry(trial).or_default().push(at);
+    }
+    for (trial, at) in &starts {
+        assert!(
+            at.windows(2).all(|w| w[0] <= w[1]),
+            "{trial}: its exchanges start out of order: {at:?}"
+        );
+    }
+    let distinct: std::collections::BTreeSet<_> = starts.values().flatten().collect();
+    assert!(
+        distinct.len() > entries.len() / 2,
+        "{} distinct starts for {} entries",
+        distinct.len(),
+        entries.len()
+    );
     // Webhook signing secrets came back in the answers; none is in the HAR.
     let whole = std::fs::read_to_string(&har).expect("HAR");
     let leaked: Vec<&str> = whole

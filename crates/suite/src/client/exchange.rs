@@ -187,6 +187,9 @@ pub struct Exchange {
     pub request_body: Option<String>,
     pub outcome: Result<Response, TransportError>,
     pub elapsed: Duration,
+    /// When the request went (its start on the wall clock), for the HAR's timeline; `None` for
+    /// a request that was never sent.
+    pub sent: Option<std::time::SystemTime>,
 }
 
 impl Exchange {
@@ -227,6 +230,7 @@ impl Exchange {
             request_body: self.request_body.clone(),
             outcome,
             elapsed: self.elapsed,
+            sent: self.sent,
         }
     }
 }

@@ -240,6 +240,7 @@ impl Client {
         let _slot = self.in_flight.acquire().await.ok();
         self.requests.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
+        let sent = std::time::SystemTime::now();
         let pooled = !self.one_connection_per_request();
         let (mut outcome, opened) = OPENED
             .scope(std::cell::Cell::new(false), async {
@@ -275,6 +276,7 @@ impl Client {
             request_body: body_text,
             outcome,
             elapsed: start.elapsed(),
+            sent: Some(sent),
         }
     }
 

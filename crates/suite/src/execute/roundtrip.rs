@@ -334,5 +334,6 @@ fn placeholder() -> Exchange {
             "request could not be rendered".into(),
         )),
         elapsed: std::time::Duration::ZERO,
+        sent: None,
     }
 }

@@ -114,8 +114,8 @@ struct Timings {
 }
 
 /// The HAR of the run's exchanges (those of failed trials with `failed_only`), by trial name;
-/// `report` gives each trial's defects for the entries' comments. `started` is the run's start
-/// (RFC 3339): the exchange record keeps durations, not instants, so every entry starts there.
+/// `report` gives each trial's defects for the entries' comments. Each entry starts when its
+/// request went; one never sent starts at the run's start (`report.started`, RFC 3339).
 pub fn render(
     results: &[(Arc<Case>, CaseResult)],
     report: &Report,
@@ -168,6 +168,14 @@ pub fn render(
 }
 
 fn entry(ex: &Exchange, started: &str, comment: String, r: &Redactor) -> Entry {
+    let started = ex
+        .sent
+        .and_then(|t| {
+            time::OffsetDateTime::from(t)
+                .format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| started.to_string());
     let ms = ex.elapsed.as_secs_f64() * 1000.0;
     let url = r.redact(&ex.url);
     let query_string = reqwest::Url::parse(&ex.url)
@@ -249,7 +257,7 @@ fn entry(ex: &Exchange, started: &str, comment: String, r: &Redactor) -> Entry {
         },
     };
     Entry {
-        started_date_time: started.to_string(),
+        started_date_time: started,
         time: ms,
         request: Request {
             method: ex.method.clone(),
