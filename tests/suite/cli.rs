@@ -762,12 +762,12 @@ fn a_mistyped_or_badly_typed_fixture_is_refused_with_line_and_pointer() {
             "at /fixtures/webhook_delivery_seconds: \"5s\" is not of type \"number\"",
         ),
         (
-            pretty.replace("\"open_task_limit\": 20", "\"open_task_limit\": \"twenty\""),
+            pretty.replace("\"open_task_limit\": 40", "\"open_task_limit\": \"twenty\""),
             "\"open_task_limit\"",
             "at /fixtures/open_task_limit: \"twenty\" is not of type \"integer\"",
         ),
         (
-            pretty.replace("\"open_task_limit\": 20", "\"open_task_limit\": 0"),
+            pretty.replace("\"open_task_limit\": 40", "\"open_task_limit\": 0"),
             "\"open_task_limit\"",
             "at /fixtures/open_task_limit: 0 is less than the minimum of 1",
         ),

@@ -412,8 +412,19 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
             .max();
     }
     let mut order: Vec<usize> = (0..cases.len()).collect();
-    // Stable: within a wave, the catalog's order.
-    order.sort_by_key(|&i| (!cases[i].exclusive, wave[i].map_or(0, |w| w + 1)));
+    // Stable: within a wave, the random sequences first (the longest trials of a run: each a
+    // chain of some forty requests, one after the other, that a run behind a slow network
+    // waits for last if they start last), then the catalog's order.
+    order.sort_by_key(|&i| {
+        (
+            !cases[i].exclusive,
+            wave[i].map_or(0, |w| w + 1),
+            !matches!(
+                cases[i].property.as_deref(),
+                Some(crate::cases::properties::Property::Sequence)
+            ),
+        )
+    });
     // A use comes after every trial that must leave its fixture as it is: it waits for them at
     // the gate, so it must not hold a thread they need to start.
     for (i, n) in needs.iter().enumerate() {
