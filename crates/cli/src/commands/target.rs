@@ -132,7 +132,8 @@ fn discover_before_trials(
     d
 }
 
-/// Each extra key of the profile that a chosen case sends is taken by the target.
+/// Each extra key of the profile that a chosen case sends is taken by the target. The keys are
+/// tried together (a read each); a refusal is reported for the first key in the list's order.
 fn check_extra_keys(
     rt: &tokio::runtime::Runtime,
     client: &Client,
@@ -140,6 +141,7 @@ fn check_extra_keys(
     cases: &[Arc<Case>],
     chosen: &HashSet<String>,
 ) -> Result<(), Error> {
+    let mut checks = Vec::new();
     for (name, forbidden_counts) in preflight::extra_keys() {
         let Some(key) = profile.fixtures.get(*name).and_then(|v| v.as_str()) else {
             continue;
@@ -151,15 +153,21 @@ fn check_extra_keys(
             continue;
         }
         let label = format!("<{}>", name.to_ascii_uppercase());
-        rt.block_on(preflight::check(
-            client,
-            Auth::Key {
-                key: key.to_string(),
-                label,
-            },
-            &format!("the profile's fixture `{name}` (an API key)"),
-            *forbidden_counts,
-        ))?;
+        checks.push(async move {
+            preflight::check(
+                client,
+                Auth::Key {
+                    key: key.to_string(),
+                    label,
+                },
+                &format!("the profile's fixture `{name}` (an API key)"),
+                *forbidden_counts,
+            )
+            .await
+        });
+    }
+    for checked in rt.block_on(futures_util::future::join_all(checks)) {
+        checked?;
     }
     Ok(())
 }
