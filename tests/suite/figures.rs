@@ -129,7 +129,7 @@ fn blocks(page: &str, text: &str) -> Result<Vec<Block>, Vec<String>> {
 }
 
 /// A figure the code gives, and how a block holding it is compared: exactly, or with what a run
-/// may vary (ports, ids, times, a request count within 3%) taken out.
+/// may vary (ports, ids, times, a request count within 5%) taken out.
 struct Figure {
     text: String,
     varies: bool,
@@ -184,7 +184,10 @@ fn request_counts(text: &str) -> Vec<u64> {
 }
 
 /// Whether the content of a block is the figure: exactly, or (for a run's output) with the same
-/// steady text and request counts within 3%.
+/// steady text and request counts within 5%. A default run's count moves by up to 3.5% either
+/// side of its middle from run to run (the relations walk whole collections, whose size depends
+/// on what the trials running beside them have created; the sequences read lists too): ten runs
+/// on 2026-11-27 sent 1,695 to 1,803 requests.
 fn holds(content: &str, figure: &Figure) -> bool {
     if !figure.varies {
         return content == figure.text;
@@ -195,7 +198,7 @@ fn holds(content: &str, figure: &Figure) -> bool {
         && ours
             .iter()
             .zip(&theirs)
-            .all(|(a, b)| a * 100 <= b * 103 && a * 100 >= b * 97)
+            .all(|(a, b)| a * 100 <= b * 105 && a * 100 >= b * 95)
 }
 
 /// Every figure the docs may hold, by name. Those that need a run of the binary are computed once.
@@ -745,7 +748,7 @@ fn changing_a_figure_in_a_page_fails_the_check() {
     );
     // The rewrite restores it.
     assert_eq!(regenerate(page, &changed, figures), readme);
-    // A run's output holds its trial count exactly, its request count within 3%.
+    // A run's output holds its trial count exactly, its request count within 5%.
     let run = &figures["default-run"].text;
     let more_trials = run.replace(&format!(" {trials} "), &format!(" {one_more} "));
     assert!(!holds(&more_trials, &figures["default-run"]));
