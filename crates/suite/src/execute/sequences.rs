@@ -302,21 +302,17 @@ impl World {
                     s.exchanges,
                 ));
             }
-            // The watcher's delete is answered before the tasks' deletes go: their events come
-            // after it.
-            let mut exs = Vec::new();
-            if let Some(id) = self.watchers.get(1).cloned().flatten() {
-                let delete = vec![request("DELETE", &format!("/webhooks/{id}"), &[], None)];
-                exs.extend(self.tidy(exec, delete, &mut replay.found).await);
-            }
             let mut closing = Vec::new();
+            if let Some(id) = self.watchers.get(1).cloned().flatten() {
+                closing.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
+            }
             for t in self.tasks.iter().filter(|t| !t.deleted) {
                 if let Some(id) = &t.id {
                     closing.push(request("DELETE", &format!("/v1/tasks/{id}"), &[], None));
                 }
             }
-            exs.extend(self.tidy(exec, closing, &mut replay.found).await);
-            if !exs.is_empty() {
+            if !closing.is_empty() {
+                let exs = self.tidy(exec, closing, &mut replay.found).await;
                 replay.exchanges.extend(exs.iter().cloned());
                 replay.steps.push((
                     "delete the second watcher, then the tasks the sequence left".into(),
@@ -354,18 +350,16 @@ impl World {
         replay
     }
 
-    /// Sends requests that tidy up, all at once (none depends on another's answer), held to
-    /// the generic checks only; the exchanges in the order of `outs`.
+    /// Sends requests that tidy up, in order, held to the generic checks only.
     async fn tidy(
         &self,
         exec: &Executor,
         outs: Vec<Outgoing>,
         found: &mut Found,
     ) -> Vec<Arc<Exchange>> {
-        let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
         let mut exs = Vec::new();
-        for ex in sent {
-            let ex = Arc::new(ex);
+        for out in outs {
+            let ex = Arc::new(exec.send(&out).await);
             found.extend(
                 generic::check(&exec.contract, &ex, Default::default())
                     .into_iter()
@@ -394,27 +388,17 @@ impl World {
             .judge(receiver, &exec.run_id, &self.case, exec.bounds().delivery)
             .await;
         let mut s = Sender::new(exec);
-        // The histories are read together; their exchanges are kept in the webhooks' order.
-        let histories = predicted.received(receiver, &exec.run_id, &self.case);
-        let mut readers: Vec<Sender<'_>> = histories.iter().map(|_| s.beside()).collect();
-        let read = futures_util::future::join_all(readers.iter_mut().zip(&histories).map(
-            |(r, history)| async move {
-                r.read(
+        for history in predicted.received(receiver, &exec.run_id, &self.case) {
+            let ex = s
+                .read(
                     &format!("/webhooks/{}/events", history.webhook),
                     "Header-versioned API > webhook delivery history",
                 )
-                .await
-            },
-        ))
-        .await;
-        for r in readers {
-            s.absorb(r);
-        }
-        for (history, ex) in histories.iter().zip(read) {
+                .await;
             if let Ok(resp) = &ex.outcome {
                 if let (true, Some(Ok(body))) = ((200..300).contains(&resp.status), &resp.json) {
                     found.extend(
-                        super::deliveries::judge_records(body, history)
+                        super::deliveries::judge_records(body, &history)
                             .into_iter()
                             .map(|f| (f, ex.clone())),
                     );
@@ -432,25 +416,22 @@ impl World {
         let url = self.text("webhook_url")?;
         let mut s = Sender::new(exec);
         self.watchers.clear();
-        // Both go together; the exchanges are kept in the watchers' order.
-        let create = |n: usize| {
+        for n in 0..2 {
             let body = json!({
                 "url": format!("{url}/{}watch{n}", self.hooks_prefix),
                 "events": crate::cases::sequence::TASK_EVENTS,
                 "resourceIds": ["*"],
                 "label": format!("{} sequence watcher {n}", self.run),
             });
-            request("POST", "/webhooks", &[], Some(body))
-        };
-        let (mut first, mut second) = (s.beside(), s.beside());
-        let (a, b) = tokio::join!(
-            first.send(create(0), "Header-versioned API > POST /webhooks", true),
-            second.send(create(1), "Header-versioned API > POST /webhooks", true),
-        );
-        self.watchers.push(created_id(&a, "id"));
-        self.watchers.push(created_id(&b, "id"));
-        s.absorb(first);
-        s.absorb(second);
+            let ex = s
+                .send(
+                    request("POST", "/webhooks", &[], Some(body)),
+                    "Header-versioned API > POST /webhooks",
+                    true,
+                )
+                .await;
+            self.watchers.push(created_id(&ex, "id"));
+        }
         Some((
             "create two webhooks on every task event of every number (\"*\"), to watch the deliveries".into(),
             s.exchanges,
@@ -793,28 +774,21 @@ impl World {
                     external_id,
                     source: shown.unwrap_or(source),
                 });
-                // Read back, and every list of the kind shows it as the model knows it: by its
-                // external id, and under a source filter it must not match. The four reads go
-                // together (none changes anything); their exchanges are kept in this order.
-                let (mut a, mut b, mut c, mut d) = (s.beside(), s.beside(), s.beside(), s.beside());
-                let read = async {
-                    if let Some(id) = id {
-                        a.read(
-                            &format!("/contacts/{id}"),
-                            "Header-versioned API > GET /contacts/{contactId}",
-                        )
-                        .await;
-                    }
-                };
-                tokio::join!(
-                    read,
-                    self.list_contacts(&mut b, n, ContactFilter::ExternalId, tag),
-                    self.list_contacts(&mut c, n, ContactFilter::SourcePrefix, tag),
-                    self.list_contacts(&mut d, n, ContactFilter::V1ExternalIdsOtherCase, tag),
-                );
-                for other in [a, b, c, d] {
-                    s.absorb(other);
+                if let Some(id) = id {
+                    s.read(
+                        &format!("/contacts/{id}"),
+                        "Header-versioned API > GET /contacts/{contactId}",
+                    )
+                    .await;
                 }
+                // Every list of the kind shows it as the model knows it: by its external id,
+                // and under a source filter it must not match.
+                self.list_contacts(s, n, ContactFilter::ExternalId, tag)
+                    .await;
+                self.list_contacts(s, n, ContactFilter::SourcePrefix, tag)
+                    .await;
+                self.list_contacts(s, n, ContactFilter::V1ExternalIdsOtherCase, tag)
+                    .await;
                 format!(
                     "create contact {} (then read it, list it by externalId, by a prefix of its source and by its externalId in other letter case)",
                     n + 1
@@ -1007,7 +981,7 @@ impl World {
 
     /// Lists the contacts under one filter that names contact `contact`.
     async fn list_contacts(
-        &self,
+        &mut self,
         s: &mut Sender<'_>,
         contact: usize,
         filter: ContactFilter,
@@ -1179,23 +1153,6 @@ struct Sender<'a> {
 }
 
 impl<'a> Sender<'a> {
-    /// A sender for requests sent beside this one's, with its expectation; [`Sender::absorb`]
-    /// takes its exchanges and findings back.
-    fn beside(&self) -> Sender<'a> {
-        Sender {
-            exec: self.exec,
-            expect: self.expect,
-            exchanges: Vec::new(),
-            found: Vec::new(),
-        }
-    }
-
-    /// The exchanges and findings of `other`, after this one's.
-    fn absorb(&mut self, other: Sender<'a>) {
-        self.exchanges.extend(other.exchanges);
-        self.found.extend(other.found);
-    }
-
     /// A sender whose requests must succeed.
     fn new(exec: &'a Executor) -> Sender<'a> {
         Sender {
