@@ -30,7 +30,9 @@ fn default_run_certifies_the_reference_and_exits_0() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no request count:\n{out}"));
     // Issue 28: the request count is the cost of a run across a network or under a rate limit;
-    // the README states it, and a run that sends 3% more than it says is a regression to look at.
+    // the README states it, and a run that sends 5% more than it says is a regression to look at
+    // (runs move by about 3.5% either side: the relations walk whole collections, whose size
+    // depends on the trials beside them).
     let readme = include_str!("../../README.md").replace('\n', " ");
     let stated: u64 = readme
         .split(" sends about ")
@@ -39,7 +41,7 @@ fn default_run_certifies_the_reference_and_exits_0() {
         .and_then(|n| n.replace(',', "").parse().ok())
         .expect("the README states the request count: \"it sends about N requests\"");
     assert!(
-        sent * 100 <= stated * 103 && sent * 100 >= stated * 97,
+        sent * 100 <= stated * 105 && sent * 100 >= stated * 95,
         "the default run sent {sent} requests; the README says about {stated}"
     );
     assert!(
