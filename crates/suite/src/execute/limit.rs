@@ -19,9 +19,11 @@ use crate::checks::generic;
 use crate::client::{Exchange, Outgoing};
 use crate::results::Finding;
 
-/// Requests of one `repeat` or `for_each` step in flight at once: a limit of 50 fills in a few
-/// round trips, and a target gets no more than this from one step besides the other trials.
-pub(crate) const STEP_FAN_OUT: usize = 16;
+/// Requests of one `repeat` or `for_each` step in flight at once: as many as the client lets
+/// out at once ([`crate::client`]'s bound), so that a limit of 40 or 50 fills, and is emptied,
+/// in two round trips (a limit case holds every trial that touches its count back: behind a
+/// slow network its round trips are the run's); a target gets no more than this from one step.
+pub(crate) const STEP_FAN_OUT: usize = 32;
 
 /// One request of a step as sent, with its answer.
 struct Sent {

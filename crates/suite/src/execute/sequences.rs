@@ -276,23 +276,37 @@ impl World {
             // unassigned (each read back: the model holds what is left); the second watcher is
             // deleted, then the tasks the sequence left: their events must reach the first
             // watcher and not the deleted one.
+            // Round after round, each task's first user left is unassigned, the tasks together,
+            // and each read back.
             let mut s = Sender::new(exec);
-            for t in 0..self.tasks.len() {
-                if self.tasks[t].deleted {
-                    continue;
+            loop {
+                let round: Vec<(String, String)> = self
+                    .tasks
+                    .iter_mut()
+                    .filter(|t| !t.deleted)
+                    .filter_map(|t| {
+                        let id = t.id.clone()?;
+                        (!t.assigned.is_empty()).then(|| (id, t.assigned.remove(0)))
+                    })
+                    .collect();
+                if round.is_empty() {
+                    break;
                 }
-                for user in self.tasks[t].assigned.clone() {
-                    self.change(
-                        &mut s,
-                        t,
-                        "POST",
-                        "/unassign",
-                        Some(json!({"userId": user})),
-                        "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
-                    )
+                let posts = round
+                    .iter()
+                    .map(|(id, user)| {
+                        request(
+                            "POST",
+                            &format!("/v1/tasks/{id}/unassign"),
+                            &[],
+                            Some(json!({"userId": user})),
+                        )
+                    })
+                    .collect();
+                s.send_all(posts, "v1 API: tasks > POST /v1/tasks/{taskId}/unassign")
                     .await;
-                    self.tasks[t].assigned.retain(|u| *u != user);
-                }
+                let ids: Vec<&str> = round.iter().map(|(id, _)| id.as_str()).collect();
+                s.read_tasks(&ids).await;
             }
             if !s.exchanges.is_empty() {
                 replay.exchanges.extend(s.exchanges.iter().cloned());
@@ -302,17 +316,22 @@ impl World {
                     s.exchanges,
                 ));
             }
-            let mut closing = Vec::new();
+            // The watcher goes first; then the tasks, together.
+            let mut watcher = Vec::new();
             if let Some(id) = self.watchers.get(1).cloned().flatten() {
-                closing.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
+                watcher.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
             }
-            for t in self.tasks.iter().filter(|t| !t.deleted) {
-                if let Some(id) = &t.id {
-                    closing.push(request("DELETE", &format!("/v1/tasks/{id}"), &[], None));
-                }
-            }
-            if !closing.is_empty() {
-                let exs = self.tidy(exec, closing, &mut replay.found).await;
+            let tasks: Vec<Outgoing> = self
+                .tasks
+                .iter()
+                .filter(|t| !t.deleted)
+                .filter_map(|t| t.id.as_ref())
+                .map(|id| request("DELETE", &format!("/v1/tasks/{id}"), &[], None))
+                .collect();
+            if !watcher.is_empty() || !tasks.is_empty() {
+                let exs = self
+                    .tidy(exec, vec![watcher, tasks], &mut replay.found)
+                    .await;
                 replay.exchanges.extend(exs.iter().cloned());
                 replay.steps.push((
                     "delete the second watcher, then the tasks the sequence left".into(),
@@ -341,7 +360,7 @@ impl World {
                 }
             }
             self.watchers.clear();
-            let exs = self.tidy(exec, tidy, &mut replay.found).await;
+            let exs = self.tidy(exec, vec![tidy], &mut replay.found).await;
             replay.exchanges.extend(exs);
             replay
         })
@@ -350,22 +369,27 @@ impl World {
         replay
     }
 
-    /// Sends requests that tidy up, in order, held to the generic checks only.
+    /// Sends requests that tidy up, held to the generic checks only: group after group, the
+    /// requests of a group together (they do not depend on one another).
     async fn tidy(
         &self,
         exec: &Executor,
-        outs: Vec<Outgoing>,
+        groups: Vec<Vec<Outgoing>>,
         found: &mut Found,
     ) -> Vec<Arc<Exchange>> {
         let mut exs = Vec::new();
-        for out in outs {
-            let ex = Arc::new(exec.send(&out).await);
-            found.extend(
-                generic::check(&exec.contract, &ex, Default::default())
-                    .into_iter()
-                    .map(|f| (f, ex.clone())),
-            );
-            exs.push(ex);
+        for group in groups.into_iter().filter(|g| !g.is_empty()) {
+            let sent =
+                futures_util::future::join_all(group.iter().map(|out| exec.send(out))).await;
+            for ex in sent {
+                let ex = Arc::new(ex);
+                found.extend(
+                    generic::check(&exec.contract, &ex, Default::default())
+                        .into_iter()
+                        .map(|f| (f, ex.clone())),
+                );
+                exs.push(ex);
+            }
         }
         exs
     }
@@ -388,17 +412,20 @@ impl World {
             .judge(receiver, &exec.run_id, &self.case, exec.bounds().delivery)
             .await;
         let mut s = Sender::new(exec);
-        for history in predicted.received(receiver, &exec.run_id, &self.case) {
-            let ex = s
-                .read(
-                    &format!("/webhooks/{}/events", history.webhook),
-                    "Header-versioned API > webhook delivery history",
-                )
-                .await;
+        // The histories are read together.
+        let histories = predicted.received(receiver, &exec.run_id, &self.case);
+        let reads = histories
+            .iter()
+            .map(|h| request("GET", &format!("/webhooks/{}/events", h.webhook), &[], None))
+            .collect();
+        let exs = s
+            .send_all(reads, "Header-versioned API > webhook delivery history")
+            .await;
+        for (history, ex) in histories.iter().zip(exs) {
             if let Ok(resp) = &ex.outcome {
                 if let (true, Some(Ok(body))) = ((200..300).contains(&resp.status), &resp.json) {
                     found.extend(
-                        super::deliveries::judge_records(body, &history)
+                        super::deliveries::judge_records(body, history)
                             .into_iter()
                             .map(|f| (f, ex.clone())),
                     );
@@ -416,20 +443,22 @@ impl World {
         let url = self.text("webhook_url")?;
         let mut s = Sender::new(exec);
         self.watchers.clear();
-        for n in 0..2 {
-            let body = json!({
-                "url": format!("{url}/{}watch{n}", self.hooks_prefix),
-                "events": crate::cases::sequence::TASK_EVENTS,
-                "resourceIds": ["*"],
-                "label": format!("{} sequence watcher {n}", self.run),
-            });
-            let ex = s
-                .send(
-                    request("POST", "/webhooks", &[], Some(body)),
-                    "Header-versioned API > POST /webhooks",
-                    true,
-                )
-                .await;
+        let creates = (0..2)
+            .map(|n| {
+                let body = json!({
+                    "url": format!("{url}/{}watch{n}", self.hooks_prefix),
+                    "events": crate::cases::sequence::TASK_EVENTS,
+                    "resourceIds": ["*"],
+                    "label": format!("{} sequence watcher {n}", self.run),
+                });
+                request("POST", "/webhooks", &[], Some(body))
+            })
+            .collect();
+        // Both together: neither depends on the other.
+        for ex in s
+            .send_all(creates, "Header-versioned API > POST /webhooks")
+            .await
+        {
             self.watchers.push(created_id(&ex, "id"));
         }
         Some((
@@ -1173,7 +1202,30 @@ impl<'a> Sender<'a> {
 
     async fn send(&mut self, out: Outgoing, clause: &'static str, accepted: bool) -> Arc<Exchange> {
         let ex = Arc::new(self.exec.send(&out).await);
-        let generic = generic::check(&self.exec.contract, &ex, Default::default());
+        self.judge(&ex, clause, accepted);
+        ex
+    }
+
+    /// Sends requests that do not depend on one another together (behind a slow network a
+    /// sequence's closing waits one round trip, not one per request), each judged as
+    /// [`Sender::send`] judges it, kept in the order given.
+    async fn send_all(&mut self, outs: Vec<Outgoing>, clause: &'static str) -> Vec<Arc<Exchange>> {
+        let exec = self.exec;
+        let sent =
+            futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
+        sent.into_iter()
+            .map(|ex| {
+                let ex = Arc::new(ex);
+                self.judge(&ex, clause, true);
+                ex
+            })
+            .collect()
+    }
+
+    /// Holds an answer to the generic checks and, when `accepted`, to a success: the request is
+    /// one the contract allows.
+    fn judge(&mut self, ex: &Arc<Exchange>, clause: &'static str, accepted: bool) {
+        let generic = generic::check(&self.exec.contract, ex, Default::default());
         let transport = ex.outcome.is_err();
         self.found
             .extend(generic.into_iter().map(|f| (f, ex.clone())));
@@ -1201,20 +1253,31 @@ impl<'a> Sender<'a> {
             }
         }
         self.exchanges.push(ex.clone());
-        ex
     }
 
     /// Reads a task back; a deleted one may answer 404 (or show `isDeleted`, which the model
     /// judges).
     async fn read_task(&mut self, id: &str) {
-        let out = request("GET", &format!("/v1/tasks/{id}"), &[], None);
-        let ex = Arc::new(self.exec.send(&out).await);
-        self.found.extend(
-            generic::check(&self.exec.contract, &ex, Default::default())
-                .into_iter()
-                .map(|f| (f, ex.clone())),
-        );
-        self.exchanges.push(ex);
+        self.read_tasks(&[id]).await;
+    }
+
+    /// Reads tasks back, together (as [`Sender::read_task`]).
+    async fn read_tasks(&mut self, ids: &[&str]) {
+        let outs: Vec<Outgoing> = ids
+            .iter()
+            .map(|id| request("GET", &format!("/v1/tasks/{id}"), &[], None))
+            .collect();
+        let exec = self.exec;
+        let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
+        for ex in sent {
+            let ex = Arc::new(ex);
+            self.found.extend(
+                generic::check(&self.exec.contract, &ex, Default::default())
+                    .into_iter()
+                    .map(|f| (f, ex.clone())),
+            );
+            self.exchanges.push(ex);
+        }
     }
 
     /// Walks a list with `query`, `maxResults` 50, at most [`MAX_PAGES`] pages: every item, or
