@@ -379,8 +379,7 @@ impl World {
     ) -> Vec<Arc<Exchange>> {
         let mut exs = Vec::new();
         for group in groups.into_iter().filter(|g| !g.is_empty()) {
-            let sent =
-                futures_util::future::join_all(group.iter().map(|out| exec.send(out))).await;
+            let sent = futures_util::future::join_all(group.iter().map(|out| exec.send(out))).await;
             for ex in sent {
                 let ex = Arc::new(ex);
                 found.extend(
@@ -1211,8 +1210,7 @@ impl<'a> Sender<'a> {
     /// [`Sender::send`] judges it, kept in the order given.
     async fn send_all(&mut self, outs: Vec<Outgoing>, clause: &'static str) -> Vec<Arc<Exchange>> {
         let exec = self.exec;
-        let sent =
-            futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
+        let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
         sent.into_iter()
             .map(|ex| {
                 let ex = Arc::new(ex);
