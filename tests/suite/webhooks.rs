@@ -512,3 +512,69 @@ cases:
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A workspace that already holds 30 of its 50 webhooks still certifies. The trials together
+/// hold no more webhooks than it may still take (50 less the 30 and the reference's own, less
+/// the run's once-per-run setups and a margin: a fixed half of the limit, 25, would overrun it),
+/// and each trial deletes what it made of them when it ends (a refusal's control, a setup made
+/// for it alone), not at the end of the run. Before both, such a run failed trials whose
+/// creates met the limit.
+#[test]
+fn a_workspace_already_holding_thirty_webhooks_still_certifies() {
+    let served = common::binary::serve("held-webhooks", &[]);
+    let profile: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&served.profile).expect("the profile is written"),
+    )
+    .expect("the profile is JSON");
+    let key = profile["apiKey"].as_str().expect("the profile's key");
+    let rt = common::runtime();
+    let held = rt.block_on(async {
+        let client =
+            conformance_suite::tls::build(reqwest::Client::builder, false).expect("an HTTP client");
+        for n in 0..30 {
+            let body = serde_json::json!({
+                "label": format!("held before the run {n}"),
+                "url": "https://example.test/held",
+                "status": "disabled",
+                "events": ["call.missed"],
+                "resourceIds": ["*"],
+            });
+            let resp = client
+                .post(format!("{}/webhooks", served.url))
+                .header("Authorization", key)
+                .header("Service-Api-Version", "2026-03-30")
+                .json(&body)
+                .send()
+                .await
+                .expect("the reference answers");
+            assert!(resp.status().is_success(), "create {n}: {}", resp.status());
+        }
+        let list: serde_json::Value = client
+            .get(format!("{}/webhooks", served.url))
+            .header("Authorization", key)
+            .header("Service-Api-Version", "2026-03-30")
+            .send()
+            .await
+            .expect("the reference answers")
+            .json()
+            .await
+            .expect("a JSON list");
+        list["data"].as_array().map_or(0, Vec::len)
+    });
+    assert!(held >= 30, "the workspace holds {held} webhooks");
+    let o = Command::new(BIN)
+        .args(["--target", &served.url, "--profile"])
+        .arg(&served.profile)
+        .arg("-q")
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("PASSED"), "{out}");
+}

@@ -61,32 +61,11 @@ impl Cleanup {
         let Some(body) = resp.value() else {
             return;
         };
-        // The id sits under the name of the item route's parameter (`/v1/tasks/{taskId}`:
-        // `taskId`), or under `id`.
-        let Some(post) = self.contract.route("POST", path) else {
+        if self.contract.route("POST", path).is_none() {
             self.observe_hook(ex);
             return;
-        };
-        let prefix = format!("{}/{{", post.template.trim_end_matches('/'));
-        let mut names: Vec<String> = self
-            .contract
-            .routes
-            .iter()
-            .filter_map(|r| r.template.strip_prefix(&prefix))
-            .filter_map(|rest| rest.strip_suffix('}'))
-            .filter(|name| !name.contains('/'))
-            .map(str::to_string)
-            .collect();
-        names.push("id".into());
-        let id = names
-            .iter()
-            .flat_map(|n| [format!("/data/{n}"), format!("/{n}")])
-            .find_map(|pointer| match body.pointer(&pointer) {
-                Some(Value::String(s)) if !s.is_empty() && !s.contains('/') => Some(s.clone()),
-                Some(Value::Number(n)) => Some(n.to_string()),
-                _ => None,
-            });
-        let Some(id) = id else {
+        }
+        let Some(id) = created_id(&self.contract, path, body) else {
             return;
         };
         let resource = format!("{path}/{id}");
@@ -279,6 +258,31 @@ pub(crate) const CLEANUP_CONCURRENCY: usize = 8;
 
 /// The longest the whole cleanup takes: three request timeouts (each delete is bounded by one,
 /// a silent target stops new deletes after its first), at least one second.
+/// The id of what a successful `POST {path}` created, as its answer gives it: under the name
+/// of the item route's parameter (`/v1/tasks/{taskId}`: `taskId`), or under `id`, at the top
+/// or under `data`.
+pub(crate) fn created_id(contract: &Contract, path: &str, body: &Value) -> Option<String> {
+    let post = contract.route("POST", path)?;
+    let prefix = format!("{}/{{", post.template.trim_end_matches('/'));
+    let mut names: Vec<String> = contract
+        .routes
+        .iter()
+        .filter_map(|r| r.template.strip_prefix(&prefix))
+        .filter_map(|rest| rest.strip_suffix('}'))
+        .filter(|name| !name.contains('/'))
+        .map(str::to_string)
+        .collect();
+    names.push("id".into());
+    names
+        .iter()
+        .flat_map(|n| [format!("/data/{n}"), format!("/{n}")])
+        .find_map(|pointer| match body.pointer(&pointer) {
+            Some(Value::String(s)) if !s.is_empty() && !s.contains('/') => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        })
+}
+
 pub fn cleanup_bound(timeout: std::time::Duration) -> std::time::Duration {
     (timeout * 3).max(std::time::Duration::from_secs(1))
 }

@@ -11,7 +11,7 @@
 //! whose use is only their control give it up: they run first, leaving the instance as it is,
 //! and the one use comes last and is their control.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 
 use libtest_mimic::{Completion, Failed, Trial};
@@ -355,11 +355,19 @@ fn holds(case: &Case, contract: &Contract) -> BTreeMap<State, u32> {
     out
 }
 
-/// How many resources of each counted state the trials running together may hold: half of
-/// what the workspace may hold (the other half is left to what it holds already, which only a
-/// limit case counts): 25 webhooks of the stated 50, half the profile's `open_task_limit` (8
-/// when the profile does not give it).
-pub(crate) fn budgets(exec: &Executor) -> BTreeMap<State, u32> {
+/// Webhooks a workspace may hold (Limits: webhooks per workspace).
+const WEBHOOK_LIMIT: u32 = 50;
+/// Of the webhooks the workspace may still hold, how many the run leaves free: another user of
+/// the workspace may add some meanwhile.
+const WEBHOOK_MARGIN: u32 = 5;
+
+/// How many resources of each counted state the trials running together may hold. Webhooks:
+/// half of the stated 50 (the other half left to what the workspace holds already), or less
+/// where the workspace holds more than that half can spare: 50 less what it `held` when the run
+/// started, less the webhooks the run's once-per-run setups keep until its end (`standing`),
+/// less a margin of 5; at least 1 (a trial that needs more runs when no other holds any). Open
+/// tasks: half the profile's `open_task_limit` (8 when the profile does not give it).
+pub(crate) fn budgets(exec: &Executor, webhooks: Option<Held>) -> BTreeMap<State, u32> {
     let open_tasks = exec
         .vars()
         .get("open_task_limit")
@@ -369,13 +377,75 @@ pub(crate) fn budgets(exec: &Executor) -> BTreeMap<State, u32> {
             _ => None,
         })
         .map_or(8, |limit| (limit / 2).max(1));
+    let half = WEBHOOK_LIMIT / 2;
+    let webhooks = webhooks.map_or(half, |w| {
+        WEBHOOK_LIMIT
+            .saturating_sub(w.held + w.standing + WEBHOOK_MARGIN)
+            .clamp(1, half)
+    });
     BTreeMap::from([
-        (State::WebhookCount, 25),
+        (State::WebhookCount, webhooks),
         (
             State::OpenTaskCount,
             u32::try_from(open_tasks).unwrap_or(u32::MAX),
         ),
     ])
+}
+
+/// The webhooks the workspace holds when the run starts, and those the run's once-per-run
+/// setups will keep standing until its end.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Held {
+    held: u32,
+    standing: u32,
+}
+
+/// What the webhook budget depends on, where a trial of `cases` will hold webhooks: the items
+/// of `GET /webhooks` (all of them: the list is not paginated), and the once-per-run setups of
+/// `cases` that create one. `None` when no trial will hold any, or the list could not be read.
+pub(crate) async fn held_webhooks(exec: &Executor, cases: &[Arc<Case>]) -> Option<Held> {
+    let contract = exec.contract();
+    let adds = |c: &Case| {
+        c.requests().iter().any(|(m, p)| {
+            contract
+                .route(m, p)
+                .is_some_and(|r| State::WebhookCount.added_by(m, &r.template))
+        })
+    };
+    let holds = cases.iter().any(|c| {
+        needs(c, contract)
+            .holds
+            .get(&State::WebhookCount)
+            .is_some_and(|n| *n > 0)
+    });
+    if !holds {
+        return None;
+    }
+    let standing: BTreeSet<&str> = cases
+        .iter()
+        .flat_map(|c| c.setups.iter())
+        .filter(|s| !s.per_trial && adds(&s.case))
+        .map(|s| s.name.as_str())
+        .collect();
+    let out = crate::client::Outgoing {
+        method: "GET".into(),
+        path: "/webhooks".into(),
+        query: Vec::new(),
+        headers: conformance_contract::Api::Latest.headers(),
+        body: None,
+        auth: crate::client::Auth::Primary,
+    };
+    let ex = exec.send(&out).await;
+    let resp = ex.outcome.ok()?;
+    if !(200..300).contains(&resp.status) {
+        return None;
+    }
+    let body = resp.json.as_ref()?.as_ref().ok()?;
+    let items = body.get("data")?.as_array()?;
+    Some(Held {
+        held: u32::try_from(items.len()).ok()?,
+        standing: u32::try_from(standing.len()).ok()?,
+    })
 }
 
 /// The order every run starts its trials in, for users (libtest) and the suite's own tests
@@ -617,7 +687,8 @@ pub fn trials(
     recorder: Arc<Recorder>,
 ) -> Vec<Trial> {
     let arranged = arrange(cases, &|c| chosen.contains(&c.name), &exec.vars());
-    let gate = Arc::new(Gate::new(budgets(&exec)).with_spares(arranged.spares));
+    let held = rt.block_on(held_webhooks(&exec, &arranged.cases));
+    let gate = Arc::new(Gate::new(budgets(&exec, held)).with_spares(arranged.spares));
     order(&arranged.cases, exec.contract())
         .into_iter()
         .map(|case| {
@@ -652,7 +723,8 @@ pub async fn run_all(
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let handle = tokio::runtime::Handle::current();
     let arranged = arrange(cases, &|_| true, &exec.vars());
-    let gate = Arc::new(Gate::new(budgets(&exec)).with_spares(arranged.spares));
+    let held = held_webhooks(&exec, &arranged.cases).await;
+    let gate = Arc::new(Gate::new(budgets(&exec, held)).with_spares(arranged.spares));
     let mut set = tokio::task::JoinSet::new();
     for case in order(&arranged.cases, exec.contract()) {
         // A property holds proptest's value tree (not `Send`) across requests, so each case runs

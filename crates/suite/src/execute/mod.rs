@@ -9,6 +9,7 @@ mod roundtrip;
 mod search;
 mod sequences;
 mod setup;
+mod standing;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -148,6 +149,7 @@ impl Executor {
         let sent = renamed.as_ref().unwrap_or(out);
         let ex = self.client.send(sent).await;
         self.cleanup.observe(&ex);
+        standing::observe(&self.contract, &ex);
         self.model.after(ticket, out, &ex);
         ex
     }
@@ -223,9 +225,11 @@ impl Executor {
         // The failures of the steps done so far: a trial that failed before the interrupt stays
         // failed.
         let so_far = std::sync::Mutex::new(Vec::new());
-        let run = crate::client::with_large_body_slot(crate::model::collect(
-            self.run_case(case, &so_far),
-        ));
+        let release = std::sync::Mutex::new(Vec::new());
+        // The trial's future is large: boxed, the layers around it move a pointer, not it.
+        let run = crate::client::with_large_body_slot(crate::model::collect(standing::scope(
+            Box::pin(self.run_case(case, &so_far, &release)),
+        )));
         let result = tokio::select! {
             (result, found) = run => with_model_findings(result, found, case),
             _ = self.cleanup.interrupted() => {
@@ -244,7 +248,34 @@ impl Executor {
         };
         let mut result = recorded(result);
         result.held = self.held(&result);
+        let release = std::mem::take(&mut *release.lock().unwrap_or_else(|e| e.into_inner()));
+        // After a transport failure what the trial made is the run's cleanup's, which is
+        // bounded: the target may have stopped answering.
+        let answered = result.exchanges.iter().all(|ex| ex.outcome.is_ok());
+        if answered && !self.cleanup.is_interrupted() {
+            self.release(release).await;
+        }
         result
+    }
+
+    /// Deletes, together, what a trial created of a counted state (webhooks, open tasks) and
+    /// left standing (a control's create, a setup made for the trial alone): the plan lets
+    /// trials hold these side by side within a budget, counting what a trial holds until it
+    /// ends, so it must not hold them longer. Sent after the trial's verdict and outside it,
+    /// as the run's cleanup sends its deletes (what fails stays in the cleanup's registry).
+    async fn release(&self, resources: Vec<String>) {
+        let outs: Vec<Outgoing> = resources
+            .iter()
+            .map(|path| Outgoing {
+                method: "DELETE".into(),
+                path: path.clone(),
+                query: Vec::new(),
+                headers: Api::of_path(path).headers(),
+                body: None,
+                auth: Auth::Primary,
+            })
+            .collect();
+        futures_util::future::join_all(outs.iter().map(|out| self.send(out))).await;
     }
 
     /// The clauses the generic checks held the trial's answers to, on the answers without a
@@ -269,7 +300,12 @@ impl Executor {
     }
 
     /// Runs every step of the case (or its property) and gives the verdict.
-    async fn run_case(&self, case: &Case, so_far: &std::sync::Mutex<Vec<Failure>>) -> CaseResult {
+    async fn run_case(
+        &self,
+        case: &Case,
+        so_far: &std::sync::Mutex<Vec<Failure>>,
+        release: &std::sync::Mutex<Vec<String>>,
+    ) -> CaseResult {
         let start = Instant::now();
         let missing = self.missing_fixtures(case);
         if !missing.is_empty() {
@@ -330,7 +366,13 @@ impl Executor {
         let mut exchanges = Vec::new();
         // READINGS 6.6: the resources the case names that the run makes first.
         for setup in &case.setups {
-            match self.setup(setup, case, &vars, slot.as_mut(), &bounds).await {
+            // What a once-per-run setup makes stays for the trials after this one.
+            let mark = standing::mark();
+            let made = self.setup(setup, case, &vars, slot.as_mut(), &bounds).await;
+            if !setup.per_trial {
+                standing::forget_since(mark);
+            }
+            match made {
                 Ok((saved, setup_exchanges)) => {
                     exchanges.extend(setup_exchanges);
                     for (k, v) in saved {
@@ -370,6 +412,9 @@ impl Executor {
             Ok(failures) if failures.is_empty() => Verdict::Passed,
             Ok(failures) => Verdict::Failed(failures),
         };
+        if let Ok(mut r) = release.lock() {
+            *r = standing::take();
+        }
         CaseResult {
             verdict,
             exchanges,

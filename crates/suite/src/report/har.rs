@@ -115,7 +115,8 @@ struct Timings {
 
 /// The HAR of the run's exchanges (those of failed trials with `failed_only`), by trial name;
 /// `report` gives each trial's defects for the entries' comments. Each entry starts when its
-/// request went; one never sent starts at the run's start (`report.started`, RFC 3339).
+/// request went, a trial's in the order they went; one never sent starts at the run's start
+/// (`report.started`, RFC 3339).
 pub fn render(
     results: &[(Arc<Case>, CaseResult)],
     report: &Report,
@@ -141,7 +142,13 @@ pub fn render(
             continue;
         }
         let named = defects.get(case.name.as_str()).copied().unwrap_or_default();
-        for (i, ex) in result.exchanges.iter().enumerate() {
+        // In the order the requests went (HAR 1.2 prefers entries by start): requests a trial
+        // sends together (a refusal and its control) may start in either order. Each keeps its
+        // number in the trial, as explanations give it.
+        let mut in_time: Vec<(usize, &Arc<Exchange>)> =
+            result.exchanges.iter().enumerate().collect();
+        in_time.sort_by_key(|(_, ex)| ex.sent);
+        for (i, ex) in in_time {
             let mut comment = format!("trial {}, exchange {}", case.name, i + 1);
             if !named.is_empty() {
                 comment.push_str(&format!("; defects {}", named.join(", ")));
