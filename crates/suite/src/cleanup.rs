@@ -288,7 +288,7 @@ pub fn cleanup_bound(timeout: std::time::Duration) -> std::time::Duration {
 }
 
 /// The `DELETE` of a registered resource, with the version header of its generation.
-fn delete(path: &str) -> Outgoing {
+pub(crate) fn delete(path: &str) -> Outgoing {
     let headers = Api::of_path(path).headers();
     Outgoing {
         method: "DELETE".into(),

@@ -405,20 +405,8 @@ pub(crate) struct Held {
 /// `cases` that create one. `None` when no trial will hold any, or the list could not be read.
 pub(crate) async fn held_webhooks(exec: &Executor, cases: &[Arc<Case>]) -> Option<Held> {
     let contract = exec.contract();
-    let adds = |c: &Case| {
-        c.requests().iter().any(|(m, p)| {
-            contract
-                .route(m, p)
-                .is_some_and(|r| State::WebhookCount.added_by(m, &r.template))
-        })
-    };
-    let holds = cases.iter().any(|c| {
-        needs(c, contract)
-            .holds
-            .get(&State::WebhookCount)
-            .is_some_and(|n| *n > 0)
-    });
-    if !holds {
+    let adds = |c: &Case| holds(c, contract).contains_key(&State::WebhookCount);
+    if !cases.iter().any(|c| adds(c)) {
         return None;
     }
     let standing: BTreeSet<&str> = cases

@@ -266,14 +266,7 @@ impl Executor {
     async fn release(&self, resources: Vec<String>) {
         let outs: Vec<Outgoing> = resources
             .iter()
-            .map(|path| Outgoing {
-                method: "DELETE".into(),
-                path: path.clone(),
-                query: Vec::new(),
-                headers: Api::of_path(path).headers(),
-                body: None,
-                auth: Auth::Primary,
-            })
+            .map(|path| crate::cleanup::delete(path))
             .collect();
         futures_util::future::join_all(outs.iter().map(|out| self.send(out))).await;
     }
