@@ -255,16 +255,27 @@ impl Redactor {
         }
     }
 
+    /// The start of `text` that [`Redactor::cut`] at `limit` reads, not redacted, and whether
+    /// it is shorter than `text`: what to keep of a text that may be shown cut at `limit` later.
+    pub(crate) fn head(&self, text: &str, limit: usize) -> (String, bool) {
+        let end = self.window_end(text, limit);
+        (text[..end].to_string(), end < text.len())
+    }
+
+    /// Where the window ends that holds every form of a secret starting before `limit`
+    /// characters: an escaped character takes up to 12 characters (`&#x1F600;`, a surrogate
+    /// pair).
+    fn window_end(&self, text: &str, limit: usize) -> usize {
+        let longest = self.secrets.read().map(|s| s.longest).unwrap_or(0);
+        let window_chars = limit + 12 * longest.max(64) + 16;
+        text.char_indices()
+            .nth(window_chars)
+            .map_or(text.len(), |(i, _)| i)
+    }
+
     /// At most `limit` characters of `text`, redacted before the cut, and whether it was cut.
     pub fn cut(&self, text: &str, limit: usize) -> (String, bool) {
-        let longest = self.secrets.read().map(|s| s.longest).unwrap_or(0);
-        // An escaped character takes up to 12 characters (`&#x1F600;`, a surrogate pair): the
-        // window holds every form of a secret that starts before the limit.
-        let window_chars = limit + 12 * longest.max(64) + 16;
-        let window_end = text
-            .char_indices()
-            .nth(window_chars)
-            .map_or(text.len(), |(i, _)| i);
+        let window_end = self.window_end(text, limit);
         let redacted = self.redact(&text[..window_end]);
         if window_end == text.len() && redacted.chars().nth(limit).is_none() {
             return (redacted, false);

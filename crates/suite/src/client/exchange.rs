@@ -149,11 +149,13 @@ pub struct Response {
     pub json: Option<Result<Value, NotJson>>,
     /// Names (lower case) of headers whose value is not UTF-8; `headers` holds them lossily.
     pub non_utf8_headers: Vec<String>,
-    /// The start of the body as text, redacted before it was cut ([`EXCERPT_CHARS`] at most):
-    /// all that the reports keep of a body.
-    pub excerpt: String,
-    /// Whether the excerpt is shorter than the body.
-    pub excerpt_cut: bool,
+    /// The start of the body as text, as received: [`EXCERPT_CHARS`] and the room a secret's
+    /// escaped forms need beyond them ([`Redactor::head`]). All that the reports keep of a body,
+    /// and never shown but through [`Response::excerpt`], which redacts it first: an answer's
+    /// text is redacted only when something shows it, most answers never are.
+    pub(crate) head: String,
+    /// Whether `head` is shorter than the body.
+    pub(crate) head_cut: bool,
 }
 
 /// Characters of a body kept for the reports.
@@ -171,6 +173,14 @@ impl Response {
     /// The parsed JSON body, if it is JSON.
     pub fn value(&self) -> Option<&Value> {
         self.json.as_ref().and_then(|r| r.as_ref().ok())
+    }
+
+    /// The start of the body as text, at most `limit` characters ([`EXCERPT_CHARS`] at most),
+    /// redacted before it was cut with every secret known now, and whether it is shorter than
+    /// the body.
+    pub(crate) fn excerpt(&self, limit: usize, redactor: &Redactor) -> (String, bool) {
+        let (cut, more) = redactor.cut(&self.head, limit.min(EXCERPT_CHARS));
+        (cut, more || self.head_cut)
     }
 }
 
@@ -193,21 +203,20 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// The answer's body as text, cut to `limit` characters (at most [`EXCERPT_CHARS`]: the
-    /// excerpt kept on receipt, redacted before it was cut and once more now, for secrets seen
-    /// since).
+    /// The answer's body as text, cut to `limit` characters (at most [`EXCERPT_CHARS`]),
+    /// redacted before it was cut ([`Response::excerpt`]).
     pub(crate) fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {
         let Ok(r) = &self.outcome else {
             return String::new();
         };
-        match redactor.cut(&r.excerpt, limit) {
-            (cut, more) if more || r.excerpt_cut => format!("{cut}… ({} bytes in all)", r.size),
-            (cut, _) => cut,
+        match r.excerpt(limit, redactor) {
+            (cut, true) => format!("{cut}… ({} bytes in all)", r.size),
+            (cut, false) => cut,
         }
     }
 
     /// The exchange as recorded for the reports: the body and its parsed value dropped, the
-    /// redacted excerpt kept. Checks run before; nothing after needs the body.
+    /// head of the body kept (shown only redacted). Checks run before; nothing after needs the body.
     pub fn recorded(&self) -> Exchange {
         let outcome = match &self.outcome {
             Ok(r) => Ok(Response {
@@ -217,8 +226,8 @@ impl Exchange {
                 size: r.size,
                 json: None,
                 non_utf8_headers: r.non_utf8_headers.clone(),
-                excerpt: r.excerpt.clone(),
-                excerpt_cut: r.excerpt_cut,
+                head: r.head.clone(),
+                head_cut: r.head_cut,
             }),
             Err(e) => Err(e.clone()),
         };

@@ -375,9 +375,9 @@ impl Client {
         .await?;
         // A secret the answer hands out is registered before anything of it is shown.
         self.redactor.secrets_in(&body);
-        let (excerpt, excerpt_cut) = self
+        let (head, head_cut) = self
             .redactor
-            .cut(&String::from_utf8_lossy(&body), EXCERPT_CHARS);
+            .head(&String::from_utf8_lossy(&body), EXCERPT_CHARS);
         Ok(Response {
             status,
             headers,
@@ -385,8 +385,8 @@ impl Client {
             body,
             json,
             non_utf8_headers,
-            excerpt,
-            excerpt_cut,
+            head,
+            head_cut,
         })
     }
 

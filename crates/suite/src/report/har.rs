@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::Report;
 use crate::cases::Case;
-use crate::client::{Exchange, Redactor};
+use crate::client::{EXCERPT_CHARS, Exchange, Redactor};
 use crate::results::{CaseResult, Verdict};
 
 #[derive(Serialize)]
@@ -215,7 +215,7 @@ fn entry(ex: &Exchange, started: &str, comment: String, r: &Redactor) -> Entry {
     let body_size = ex.request_body.as_ref().map_or(0, |b| b.len() as i64);
     let response = match &ex.outcome {
         Ok(resp) => {
-            let cut = resp.excerpt_cut;
+            let (text, cut) = resp.excerpt(EXCERPT_CHARS, r);
             Response {
                 status: resp.status,
                 status_text: reason(resp.status),
@@ -232,7 +232,7 @@ fn entry(ex: &Exchange, started: &str, comment: String, r: &Redactor) -> Entry {
                 content: Content {
                     size: resp.size as i64,
                     mime_type: resp.header("content-type").unwrap_or("").to_string(),
-                    text: r.redact(&resp.excerpt),
+                    text,
                     comment: cut
                         .then(|| format!("the first characters of a body of {} bytes", resp.size)),
                 },
