@@ -326,24 +326,35 @@ impl Predictions {
         bound: Duration,
     ) -> Vec<(Finding, Arc<Exchange>)> {
         let start = Instant::now();
-        let got = |sub: &str| receiver.deliveries(run, case, sub);
+        // Each webhook's deliveries, read once per look (not once per verdict).
+        let subs: BTreeSet<&String> = self.verdicts.keys().map(|(sub, ..)| sub).collect();
+        let look = || -> HashMap<&str, Vec<Delivery>> {
+            subs.iter()
+                .map(|sub| (sub.as_str(), receiver.deliveries(run, case, sub)))
+                .collect()
+        };
+        let mut seen = look();
         loop {
             let waiting = self
                 .verdicts
                 .iter()
                 .any(|((sub, event, of, resource), (v, _))| {
-                    matches!(v, Verdict::Must(n) if events_of(&got(sub), event, *of, resource) < *n)
+                    matches!(v, Verdict::Must(n) if events_of(&seen[sub.as_str()], event, *of, resource) < *n)
                 });
             if !waiting || start.elapsed() >= bound {
                 break;
             }
             tokio::time::sleep(POLL).await;
+            seen = look();
         }
+        // Judged on a fresh look: what came while the last one was read counts.
+        let seen = look();
         let mut found = Vec::new();
         for ((sub, event, of, resource), (verdict, cause)) in &self.verdicts {
-            let came: Vec<Delivery> = got(sub)
-                .into_iter()
+            let came: Vec<Delivery> = seen[sub.as_str()]
+                .iter()
                 .filter(|d| is_of(d, event, *of, resource))
+                .cloned()
                 .collect();
             let webhook = self.hooks.get(sub).map_or("?", String::as_str);
             match verdict {

@@ -55,6 +55,8 @@ pub struct Delivery {
     pub received_at: OffsetDateTime,
     /// The status the receiver answered.
     pub answered: u16,
+    /// The body parsed, once, when first asked for ([`Delivery::json`]); shared by the copies.
+    pub parsed: Arc<std::sync::OnceLock<Option<serde_json::Value>>>,
 }
 
 impl Delivery {
@@ -65,9 +67,12 @@ impl Delivery {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The body as JSON, when it is JSON.
-    pub fn json(&self) -> Option<serde_json::Value> {
-        serde_json::from_slice(&self.body).ok()
+    /// The body as JSON, when it is JSON: parsed once, however often the deliveries are
+    /// polled and matched.
+    pub fn json(&self) -> Option<&serde_json::Value> {
+        self.parsed
+            .get_or_init(|| serde_json::from_slice(&self.body).ok())
+            .as_ref()
     }
 
     /// A one-line description for failure messages: time, id and a body excerpt.
@@ -335,6 +340,7 @@ async fn receive(
             at,
             received_at,
             answered: answer.status,
+            parsed: Arc::default(),
         },
     );
     StatusCode::from_u16(answer.status).unwrap_or(StatusCode::NO_CONTENT)

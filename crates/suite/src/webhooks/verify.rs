@@ -100,6 +100,7 @@ mod tests {
             at: std::time::Instant::now(),
             received_at: OffsetDateTime::now_utc(),
             answered: 204,
+            parsed: Default::default(),
         }
     }
 
