@@ -296,6 +296,7 @@ pub(crate) fn delete(path: &str) -> Outgoing {
         query: vec![],
         headers,
         body: None,
+        raw_body: None,
         auth: Auth::Primary,
     }
 }

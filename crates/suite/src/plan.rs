@@ -421,6 +421,7 @@ pub(crate) async fn held_webhooks(exec: &Executor, cases: &[Arc<Case>]) -> Optio
         query: Vec::new(),
         headers: conformance_contract::Api::Latest.headers(),
         body: None,
+        raw_body: None,
         auth: crate::client::Auth::Primary,
     };
     let ex = exec.send(&out).await;

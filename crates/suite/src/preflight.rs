@@ -88,6 +88,7 @@ pub async fn read(client: &Client, auth: Auth) -> Option<Exchange> {
         query: vec![("maxResults".into(), "10".into())],
         headers: vec![("Service-Api-Version".into(), API_VERSION.into())],
         body: None,
+        raw_body: None,
         auth,
     };
     tokio::time::timeout(Duration::from_secs(15), client.send(&out))

@@ -50,6 +50,7 @@ fn main() {
         query: vec![],
         headers,
         body: None,
+        raw_body: None,
         auth: Auth::Primary,
     });
     let failed = Arc::new(AtomicU64::new(0));

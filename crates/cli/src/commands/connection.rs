@@ -52,6 +52,7 @@ pub async fn probe(client: &Client) -> Result<(), TransportError> {
         query: vec![],
         headers: vec![],
         body: None,
+        raw_body: None,
         auth: Auth::None,
     };
     let ex = tokio::time::timeout(Duration::from_secs(5), client.send(&out))

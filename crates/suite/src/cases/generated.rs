@@ -55,6 +55,15 @@ struct Access {
     /// How the versioning cells differ: their control is accepted, so it changes the resource.
     #[serde(default)]
     versioning: Option<Versioning>,
+    /// Whether the operation gets a not-json cell where it takes a body (default yes): `false`
+    /// where its control, the same request with the JSON body, may be refused by a conforming
+    /// target for the state the other cells leave the resource in.
+    #[serde(default = "yes", rename = "not-json")]
+    not_json: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// `x-access.versioning`: the resource the versioning cells' accepted control may change, and
@@ -273,6 +282,11 @@ impl Operation<'_> {
         out.push(unauthorized(&WRONG_KEY));
         if let Some(sk) = &access.second_key {
             let mut case = second_key_case(&base, sk);
+            case.exclusive = access.exclusive.is_exclusive();
+            case.needs = access.exclusive.holds();
+            out.push(case);
+        }
+        if let Some(mut case) = not_json(&base, route).filter(|_| access.not_json) {
             case.exclusive = access.exclusive.is_exclusive();
             case.needs = access.exclusive.holds();
             out.push(case);
@@ -525,6 +539,74 @@ impl Base {
     }
 }
 
+/// The operation's request with a body that is not JSON: the body the other cells send, its
+/// last character cut. Invalid input (READINGS 2.4): 400 where the endpoint lists 400, else a
+/// 4xx, with the error body of its generation (the rules on every answer judge its shape, code
+/// and title). Its control (READINGS 6.9) is the same request with the body as JSON, which must
+/// be accepted: the refusal was for the body. The control changes the resource, so the cell holds
+/// what the operation's `x-access.exclusive` names, as the second key's cell does.
+///
+/// Only where the operation takes a body by the contract: one whose body `schemas/openapi.yaml`
+/// gives (from the contract's fields), or an update (PUT, PATCH), whose body is the change. A
+/// target may leave the body of another operation unread (`unlink-conversation`'s body is not
+/// shown), and then a body that is not JSON is no input of it.
+fn not_json(base: &Base, route: &conformance_contract::Route) -> Option<Case> {
+    let takes_body =
+        route.request_schema.is_some() || matches!(route.method.as_str(), "PUT" | "PATCH");
+    if !takes_body {
+        return None;
+    }
+    // What its control creates is its own: the values the other cells tag with the run id get
+    // the cell's tag too (a target may refuse a second contact of one externalId with 409).
+    let mut json = base.request.body.clone()?;
+    own_tags(&mut json);
+    let body = json.to_string();
+    let cut = body.char_indices().last().map(|(i, _)| &body[..i])?;
+    let expect = Expect {
+        status: Some(super::properties::reject_status(route)),
+        ..Expect::default()
+    };
+    let mut case = base.case(
+        "malformed",
+        "not-json",
+        &[route.clause.as_str()],
+        &["2.4"],
+        "A body that is not JSON is invalid input: 400 where the endpoint lists 400, else a 4xx, with the error body of its generation.",
+        None,
+        None,
+        expect,
+    );
+    if let Some(r) = case.steps[0].request.as_mut() {
+        r.body = Some(json);
+    }
+    let mut control = case.steps[0].clone();
+    control.expect = Expect {
+        status: Some(StatusExpect::Class("2xx".into())),
+        ..Expect::default()
+    };
+    control.control_of = Some(ControlOf {
+        step: 0,
+        change: "the body as JSON".into(),
+    });
+    if let Some(r) = case.steps[0].request.as_mut() {
+        r.body = None;
+        r.raw_body = Some(cut.to_string());
+    }
+    case.read_only = false;
+    case.steps.push(control);
+    Some(case)
+}
+
+/// Every string of `v` that starts with the run id's template gets `-not-json` after it.
+fn own_tags(v: &mut Value) {
+    match v {
+        Value::String(s) if s.starts_with("{{run}}") => s.push_str("-not-json"),
+        Value::Array(items) => items.iter_mut().for_each(own_tags),
+        Value::Object(m) => m.values_mut().for_each(own_tags),
+        _ => {}
+    }
+}
+
 fn second_key_case(base: &Base, sk: &SecondKey) -> Case {
     let mut expect = Expect {
         status: Some(sk.status.clone().unwrap_or(StatusExpect::Not {
@@ -624,6 +706,7 @@ fn base_request(
         query,
         headers: Map::new(),
         body: access.body.clone(),
+        raw_body: None,
         auth: None,
         version: None,
     }
@@ -652,6 +735,9 @@ fn used_fixtures(
     }
     if let Some(b) = &request.body {
         names_in_value(b, &mut used);
+    }
+    if let Some(b) = &request.raw_body {
+        names_in_str(b, &mut used);
     }
     let mut fixtures = BTreeSet::new();
     for name in used {
@@ -753,7 +839,7 @@ mod tests {
             cases
                 .iter()
                 .filter(|c| c.api == Api::V1)
-                .all(|c| c.area == "access"),
+                .all(|c| c.area == "access" || c.area == "malformed"),
             "versioning cells only on the header-versioned API"
         );
     }

@@ -429,6 +429,10 @@ pub struct Request {
     pub headers: Map<String, Value>,
     #[serde(default)]
     pub body: Option<Value>,
+    /// A body sent as it is, as `application/json`, in place of `body` (templates allowed): a
+    /// body that is not JSON, which READINGS 2.4 makes invalid input.
+    #[serde(default)]
+    pub raw_body: Option<String>,
     /// `none` (no Authorization header), `invalid` (a key the target cannot know), or the name of
     /// a profile fixture that holds another key. Default: the run's API key.
     #[serde(default)]
@@ -448,6 +452,7 @@ impl Request {
             query: query.clone(),
             headers: Map::new(),
             body: None,
+            raw_body: None,
             auth: None,
             version: None,
         }

@@ -31,6 +31,9 @@ pub struct Outgoing {
     pub query: Vec<(String, String)>,
     pub headers: Vec<(String, String)>,
     pub body: Option<Value>,
+    /// A body sent as it is, as `application/json`, in place of `body`: a body that is not JSON
+    /// (READINGS 2.4: invalid input).
+    pub raw_body: Option<String>,
     pub auth: Auth,
 }
 

@@ -111,6 +111,7 @@ mod tests {
             query: vec![],
             headers: vec![],
             body: None,
+            raw_body: None,
             auth: Auth::None,
         }
     }

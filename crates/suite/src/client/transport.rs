@@ -343,7 +343,10 @@ impl Client {
             req = req.header(k, v);
             shown_headers.push((k.clone(), v.clone()));
         }
-        let body_text = out.body.as_ref().map(Value::to_string);
+        let body_text = out
+            .raw_body
+            .clone()
+            .or_else(|| out.body.as_ref().map(Value::to_string));
         if let Some(b) = &body_text {
             req = req
                 .header("Content-Type", "application/json")

@@ -187,6 +187,7 @@ impl<'a> Discoverer<'a> {
             query: at.query.clone(),
             headers: Api::of_path(&at.path).headers(),
             body: None,
+            raw_body: None,
             auth: Auth::Primary,
         };
         self.sent += 1;

@@ -965,12 +965,18 @@ impl Executor {
             .as_ref()
             .map(|b| vars.render_value(b))
             .transpose()?;
+        let raw_body = req
+            .raw_body
+            .as_ref()
+            .map(|b| vars.render_text(b))
+            .transpose()?;
         let out = Outgoing {
             method: req.method.clone(),
             path: vars.render_text(&req.path)?,
             query,
             headers,
             body,
+            raw_body,
             auth,
         };
         // What still looks like a template after rendering is never sent.
@@ -992,6 +998,7 @@ impl Executor {
                 out.body
                     .as_ref()
                     .and_then(unresolved_in_value)
+                    .or_else(|| out.raw_body.as_deref().and_then(unresolved_in))
                     .map(|t| (t, "body"))
             });
         if let Some((text, part)) = left {

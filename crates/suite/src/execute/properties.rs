@@ -486,6 +486,7 @@ async fn cleanup(exec: &Executor, limit: &Limit, id: &str) -> Option<Arc<Exchang
         query: Default::default(),
         headers: Default::default(),
         body: None,
+        raw_body: None,
         auth: None,
         version: None,
     };

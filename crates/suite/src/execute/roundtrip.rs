@@ -134,6 +134,7 @@ fn request(method: &str, path: String, query: Map<String, Value>, body: Option<V
         query,
         headers: Map::new(),
         body,
+        raw_body: None,
         auth: None,
         version: None,
     }

@@ -171,6 +171,7 @@ mod tests {
             query: vec![],
             headers: vec![],
             body: None,
+            raw_body: None,
             auth: crate::client::Auth::None,
         };
         let ex = client.send(&out).await;

@@ -1348,6 +1348,7 @@ pub(super) fn request(
             .collect(),
         headers: Api::of_path(path).headers(),
         body,
+        raw_body: None,
         auth: Auth::Primary,
     }
 }

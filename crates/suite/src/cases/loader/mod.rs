@@ -623,6 +623,9 @@ fn check_request(
     if let Some(b) = &request.body {
         names_in_value(b, &mut used);
     }
+    if let Some(b) = &request.raw_body {
+        names_in_str(b, &mut used);
+    }
     match request.auth.as_deref() {
         None | Some("none") | Some("invalid") => {}
         Some(fixture) => {
@@ -882,6 +885,9 @@ pub(crate) fn unresolved_in_request(request: &Request) -> Option<(&'static str, 
     }
     if let Some(t) = request.body.as_ref().and_then(unresolved_in_template_value) {
         return Some(("body", t));
+    }
+    if let Some(t) = request.raw_body.as_deref().and_then(unresolved_in_template) {
+        return Some(("raw_body", t));
     }
     if let Some(t) = request.version.as_deref().and_then(unresolved_in_template) {
         return Some(("version", t));

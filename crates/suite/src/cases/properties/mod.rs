@@ -130,6 +130,7 @@ fn parse_example(route: &Route, doc: &Value) -> Result<Example, ExampleErrorKind
             query: doc.request.query,
             headers: doc.request.headers,
             body: doc.request.body,
+            raw_body: None,
             auth: None,
             version: None,
         },
@@ -191,7 +192,8 @@ fn success_status(route: &Route) -> crate::cases::StatusExpect {
     }
 }
 
-fn reject_status(route: &Route) -> crate::cases::StatusExpect {
+/// What an invalid input gets (READINGS 2.4): 400 where the endpoint declares it, else any 4xx.
+pub(crate) fn reject_status(route: &Route) -> crate::cases::StatusExpect {
     use crate::cases::StatusExpect;
     if route
         .responses
