@@ -293,7 +293,7 @@ fn resource_of(payload: &Value, of: Of) -> Option<String> {
 fn is_of(d: &Delivery, event: &str, of: Of, resource: &str) -> bool {
     d.json().is_some_and(|p| {
         p.get("type").and_then(Value::as_str) == Some(event)
-            && resource_of(&p, of).as_deref() == Some(resource)
+            && resource_of(p, of).as_deref() == Some(resource)
     })
 }
 
@@ -410,7 +410,7 @@ impl Predictions {
                 let key = self.verdicts.keys().find(|(s, event, of, resource)| {
                     s == sub
                         && p.get("type").and_then(Value::as_str) == Some(event)
-                        && resource_of(&p, *of).as_deref() == Some(resource)
+                        && resource_of(p, *of).as_deref() == Some(resource)
                 });
                 if let (Some(key), Some(payload_id)) = (key, p.get("id").and_then(Value::as_str)) {
                     all.push((
