@@ -425,18 +425,10 @@ impl Operation<'_> {
 /// which must be accepted, so the 4xx was for the version and not for something else the target
 /// wants; then the requests that restore what the control changed.
 fn with_control(mut case: Case, after: &[Request]) -> Case {
-    let mut step = case.steps[0].clone();
+    let mut step = control_of_first(&case, "Service-Api-Version 2026-03-30");
     if let Some(r) = step.request.as_mut() {
         r.version = None;
     }
-    step.expect = Expect {
-        status: Some(StatusExpect::Class("2xx".into())),
-        ..Expect::default()
-    };
-    step.control_of = Some(ControlOf {
-        step: 0,
-        change: "Service-Api-Version 2026-03-30".into(),
-    });
     case.read_only &= step.request.as_ref().is_some_and(|r| r.method == "GET");
     case.steps.push(step);
     for r in after {
@@ -453,6 +445,21 @@ fn with_control(mut case: Case, after: &[Request]) -> Case {
         });
     }
     case
+}
+
+/// The control of a cell's first step (READINGS 6.9): the same step, which must be accepted,
+/// once `change` takes the defect away.
+fn control_of_first(case: &Case, change: &str) -> Step {
+    let mut step = case.steps[0].clone();
+    step.expect = Expect {
+        status: Some(StatusExpect::Class("2xx".into())),
+        ..Expect::default()
+    };
+    step.control_of = Some(ControlOf {
+        step: 0,
+        change: change.into(),
+    });
+    step
 }
 
 /// What every case of one request of an operation shares.
@@ -579,15 +586,7 @@ fn not_json(base: &Base, route: &conformance_contract::Route) -> Option<Case> {
     if let Some(r) = case.steps[0].request.as_mut() {
         r.body = Some(json);
     }
-    let mut control = case.steps[0].clone();
-    control.expect = Expect {
-        status: Some(StatusExpect::Class("2xx".into())),
-        ..Expect::default()
-    };
-    control.control_of = Some(ControlOf {
-        step: 0,
-        change: "the body as JSON".into(),
-    });
+    let control = control_of_first(&case, "the body as JSON");
     if let Some(r) = case.steps[0].request.as_mut() {
         r.body = None;
         r.raw_body = Some(cut.to_string());
