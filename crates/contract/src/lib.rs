@@ -125,6 +125,8 @@ pub struct Contract {
     /// The E.164 phone number format (`components/schemas/E164`).
     pub e164: E164,
     validators: HashMap<String, jsonschema::Validator>,
+    /// `/components/schemas` of the route table, to read what a schema keyword's node states.
+    components: Value,
 }
 
 impl Contract {
@@ -205,6 +207,7 @@ impl Contract {
             webhook_titles,
             e164,
             validators,
+            components,
         })
     }
 
@@ -217,6 +220,38 @@ impl Contract {
             .filter_map(|r| r.match_path(path).map(|score| (score, r)))
             .max_by_key(|(score, _)| *score)
             .map(|(_, r)| r)
+    }
+
+    /// The clause that the schema holding a failed keyword states, where that schema states one
+    /// of its own (`x-clause`): a date-time of the `Timestamp` schema breaks "Conventions >
+    /// timestamps" whichever resource holds it, an `E164` value "Conventions > phone numbers".
+    /// `keyword` is a violation's keyword location, `$ref`s resolved
+    /// (`/components/schemas/Timestamp/pattern`). A nullable field (`anyOf` of one schema and
+    /// `null`) that fails holds a value that is not null, so it fails the one schema: its
+    /// clause is that schema's. None where the keyword's schema states no clause.
+    pub fn keyword_clause(&self, keyword: &str) -> Option<&str> {
+        let (node, word) = keyword.rsplit_once('/')?;
+        let node = self
+            .components
+            .pointer(node.strip_prefix("/components/schemas")?)?;
+        if let Some(clause) = node.get("x-clause").and_then(Value::as_str) {
+            return Some(clause);
+        }
+        if word != "anyOf" {
+            return None;
+        }
+        let branches = node.get("anyOf")?.as_array()?;
+        let mut not_null = branches
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+        let only = not_null.next().filter(|_| not_null.next().is_none())?;
+        let target = match only.get("$ref").and_then(Value::as_str) {
+            Some(r) => self
+                .components
+                .pointer(r.strip_prefix("#/components/schemas")?)?,
+            None => only,
+        };
+        target.get("x-clause").and_then(Value::as_str)
     }
 
     /// Whether `name` is a schema of the route table's components.
@@ -311,6 +346,33 @@ fn violation(e: jsonschema::ValidationError<'_>, show: fn(&Value) -> String) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_keyword_of_a_schema_that_states_a_convention_cites_it() {
+        let c = Contract::embedded().unwrap();
+        let at = |k: &str| c.keyword_clause(k);
+        assert_eq!(
+            at("/components/schemas/Timestamp/pattern"),
+            Some("Conventions > timestamps")
+        );
+        // A nullable timestamp or phone number that fails holds a value that is not null.
+        assert_eq!(
+            at("/components/schemas/NullableTimestamp/anyOf"),
+            Some("Conventions > timestamps")
+        );
+        assert_eq!(
+            at("/components/schemas/Message/properties/from/anyOf"),
+            Some("Conventions > phone numbers")
+        );
+        assert_eq!(
+            at("/components/schemas/E164/pattern"),
+            Some("Conventions > phone numbers")
+        );
+        // A schema that states no clause of its own leaves the finding to its route's.
+        assert_eq!(at("/components/schemas/UserId/pattern"), None);
+        assert_eq!(at("/components/schemas/ListEnvelope/required"), None);
+        assert_eq!(at("/nowhere/pattern"), None);
+    }
 
     #[test]
     fn an_unknown_generation_names_the_known_ones() {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::Finding;
 use crate::client::{Exchange, Response};
 use crate::redact::compact;
-use conformance_contract::{Api, Contract, ErrorBody, Route};
+use conformance_contract::{Api, Contract, ErrorBody, Route, StatusKey};
 
 /// How the request deviated on purpose, which widens what an answer may be (READINGS 8.1).
 #[derive(Debug, Clone, Copy, Default)]
@@ -60,12 +60,25 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
                 Some(note) => format!("{}: {note}", resp.status),
                 None => resp.status.to_string(),
             };
-            out.push(Finding::new(
-                DECLARED,
-                "declared status",
-                format!("one of {}", route.declared()),
-                actual,
-            ));
+            // A success where the operation states its success status (201 for a contact's
+            // create, READINGS 2.1) breaks the operation's own clause too.
+            let stated = ((200..300).contains(&resp.status)
+                && route.responses.iter().any(
+                    |r| matches!(r.status, StatusKey::Exact(s) if (200..300).contains(&s)),
+                ))
+            .then(|| route.clause.clone());
+            let cited: Vec<String> = std::iter::once(DECLARED.to_string())
+                .chain(stated.filter(|c| c != DECLARED))
+                .collect();
+            out.push(
+                Finding::new(
+                    DECLARED,
+                    "declared status",
+                    format!("one of {}", route.declared()),
+                    actual,
+                )
+                .with_clauses(&cited),
+            );
         }
     }
     // Headers the suite reads must be readable; other headers are opaque (RFC 9110 5.5).
@@ -278,6 +291,15 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
                 .into_iter()
                 .filter(|v| v.pointer.starts_with("/data"))
             {
+                // A value of a schema that states its own rule (a UTC instant, an E.164 number)
+                // breaks that rule's clause first, whichever resource holds it.
+                let cited: Vec<String> = contract
+                    .keyword_clause(&v.keyword)
+                    .filter(|c| *c != clause)
+                    .into_iter()
+                    .chain([clause])
+                    .map(str::to_string)
+                    .collect();
                 out.push(
                     Finding::new(
                         clause,
@@ -286,7 +308,8 @@ fn success(contract: &Contract, route: Option<&Route>, resp: &Response, out: &mu
                         v.message,
                     )
                     .at(v.pointer)
-                    .keyword(&v.keyword),
+                    .keyword(&v.keyword)
+                    .with_clauses(&cited),
                 );
             }
         }
