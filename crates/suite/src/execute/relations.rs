@@ -28,6 +28,7 @@ use crate::client::Exchange;
 use crate::results::{Failure, Finding};
 
 const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
+const LAST_PAGE: &str = "Pagination and collection conventions > last page";
 const PAGE_SIZES: usize = 12;
 const MAX_PAGES: usize = 12;
 
@@ -339,16 +340,37 @@ impl Reader<'_> {
         };
         let lost = Self::lost(&before, &small, &after);
         if !lost.is_empty() {
+            // Which rule the walk broke: where every item it lost comes after every item it
+            // listed, a page said "null" before the last result (last page); otherwise a token
+            // did not continue where its page ended (pageToken). The list's own clause, which
+            // states that it is paginated, is broken either way.
+            let at = |id: &String| before.ids.iter().position(|b| b == id);
+            let listed = small.ids.iter().filter_map(at).max();
+            let early = lost
+                .iter()
+                .filter_map(at)
+                .all(|p| listed.is_some_and(|l| p > l));
+            let lead = if early { LAST_PAGE } else { PAGE_TOKEN };
+            let cited: Vec<String> = [lead.to_string()]
+                .into_iter()
+                .chain(
+                    self.exec
+                        .contract
+                        .route("GET", path)
+                        .map(|r| r.clause.clone()),
+                )
+                .collect();
             self.found.push((
                 Finding::new(
-                    PAGE_TOKEN,
+                    lead,
                     "walk at another page size",
                     format!(
                         "every item that walks of {path} at maxResults 50 list before and after, listed by the walk at maxResults {size} between them ({} items)",
                         before.ids.len()
                     ),
                     format!("{} of them missing: {}", lost.len(), lost.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
-                ),
+                )
+                .with_clauses(&cited),
                 small.last.clone(),
             ));
         }
