@@ -240,7 +240,7 @@ impl State {
                 if (200..300).contains(&status) {
                     let data = body.and_then(|b| b.get("data"));
                     self.remember_shown(kind, data);
-                    if let (Some(t), Some(data)) = (self.resources.get(&key), data) {
+                    if let (Some(t), Some(data)) = (self.resources.get_mut(&key), data) {
                         if settled(t) {
                             found.extend(t.judge(data, &self.shown, "/data"));
                         }
@@ -261,7 +261,7 @@ impl State {
                     let Some(item_id) = kind.item_id(item) else {
                         continue;
                     };
-                    if let Some(t) = self.resources.get(&(kind, item_id)) {
+                    if let Some(t) = self.resources.get_mut(&(kind, item_id)) {
                         if settled(t) {
                             found.extend(t.judge_listed(item, &self.shown, &format!("/data/{i}")));
                         }

@@ -1,7 +1,7 @@
 //! The resources the model tracks: which requests create, change and read them, what an accepted
 //! change does to them (as the contract states it), and how a read of one is judged.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -287,6 +287,10 @@ enum Known {
 pub(crate) struct Tracked {
     kind: Kind,
     fields: Vec<(&'static str, &'static str, Known)>,
+    /// Fields a read showed as last set, since they were set, with the clauses of the changes
+    /// accepted since that read which the contract says leave them alone: a different value
+    /// later breaks one of those changes, not the one that set the field.
+    confirmed: BTreeMap<&'static str, Vec<&'static str>>,
     /// Assignees: users known assigned, and known unassigned (the initial ones are not stated).
     assigned: BTreeSet<String>,
     unassigned: BTreeSet<String>,
@@ -341,6 +345,7 @@ impl Tracked {
         let mut t = Tracked {
             kind,
             fields: Vec::new(),
+            confirmed: BTreeMap::new(),
             assigned: BTreeSet::new(),
             unassigned: BTreeSet::new(),
             deleted: false,
@@ -378,10 +383,25 @@ impl Tracked {
     fn set(&mut self, pointer: &'static str, known: Known, clause: &'static str) {
         self.fields.retain(|(p, _, _)| *p != pointer);
         self.fields.push((pointer, clause, known));
+        self.confirmed.remove(pointer);
     }
 
     fn forget(&mut self, pointer: &str) {
         self.fields.retain(|(p, _, _)| *p != pointer);
+        self.confirmed.remove(pointer);
+    }
+
+    /// An accepted change that the contract says touches only `touched`: every other field a
+    /// read showed as last set is now also the change's to keep, so a different value later
+    /// breaks the clause of one of the changes since that read (a PUT that reopens a completed
+    /// task breaks the PUT's, not the completion's). A field not read back since it was set
+    /// keeps its own clause: the change that set it may be the one that lost it.
+    fn kept_by(&mut self, clause: &'static str, touched: &[&str]) {
+        for (pointer, since) in &mut self.confirmed {
+            if !touched.contains(pointer) && !since.contains(&clause) {
+                since.push(clause);
+            }
+        }
     }
 
     /// Sets the text field `name` as `body` sent it; forgets it when `body` left it out.
@@ -451,6 +471,26 @@ impl Tracked {
 
     pub(crate) fn apply(&mut self, change: &Change) {
         match change {
+            Change::TaskPut(_) => self.kept_by(PUT, &["/title", "/description"]),
+            Change::TaskCompleted(done) => {
+                self.kept_by(if *done { COMPLETE } else { REOPEN }, &["/completed"]);
+            }
+            Change::TaskAssign(_) | Change::TaskUnassign(_) => self.kept_by(ASSIGN, &[]),
+            Change::TaskDue(_) => self.kept_by(DUE, &["/dueDate"]),
+            Change::TaskConversation(_) => self.kept_by(LINK, &["/conversationId"]),
+            Change::WebhookPatch(body) => {
+                let sent: Vec<String> = body
+                    .as_object()
+                    .map(|o| o.keys().map(|k| format!("/{k}")).collect())
+                    .unwrap_or_default();
+                let sent: Vec<&str> = sent.iter().map(String::as_str).collect();
+                self.kept_by(WEBHOOK, &sent);
+            }
+            // The others replace what they touch (a contact's PATCH, a webhook's PUT), end the
+            // resource, or state what they keep themselves (rotate).
+            _ => {}
+        }
+        match change {
             Change::TaskPut(body) => {
                 // PUT updates title and description (a field it leaves out is forgotten: what
                 // becomes of it is not shown); the rest of the task stays as it was.
@@ -502,7 +542,7 @@ impl Tracked {
 
     /// Judges the resource as a GET by id showed it.
     pub(crate) fn judge(
-        &self,
+        &mut self,
         data: &Value,
         shown: &HashSet<(Kind, &'static str)>,
         at: &str,
@@ -536,7 +576,7 @@ impl Tracked {
     /// Judges the resource as a list showed it: a deleted task may be listed only with
     /// `isDeleted` true.
     pub(crate) fn judge_listed(
-        &self,
+        &mut self,
         item: &Value,
         shown: &HashSet<(Kind, &'static str)>,
         at: &str,
@@ -545,12 +585,13 @@ impl Tracked {
     }
 
     fn judge_fields(
-        &self,
+        &mut self,
         data: &Value,
         shown: &HashSet<(Kind, &'static str)>,
         at: &str,
     ) -> Vec<Finding> {
         let mut out = Vec::new();
+        let mut confirmed = Vec::new();
         let is_shown = |pointer: &'static str| shown.contains(&(self.kind, pointer));
         for (pointer, clause, known) in &self.fields {
             let actual = data.pointer(pointer);
@@ -589,7 +630,17 @@ impl Tracked {
                     (got.as_ref() != Some(s)).then(|| (describe(known), v.clone()))
                 }
             };
+            // A value shown as last set (a cleared field shown null or absent) confirms it.
+            if wrong.is_none() && (present.is_some() || matches!(known, Known::Cleared)) {
+                confirmed.push(*pointer);
+            }
             if let Some((expected, actual)) = wrong {
+                let cited: Vec<String> = match self.confirmed.get(pointer) {
+                    Some(since) if !since.is_empty() => {
+                        since.iter().map(|c| c.to_string()).collect()
+                    }
+                    _ => vec![clause.to_string()],
+                };
                 out.push(
                     Finding::new(
                         clause,
@@ -597,9 +648,13 @@ impl Tracked {
                         format!("{expected}, as the run last set it"),
                         crate::redact::compact(&actual),
                     )
-                    .at(format!("{at}{pointer}")),
+                    .at(format!("{at}{pointer}"))
+                    .with_clauses(&cited),
                 );
             }
+        }
+        for pointer in confirmed {
+            self.confirmed.insert(pointer, Vec::new());
         }
         if self.kind == Kind::Task {
             out.extend(self.judge_assignees(data, shown, at));
