@@ -178,6 +178,14 @@ pub(crate) fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
                     }
                 }
             }
+            // A length counts characters, and text is not only ASCII: at the maximum, one input
+            // of characters that take more than one byte (and one UTF-16 unit each).
+            if let Some(m) = max.filter(|m| !ctx.keeps_format && *m >= floor.max(*min)) {
+                let s = sized(&base, m as usize, std::iter::repeat('é'));
+                if allowed(ctx, &s) {
+                    push_unique(&mut b.valid, json!(s));
+                }
+            }
             if *min > 0 {
                 push_unique(
                     &mut b.invalid,
