@@ -291,7 +291,8 @@ impl Operation<'_> {
             case.needs = access.exclusive.holds();
             out.push(case);
         }
-        if route.api != Api::Latest {
+        if route.api == Api::V1 {
+            out.extend(no_version_needed(&base));
             return Ok(out);
         }
         let versioning = access.versioning.as_ref();
@@ -592,6 +593,36 @@ fn not_json(base: &Base, route: &conformance_contract::Route) -> Option<Case> {
         r.raw_body = Some(cut.to_string());
     }
     case.read_only = false;
+    case.steps.push(control);
+    Some(case)
+}
+
+/// The v1 API is selected by its `/v1` path prefix, the header-versioned API by the
+/// `Service-Api-Version` header (What the service does > API generations): a v1 read is served
+/// without that header, as every v1 request of the run is sent. The cell's control is the same
+/// request with the header, which must be accepted, so a refusal without it is one for the
+/// missing header (READINGS 6.9). Reads only: the cell changes nothing.
+fn no_version_needed(base: &Base) -> Option<Case> {
+    if base.request.method != "GET" {
+        return None;
+    }
+    let mut case = base.case(
+        "versioning",
+        "no-version-header",
+        &["What the service does > API generations"],
+        &[],
+        "A v1 request needs no Service-Api-Version: without it, it is served as it is with it.",
+        None,
+        None,
+        Expect {
+            status: Some(StatusExpect::Class("2xx".into())),
+            ..Expect::default()
+        },
+    );
+    let mut control = control_of_first(&case, "Service-Api-Version 2026-03-30");
+    if let Some(r) = control.request.as_mut() {
+        r.version = Some(conformance_contract::API_VERSION.to_string());
+    }
     case.steps.push(control);
     Some(case)
 }

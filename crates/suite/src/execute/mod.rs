@@ -900,8 +900,9 @@ impl Executor {
                 async move { Arc::new(self.send(&next).await) }
             };
             let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
-            let walk =
+            let mut walk =
                 pagination::walk(ex.clone(), fetch, generic, limit, page, step.cites(case)).await;
+            self.lost_or_unlisted(&outgoing, page, &mut walk).await;
             for (name, n) in &walk.tally {
                 vars.set(name.clone(), Value::from(*n));
             }
@@ -1135,4 +1136,80 @@ fn render_expect(e: &Expect, vars: &Vars) -> Result<Expect, MissingVar> {
         p.every = render_map(&p.every)?;
     }
     Ok(out)
+}
+
+impl Executor {
+    /// A walk of several pages that did not yield an id the case expects: one page of the same
+    /// query at the largest page size tells a pagination defect from a listing one. Where that
+    /// page lists the id, the walk lost it, and its finding names the rule the walk broke: last
+    /// page where every id it lost comes after every id it yielded (a page said null before the
+    /// last result), pageToken otherwise (a token did not continue where its page ended).
+    async fn lost_or_unlisted(
+        &self,
+        outgoing: &Outgoing,
+        page: &crate::cases::PageExpect,
+        walk: &mut pagination::Walk,
+    ) {
+        const INCLUDES: &str = "page includes";
+        if walk.exchanges.len() < 2 || !walk.findings.iter().any(|(f, _)| f.check == INCLUDES) {
+            return;
+        }
+        let id = page.id.as_deref().unwrap_or("/id");
+        let largest = self
+            .contract
+            .route(&outgoing.method, &outgoing.path)
+            .and_then(|r| r.query_param("maxResults"))
+            .and_then(|p| p.schema.get("maximum").and_then(Value::as_u64))
+            .unwrap_or(50)
+            .min(50);
+        let mut one = outgoing.clone();
+        one.query
+            .retain(|(k, _)| k != "pageToken" && k != "maxResults");
+        one.query
+            .push(("maxResults".to_string(), largest.to_string()));
+        let ex = self.send(&one).await;
+        let Some(listed) = ex
+            .outcome
+            .as_ref()
+            .ok()
+            .filter(|r| r.status == 200)
+            .and_then(|r| r.value())
+            .and_then(|b| b.get("data"))
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(|i| i.pointer(id)).cloned().collect::<Vec<_>>())
+        else {
+            return;
+        };
+        let yielded: Vec<&Value> = walk.items.iter().filter_map(|i| i.pointer(id)).collect();
+        let at = |v: &Value| listed.iter().position(|l| l == v);
+        let lost: Vec<&Value> = page
+            .includes
+            .iter()
+            .filter(|w| !yielded.contains(w) && listed.contains(w))
+            .collect();
+        if lost.is_empty() {
+            return;
+        }
+        let last_yielded = yielded.iter().filter_map(|v| at(v)).max();
+        let early = lost
+            .iter()
+            .filter_map(|v| at(v))
+            .all(|p| last_yielded.is_none_or(|l| p > l));
+        let lead = if early {
+            "Pagination and collection conventions > last page"
+        } else {
+            "Pagination and collection conventions > pageToken"
+        };
+        for (f, _) in walk.findings.iter_mut().filter(|(f, _)| f.check == INCLUDES) {
+            if lost.iter().any(|v| f.expected.contains(&crate::redact::compact(v))) {
+                let mut cited = vec![lead.to_string()];
+                cited.extend(f.clauses.iter().filter(|c| *c != lead).cloned());
+                f.clauses = cited;
+                f.actual = format!(
+                    "{}; one page at maxResults {largest} lists it, so the walk lost it",
+                    f.actual
+                );
+            }
+        }
+    }
 }
