@@ -865,12 +865,26 @@ mod tests {
                 assert_eq!(versioned, 2, "{slug}");
             }
         }
+        // On v1, one versioning cell per read: served without the version header.
+        for route in contract.routes.iter().filter(|r| r.api == Api::V1) {
+            let slug = slug(&route.method, &route.template);
+            let cells: Vec<&str> = cases
+                .iter()
+                .filter(|c| c.name.starts_with(&format!("v1.versioning.{slug}.")))
+                .map(|c| c.name.as_str())
+                .collect();
+            let want: Vec<String> = (route.method == "GET")
+                .then(|| format!("v1.versioning.{slug}.no-version-header"))
+                .into_iter()
+                .collect();
+            assert_eq!(cells, want, "{slug}");
+        }
         assert!(
             cases
                 .iter()
                 .filter(|c| c.api == Api::V1)
-                .all(|c| c.area == "access" || c.area == "malformed"),
-            "versioning cells only on the header-versioned API"
+                .all(|c| c.area == "access" || c.area == "malformed" || c.area == "versioning"),
+            "v1 cells: access, malformed, and the reads' versioning"
         );
     }
 

@@ -505,7 +505,10 @@ mod tests {
             .iter()
             .map(|v| v.as_str().unwrap().chars().count())
             .collect();
-        assert_eq!(lens, vec![1, 2, 74, 75]);
+        // The maximum twice: in ASCII, and in characters of more than one byte.
+        assert_eq!(lens, vec![1, 2, 74, 75, 75]);
+        let wide = b.valid[4].as_str().unwrap();
+        assert!(wide.starts_with("r1234567-p") && wide.len() > 75, "{wide}");
         let bad: Vec<usize> = b
             .invalid
             .iter()
