@@ -63,9 +63,10 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
             // A success where the operation states its success status (201 for a contact's
             // create, READINGS 2.1) breaks the operation's own clause too.
             let stated = ((200..300).contains(&resp.status)
-                && route.responses.iter().any(
-                    |r| matches!(r.status, StatusKey::Exact(s) if (200..300).contains(&s)),
-                ))
+                && route
+                    .responses
+                    .iter()
+                    .any(|r| matches!(r.status, StatusKey::Exact(s) if (200..300).contains(&s))))
             .then(|| route.clause.clone());
             let cited: Vec<String> = std::iter::once(DECLARED.to_string())
                 .chain(stated.filter(|c| c != DECLARED))

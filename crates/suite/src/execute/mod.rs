@@ -1176,7 +1176,13 @@ impl Executor {
             .and_then(|r| r.value())
             .and_then(|b| b.get("data"))
             .and_then(Value::as_array)
-            .map(|items| items.iter().filter_map(|i| i.pointer(id)).cloned().collect::<Vec<_>>())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.pointer(id))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
         else {
             return;
         };
@@ -1200,8 +1206,15 @@ impl Executor {
         } else {
             "Pagination and collection conventions > pageToken"
         };
-        for (f, _) in walk.findings.iter_mut().filter(|(f, _)| f.check == INCLUDES) {
-            if lost.iter().any(|v| f.expected.contains(&crate::redact::compact(v))) {
+        for (f, _) in walk
+            .findings
+            .iter_mut()
+            .filter(|(f, _)| f.check == INCLUDES)
+        {
+            if lost
+                .iter()
+                .any(|v| f.expected.contains(&crate::redact::compact(v)))
+            {
                 let mut cited = vec![lead.to_string()];
                 cited.extend(f.clauses.iter().filter(|c| *c != lead).cloned());
                 f.clauses = cited;
