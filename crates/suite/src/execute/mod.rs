@@ -902,7 +902,7 @@ impl Executor {
             let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
             let mut walk =
                 pagination::walk(ex.clone(), fetch, generic, limit, page, step.cites(case)).await;
-            self.lost_or_unlisted(&outgoing, page, &mut walk).await;
+            self.lost_or_unlisted(outgoing, page, &mut walk).await;
             for (name, n) in &walk.tally {
                 vars.set(name.clone(), Value::from(*n));
             }
