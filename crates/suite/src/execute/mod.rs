@@ -1139,11 +1139,13 @@ fn render_expect(e: &Expect, vars: &Vars) -> Result<Expect, MissingVar> {
 }
 
 impl Executor {
-    /// A walk of several pages that did not yield an id the case expects: one page of the same
-    /// query at the largest page size tells a pagination defect from a listing one. Where that
-    /// page lists the id, the walk lost it, and its finding names the rule the walk broke: last
-    /// page where every id it lost comes after every id it yielded (a page said null before the
-    /// last result), pageToken otherwise (a token did not continue where its page ended).
+    /// A walk that did not yield an id the case expects names the rule it broke. The list seen
+    /// whole in one page (the walk's only page, or one page of the same query at the largest
+    /// page size whose token is null) without the id: the list did not list it, which breaks
+    /// the list operation's own clause besides the step's. One page at the largest size that
+    /// lists an id a walk of several pages did not yield: the walk lost it, last page where
+    /// every id it lost comes after every id it yielded (a page said null before the last
+    /// result), pageToken otherwise (a token did not continue where its page ended).
     async fn lost_or_unlisted(
         &self,
         outgoing: &Outgoing,
@@ -1151,77 +1153,111 @@ impl Executor {
         walk: &mut pagination::Walk,
     ) {
         const INCLUDES: &str = "page includes";
-        if walk.exchanges.len() < 2 || !walk.findings.iter().any(|(f, _)| f.check == INCLUDES) {
+        if !walk.findings.iter().any(|(f, _)| f.check == INCLUDES) {
             return;
         }
-        let id = page.id.as_deref().unwrap_or("/id");
-        let largest = self
-            .contract
-            .route(&outgoing.method, &outgoing.path)
-            .and_then(|r| r.query_param("maxResults"))
-            .and_then(|p| p.schema.get("maximum").and_then(Value::as_u64))
-            .unwrap_or(50)
-            .min(50);
-        let mut one = outgoing.clone();
-        one.query
-            .retain(|(k, _)| k != "pageToken" && k != "maxResults");
-        one.query
-            .push(("maxResults".to_string(), largest.to_string()));
-        let ex = self.send(&one).await;
-        let Some(listed) = ex
-            .outcome
-            .as_ref()
-            .ok()
-            .filter(|r| r.status == 200)
-            .and_then(|r| r.value())
-            .and_then(|b| b.get("data"))
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.pointer(id))
-                    .cloned()
-                    .collect::<Vec<_>>()
-            })
-        else {
+        let Some(route) = self.contract.route(&outgoing.method, &outgoing.path) else {
             return;
         };
-        let yielded: Vec<&Value> = walk.items.iter().filter_map(|i| i.pointer(id)).collect();
-        let at = |v: &Value| listed.iter().position(|l| l == v);
-        let lost: Vec<&Value> = page
+        let id = page.id.as_deref().unwrap_or("/id");
+        let yielded: Vec<Value> = walk
+            .items
+            .iter()
+            .filter_map(|i| i.pointer(id))
+            .cloned()
+            .collect();
+        let missing: Vec<&Value> = page
             .includes
             .iter()
-            .filter(|w| !yielded.contains(w) && listed.contains(w))
+            .filter(|w| !yielded.contains(w))
             .collect();
-        if lost.is_empty() {
-            return;
-        }
-        let last_yielded = yielded.iter().filter_map(|v| at(v)).max();
-        let early = lost
-            .iter()
-            .filter_map(|v| at(v))
-            .all(|p| last_yielded.is_none_or(|l| p > l));
-        let lead = if early {
-            "Pagination and collection conventions > last page"
+        // Each missing id with the clause its finding leads with, or is also owed.
+        let mut named: Vec<(&Value, String, bool)> = Vec::new();
+        if walk.exchanges.len() < 2 {
+            named.extend(missing.iter().map(|v| (*v, route.clause.clone(), false)));
         } else {
-            "Pagination and collection conventions > pageToken"
-        };
+            let largest = route
+                .query_param("maxResults")
+                .and_then(|p| p.schema.get("maximum").and_then(Value::as_u64))
+                .unwrap_or(50)
+                .min(50);
+            let mut one = outgoing.clone();
+            one.query
+                .retain(|(k, _)| k != "pageToken" && k != "maxResults");
+            one.query
+                .push(("maxResults".to_string(), largest.to_string()));
+            let ex = self.send(&one).await;
+            let Some(body) = ex
+                .outcome
+                .as_ref()
+                .ok()
+                .filter(|r| r.status == 200)
+                .and_then(|r| r.value())
+            else {
+                return;
+            };
+            let listed: Vec<Value> = body
+                .get("data")
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|i| i.pointer(id))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            let whole = body.get("nextPageToken").is_some_and(Value::is_null);
+            let at = |v: &Value| listed.iter().position(|l| l == v);
+            let lost: Vec<&Value> = missing
+                .iter()
+                .copied()
+                .filter(|w| listed.contains(w))
+                .collect();
+            let last_yielded = yielded.iter().filter_map(at).max();
+            let early = lost
+                .iter()
+                .filter_map(|v| at(v))
+                .all(|p| last_yielded.is_none_or(|l| p > l));
+            let lead = if early {
+                "Pagination and collection conventions > last page"
+            } else {
+                "Pagination and collection conventions > pageToken"
+            };
+            named.extend(lost.iter().map(|v| (*v, lead.to_string(), true)));
+            if whole {
+                named.extend(
+                    missing
+                        .iter()
+                        .filter(|w| !listed.contains(w))
+                        .map(|v| (*v, route.clause.clone(), false)),
+                );
+            }
+        }
         for (f, _) in walk
             .findings
             .iter_mut()
             .filter(|(f, _)| f.check == INCLUDES)
         {
-            if lost
+            let Some((_, clause, lost)) = named
                 .iter()
-                .any(|v| f.expected.contains(&crate::redact::compact(v)))
-            {
-                let mut cited = vec![lead.to_string()];
-                cited.extend(f.clauses.iter().filter(|c| *c != lead).cloned());
-                f.clauses = cited;
+                .find(|(v, _, _)| f.expected.contains(&crate::redact::compact(v)))
+            else {
+                continue;
+            };
+            if f.clauses.contains(clause) {
+                continue;
+            }
+            if *lost {
+                // The walk lost it: the pagination rule leads.
+                f.clauses.insert(0, clause.clone());
                 f.actual = format!(
-                    "{}; one page at maxResults {largest} lists it, so the walk lost it",
+                    "{}; one page at the largest size lists it, so the walk lost it",
                     f.actual
                 );
+            } else {
+                // Not listed at all: the list's own clause, after the step's.
+                f.clauses.push(clause.clone());
             }
         }
     }
