@@ -32,6 +32,20 @@ pub(crate) fn page_limit(route: Option<&Route>, query: &[(String, String)]) -> O
         .and_then(Value::as_u64)
 }
 
+/// The rule a walk broke that did not yield the items `lost`, which another read of the same
+/// list shows in `order`: last page where each of them comes after every item the walk yielded
+/// (a page said null before the last result), pageToken otherwise (a token did not continue
+/// where its page ended).
+pub(crate) fn lost_rule<T: PartialEq>(order: &[T], yielded: &[T], lost: &[T]) -> &'static str {
+    let at = |v: &T| order.iter().position(|o| o == v);
+    let last_yielded = yielded.iter().filter_map(at).max();
+    let early = lost
+        .iter()
+        .filter_map(at)
+        .all(|p| last_yielded.is_none_or(|l| p > l));
+    if early { LAST_PAGE } else { PAGE_TOKEN }
+}
+
 /// What a walk saw. Pages after the first are kept as recorded (without their bodies), and of
 /// each item only what the walk compares (its id and its sort key), so a walk's memory does not
 /// grow with the size of the pages.

@@ -1208,23 +1208,18 @@ impl Executor {
                 })
                 .unwrap_or_default();
             let whole = body.get("nextPageToken").is_some_and(Value::is_null);
-            let at = |v: &Value| listed.iter().position(|l| l == v);
-            let lost: Vec<&Value> = missing
+            let lost: Vec<Value> = missing
                 .iter()
-                .copied()
                 .filter(|w| listed.contains(w))
+                .map(|w| (*w).clone())
                 .collect();
-            let last_yielded = yielded.iter().filter_map(at).max();
-            let early = lost
-                .iter()
-                .filter_map(|v| at(v))
-                .all(|p| last_yielded.is_none_or(|l| p > l));
-            let lead = if early {
-                "Pagination and collection conventions > last page"
-            } else {
-                "Pagination and collection conventions > pageToken"
-            };
-            named.extend(lost.iter().map(|v| (*v, lead.to_string(), true)));
+            let lead = pagination::lost_rule(&listed, &yielded, &lost);
+            named.extend(
+                missing
+                    .iter()
+                    .filter(|w| listed.contains(w))
+                    .map(|v| (*v, lead.to_string(), true)),
+            );
             if whole {
                 named.extend(
                     missing

@@ -27,8 +27,6 @@ use crate::checks::generic;
 use crate::client::Exchange;
 use crate::results::{Failure, Finding};
 
-const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
-const LAST_PAGE: &str = "Pagination and collection conventions > last page";
 const PAGE_SIZES: usize = 12;
 const MAX_PAGES: usize = 12;
 
@@ -344,13 +342,7 @@ impl Reader<'_> {
             // listed, a page said "null" before the last result (last page); otherwise a token
             // did not continue where its page ended (pageToken). The list's own clause, which
             // states that it is paginated, is broken either way.
-            let at = |id: &String| before.ids.iter().position(|b| b == id);
-            let listed = small.ids.iter().filter_map(at).max();
-            let early = lost
-                .iter()
-                .filter_map(at)
-                .all(|p| listed.is_some_and(|l| p > l));
-            let lead = if early { LAST_PAGE } else { PAGE_TOKEN };
+            let lead = crate::checks::pagination::lost_rule(&before.ids, &small.ids, &lost);
             let cited: Vec<String> = [lead.to_string()]
                 .into_iter()
                 .chain(
