@@ -1187,6 +1187,9 @@ impl Executor {
             one.query
                 .push(("maxResults".to_string(), largest.to_string()));
             let ex = self.send(&one).await;
+            // Recorded with the walk's pages: the step's exchanges (and a HAR) hold every
+            // request the run sent.
+            walk.exchanges.push(Arc::new(ex.recorded()));
             let Some(body) = ex
                 .outcome
                 .as_ref()
