@@ -620,7 +620,7 @@ const CONSTANTS: &[(&str, &str)] = &[
     ),
     ("50%", "the bench's target for the client's rate"),
     ("90%", "the share tests/suite/common/defects.rs requires"),
-    ("32 requests", "the client's most requests in flight"),
+    ("64 requests", "the client's most requests in flight"),
     ("48 trials", "the default --test-threads"),
     (
         "10 requests",

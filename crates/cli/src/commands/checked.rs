@@ -148,10 +148,12 @@ impl RunPlan {
         };
         let mut libtest = args.test.libtest();
         // Trials wait on the network, not the CPU: many more threads than cores keep the pipe
-        // full (the client lets at most 32 requests in flight at once, so a target is not
-        // flooded). Measured behind 50 ms a request on the 2-core machine: 8 threads 13 s,
-        // 16 threads 7.6 s, 32 threads 5.2 s, 48 threads 4.8 s, 64 threads 5.2 s; locally 48
-        // threads cost no time and 9 MB more than 8.
+        // full (the client lets at most 64 requests in flight at once, so a target is not
+        // flooded). Measured behind 50 ms a request on the 2-core machine, with 32 in flight:
+        // 8 threads 13 s, 16 threads 7.6 s, 32 threads 5.2 s, 48 threads 4.8 s, 64 threads
+        // 5.2 s; with 64 in flight, writing a HAR: 48 threads 5.3 s, 64 threads 5.3 s, 96
+        // threads 5.7 s (more trials wait at the gate, not more run). Locally 48 threads cost
+        // no time and 9 MB more than 8.
         libtest
             .test_threads
             .get_or_insert(plan::DEFAULT_TRIALS_IN_FLIGHT);
