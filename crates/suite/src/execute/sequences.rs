@@ -439,7 +439,7 @@ impl World {
         let mut s = Sender::new(exec);
         // The first replay reads the users the steps may assign, beside the watchers' creates
         // (neither depends on the other).
-        let users = self.users.is_empty().then(|| async {
+        let users = self.users.is_empty().then_some(async {
             let out = request("GET", "/users", &[("maxResults", "50".into())], None);
             Arc::new(exec.send(&out).await)
         });
@@ -465,14 +465,8 @@ impl World {
             })
             .collect();
         // Both together: neither depends on the other.
-        let read_users = async {
-            match users {
-                Some(users) => Some(users.await),
-                None => None,
-            }
-        };
         let (users, created) = tokio::join!(
-            read_users,
+            futures_util::future::OptionFuture::from(users),
             s.send_all(creates, "Header-versioned API > POST /webhooks")
         );
         for ex in created {
