@@ -443,43 +443,43 @@ impl World {
             let out = request("GET", "/users", &[("maxResults", "50".into())], None);
             Arc::new(exec.send(&out).await)
         });
-        let Some(url) = self.text("webhook_url") else {
-            if let Some(users) = users {
-                let ex = users.await;
-                self.users(&ex);
-                s.exchanges.push(ex);
-                return Some(("read the users".into(), s.exchanges, s.found));
-            }
-            return None;
-        };
-        self.watchers.clear();
-        let creates = (0..2)
-            .map(|n| {
-                let body = json!({
-                    "url": format!("{url}/{}watch{n}", self.hooks_prefix),
-                    "events": crate::cases::sequence::TASK_EVENTS,
-                    "resourceIds": ["*"],
-                    "label": format!("{} sequence watcher {n}", self.run),
-                });
-                request("POST", "/webhooks", &[], Some(body))
+        // Without a receiver there is nothing to watch: no webhook is created.
+        let url = self.text("webhook_url");
+        let (prefix, run) = (&self.hooks_prefix, &self.run);
+        let creates: Vec<Outgoing> = url
+            .iter()
+            .flat_map(|url| {
+                (0..2).map(move |n| {
+                    let body = json!({
+                        "url": format!("{url}/{prefix}watch{n}"),
+                        "events": crate::cases::sequence::TASK_EVENTS,
+                        "resourceIds": ["*"],
+                        "label": format!("{run} sequence watcher {n}"),
+                    });
+                    request("POST", "/webhooks", &[], Some(body))
+                })
             })
             .collect();
-        // Both together: neither depends on the other.
+        // All together: none depends on another.
         let (users, created) = tokio::join!(
             futures_util::future::OptionFuture::from(users),
             s.send_all(creates, "Header-versioned API > POST /webhooks")
         );
-        for ex in created {
-            self.watchers.push(created_id(&ex, "id"));
+        if url.is_some() {
+            self.watchers = created.iter().map(|ex| created_id(ex, "id")).collect();
         }
-        let mut what =
-            "create two webhooks on every task event of every number (\"*\"), to watch the deliveries".to_string();
+        let mut what = Vec::new();
         if let Some(ex) = users {
             self.users(&ex);
             s.exchanges.insert(0, ex);
-            what.insert_str(0, "read the users; ");
+            what.push("read the users");
         }
-        Some((what, s.exchanges, s.found))
+        if url.is_some() {
+            what.push(
+                "create two webhooks on every task event of every number (\"*\"), to watch the deliveries",
+            );
+        }
+        (!what.is_empty()).then(|| (what.join("; "), s.exchanges, s.found))
     }
 
     /// Runs one step: a description, its exchanges and what they showed wrong.
