@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use conformance_reference::{CATALOG, PENDING, VARIANTS};
+use conformance_reference::{CATALOG, PENDING, PROFILE_VARIANTS, VARIANTS};
 use regex::Regex;
 
 /// The pages whose figures are held: the README and every page of docs/.
@@ -231,6 +231,20 @@ fn compute() -> BTreeMap<&'static str, Figure> {
     out.insert("faults", exact(faults.to_string()));
     out.insert("boundary-faults", exact(boundary.to_string()));
     out.insert("variants", exact(VARIANTS.len().to_string()));
+    out.insert(
+        "profile-variant-count",
+        exact(format!("{} profile variants", PROFILE_VARIANTS.len())),
+    );
+    out.insert(
+        "profile-variants",
+        exact(
+            PROFILE_VARIANTS
+                .iter()
+                .map(|v| format!("`{}` ({})", v.name, v.description))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    );
     out.insert(
         "variant-families",
         exact(format!(

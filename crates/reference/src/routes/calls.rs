@@ -25,6 +25,7 @@ use crate::input::{self, Query};
 use crate::pagination;
 use crate::paths::{HV_CALLS as HV, V1_CALLS, V1_RECORDINGS};
 use crate::reply;
+use crate::variants::Variant;
 use crate::workspace::{AVAILABLE, Call, Workspace};
 
 const V1_USERS: &str = "/v1/users";
@@ -840,8 +841,18 @@ async fn user_numbers_hv(
     answer(&app, result)
 }
 
-async fn organization_hv(State(app): State<App>) -> Response {
-    let org = app.store().workspace().organization.clone();
+/// The caller's organization: the primary workspace's, or that of the other workspaces whose
+/// keys the profile names (`international_disabled_api_key`, `subscription_expired_api_key`).
+async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Caller>) -> Response {
+    let org = {
+        let store = app.store();
+        let workspace = store.messaging.workspace_of(caller.user_id);
+        crate::workspace::organization_of(
+            &store.workspace().organization,
+            workspace,
+            app.switches().variant(Variant::OwnWorkspaceKeys),
+        )
+    };
     if app
         .switches()
         .faults

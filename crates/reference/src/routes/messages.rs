@@ -338,7 +338,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 format!("'{sender}' is not a phone number of your workspace"),
             )
         })?;
-    may_send(faults, workspace, &line, &recipients)?;
+    may_send(faults, limits(app, workspace), &line, &recipients)?;
     let mut recipients = recipients;
     if faults.has(Fault::GroupToListsSender) && recipients.len() > 1 {
         // The group's participants with the workspace number, one recipient short.
@@ -544,12 +544,45 @@ fn sender(faults: &FaultSet, body: &Map<String, Value>) -> Result<String, ApiErr
     }
 }
 
-/// Whether `line` of `workspace` may send to `recipients`: not to itself, with a live
-/// subscription, an approved A2P registration under its cap, and international messaging on when
-/// a recipient is abroad.
+/// What limits the sends of a workspace: its subscription has expired, its international
+/// messaging is disabled. Each workspace has the state its name says; with the profile variant
+/// `own-workspace-keys`, the primary workspace has both.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    expired: bool,
+    international_disabled: bool,
+}
+
+fn limits(app: &App, workspace: Workspace) -> Limits {
+    let own = workspace == Workspace::Primary && app.switches().variant(Variant::OwnWorkspaceKeys);
+    Limits {
+        expired: own || workspace == Workspace::SubscriptionExpired,
+        international_disabled: own || workspace == Workspace::InternationalDisabled,
+    }
+}
+
+/// The refusal of a send under an expired subscription (Errors > Rules > 7).
+fn subscription_expired(faults: &FaultSet, path: &str) -> ApiError {
+    let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
+        "0200402"
+    } else {
+        "0201402"
+    };
+    ApiError::for_path(
+        path,
+        StatusCode::PAYMENT_REQUIRED,
+        "the workspace subscription has expired; renew it to send messages",
+    )
+    .with_code(code)
+    .with_title("Subscription Expired")
+}
+
+/// Whether `line` may send to `recipients` under the workspace's `limits`: not to itself, with a
+/// live subscription, an approved A2P registration under its cap, and international messaging on
+/// when a recipient is abroad.
 fn may_send(
     faults: &FaultSet,
-    workspace: Workspace,
+    limits: Limits,
     line: &Line,
     recipients: &[String],
 ) -> Result<(), ApiError> {
@@ -559,19 +592,8 @@ fn may_send(
             "to must not include the sending number",
         ));
     }
-    if workspace == Workspace::SubscriptionExpired {
-        let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
-            "0200402"
-        } else {
-            "0201402"
-        };
-        return Err(ApiError::for_path(
-            V1_PATH,
-            StatusCode::PAYMENT_REQUIRED,
-            "the workspace subscription has expired; renew it to send messages",
-        )
-        .with_code(code)
-        .with_title("Subscription Expired"));
+    if limits.expired {
+        return Err(subscription_expired(faults, V1_PATH));
     }
     match line.a2p {
         A2p::Approved => {}
@@ -621,8 +643,7 @@ fn may_send(
         .take(looked_at)
         .find(|r| !r.starts_with(DOMESTIC_PREFIX));
     if let Some(r) = international {
-        if workspace == Workspace::InternationalDisabled && !faults.has(Fault::InternationalAllowed)
-        {
+        if limits.international_disabled && !faults.has(Fault::InternationalAllowed) {
             return Err(ApiError::for_path(
                 V1_PATH,
                 StatusCode::FORBIDDEN,
@@ -872,6 +893,16 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             return Err(missing_message(&id));
         }
         let mut store = app.store();
+        // A retry sends the message again: under an expired subscription it is refused as a
+        // send is (the primary workspace's, with the profile variant `own-workspace-keys`).
+        let own_line = store
+            .messaging
+            .message(&id)
+            .and_then(|m| store.messaging.line_by_id(&m.phone_number_id))
+            .is_some_and(|l| l.workspace == Workspace::Primary);
+        if own_line && limits(&app, Workspace::Primary).expired {
+            return Err(subscription_expired(faults, HV_PATH));
+        }
         if faults.has(Fault::RetryFailedRefused) && store.messaging.message(&id).is_some() {
             return Err(ApiError::for_path(
                 HV_PATH,

@@ -186,6 +186,11 @@ impl Client {
         }))
     }
 
+    /// Whether `key` is the run's own key (compared, never shown).
+    pub fn is_run_key(&self, key: &str) -> bool {
+        self.api_key.as_deref() == Some(key)
+    }
+
     /// Whether the client opens a connection per request (the target closes connections after
     /// its answers).
     pub fn one_connection_per_request(&self) -> bool {
