@@ -95,10 +95,27 @@ impl<S: tower_service::Service<R>, R> tower_service::Service<R> for Counted<S> {
     }
 }
 
+/// How long the probe leaves its connection idle before it sends again on it
+/// ([`Client::settle_connection_reuse`]): a target that closes an idle connection sooner is given
+/// a connection per request for the whole run.
+const SETTLE_WAIT: Duration = Duration::from_millis(50);
+
+/// How long a connection may have been idle and still carry a request that must not be lost (a
+/// POST, PATCH or DELETE): half of what the probe saw a connection survive. A target that keeps
+/// an idle connection for at least [`SETTLE_WAIT`] cannot have closed one idle for less than
+/// half of it, with half of it to spare for the close to cross the network; a connection idle
+/// longer is not reused for such a request, which opens a new one instead.
+const WRITE_IDLE_BOUND: Duration = Duration::from_millis(SETTLE_WAIT.as_millis() as u64 / 2);
+
 /// The run's HTTP client; cheap to share (`Arc`).
 pub struct Client {
-    /// Keeps connections open between requests.
+    /// Keeps connections open between requests: the reads, which a closed connection cannot
+    /// lose (they are sent again once, on a new connection).
     http: reqwest::Client,
+    /// Keeps connections open for [`WRITE_IDLE_BOUND`] only: the requests that change something
+    /// and are never sent twice (POST, PATCH, DELETE), which must not ride on a connection the
+    /// target may have closed without saying so.
+    writes: reqwest::Client,
     /// Opens a connection per request: used once the target is seen closing connections after
     /// its answers without saying so (`Connection: close`), where a reused connection could be
     /// closed under a request.
@@ -143,9 +160,18 @@ impl Client {
             },
             https,
         )?;
+        let writes = crate::tls::build(
+            || {
+                builder()
+                    .pool_max_idle_per_host(64)
+                    .pool_idle_timeout(WRITE_IDLE_BOUND)
+            },
+            https,
+        )?;
         let fresh = crate::tls::build(|| builder().pool_max_idle_per_host(0), https)?;
         Ok(Arc::new(Client {
             http,
+            writes,
             fresh,
             one_connection_per_request: Default::default(),
             connections,
@@ -178,7 +204,7 @@ impl Client {
     /// per request for the whole run. Returns true when it does.
     pub async fn settle_connection_reuse(&self, out: &Outgoing) -> bool {
         // Long enough for the target's close to reach the client's pool on any sane network.
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(SETTLE_WAIT).await;
         let before = self.connections.load(Ordering::SeqCst);
         let ex = self.send_once(out).await;
         let opened = self.connections.load(Ordering::SeqCst) > before;
@@ -302,8 +328,12 @@ impl Client {
         // every request opens a connection of its own: a POST or PATCH lost to such a close
         // cannot be sent again, and a target that closes after each answer gains nothing from a
         // pool.
+        // A request that changes something rides only on a connection idle for less than
+        // [`WRITE_IDLE_BOUND`], which the target cannot have closed unannounced.
         let http = if self.one_connection_per_request() {
             &self.fresh
+        } else if changes(&out.method) {
+            &self.writes
         } else {
             &self.http
         };
@@ -441,6 +471,12 @@ impl Client {
 /// 9.2.2): every method but POST and PATCH among those the contract uses.
 pub(crate) fn idempotent(method: &str) -> bool {
     !(method.eq_ignore_ascii_case("POST") || method.eq_ignore_ascii_case("PATCH"))
+}
+
+/// Whether a request with this method changes what the target holds, so that losing it on a
+/// closed connection loses a verdict (a DELETE sent again may find nothing to delete).
+fn changes(method: &str) -> bool {
+    !idempotent(method) || method.eq_ignore_ascii_case("DELETE")
 }
 
 /// The first error of type `T` in the chain of `e`.
