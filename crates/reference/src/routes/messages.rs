@@ -100,6 +100,7 @@ fn message_page(
                 .iter()
                 .map(|m| {
                     let mut v = m.to_json(with_conversation_id);
+                    media_type_from_extension(app, &mut v);
                     if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
                         if let Some(rest) = m.id.strip_prefix("AC") {
                             v["id"] = Value::String(format!("MS{rest}"));
@@ -114,6 +115,25 @@ fn message_page(
         &app.switches().faults,
     );
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault message-media-type-extension: the attachment's type taken from its file name.
+fn media_type_from_extension(app: &App, json: &mut Value) {
+    if !app.switches().faults.has(Fault::MessageMediaTypeExtension) {
+        return;
+    }
+    if let Some(Value::Array(items)) = json.get_mut("media") {
+        for item in items.iter_mut() {
+            let ext = item
+                .get("url")
+                .and_then(Value::as_str)
+                .and_then(|u| u.rsplit_once('.'))
+                .map(|(_, ext)| ext.to_string());
+            if let Some(ext) = ext {
+                item["type"] = Value::String(ext);
+            }
+        }
+    }
 }
 
 // --- GET /v1/messages ---------------------------------------------------------------------
@@ -216,7 +236,16 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             .ok_or(e)
     })?;
     let before = optional_instant(V1_PATH, query, "createdBefore")?
-        .filter(|_| !faults.has(Fault::MessagesCreatedBeforeIgnored));
+        .filter(|_| !faults.has(Fault::MessagesCreatedBeforeIgnored))
+        .map(|t| {
+            // Fault messages-created-before-end-of-day: the bound read as a date, inclusive.
+            if faults.has(Fault::MessagesCreatedBeforeEndOfDay) {
+                let date = t.to_offset(time::UtcOffset::UTC).date();
+                date.next_day().unwrap_or(date).midnight().assume_utc()
+            } else {
+                t
+            }
+        });
     let since = optional_instant(V1_PATH, query, "since")?;
     let (after, before) = if faults.has(Fault::SinceAsCreatedAfter) {
         (after.or(since), before)
@@ -278,9 +307,11 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             in_workspace
                 && on_line
                 && of_participants
-                && query
-                    .first("userId")
-                    .is_none_or(|u| m.user_id.as_deref() == Some(u))
+                && query.first("userId").is_none_or(|u| {
+                    // Fault messages-user-id-keeps-incoming: `user_id IS NULL OR user_id = ?`.
+                    m.user_id.as_deref() == Some(u)
+                        || (m.user_id.is_none() && faults.has(Fault::MessagesUserIdKeepsIncoming))
+                })
                 && after.is_none_or(|t| m.created_at > t || inclusive && m.created_at == t)
                 && before.is_none_or(|t| m.created_at < t || inclusive && m.created_at == t)
         })
@@ -355,6 +386,9 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let mut answers = Vec::new();
     let mut jobs = Vec::new();
     for to in sends {
+        // Fault send-conversation-id-null-when-new: the answer is built before the conversation
+        // upsert gives a new conversation its id.
+        let opens = store.messaging.conversation_with(line.id, &to).is_none();
         let mut message = store.messaging.record(
             &line,
             &to,
@@ -372,6 +406,13 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         }
         let json = message.to_json(true);
         let id = json["id"].as_str().unwrap_or_default().to_string();
+        let answered = if opens && faults.has(Fault::SendConversationIdNullWhenNew) {
+            let mut answered = json.clone();
+            answered["conversationId"] = Value::Null;
+            answered
+        } else {
+            json.clone()
+        };
         jobs.extend(crate::deliveries::fire(
             app,
             &mut store,
@@ -391,7 +432,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 json.clone(),
             ));
         }
-        answers.push(json);
+        answers.push(answered);
     }
     drop(store);
     crate::deliveries::dispatch(app, jobs);
@@ -783,7 +824,24 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         &["createdAt", "updatedAt"],
         ("createdAt", true),
     )?;
-    let store = app.store();
+    let mut store = app.store();
+    // Fault messages-list-cache-not-invalidated: the result of a filter is cached by caller and
+    // query (paging aside), and nothing that writes a message clears it.
+    let cache_key = faults.has(Fault::MessagesListCacheNotInvalidated).then(|| {
+        format!(
+            "{}?{}",
+            caller.user_id,
+            query.without(&["pageToken", "maxResults"])
+        )
+    });
+    if let Some(items) = cache_key
+        .as_ref()
+        .and_then(|k| store.message_list_cache.get(k))
+        .cloned()
+    {
+        drop(store);
+        return message_page(app, HV_PATH, &items, query, true);
+    }
     let messaging = &store.messaging;
     let workspace = messaging.workspace_of(caller.user_id);
     let mut items: Vec<Message> = messaging
@@ -823,6 +881,9 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
     if desc != faults.has(Fault::MessagesOldestFirst) {
         items.reverse();
+    }
+    if let Some(key) = cache_key {
+        store.message_list_cache.insert(key, items.clone());
     }
     drop(store);
     message_page(app, HV_PATH, &items, query, true)
@@ -869,6 +930,7 @@ async fn get_hv(
         }
         .ok_or_else(|| missing_message(&id))?;
         let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
+        media_type_from_extension(&app, &mut json);
         if faults.has(Fault::MessageMediaDropped) {
             if let Some(o) = json.as_object_mut() {
                 o.remove("media");
