@@ -302,9 +302,10 @@ fn compute() -> BTreeMap<&'static str, Figure> {
     out.insert(
         "blind-faults",
         exact(format!(
-            "{} faults in blind set 1 and {} in blind set 2; {joined} of them have joined the catalog, {} wait to join it",
+            "{} faults in blind set 1, {} in blind set 2 and {} in blind set 3; {joined} of them have joined the catalog, {} wait to join it",
             blind(1),
             blind(2),
+            blind(3),
             PENDING.len()
         )),
     );

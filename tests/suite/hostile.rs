@@ -1143,7 +1143,7 @@ fn a_post_whose_answer_began_is_not_sent_again() {
 /// connection of its own.
 #[test]
 fn a_server_that_closes_after_each_answer_fails_nothing() {
-    let out = certify_through_closing_proxy(Closing::AfterEachAnswer, 1);
+    let out = certify_through_closing_proxy(Closing::AfterEachAnswer, closing_runs(1));
     assert!(
         out.contains("the suite opens one connection per request"),
         "{out}"
@@ -1156,7 +1156,19 @@ fn a_server_that_closes_after_each_answer_fails_nothing() {
 /// trial fails, no POST, PATCH or DELETE is dropped, none is received twice.
 #[test]
 fn a_server_that_closes_idle_connections_later_loses_no_write() {
-    certify_through_closing_proxy(Closing::WhenIdleFor(Duration::from_millis(80)), 2);
+    certify_through_closing_proxy(
+        Closing::WhenIdleFor(Duration::from_millis(80)),
+        closing_runs(2),
+    );
+}
+
+/// How many runs in a row the closing-proxy tests make: `runs`, or the number in
+/// `CLOSING_PROXY_RUNS` (docs/self-proof.md measures 20).
+fn closing_runs(runs: usize) -> usize {
+    std::env::var("CLOSING_PROXY_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(runs)
 }
 
 /// Certifies the reference behind a closing proxy `runs` times in a row, each time requiring no

@@ -121,7 +121,7 @@ pub struct Client {
     /// closed under a request.
     fresh: reqwest::Client,
     one_connection_per_request: std::sync::atomic::AtomicBool,
-    /// Connections opened by `http`.
+    /// Connections opened by `http` and `writes`.
     connections: Arc<AtomicU64>,
     base: String,
     api_key: Option<String>,
@@ -165,6 +165,7 @@ impl Client {
                 builder()
                     .pool_max_idle_per_host(64)
                     .pool_idle_timeout(WRITE_IDLE_BOUND)
+                    .connector_layer(CountConnections(connections.clone()))
             },
             https,
         )?;
@@ -267,7 +268,12 @@ impl Client {
 
     async fn send_once(&self, out: &Outgoing) -> Exchange {
         let url = self.url(out);
-        let (req, shown_headers, body_text) = self.request(out, &url);
+        let Built {
+            req,
+            shown_headers,
+            body_text,
+            pooled,
+        } = self.request(out, &url);
         if let Some(limiter) = &self.limiter {
             limiter.acquire().await;
         }
@@ -276,7 +282,6 @@ impl Client {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
         let sent = std::time::SystemTime::now();
-        let pooled = !self.one_connection_per_request();
         let (mut outcome, opened) = OPENED
             .scope(std::cell::Cell::new(false), async {
                 let outcome = self.receive(req).await;
@@ -296,7 +301,7 @@ impl Client {
             // A POST or PATCH is never sent again: the target may have read it and acted on it
             // (RFC 9110 9.2.2), so sending it twice could create twice. Nor is a request that
             // failed once an answer had begun.
-            let (req, _, _) = self.request(out, &url);
+            let req = self.request(out, &url).req;
             if let Some(limiter) = &self.limiter {
                 limiter.acquire().await;
             }
@@ -316,16 +321,9 @@ impl Client {
     }
 
     /// The request of `out` to `url` with its credentials, headers and JSON body; the headers as
-    /// shown (credentials as placeholders) and the body as sent.
-    fn request(
-        &self,
-        out: &Outgoing,
-        url: &str,
-    ) -> (
-        reqwest::RequestBuilder,
-        Vec<(String, String)>,
-        Option<String>,
-    ) {
+    /// shown (credentials as placeholders), the body as sent, and whether it may ride on a
+    /// connection an earlier answer came on.
+    fn request(&self, out: &Outgoing, url: &str) -> Built {
         let method =
             reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut shown_headers = Vec::new();
@@ -392,7 +390,12 @@ impl Client {
                 .body(b.clone());
             shown_headers.push(("Content-Type".to_string(), "application/json".to_string()));
         }
-        (req, shown_headers, body_text)
+        Built {
+            req,
+            shown_headers,
+            body_text,
+            pooled: !std::ptr::eq(http, &self.fresh),
+        }
     }
 
     async fn receive(&self, req: reqwest::RequestBuilder) -> Result<Response, TransportError> {
@@ -470,6 +473,17 @@ impl Client {
             None => TransportError::Other(error_chain(e)),
         }
     }
+}
+
+/// A request ready to send, with what the record of its exchange shows.
+struct Built {
+    req: reqwest::RequestBuilder,
+    shown_headers: Vec<(String, String)>,
+    body_text: Option<String>,
+    /// Built on a client that keeps connections: it may ride on one an earlier answer came on.
+    /// Decided with the client, so that a switch to a connection per request while it is built
+    /// does not take it for a request on a new connection.
+    pooled: bool,
 }
 
 /// Whether a request with this method may be sent again without changing what it does (RFC 9110
