@@ -1209,7 +1209,8 @@ impl Executor {
                 .retain(|(k, _)| k != "pageToken" && k != "maxResults");
             one.query
                 .push(("maxResults".to_string(), largest.to_string()));
-            let (ex, _unjudged) = self.send(&one).await.into_parts();
+            // Judged as every exchange is: what the rules find on it joins the trial at its end.
+            let ex = self.send(&one).await.ex.clone();
             // Recorded with the walk's pages: the step's exchanges (and a HAR) hold every
             // request the run sent.
             walk.exchanges.push(Arc::new(ex.recorded()));
