@@ -92,6 +92,22 @@ pub struct Effect {
     pub adds: Vec<String>,
     /// Who may call it beyond a key of the workspace (`live-subscription`).
     pub callers: Vec<String>,
+    /// The state in which the contract states the change (a transition's from-state): in it, the
+    /// change must be accepted; in another, a target may accept or refuse it.
+    pub from: Vec<(String, From)>,
+}
+
+/// A condition on a field of the resource before a change.
+#[derive(Debug, Clone, PartialEq)]
+pub enum From {
+    /// The field holds this value.
+    Is(Value),
+    /// The field holds a value (not null, not absent).
+    Set,
+    /// The field holds none.
+    Unset,
+    /// The member the body names is among the field's members.
+    HasMember,
 }
 
 impl Effect {
@@ -266,8 +282,8 @@ pub(crate) fn effect(
             .filter_map(|v| v.as_str().map(str::to_string))
             .collect()
     };
-    let Some(on) = text("on") else {
-        return fail("x-effect without `on`".into());
+    let Some(on) = text("resource") else {
+        return fail("x-effect without `resource`".into());
     };
     let Some(resource) = resources.get(&on) else {
         return fail(format!("x-effect names `{on}`, which x-resources does not"));
@@ -413,6 +429,26 @@ pub(crate) fn effect(
             clause: check_clause(&clause)?,
         });
     }
+    let mut from = Vec::new();
+    for (field, cond) in e
+        .get("from")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if resource.field(field).is_none() {
+            return fail(format!("`from` names `{field}`, no field of `{on}`"));
+        }
+        from.push((
+            field.clone(),
+            match cond.as_str() {
+                Some("set") => From::Set,
+                Some("unset") => From::Unset,
+                Some("has-member") => From::HasMember,
+                _ => From::Is(cond.clone()),
+            },
+        ));
+    }
     let keeps_others = text("keeps-others").map(|c| check_clause(&c)).transpose()?;
     let restates = list("restates");
     if let Some(r) = restates.iter().find(|r| resource.field(r).is_none()) {
@@ -432,5 +468,6 @@ pub(crate) fn effect(
         touches: list("touches"),
         adds: list("adds"),
         callers: list("callers"),
+        from,
     })
 }

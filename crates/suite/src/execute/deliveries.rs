@@ -1,11 +1,10 @@
 //! The deliveries a random sequence's changes must cause, and those they must not: the model's
 //! prediction of every webhook's deliveries, judged against what the receiver got.
 //!
-//! From a sequence's exchanges, in the order they were answered, it follows each webhook the
-//! sequence created (its events as last accepted, whether its `resourceIds` hold `*`, whether it
-//! was deleted) and each event the sequence's accepted changes fire (the event table: a task
-//! created, completed, reopened, assigned, unassigned, updated, deleted, its due date, its link;
-//! a contact created or updated). Then:
+//! It reads the model, the run's one state of what it created: each event the accepted changes of
+//! the sequence's resources fired (as the operation table says each change fires), and each
+//! webhook of the sequence as it was when the change was answered (its events as last accepted,
+//! whether its `resourceIds` hold `*`, whether it was deleted). Then:
 //! - a live webhook on `*` whose events hold the event, when the change is one the event table
 //!   names without condition (a task created, completed, reopened, assigned, unassigned or
 //!   deleted; a contact created), must receive it, within the profile's delivery bound
@@ -32,10 +31,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::client::Exchange;
+use crate::model::Model;
 use crate::results::Finding;
 use crate::webhooks::{Delivery, Receiver};
-use conformance_contract::operations::Does;
-use conformance_contract::{Contract, Route};
 
 const SUBSCRIBED: &str = "Resources > Webhook > events";
 const DELETED: &str = "Header-versioned API > webhook management";
@@ -44,18 +42,6 @@ const RECORDS: &str = "Events > delivery records";
 const HISTORY: &str = "Header-versioned API > webhook delivery history";
 
 const POLL: Duration = Duration::from_millis(20);
-
-/// A webhook of the sequence as the model follows it.
-#[derive(Debug, Clone)]
-enum Hook {
-    Live {
-        events: BTreeSet<String>,
-        everywhere: bool,
-    },
-    Deleted,
-    /// A change to it whose outcome is not known (no answer, a 5xx): judged no more.
-    Unknown,
-}
 
 /// Where an event's resource holds its id (`/taskId` for a task, `/id` for a contact): the
 /// kind's, from the operation table.
@@ -85,180 +71,102 @@ pub(super) struct Predictions {
     verdicts: Verdicts,
 }
 
-fn json_of(ex: &Exchange) -> Option<&Value> {
-    ex.outcome.as_ref().ok()?.json.as_ref()?.as_ref().ok()
-}
-
-fn strings(v: Option<&Value>) -> Option<BTreeSet<String>> {
-    v?.as_array()?
+/// Predicts the deliveries of the sequence's webhooks (`webhooks`: their ids) from what the
+/// model knows: every event the accepted changes of the sequence's resources (`resources`) fired,
+/// as the operation table says each change fires (`x-effect.fires`), judged against what each
+/// webhook was when the change was answered (its events, its scope, deleted or not known). `base`
+/// is the trial's receiver URL: a webhook's deliveries come to the sub-path of its URL there.
+pub(super) fn predict(
+    model: &Model,
+    base: &str,
+    webhooks: &[String],
+    resources: &BTreeSet<(String, String)>,
+) -> Predictions {
+    let sub_of = |id: &str| -> Option<String> {
+        let first = model.at("webhook", id, u64::MAX)?;
+        let url = first.value("/url")?;
+        url.as_str()?
+            .strip_prefix(base)?
+            .strip_prefix('/')
+            .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+            .map(str::to_string)
+    };
+    let hooks: Vec<(String, String)> = webhooks
         .iter()
-        .map(|i| i.as_str().map(str::to_string))
-        .collect()
-}
-
-/// The events an accepted request fires, as the operation table states them (`x-effect.fires`):
-/// each with the kind and id of the resource it names (the one the request created, or the one
-/// its path names), and whether the table ties the event to the change without condition.
-fn fired_by(contract: &Contract, route: &Route, ex: &Exchange) -> Vec<(String, Of, String, bool)> {
-    let effect = &route.effect;
-    let Some(resource) = contract.resources.get(&effect.on) else {
-        return Vec::new();
+        .filter_map(|id| Some((id.clone(), sub_of(id)?)))
+        .collect();
+    let set = |v: Option<Value>| -> Option<BTreeSet<String>> {
+        v?.as_array()?
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect()
     };
-    let id = if effect.does == Does::Create {
-        json_of(ex)
-            .and_then(|j| j.get("data"))
-            .and_then(|d| resource.id_of(d))
-    } else {
-        effect.id.as_deref().and_then(|name| {
-            let t: Vec<&str> = route.template.trim_matches('/').split('/').collect();
-            let p: Vec<&str> = ex.path.trim_matches('/').split('/').collect();
-            t.iter()
-                .zip(&p)
-                .find(|(t, _)| **t == format!("{{{name}}}"))
-                .map(|(_, p)| p.to_string())
-        })
-    };
-    let Some(id) = id else {
-        return Vec::new();
-    };
-    effect
-        .fires
-        .iter()
-        .map(|f| (f.event.clone(), resource.id.clone(), id.clone(), f.sure))
-        .collect()
-}
-
-/// Follows the sequence's exchanges (in the order answered) and predicts the deliveries of the
-/// webhooks it created at `base` (the trial's receiver URL).
-pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange>]) -> Predictions {
-    // Webhook id -> (sub-path, state).
-    let mut hooks: HashMap<String, (String, Hook)> = HashMap::new();
     let mut verdicts: Verdicts = BTreeMap::new();
-    for ex in exchanges {
-        let Some(route) = contract.route(&ex.method, &ex.path) else {
-            continue;
-        };
-        let method = ex.method.to_ascii_uppercase();
-        let template = route.template.as_str();
-        let status = ex.outcome.as_ref().map(|r| r.status).ok();
-        let accepted = status.is_some_and(|s| (200..300).contains(&s));
-        let refused = status.is_some_and(|s| (400..500).contains(&s));
-        let body: Option<Value> = ex
-            .request_body
-            .as_deref()
-            .and_then(|b| serde_json::from_str(b).ok());
-        let webhook_id = || {
-            ex.path
-                .trim_matches('/')
-                .split('/')
-                .nth(1)
-                .map(str::to_string)
-        };
-        match (method.as_str(), template) {
-            ("POST", "/webhooks") if accepted => {
-                let body = body.as_ref();
-                let sub = body
-                    .and_then(|b| b.get("url"))
-                    .and_then(Value::as_str)
-                    .and_then(|u| u.strip_prefix(base))
-                    .and_then(|rest| rest.strip_prefix('/'))
-                    .filter(|rest| !rest.is_empty() && !rest.contains('/'));
-                let id = json_of(ex)
-                    .and_then(|j| j.pointer("/data/id"))
-                    .and_then(|v| match v {
-                        Value::String(s) => Some(s.clone()),
-                        Value::Number(n) => Some(n.to_string()),
-                        _ => None,
-                    });
-                let events = strings(body.and_then(|b| b.get("events")));
-                if let (Some(sub), Some(id), Some(events)) = (sub, id, events) {
-                    let everywhere = strings(body.and_then(|b| b.get("resourceIds")))
-                        .is_none_or(|ids| ids.contains("*"));
-                    hooks.insert(id, (sub.to_string(), Hook::Live { events, everywhere }));
-                }
-            }
-            ("PATCH" | "PUT" | "DELETE", "/webhooks/{webhookId}") => {
-                let Some(id) = webhook_id() else { continue };
-                let Some((_, hook)) = hooks.get_mut(&id) else {
-                    continue;
-                };
-                if refused {
-                    continue;
-                }
-                if !accepted {
-                    *hook = Hook::Unknown;
-                    continue;
-                }
-                *hook = match (method.as_str(), std::mem::replace(hook, Hook::Unknown)) {
-                    ("DELETE", _) => Hook::Deleted,
-                    ("PATCH", Hook::Live { events, everywhere }) => {
-                        let b = body.as_ref();
-                        Hook::Live {
-                            events: strings(b.and_then(|b| b.get("events"))).unwrap_or(events),
-                            everywhere: strings(b.and_then(|b| b.get("resourceIds")))
-                                .map_or(everywhere, |ids| ids.contains("*")),
-                        }
-                    }
-                    // What a PUT does to what it leaves out is not shown; the sequence sends none.
-                    _ => Hook::Unknown,
-                };
-            }
-            _ if accepted => {
-                for (event, of, resource, certain) in fired_by(contract, route, ex) {
-                    for (sub, hook) in hooks.values() {
-                        let verdict = match hook {
-                            Hook::Live { events, .. } if !events.contains(&event) => {
-                                Verdict::MustNot(SUBSCRIBED)
-                            }
-                            Hook::Live { everywhere, .. } if *everywhere && certain => {
-                                Verdict::Must(1)
-                            }
-                            Hook::Deleted => Verdict::MustNot(DELETED),
-                            _ => Verdict::Open,
-                        };
-                        let key = (sub.clone(), event.to_string(), of.clone(), resource.clone());
-                        // Each change that must reach the webhook adds one event it must receive;
-                        // once one must, what others must not deliver is no longer told apart.
-                        let merged = match (verdicts.get(&key).map(|(v, _)| *v), verdict) {
-                            (None, v) => v,
-                            (Some(Verdict::Must(n)), Verdict::Must(m)) => Verdict::Must(n + m),
-                            (Some(Verdict::Must(n)), _) | (Some(_), Verdict::Must(n)) => {
-                                Verdict::Must(n)
-                            }
-                            (Some(Verdict::MustNot(c)), Verdict::MustNot(_)) => Verdict::MustNot(c),
-                            (Some(_), _) => Verdict::Open,
-                        };
-                        let cause = match verdicts.get(&key) {
-                            Some((old, cause)) if *old == merged => cause.clone(),
-                            _ => ex.clone(),
-                        };
-                        verdicts.insert(key, (merged, cause));
-                    }
-                }
-            }
-            _ => {}
+    for fired in model.fired(resources) {
+        for (id, sub) in &hooks {
+            let Some(then) = model.at("webhook", id, fired.clock) else {
+                // Made after the change: what it gets for changes before it is not stated.
+                continue;
+            };
+            let events = set(then.value("/events"));
+            let everywhere = set(then.value("/resourceIds")).is_none_or(|ids| ids.contains("*"));
+            let verdict = match events {
+                _ if then.unknown => Verdict::Open,
+                _ if then.deleted => Verdict::MustNot(DELETED),
+                Some(events) if !events.contains(&fired.event) => Verdict::MustNot(SUBSCRIBED),
+                Some(_) if everywhere && fired.sure => Verdict::Must(1),
+                _ => Verdict::Open,
+            };
+            let key = (
+                sub.clone(),
+                fired.event.clone(),
+                fired.id_at.clone(),
+                fired.resource.clone(),
+            );
+            // Each change that must reach the webhook adds one event it must receive; once one
+            // must, what others must not deliver is no longer told apart.
+            let merged = match (verdicts.get(&key).map(|(v, _)| *v), verdict) {
+                (None, v) => v,
+                (Some(Verdict::Must(n)), Verdict::Must(m)) => Verdict::Must(n + m),
+                (Some(Verdict::Must(n)), _) | (Some(_), Verdict::Must(n)) => Verdict::Must(n),
+                (Some(Verdict::MustNot(c)), Verdict::MustNot(_)) => Verdict::MustNot(c),
+                (Some(_), _) => Verdict::Open,
+            };
+            let cause = match verdicts.get(&key) {
+                Some((old, cause)) if *old == merged => cause.clone(),
+                _ => fired.cause.clone(),
+            };
+            verdicts.insert(key, (merged, cause));
         }
     }
     // A webhook deleted later, or whose events later dropped the event, may lose what was
     // still on its way: what it must receive is what it still subscribes to at the end.
+    let now: BTreeMap<&str, Option<crate::model::Snapshot>> = hooks
+        .iter()
+        .map(|(id, sub)| (sub.as_str(), model.at("webhook", id, u64::MAX)))
+        .collect();
+    let holds = |sub: &str, event: &str| {
+        now.get(sub).cloned().flatten().is_some_and(|s| {
+            !s.deleted && !s.unknown && set(s.value("/events")).is_some_and(|e| e.contains(event))
+        })
+    };
     for ((sub, event, _, _), (verdict, _)) in verdicts.iter_mut() {
-        if let Verdict::Must(_) = verdict {
-            let holds = hooks.values().any(|(s, h)| {
-                s == sub
-                    && matches!(h, Hook::Live { events, .. } if events.contains(event.as_str()))
-            });
-            if !holds {
-                *verdict = Verdict::Open;
-            }
+        if matches!(verdict, Verdict::Must(_)) && !holds(sub, event) {
+            *verdict = Verdict::Open;
         }
     }
     Predictions {
         live: hooks
             .iter()
-            .filter(|(_, (_, h))| matches!(h, Hook::Live { .. }))
+            .filter(|(_, sub)| {
+                now.get(sub.as_str())
+                    .cloned()
+                    .flatten()
+                    .is_some_and(|s| !s.deleted && !s.unknown)
+            })
             .map(|(id, _)| id.clone())
             .collect(),
-        hooks: hooks.into_iter().map(|(id, (sub, _))| (sub, id)).collect(),
+        hooks: hooks.into_iter().map(|(id, sub)| (sub, id)).collect(),
         verdicts,
     }
 }

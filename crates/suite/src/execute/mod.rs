@@ -122,6 +122,11 @@ impl Executor {
         &self.contract
     }
 
+    /// The model of what the run created and changed: the run's one state of its resources.
+    pub(crate) fn model(&self) -> &crate::model::Model {
+        &self.model
+    }
+
     pub fn client(&self) -> &Arc<Client> {
         &self.client
     }

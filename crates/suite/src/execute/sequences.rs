@@ -412,7 +412,25 @@ impl World {
         let (Some(receiver), Some(base)) = (&exec.receiver, self.text("webhook_url")) else {
             return (Vec::new(), Vec::new());
         };
-        let predicted = super::deliveries::predict(&exec.contract, &base, exchanges);
+        let _ = exchanges;
+        let webhooks: Vec<String> = self
+            .watchers
+            .iter()
+            .flatten()
+            .chain(self.webhooks.iter().filter_map(|(id, _)| id.as_ref()))
+            .cloned()
+            .collect();
+        let resources: std::collections::BTreeSet<(String, String)> = self
+            .tasks
+            .iter()
+            .filter_map(|t| t.id.clone().map(|id| ("task".to_string(), id)))
+            .chain(
+                self.contacts
+                    .iter()
+                    .filter_map(|c| c.id.clone().map(|id| ("contact".to_string(), id))),
+            )
+            .collect();
+        let predicted = super::deliveries::predict(exec.model(), &base, &webhooks, &resources);
         if predicted.is_empty() {
             return (Vec::new(), Vec::new());
         }

@@ -32,6 +32,7 @@ use crate::results::Finding;
 use conformance_contract::Contract;
 
 pub(crate) use resources::Kind;
+pub(crate) use resources::Snapshot;
 use resources::{Op, Shown, Tracked};
 
 /// What the run knows of the target's state.
@@ -48,6 +49,24 @@ struct State {
     resources: HashMap<(Kind, String), Tracked>,
     /// The fields the target has shown non-null on some resource of a kind.
     shown: Shown,
+    /// The events the accepted changes fired, in the order the model saw them answered.
+    fired: Vec<Fired>,
+}
+
+/// An event an accepted change fired, as the operation table says (`x-effect.fires`).
+#[derive(Debug, Clone)]
+pub(crate) struct Fired {
+    /// The model's clock when the change was answered.
+    pub(crate) clock: u64,
+    pub(crate) event: String,
+    /// Where the event's resource holds its id (`/taskId`), and its id.
+    pub(crate) id_at: String,
+    pub(crate) resource: String,
+    pub(crate) kind: Kind,
+    /// The table ties the event to the change without condition.
+    pub(crate) sure: bool,
+    /// The exchange of the change.
+    pub(crate) cause: Arc<Exchange>,
 }
 
 /// What [`Model::before`] learned of a request, handed to [`Model::after`] with its answer.
@@ -109,6 +128,8 @@ impl Model {
                             if let Some(id) = body.get("data").and_then(|d| resource.id_of(d)) {
                                 let mut t = Tracked::created(&kind, route, resource, &request);
                                 t.changed = now;
+                                t.record(now);
+                                state.fire(route, &kind, resource, &id, now, ex);
                                 // The answer of a create is stated to be the resource for
                                 // contacts only (201 `{data: Contact}`); the others' answers
                                 // are not shown (READINGS 2.3) and say nothing here.
@@ -135,15 +156,29 @@ impl Model {
             }) => {
                 let resource = &contract.resources[&kind];
                 let status = ex.outcome.as_ref().map(|r| r.status).ok();
-                if let Some(t) = state.resources.get_mut(&(kind, id)) {
+                let accepted = if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone()))
+                {
                     t.pending = t.pending.saturating_sub(1);
                     t.changed = now;
-                    match status {
-                        Some(s) if (200..300).contains(&s) => t.apply(route, resource, &request),
+                    let accepted = match status {
+                        Some(s) if (200..300).contains(&s) => {
+                            t.apply(route, resource, &request);
+                            true
+                        }
                         // A refusal changes nothing (Errors > Rules; READINGS 2.4).
-                        Some(s) if (400..500).contains(&s) => {}
-                        _ => t.unknown = true,
-                    }
+                        Some(s) if (400..500).contains(&s) => false,
+                        _ => {
+                            t.unknown = true;
+                            false
+                        }
+                    };
+                    t.record(now);
+                    accepted
+                } else {
+                    false
+                };
+                if accepted {
+                    state.fire(route, &kind, resource, &id, now, ex);
                 }
             }
             Some(Op::Read { kind, id }) if primary(out) => {
@@ -166,12 +201,84 @@ impl Model {
                 // resource.
                 if let Some(t) = state.resources.get_mut(&(kind, id)) {
                     t.unknown = true;
+                    t.record(now);
                 }
             }
             None => {}
         }
         drop(state);
         crate::checks::rules::report(found, ex);
+    }
+}
+
+/// What the model knows of one resource, for a generator that chooses what to send next.
+pub(crate) struct View {
+    pub(crate) now: resources::Snapshot,
+    /// Members added and removed (a task's assignees).
+    pub(crate) added: std::collections::BTreeSet<String>,
+    pub(crate) removed: std::collections::BTreeSet<String>,
+}
+
+impl Model {
+    /// What the model knows of the resource `id` of `kind` now, if it tracks it.
+    pub(crate) fn view(&self, kind: &str, id: &str) -> Option<View> {
+        let state = self.lock();
+        let t = state.resources.get(&(kind.to_string(), id.to_string()))?;
+        let (added, removed) = t.members();
+        Some(View {
+            now: t.snapshot(),
+            added,
+            removed,
+        })
+    }
+
+    /// What the resource `id` of `kind` was when the model's clock read `clock`.
+    pub(crate) fn at(&self, kind: &str, id: &str, clock: u64) -> Option<resources::Snapshot> {
+        let state = self.lock();
+        state
+            .resources
+            .get(&(kind.to_string(), id.to_string()))?
+            .at(clock)
+            .cloned()
+    }
+
+    /// The events the accepted changes of the resources `of` fired, in order.
+    pub(crate) fn fired(&self, of: &std::collections::BTreeSet<(Kind, String)>) -> Vec<Fired> {
+        self.lock()
+            .fired
+            .iter()
+            .filter(|f| of.contains(&(f.kind.clone(), f.resource.clone())))
+            .cloned()
+            .collect()
+    }
+}
+
+impl State {
+    /// Records the events an accepted change of `id` fired.
+    fn fire(
+        &mut self,
+        route: &conformance_contract::Route,
+        kind: &Kind,
+        resource: &conformance_contract::operations::Resource,
+        id: &str,
+        clock: u64,
+        ex: &Exchange,
+    ) {
+        if route.effect.fires.is_empty() {
+            return;
+        }
+        let cause = Arc::new(ex.recorded());
+        for f in &route.effect.fires {
+            self.fired.push(Fired {
+                clock,
+                event: f.event.clone(),
+                id_at: resource.id.clone(),
+                resource: id.to_string(),
+                kind: kind.clone(),
+                sure: f.sure,
+                cause: cause.clone(),
+            });
+        }
     }
 }
 

@@ -151,6 +151,38 @@ pub(crate) struct Tracked {
     pub(crate) changed: u64,
     /// Something the model cannot follow happened to it: it is judged no more.
     pub(crate) unknown: bool,
+    /// What it was after each change, by the model's clock: what it was when another change
+    /// fired an event (a webhook's events then) is read from here.
+    history: Vec<(u64, Snapshot)>,
+}
+
+/// A resource as it was at one moment.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshot {
+    fields: Vec<(String, Known)>,
+    pub(crate) deleted: bool,
+    pub(crate) unknown: bool,
+}
+
+impl Snapshot {
+    /// The field's value as last set: `Some(Value::Null)` once cleared, `None` when not known.
+    pub(crate) fn value(&self, pointer: &str) -> Option<Value> {
+        self.fields
+            .iter()
+            .find(|(p, _)| p == pointer)
+            .map(|(_, k)| known_value(k))
+    }
+}
+
+/// A known value as JSON: a set as an array of strings, a cleared field as null.
+fn known_value(k: &Known) -> Value {
+    match k {
+        Known::Text(t) => Value::String(t.clone()),
+        Known::Instant(t) => Value::String(t.format(&Rfc3339).unwrap_or_default()),
+        Known::Bool(b) => Value::Bool(*b),
+        Known::Set(s, _) => Value::Array(s.iter().cloned().map(Value::String).collect()),
+        Known::Cleared => Value::Null,
+    }
 }
 
 /// The members of a members-shaped field, as the run added and removed them.
@@ -233,9 +265,46 @@ impl Tracked {
             pending: 0,
             changed: 0,
             unknown: false,
+            history: Vec::new(),
         };
         t.apply(route, resource, request);
         t
+    }
+
+    /// It as it is now.
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            fields: self
+                .fields
+                .iter()
+                .map(|(p, _, k)| (p.clone(), k.clone()))
+                .collect(),
+            deleted: self.deleted.is_some(),
+            unknown: self.unknown,
+        }
+    }
+
+    /// Keeps what it is at `clock` (after a change, or once it is no longer known).
+    pub(crate) fn record(&mut self, clock: u64) {
+        let now = self.snapshot();
+        self.history.push((clock, now));
+    }
+
+    /// What it was at `clock`: after the last change the model saw before then.
+    pub(crate) fn at(&self, clock: u64) -> Option<&Snapshot> {
+        self.history
+            .iter()
+            .rev()
+            .find(|(c, _)| *c <= clock)
+            .map(|(_, s)| s)
+    }
+
+    /// The members a members field holds as the run added and removed them: (added, removed).
+    pub(crate) fn members(&self) -> (BTreeSet<String>, BTreeSet<String>) {
+        self.members
+            .as_ref()
+            .map(|m| (m.added.clone(), m.removed.clone()))
+            .unwrap_or_default()
     }
 
     fn set(&mut self, pointer: &str, known: Known, clause: &str) {
