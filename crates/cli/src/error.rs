@@ -36,17 +36,26 @@ pub enum Error {
         url: String,
         problem: UrlProblem,
     },
-    /// A `--fault` the catalog does not have.
-    #[error("unknown fault `{name}`; known faults: {}", known.join(", "))]
+    /// A `--fault` the catalog does not have, with the nearest name when one is near.
+    #[error("unknown fault `{name}`{}; `serve --list-faults` lists the {count} faults", did_you_mean(nearest.as_deref()))]
     UnknownFault {
         name: String,
-        known: Vec<&'static str>,
+        nearest: Option<&'static str>,
+        count: usize,
     },
-    /// A `--variant` the catalog does not have.
-    #[error("unknown variant `{name}`; known variants: all, {}", known.join(", "))]
+    /// A `--variant` the catalog does not have, with the nearest name when one is near.
+    #[error("unknown variant `{name}`{}; `serve --list-variants` lists the {count} variants (or `all`)", did_you_mean(nearest.as_deref()))]
     UnknownVariant {
         name: String,
-        known: Vec<&'static str>,
+        nearest: Option<&'static str>,
+        count: usize,
+    },
+    /// An `--area` the catalog does not have, with the nearest name when one is near.
+    #[error("unknown area `{name}`{} (areas: {})", did_you_mean(nearest.as_deref()), areas.join(", "))]
+    UnknownArea {
+        name: String,
+        nearest: Option<String>,
+        areas: Vec<String>,
     },
     /// `--fault` or `--variant` with `--target`: only the embedded reference has them.
     #[error("--fault and --variant apply to the embedded reference only; leave out --target")]
@@ -148,6 +157,7 @@ impl Error {
             | Error::BadUrl { .. }
             | Error::UnknownFault { .. }
             | Error::UnknownVariant { .. }
+            | Error::UnknownArea { .. }
             | Error::FaultsWithTarget
             | Error::ProfileWithReference
             | Error::DiscoverWithoutTarget
@@ -176,6 +186,13 @@ impl Error {
     }
 }
 
+/// `; did you mean `NAME`?` for a name that is near, else nothing.
+fn did_you_mean(nearest: Option<&str>) -> String {
+    nearest
+        .map(|n| format!("; did you mean `{n}`?"))
+        .unwrap_or_default()
+}
+
 /// What is wrong with a URL of the command line.
 #[derive(Debug, thiserror::Error)]
 pub enum UrlProblem {
@@ -190,14 +207,11 @@ pub enum UrlProblem {
     NotHttp,
 }
 
-/// Why a run selects nothing: the selection as given, the areas it names that the catalog lacks,
-/// and the areas it has.
+/// Why a run selects nothing: the selection as given and the areas the catalog has.
 #[derive(Debug)]
 pub struct NothingSelected {
-    /// Each option that narrowed the selection, as the user wrote it (`--area contact`).
+    /// Each option that narrowed the selection, as the user wrote it (`--tag smoke`).
     pub given: Vec<String>,
-    /// Each `--area` the catalog lacks, with the closest known area if one is near.
-    pub unknown_areas: Vec<(String, Option<String>)>,
     /// The catalog's areas.
     pub areas: Vec<String>,
 }
@@ -209,12 +223,6 @@ impl std::fmt::Display for NothingSelected {
             write!(f, " (the catalog is empty)")?;
         } else {
             write!(f, " {}", self.given.join(", "))?;
-        }
-        for (area, closest) in &self.unknown_areas {
-            match closest {
-                Some(k) => write!(f, "; unknown area `{area}`: did you mean `{k}`?")?,
-                None => write!(f, "; unknown area `{area}`")?,
-            }
         }
         write!(
             f,

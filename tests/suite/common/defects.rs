@@ -86,12 +86,17 @@ pub fn of_run(
             d.fingerprint,
             d.clauses.first().map_or("", String::as_str),
             d.check,
-            d.expected_shape,
-            d.actual_shape,
+            or_gap(&d.expected_shape),
+            or_gap(&d.actual_shape),
             d.trial_count
         ));
     }
     out
+}
+
+/// A part of a defect's key as the record writes it: `…` where the key leaves it out.
+fn or_gap(part: &str) -> &str {
+    if part.is_empty() { "…" } else { part }
 }
 
 /// The record's text for the runs of every fault.

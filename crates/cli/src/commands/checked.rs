@@ -330,9 +330,11 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, Error> {
         match Fault::from_name(n) {
             Some(f) => faults.push(f),
             None => {
+                let known = CATALOG.iter().chain(PENDING).map(|f| f.name);
                 return Err(Error::UnknownFault {
                     name: n.clone(),
-                    known: CATALOG.iter().chain(PENDING).map(|f| f.name).collect(),
+                    nearest: super::nearest::nearest(n, known),
+                    count: CATALOG.len() + PENDING.len(),
                 });
             }
         }
@@ -352,7 +354,8 @@ pub fn parse_variants(names: &[String]) -> Result<VariantSet, Error> {
             None => {
                 return Err(Error::UnknownVariant {
                     name: n.clone(),
-                    known: VARIANTS.iter().map(|v| v.name).collect(),
+                    nearest: super::nearest::nearest(n, VARIANTS.iter().map(|v| v.name)),
+                    count: VARIANTS.len(),
                 });
             }
         }
@@ -501,7 +504,7 @@ mod tests {
             matches!(&e, Some(Error::BadUrl { problem: UrlProblem::NoScheme { likely }, .. }) if likely == "http://nope")
         );
         let e = check(&["--area", "contact", "--discover"]).err();
-        assert!(matches!(e, Some(Error::NothingSelected(_))));
+        assert!(matches!(e, Some(Error::UnknownArea { .. })));
         let e = check(&["--target", "http://127.0.0.1:9", "--variant", "all"]).err();
         assert!(matches!(e, Some(Error::FaultsWithTarget)));
     }
@@ -515,21 +518,42 @@ mod tests {
     }
 
     #[test]
-    fn nothing_selected_names_the_selection_and_the_closest_area() {
-        let Some(Error::NothingSelected(why)) = check(&["--area", "contact"]).err() else {
+    fn an_unknown_area_names_the_closest_even_beside_a_known_one() {
+        for line in [
+            &["--area", "contact"][..],
+            &["--area", "contact", "--area", "tasks"],
+        ] {
+            let e = check(line).err();
+            assert!(
+                matches!(&e, Some(Error::UnknownArea { name, nearest: Some(n), .. }) if name == "contact" && n == "contacts"),
+                "{line:?}: {e:?}"
+            );
+        }
+        let Some(Error::NothingSelected(why)) = check(&["--tag", "no-such-tag"]).err() else {
             panic!("a selection of nothing is refused");
         };
-        assert_eq!(why.given, ["--area contact"]);
-        assert_eq!(
-            why.unknown_areas,
-            [("contact".to_string(), Some("contacts".to_string()))]
-        );
+        assert_eq!(why.given, ["--tag no-such-tag"]);
         let empty = NothingSelected {
             given: vec![],
-            unknown_areas: vec![],
             areas: vec![],
         };
         assert!(empty.to_string().contains("(the catalog is empty)"));
+    }
+
+    #[test]
+    fn a_mistyped_fault_or_variant_gets_one_short_line_with_the_name_meant() {
+        let e = check(&["--fault", "webhook-wrong-secrt"])
+            .err()
+            .expect("refused");
+        let text = e.to_string();
+        assert!(
+            text.contains("did you mean `webhook-wrong-secret`?"),
+            "{text}"
+        );
+        assert!(text.len() < 200, "{text}");
+        let e = check(&["--variant", "nul-fields"]).err().expect("refused");
+        assert!(matches!(e, Error::UnknownVariant { .. }), "{e}");
+        assert!(e.to_string().len() < 200, "{e}");
     }
 
     #[test]

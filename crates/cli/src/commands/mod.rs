@@ -9,6 +9,7 @@ mod compare;
 mod connection;
 mod discover;
 mod merge;
+mod nearest;
 mod progress;
 mod reports;
 mod rerun;

@@ -16,6 +16,18 @@ pub fn select_trials(
     cases: Vec<Arc<Case>>,
 ) -> Result<(Vec<Arc<Case>>, HashSet<String>), Error> {
     let known_areas: BTreeSet<String> = cases.iter().map(|c| c.area.clone()).collect();
+    // A mistyped area is a mistake even where another area selects trials (`--list` excepted,
+    // which only shows what a selection keeps).
+    if let Some(name) = args.areas.iter().find(|a| !known_areas.contains(*a)) {
+        if !args.test.list {
+            return Err(Error::UnknownArea {
+                name: name.clone(),
+                nearest: super::nearest::nearest(name, known_areas.iter().map(String::as_str))
+                    .map(str::to_string),
+                areas: known_areas.iter().cloned().collect(),
+            });
+        }
+    }
     let cases = catalog::select(
         cases,
         &catalog::Selection {
@@ -89,7 +101,7 @@ pub fn not_selected(all: &[Arc<Case>], chosen: &HashSet<String>) -> BTreeMap<Str
     out
 }
 
-/// Why nothing is selected, with the likely fix of an unknown area.
+/// Why nothing is selected: the options that narrowed the selection.
 fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected {
     let mut given = Vec::new();
     for a in &args.areas {
@@ -116,23 +128,8 @@ fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected
     if args.test.ignored {
         given.push("--ignored (no trial is marked ignored)".into());
     }
-    let unknown_areas = args
-        .areas
-        .iter()
-        .filter(|a| !known.contains(*a))
-        .map(|a| {
-            let closest = known
-                .iter()
-                .map(|k| (strsim::levenshtein(a, k), k))
-                .min()
-                .filter(|(d, _)| *d <= 3)
-                .map(|(_, k)| k.clone());
-            (a.clone(), closest)
-        })
-        .collect();
     NothingSelected {
         given,
-        unknown_areas,
         areas: known.iter().cloned().collect(),
     }
 }

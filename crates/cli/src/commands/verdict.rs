@@ -43,7 +43,7 @@ pub fn verdict_summary(
         };
         format!("verdict: incomplete: {ignored} ignored, {passed} passed{tail}")
     } else {
-        format!("verdict: PASSED: all {passed} trials passed")
+        format!("verdict: PASSED: all {} passed", plural(passed, "trial"))
     }
 }
 

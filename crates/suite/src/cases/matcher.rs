@@ -215,8 +215,8 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
         (Value::Array(want), Some(Value::Array(have))) => {
             if want.len() != have.len() {
                 return Err(fail(format!(
-                    "an array of {} items: {}",
-                    want.len(),
+                    "an array of {}: {}",
+                    crate::results::plural(want.len(), "item"),
                     compact(expected)
                 )));
             }

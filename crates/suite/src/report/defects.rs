@@ -48,10 +48,10 @@ pub struct Defect {
     pub clauses: Vec<String>,
     /// The check of the rule (`status`, `schema`, `json /data/source`, `deliveries`).
     pub check: String,
-    /// What the rule expects, normalised (`4xx`, `/components/schemas/Contact/...`).
+    /// What the rule expects, normalised (`4xx`, `/components/schemas/Contact/...`); empty
+    /// where the rule leaves it out (the example's `expected` says it).
     pub expected_shape: String,
-    /// What came back where it is part of the rule (a refused request's status class), else
-    /// `…`.
+    /// What came back where it is part of the rule (a refused request's status), else empty.
     pub actual_shape: String,
     /// Failed findings it groups, those that follow from its rule included.
     pub findings: usize,
@@ -617,16 +617,8 @@ fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defe
         .iter()
         .find(|k| k.id == lead)
         .map_or_else(|| lead.clone(), |c| c.text.clone());
-    let expected = if g.key.expected.is_empty() {
-        "…".to_string()
-    } else {
-        g.key.expected.clone()
-    };
-    let actual = if g.key.actual.is_empty() {
-        "…".to_string()
-    } else {
-        g.key.actual.clone()
-    };
+    let expected = g.key.expected.clone();
+    let actual = g.key.actual.clone();
     Defect {
         id: id.to_string(),
         fingerprint: g.key.fingerprint(),

@@ -397,8 +397,8 @@ fn join_row(
         return ClauseRow {
             status: "verified".into(),
             reason: Some(format!(
-                "held by the generic checks on every answer of {} trials (answers without a finding)",
-                trials.len()
+                "held by the generic checks on every answer of {} (answers without a finding)",
+                plural(trials.len(), "trial")
             )),
             trials,
             ..base

@@ -442,19 +442,12 @@ fn verdict_of(interrupted: bool, totals: &Totals, defects: usize) -> (&'static s
             totals.ignored
         ),
         "incomplete" => format!("incomplete: {} ignored", totals.ignored),
-        _ => format!("passed: all {} trials", totals.passed),
+        _ => format!("passed: all {}", plural(totals.passed, "trial")),
     };
     (verdict, text)
 }
 
-/// `1 defect`, `3 defects`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+pub use crate::results::plural;
 
 /// The reasons of the ignored trials, grouped, the most frequent first.
 fn ignored_reasons(trials: &[TrialOut]) -> Vec<IgnoredReason> {
