@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::binary::{BIN, serve, temp_dir};
+use crate::common::binary::{BIN, serve, serve_on, temp_dir};
 
 fn text(o: &Output) -> (String, String) {
     (
@@ -167,7 +167,7 @@ fn compare_lists_new_fixed_and_still_present_defects_and_fails_on_a_new_one() {
     let last = out.trim_end().lines().last().unwrap_or_default();
     assert!(
         last.starts_with(&format!(
-            "compare: {} new, 0 fixed, 0 still present",
+            "compare: defects: {} new, 0 fixed, 0 not re-tested, 0 still present",
             defects.len()
         )),
         "{out}"
@@ -200,9 +200,10 @@ fn compare_lists_new_fixed_and_still_present_defects_and_fails_on_a_new_one() {
     let o = run(&["compare", path(&faulty), path(&clean)]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
     assert!(
-        text(&o)
-            .0
-            .contains(&format!("0 new, {} fixed, 0 still present", defects.len())),
+        text(&o).0.contains(&format!(
+            "0 new, {} fixed, 0 not re-tested, 0 still present",
+            defects.len()
+        )),
         "{}",
         text(&o).0
     );
@@ -227,34 +228,233 @@ fn rerun_runs_a_defects_trials_and_says_whether_it_still_holds() {
         d1["fingerprint"].as_str().expect("fingerprint"),
     );
     let trials = d1["trials"].as_array().expect("trials").len();
-    // Against the same fault: it still holds, and only its trials ran.
+    // Without --fault, the result's own target again: the embedded reference with its fault;
+    // the defect still holds, and only its trials ran.
     let again = dir.join("again.json");
-    let o = contacts_run(
-        &["reserved-source-accepted"],
-        &again,
-        &["--rerun", path(&faulty), "--defect", id],
-    );
+    let o = run(&[
+        "--rerun",
+        path(&faulty),
+        "--defect",
+        id,
+        "-q",
+        "--json",
+        path(&again),
+    ]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains(&format!("{id} {print} still holds")), "{out}");
+    assert_eq!(read(&again)["faults"][0], "reserved-source-accepted");
     assert_eq!(
         read(&again)["totals"]["total"].as_u64(),
         Some(trials as u64),
         "only the defect's trials"
-    );
-    // Against the clean reference, by fingerprint: it no longer holds, and the run passes.
-    let o = contacts_run(&[], &again, &["--rerun", path(&faulty), "--defect", print]);
-    let (out, _) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(
-        out.contains(&format!("{id} {print} no longer holds")),
-        "{out}"
     );
     // A defect the result lacks: exit 2, naming the known ones.
     let o = contacts_run(&[], &again, &["--rerun", path(&faulty), "--defect", "D99"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--defect D99") && err.contains(print), "{err}");
+
+    // A target fixed in place: the same URL served again without the fault. The re-run of the
+    // result (no --target: the result's URL and profile) runs every trial of the defect again
+    // against the same target, they pass, and the defect no longer holds.
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        probe.local_addr().expect("its address").port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let on_target = dir.join("on-target.json");
+    {
+        let served = serve_on(
+            "rerun-faulty",
+            &listen,
+            &["--fault", "reserved-source-accepted"],
+        );
+        let o = Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&served.profile)
+            .args(["--area", "contacts", "-q", "--json", path(&on_target)])
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("runs");
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    }
+    let _fixed = serve_on("rerun-fixed", &listen, &[]);
+    let o = run(&["--rerun", path(&on_target), "-q"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let print = read(&on_target)["defects"][0]["fingerprint"]
+        .as_str()
+        .expect("fingerprint")
+        .to_string();
+    assert!(
+        out.contains(&format!("{print} no longer holds: "))
+            && out.contains("ran again against the same target and passed"),
+        "{out}"
+    );
+}
+
+/// The three faults of the history's first users (a webhook signature, a task transition, an
+/// error code): `--rerun` and `compare` of their certificate.
+const HISTORY: [&str; 3] = [
+    "webhook-wrong-secret",
+    "task-complete-no-effect",
+    "contact-404-wrong-code",
+];
+
+/// The lines of a re-run's verdict on each defect.
+fn rerun_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            l.starts_with("  D")
+                && (l.contains(" still holds ")
+                    || l.contains(" no longer holds")
+                    || l.contains(" not re-tested "))
+        })
+        .collect()
+}
+
+#[test]
+fn nothing_is_called_fixed_that_was_not_re_tested_against_the_same_target() {
+    let faults: Vec<&str> = HISTORY.iter().flat_map(|f| ["--fault", *f]).collect();
+    let served = serve("history", &faults);
+    let dir = temp_dir("history-runs");
+    let key = read(&served.profile)["apiKey"]
+        .as_str()
+        .expect("apiKey")
+        .to_string();
+    // The profile the certificate names, in a file of its own (removed at the end).
+    let profile = dir.join("target.json");
+    std::fs::copy(&served.profile, &profile).expect("copy the profile");
+    let (fail, partial) = (dir.join("fail.json"), dir.join("partial.json"));
+    let certify = |extra: &[&str], json: &Path| {
+        Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&profile)
+            .args(["-q", "--json", path(json)])
+            .args(extra)
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("the binary runs")
+    };
+    let o = certify(&[], &fail);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let defects = read(&fail)["defects"].as_array().expect("defects").clone();
+    assert!(defects.len() >= 3, "{defects:#?}");
+
+    // --rerun without --target: the result's own target and profile, never the embedded
+    // reference; the faults are still served, so nothing is fixed.
+    let again = dir.join("again.json");
+    let o = run(&["--rerun", path(&fail), "-q", "--json", path(&again)]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let rerun = read(&again);
+    assert_eq!(rerun["target"], served.url.as_str(), "{out}");
+    assert!(rerun.get("serve").is_none(), "the embedded reference ran");
+    let lines = rerun_lines(&out);
+    assert_eq!(lines.len(), defects.len(), "{out}");
+    assert!(
+        lines.iter().all(|l| !l.contains("no longer holds")),
+        "{out}"
+    );
+    assert!(lines.iter().any(|l| l.contains(" still holds ")), "{out}");
+
+    // --rerun with --target and without the profile: the trials that need its fixtures are
+    // ignored, and the defects they showed are not re-tested, never fixed.
+    let o = run(&[
+        "--rerun",
+        path(&fail),
+        "--target",
+        &served.url,
+        "--api-key",
+        &key,
+        "-q",
+    ]);
+    let (out, err) = text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}{err}");
+    let lines = rerun_lines(&out);
+    assert_eq!(lines.len(), defects.len(), "{out}");
+    assert!(
+        lines.iter().all(|l| !l.contains("no longer holds")),
+        "{out}"
+    );
+    let untested: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains(" not re-tested "))
+        .collect();
+    assert!(
+        !untested.is_empty() && untested.iter().all(|l| l.contains(" ignored")),
+        "the defects whose trials were ignored are not re-tested:\n{out}"
+    );
+
+    // compare with a run of one area: another selection, not comparable (exit 2), and with
+    // --anyway no defect is fixed: those of other areas were not re-tested.
+    let o = certify(&["--area", "contacts"], &partial);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let o = run(&["compare", path(&fail), path(&partial)]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("not comparable")
+            && err.contains("another selection")
+            && err.contains("--anyway"),
+        "{err}"
+    );
+    let (json, html) = (dir.join("comparison.json"), dir.join("comparison.html"));
+    let o = run(&[
+        "compare",
+        path(&fail),
+        path(&partial),
+        "--anyway",
+        "--json",
+        path(&json),
+        "--report",
+        path(&html),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let comparison = read(&json);
+    assert_eq!(
+        comparison["fixedDefects"],
+        serde_json::json!([]),
+        "{comparison}"
+    );
+    assert!(
+        comparison["notComparable"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r
+                .as_str()
+                .is_some_and(|r| r.starts_with("another selection")))),
+        "{comparison}"
+    );
+    assert!(
+        !comparison["notRetested"]
+            .as_array()
+            .expect("notRetested")
+            .is_empty(),
+        "{comparison}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("fixed ")), "{out}");
+    let summary = out.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        summary.starts_with("compare: defects: 0 new, 0 fixed, ")
+            && summary.contains(" not re-tested"),
+        "{summary}"
+    );
+    let page = std::fs::read_to_string(&html).expect("HTML");
+    assert!(
+        page.contains("Not comparable")
+            && page.contains("not re-tested")
+            && !page.contains("<td>fixed</td>"),
+        "the HTML's section since the baseline"
+    );
+
+    // A result whose profile file is gone: its target cannot be certified the same way again.
+    std::fs::remove_file(&profile).expect("remove the profile");
+    let o = run(&["--rerun", path(&fail), "-q"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("target.json") && err.contains("gone"), "{err}");
 }
 
 /// The HAR 1.2 schema of the tests (written from the specification's tables).

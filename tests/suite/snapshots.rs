@@ -103,6 +103,7 @@ fn report() -> (Report, String) {
     let redactor = conformance_suite::client::Redactor::default();
     let explanation = explain::render(case, failures, &redactor);
     let info = RunInfo {
+        origin: Default::default(),
         target: "http://127.0.0.1:8080".into(),
         profile: "the embedded reference's fixtures".into(),
         fixture_sources: Default::default(),
@@ -198,6 +199,7 @@ fn three_fault_report() -> Report {
         ))
         .expect("reference runs");
     let info = RunInfo {
+        origin: Default::default(),
         target: "http://127.0.0.1:8080".into(),
         profile: "the embedded reference's fixtures".into(),
         fixture_sources: Default::default(),
@@ -354,6 +356,7 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
         .expect("reference runs");
     let report = Report::build(
         &RunInfo {
+            origin: Default::default(),
             target: "http://127.0.0.1:8080".into(),
             profile: "the embedded reference's fixtures".into(),
             fixture_sources: Default::default(),

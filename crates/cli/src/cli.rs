@@ -79,8 +79,9 @@ pub enum Command {
     Discover(DiscoverArgs),
     /// Merge the JSON results of the parts of a run (--partition K/N) into one certificate.
     Merge(MergeArgs),
-    /// Compare two certifications (--json results): the defects that are new, fixed and still
-    /// present, by fingerprint, and the trials whose verdict changed. Exits 1 when a defect is new.
+    /// Compare two certifications (--json results): the defects that are new, fixed, not
+    /// re-tested and still present, by fingerprint, and the trials whose verdict changed. Exits
+    /// 1 when a defect is new, 2 when the results are not comparable (without --anyway).
     Compare(CompareArgs),
 }
 
@@ -99,6 +100,10 @@ pub struct CompareArgs {
     /// Write the new certification's HTML report to FILE, with a section on what changed.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Compare results that are not comparable (another target, another selection, another
+    /// contract version) all the same; the comparison says they are not.
+    #[arg(long)]
+    pub anyway: bool,
 }
 
 /// Arguments of `merge`.

@@ -138,6 +138,20 @@ pub enum Error {
         path: PathBuf,
         known: String,
     },
+    /// `compare` of results of another target, selection or contract version, without
+    /// `--anyway`.
+    #[error("the results are not comparable: {}; `compare --anyway` compares them all the same", reasons.join("; "))]
+    NotComparable { reasons: Vec<String> },
+    /// The `--rerun` result came from the embedded reference with a fault or variant the catalog
+    /// no longer has: the same reference cannot be started again.
+    #[error("--rerun {}: the result certified the embedded reference with `{name}`, which this version's catalog no longer has; give --target, --fault or --variant", path.display())]
+    RerunFaultGone { name: String, path: PathBuf },
+    /// The profile file the `--rerun` result was certified with is gone.
+    #[error("--rerun {}: the result was certified with the profile {}, which is gone; give --profile", path.display(), profile.display())]
+    RerunProfileGone { profile: PathBuf, path: PathBuf },
+    /// The `--rerun` result does not name its profile file (written by an earlier version).
+    #[error("--rerun {}: the result does not name the profile file it was certified with; give --profile (and --target)", path.display())]
+    RerunProfileUnnamed { path: PathBuf },
     /// The `--rerun` result has no defect: nothing to run again.
     #[error("--rerun {}: the result has no defects, so there is nothing to run again", path.display())]
     NothingToRerun { path: PathBuf },
@@ -181,6 +195,10 @@ impl Error {
             | Error::Merge(_)
             | Error::UnknownDefect { .. }
             | Error::NothingToRerun { .. }
+            | Error::NotComparable { .. }
+            | Error::RerunFaultGone { .. }
+            | Error::RerunProfileGone { .. }
+            | Error::RerunProfileUnnamed { .. }
             | Error::WrittenProfileUnreadable(_) => Exit::Setup.into(),
         }
     }

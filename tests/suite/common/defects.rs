@@ -55,6 +55,7 @@ pub fn of_run(
     run_id: &str,
 ) -> FaultDefects {
     let info = RunInfo {
+        origin: Default::default(),
         target: "http://127.0.0.1".into(),
         profile: "the embedded reference's fixtures".into(),
         fixture_sources: Default::default(),

@@ -15,7 +15,7 @@ use conformance_suite::results::Summary;
 use super::checked::RunPlan;
 use conformance_contract::profile::Profile;
 use conformance_suite::execute::Executor;
-use conformance_suite::report::{Report, RunInfo};
+use conformance_suite::report::{Origin, Report, RunInfo};
 use conformance_suite::results::CaseResult;
 
 /// What the reports of a run are made of.
@@ -45,6 +45,17 @@ impl Reports<'_> {
             },
             fixture_sources: self.fixture_sources.clone(),
             faults: plan.fault_names.clone(),
+            origin: Origin {
+                variants: plan.variant_names.clone(),
+                // Absolute, so that `--rerun` finds it from another directory.
+                profile_file: plan.profile_file.as_ref().map(|p| {
+                    std::path::absolute(p)
+                        .unwrap_or_else(|_| p.clone())
+                        .display()
+                        .to_string()
+                }),
+                discovered: plan.discover,
+            },
             run_id: plan.run_id.clone(),
             seed: plan.seed,
             started: self.started,

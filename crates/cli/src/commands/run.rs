@@ -143,7 +143,8 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         super::reports::write_whole(&har.path, &text)?;
     }
     if let Some(rerun) = &plan.rerun {
-        crate::output::say(&rerun.lines(&model));
+        let in_catalog = |t: &str| plan.catalog_names.contains(t);
+        crate::output::say(&rerun.lines(&model, &in_catalog));
     }
     let sent = verdict::Sent {
         requests: model.requests,

@@ -50,7 +50,8 @@ pub fn select_trials(
     if chosen.is_empty() && !args.test.list {
         return Err(Error::NothingSelected(nothing_selected(args, &known_areas)));
     }
-    if args.discover && args.target.is_none() {
+    // A re-run of a target's result certifies that target: discovery applies to it.
+    if args.discover && args.target.is_none() && args.rerun.is_none() {
         return Err(Error::DiscoverWithoutTarget);
     }
     Ok((cases, chosen))
@@ -83,6 +84,7 @@ pub fn identity(args: &RunArgs, all: Vec<Arc<Case>>) -> conformance_suite::repor
     }
     let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     conformance_suite::report::SelectionOut {
+        options: options(args),
         partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
         trials: names.len(),
         catalog: digest,
@@ -101,8 +103,9 @@ pub fn not_selected(all: &[Arc<Case>], chosen: &HashSet<String>) -> BTreeMap<Str
     out
 }
 
-/// Why nothing is selected: the options that narrowed the selection.
-fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected {
+/// The options that narrow the selection before `--partition`, as the user wrote them: what a
+/// result's selection names (`compare` tells results of another selection by them).
+fn options(args: &RunArgs) -> Vec<String> {
     let mut given = Vec::new();
     for a in &args.areas {
         given.push(format!("--area {a}"));
@@ -113,9 +116,6 @@ fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected
     if args.read_only {
         given.push("--read-only".into());
     }
-    if let Some((k, n)) = args.partition {
-        given.push(format!("--partition {k}/{n}"));
-    }
     if let Some(f) = &args.test.filter {
         given.push(format!("the filter `{f}`"));
     }
@@ -124,6 +124,15 @@ fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected
     }
     if args.test.exact {
         given.push("--exact".into());
+    }
+    given
+}
+
+/// Why nothing is selected: the options that narrowed the selection.
+fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected {
+    let mut given = options(args);
+    if let Some((k, n)) = args.partition {
+        given.push(format!("--partition {k}/{n}"));
     }
     if args.test.ignored {
         given.push("--ignored (no trial is marked ignored)".into());

@@ -53,6 +53,8 @@ pub struct RunInfo {
     pub fixture_sources: BTreeMap<String, String>,
     /// Faults switched on in the embedded reference.
     pub faults: Vec<String>,
+    /// What `--rerun` needs to certify the same target again.
+    pub origin: Origin,
     pub run_id: String,
     pub seed: u64,
     pub started: OffsetDateTime,
@@ -70,11 +72,33 @@ pub struct RunInfo {
     pub har: Option<String>,
 }
 
+/// Where a run's target came from, beyond its URL and faults: what `--rerun` needs to certify
+/// the same target again (the embedded reference's variants; the profile file and discovery of
+/// a `--target`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Origin {
+    /// The embedded reference's variants, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// The `--profile` file, as an absolute path; absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_file: Option<String>,
+    /// Whether the run discovered the fixtures its profile lacked (`--discover`).
+    #[serde(default)]
+    pub discovered: bool,
+}
+
 /// What a run selected of the catalog: enough for `merge` to tell the parts of one partitioned
-/// run from results of another catalog, another selection or another split.
+/// run from results of another catalog, another selection or another split, and for `compare`
+/// to tell results of another selection.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SelectionOut {
+    /// The options that narrowed the selection, as given (`--area contacts`, `the filter
+    /// v1.contacts`, `--rerun`); empty for the whole catalog.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
     /// `K/N` of `--partition`; absent for a run of the whole selection.
     pub partition: Option<String>,
     /// How many trials the selection keeps before the partition (the options and the filter).
@@ -96,6 +120,9 @@ pub struct Report {
     pub api_version: String,
     pub target: String,
     pub profile: String,
+    /// Where the target came from beyond its URL and faults (`--rerun` reads it).
+    #[serde(default)]
+    pub origin: Origin,
     /// Where each fixture of the profile came from; absent when nothing is known of it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fixture_sources: BTreeMap<String, String>,
@@ -500,6 +527,7 @@ impl Report {
                 .map(|(k, v)| (k.clone(), r.redact(v)))
                 .collect(),
             faults: info.faults.clone(),
+            origin: info.origin.clone(),
             run_id: info.run_id.clone(),
             seed: info.seed,
             started: info
@@ -547,7 +575,27 @@ impl Report {
     pub fn defect(&self, id: &str) -> Option<&Defect> {
         self.defects.iter().find(|d| d.id == id)
     }
+
+    /// Whether the run certified the embedded reference (its result names the `serve` command
+    /// that starts it again).
+    pub fn embedded(&self) -> bool {
+        self.serve.is_some()
+    }
+
+    /// The target as `compare` and `--rerun` tell targets apart: the embedded reference, whatever
+    /// port it had (its faults are what one release changes from the next), or the URL as given,
+    /// without a trailing slash.
+    pub fn target_identity(&self) -> String {
+        if self.embedded() {
+            EMBEDDED.to_string()
+        } else {
+            self.target.trim_end_matches('/').to_string()
+        }
+    }
 }
+
+/// How a result of the embedded reference names its target where targets are compared.
+pub const EMBEDDED: &str = "the embedded reference";
 
 fn is_default(rule: &Rule) -> bool {
     *rule == Rule::default()
