@@ -528,6 +528,48 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
         "every exchange of the run: {}",
         entries.len()
     );
+    // Every request the run sent is one entry, once, whichever trials share it: the entries of
+    // requests sent are the request count, numbered 1 to N; the preflight and the cleanup are
+    // there; and so is every delivery the receiver got.
+    let result = read(&json);
+    let requests = result["requests"].as_u64().expect("requests");
+    let comment = |e: &Value| e["comment"].as_str().unwrap_or_default().to_string();
+    let mut numbers: Vec<u64> = entries
+        .iter()
+        .filter_map(|e| {
+            let c = comment(e);
+            let n = c
+                .strip_prefix("request ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()?;
+            Some(n)
+        })
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(
+        numbers,
+        (1..=requests).collect::<Vec<u64>>(),
+        "the HAR's requests are the run's {requests}, each once"
+    );
+    for part in [
+        "before the trials (the preflight",
+        "after the trials (the cleanup)",
+    ] {
+        assert!(entries.iter().any(|e| comment(e).contains(part)), "{part}");
+    }
+    let deliveries = entries
+        .iter()
+        .filter(|e| comment(e).starts_with("webhook delivery received"))
+        .count() as u64;
+    assert!(deliveries > 0, "the webhooks area gets deliveries");
+    assert_eq!(
+        Some(deliveries),
+        result["deliveriesReceived"].as_u64(),
+        "every delivery the receiver got"
+    );
+    assert_eq!(entries.len() as u64, requests + deliveries);
     // Each entry starts when its request went (a timeline a HAR viewer can draw): within one
     // trial the starts never go back, and the run's entries do not all share one start.
     let mut starts: std::collections::BTreeMap<String, Vec<time::OffsetDateTime>> =
@@ -536,8 +578,11 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
         let at = e["startedDateTime"].as_str().expect("startedDateTime");
         let at = time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
             .unwrap_or_else(|err| panic!("startedDateTime {at:?}: {err}"));
-        let comment = e["comment"].as_str().expect("comment");
-        let trial = comment.split(',').next().unwrap_or_default().to_string();
+        let c = comment(e);
+        let trial = c
+            .split_once("; trial ")
+            .map(|(_, t)| t.split([' ', ';']).next().unwrap_or_default().to_string())
+            .unwrap_or_default();
         starts.entry(trial).or_default().push(at);
     }
     for (trial, at) in &starts {
@@ -584,8 +629,8 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
     for e in entries {
         let comment = e["comment"].as_str().unwrap_or_default();
         let trial = comment
-            .strip_prefix("trial ")
-            .and_then(|c| c.split(',').next())
+            .split_once("; trial ")
+            .and_then(|(_, t)| t.split([' ', ';']).next())
             .unwrap_or_default();
         assert!(failed.contains(trial), "{comment}");
         assert!(comment.contains("; defects D"), "{comment}");

@@ -65,6 +65,7 @@ pub fn of_run(
         started: time::OffsetDateTime::UNIX_EPOCH,
         duration: Duration::ZERO,
         requests: 0,
+        deliveries: 0,
         interrupted: false,
         not_selected: Default::default(),
         selection: Default::default(),

@@ -61,6 +61,7 @@ impl Reports<'_> {
             started: self.started,
             duration: self.start.elapsed(),
             requests: self.client.request_count(),
+            deliveries: self.exec.receiver().map_or(0, |r| r.heard().1),
             interrupted: self.exec.cleanup().is_interrupted(),
             not_selected: plan.not_selected.clone(),
             selection: plan.selection.clone(),

@@ -52,6 +52,10 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     let rt = connection::runtime()?;
     let target = Target::start(plan.target.clone(), &rt)?;
     let client = target.client(&plan)?;
+    if plan.har.is_some() {
+        // The HAR holds every request the run sends, the preflight's first.
+        client.keep_every_exchange();
+    }
     let (profile, discovery) = if plan.listing {
         (target.profile.clone(), None)
     } else {
@@ -100,7 +104,9 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
     let (progress, libtest) = watch(&plan, &recorder, &client);
+    let first_of_trials = client.request_count() + 1;
     let conclusion = libtest_mimic::run(&libtest, trials);
+    let last_of_trials = client.request_count();
     progress.finish();
     if plan.listing {
         return Ok(ExitCode::SUCCESS);
@@ -134,9 +140,18 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         reports.write(&model)?;
     }
     if let Some(har) = &plan.har {
+        let sent = client.exchanges();
+        let (heard, _) = exec.receiver().map(|r| r.heard()).unwrap_or_default();
+        let traffic = conformance_suite::report::har::Traffic {
+            sent: &sent,
+            heard: &heard,
+            receiver: exec.receiver().map_or("", |r| r.public_base()),
+            trials: first_of_trials..=last_of_trials,
+        };
         let text = conformance_suite::report::har::render(
             &results,
             &model,
+            &traffic,
             &client.redactor,
             har.failed_only,
         );

@@ -108,6 +108,11 @@ impl Executor {
         &self.cleanup
     }
 
+    /// The run's webhook receiver, when a selected case needs it.
+    pub fn receiver(&self) -> Option<&Arc<crate::webhooks::Receiver>> {
+        self.receiver.as_ref()
+    }
+
     pub fn contract(&self) -> &Arc<Contract> {
         &self.contract
     }

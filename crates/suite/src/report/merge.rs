@@ -266,6 +266,7 @@ fn join(mut parts: Vec<Report>, missing: Vec<String>, contract: &Contract) -> Me
         started,
         duration_seconds: parts.iter().map(|p| p.duration_seconds).fold(0.0, f64::max),
         requests: parts.iter().map(|p| p.requests).sum(),
+        deliveries_received: parts.iter().map(|p| p.deliveries_received).sum(),
         interrupted,
         verdict: verdict.into(),
         verdict_text,

@@ -60,6 +60,9 @@ pub struct RunInfo {
     pub started: OffsetDateTime,
     pub duration: Duration,
     pub requests: u64,
+    /// Requests the run's webhook receiver got from the target (deliveries, whatever it
+    /// answered).
+    pub deliveries: u64,
     pub interrupted: bool,
     /// Per clause, the trials of the catalog that cite it and that this run did not select
     /// (`--area`, a filter, `--partition`): the matrix says such a clause was not reached.
@@ -137,6 +140,9 @@ pub struct Report {
     pub duration_seconds: f64,
     /// Every request the run sent to the target: discovery's, the trials' and the cleanup's.
     pub requests: u64,
+    /// Every request the target sent the run's webhook receiver (its deliveries).
+    #[serde(default)]
+    pub deliveries_received: u64,
     pub interrupted: bool,
     /// `passed` (every trial run and passed), `failed`, `incomplete` (none failed, some
     /// ignored: not a certification) or `interrupted`.
@@ -536,6 +542,7 @@ impl Report {
                 .unwrap_or_default(),
             duration_seconds: info.duration.as_secs_f64(),
             requests: info.requests,
+            deliveries_received: info.deliveries,
             interrupted: info.interrupted,
             verdict: verdict.into(),
             verdict_text,

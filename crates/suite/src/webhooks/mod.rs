@@ -6,4 +6,4 @@ pub mod receiver;
 pub mod verify;
 
 pub(crate) use receiver::{Answer, Delivery};
-pub use receiver::{BODY_CAP, KEPT_BYTES_PER_TRIAL, Receiver};
+pub use receiver::{BODY_CAP, Heard, KEPT_BYTES_PER_TRIAL, Receiver};
