@@ -45,6 +45,15 @@ impl FaultDefects {
     pub fn own_rank(&self) -> Option<usize> {
         self.own.iter().position(|o| *o).map(|i| i + 1)
     }
+
+    /// Whether the first defect leads with the fault's own clause: its title and first clause
+    /// are the clause the fault breaks (the root cause), not another the fault also touches.
+    pub fn leads_with_own(&self) -> bool {
+        self.lines
+            .first()
+            .and_then(|l| l.split_once(" [")?.1.split_once(']'))
+            .is_some_and(|(lead, _)| lead == self.clause)
+    }
 }
 
 /// The defects of the run with `fault` on, as the reports group them.
@@ -148,6 +157,11 @@ pub fn counts(runs: &BTreeMap<String, FaultDefects>) -> (usize, usize, usize, us
     )
 }
 
+/// How many faults' first defect leads with the fault's own clause.
+pub fn leading(runs: &BTreeMap<String, FaultDefects>) -> usize {
+    runs.values().filter(|d| d.leads_with_own()).count()
+}
+
 /// `runs` with each fault of `unsteady` as `record` (the defects record's text) holds it, where
 /// it holds it: such a fault's defects depend on timing (which reads of other trials meet what
 /// it broke), so its run may give one defect more or less than the record, and the figures the
@@ -208,10 +222,12 @@ pub fn summary(runs: &BTreeMap<String, FaultDefects>) -> String {
         0 => "none more than 3".to_string(),
         n => format!("{n} more than 3"),
     };
+    let lead = leading(runs);
     format!(
-        "Of the {} faults of the catalog, {one} ({:.0}%) give exactly 1 defect, {two} give 2, {three} give 3 and {more}; for {first} of them ({:.0}%) the first defect cites the fault's own clause.",
+        "Of the {} faults of the catalog, {one} ({:.0}%) give exactly 1 defect, {two} give 2, {three} give 3 and {more}; for {first} of them ({:.0}%) the first defect cites the fault's own clause, and for {lead} ({:.0}%) it leads with it (its title and first clause).",
         runs.len(),
         100.0 * one as f64 / total,
-        100.0 * first as f64 / total
+        100.0 * first as f64 / total,
+        100.0 * lead as f64 / total
     )
 }
