@@ -698,3 +698,121 @@ fn a_run_against_the_embedded_reference_prints_a_serve_command_its_curls_run_aga
         "{curl} names {served}"
     );
 }
+
+/// Runs the reproduction script a failing run wrote beside its result against the same
+/// `served`, and gives its output.
+fn run_script(script: &Path, served: &crate::common::binary::Served) -> (bool, String) {
+    let o = Command::new("bash")
+        .arg(script)
+        .env_remove("WORKSPACE_API_KEY")
+        .env("WORKSPACE_PROFILE", &served.profile)
+        .env("WORKSPACE_CONFORMANCE", BIN)
+        .output()
+        .expect("bash runs the script");
+    let (out, err) = text(&o);
+    (o.status.success(), format!("{out}{err}"))
+}
+
+#[test]
+fn each_defect_of_the_three_fault_runs_reproduces_from_the_script_beside_the_reports() {
+    for (name, faults) in [("three", THREE), ("history", HISTORY)] {
+        let args: Vec<&str> = faults.iter().flat_map(|f| ["--fault", *f]).collect();
+        let served = serve(&format!("reproduce-{name}"), &args);
+        let dir = temp_dir(&format!("reproduce-{name}-out"));
+        let json = dir.join("result.json");
+        let o = Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&served.profile)
+            .args(["-q", "--json", path(&json)])
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("the binary runs");
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        let script = dir.join("reproduce.sh");
+        assert!(
+            out.contains(&format!("reproductions: {}", script.display())),
+            "the run says where its reproductions are:\n{out}"
+        );
+        let defects = read(&json)["defects"].as_array().expect("defects").clone();
+        assert!(!defects.is_empty());
+        // Nothing secret is written: keys come from the environment or the profile.
+        let text_of_script = std::fs::read_to_string(&script).expect("the script");
+        let profile = read(&served.profile);
+        let mut secrets = vec![profile["apiKey"].as_str().expect("apiKey").to_string()];
+        for (k, v) in profile["fixtures"].as_object().expect("fixtures") {
+            if k.ends_with("api_key") || k.ends_with("_secret") {
+                secrets.extend(v.as_str().map(str::to_string));
+            }
+        }
+        for s in &secrets {
+            assert!(
+                !text_of_script.contains(s.as_str()),
+                "the script holds a secret"
+            );
+        }
+        assert!(
+            !text_of_script.contains("whsec_"),
+            "the script holds a signing secret"
+        );
+        // Each defect has a reproduction, and run against the same serve, each shows again.
+        for d in &defects {
+            let lines = d["reproduction"]["lines"].as_array();
+            assert!(
+                lines.is_some_and(|l| !l.is_empty()),
+                "{name}: {} has no reproduction",
+                d["id"]
+            );
+        }
+        let (ok, said) = run_script(&script, &served);
+        for d in &defects {
+            let id = d["id"].as_str().expect("id");
+            assert!(
+                said.lines()
+                    .any(|l| l.starts_with(&format!("{id}: shown: "))),
+                "{name}: {id} ({}) is not shown again:\n{said}",
+                d["title"]
+            );
+        }
+        assert!(
+            ok && said.contains(&format!(
+                "reproduce: {n} of {n} defects shown",
+                n = defects.len()
+            )),
+            "{said}"
+        );
+        for s in &secrets {
+            assert!(!said.contains(s.as_str()), "the script printed a secret");
+        }
+    }
+}
+
+#[test]
+fn a_reproduction_against_the_clean_reference_does_not_show_its_defect() {
+    // The script judges: against a target without the fault, it says the defect is not shown
+    // (and fails), so that its "shown" means something.
+    let faulty = serve("reproduce-faulty", &["--fault", "task-complete-no-effect"]);
+    let dir = temp_dir("reproduce-clean-out");
+    let json = dir.join("result.json");
+    let o = Command::new(BIN)
+        .args(["--target", &faulty.url, "--profile"])
+        .arg(&faulty.profile)
+        .args(["--area", "tasks", "-q", "--json", path(&json)])
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let clean = serve("reproduce-clean", &[]);
+    let script = dir.join("reproduce.sh");
+    let o = Command::new("bash")
+        .arg(&script)
+        .env("WORKSPACE_TARGET", &clean.url)
+        .env("WORKSPACE_PROFILE", &clean.profile)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("bash runs");
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}{err}");
+    assert!(out.contains(": not shown: "), "{out}{err}");
+    assert!(out.contains("reproduce: 0 of "), "{out}{err}");
+}

@@ -79,6 +79,10 @@ pub enum Command {
     Discover(DiscoverArgs),
     /// Merge the JSON results of the parts of a run (--partition K/N) into one certificate.
     Merge(MergeArgs),
+    /// Receive webhook deliveries on a free port and print them, each with whether its signature
+    /// verifies with the secret in --secret-file (the reproduction script of a defect found in
+    /// deliveries starts one).
+    Receive(ReceiveArgs),
     /// Compare two certifications (--json results): the defects that are new, fixed, not
     /// re-tested and still present, by fingerprint, and the trials whose verdict changed. Exits
     /// 1 when a defect is new, 2 when the results are not comparable (without --anyway).
@@ -104,6 +108,24 @@ pub struct CompareArgs {
     /// contract version) all the same; the comparison says they are not.
     #[arg(long)]
     pub anyway: bool,
+}
+
+/// Arguments of `receive`.
+#[derive(Debug, Args)]
+pub struct ReceiveArgs {
+    /// Address to listen on (port 0 picks a free port); the first line says the URL.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub seconds: f64,
+    /// Stop after this many deliveries.
+    #[arg(long, value_name = "N")]
+    pub count: Option<usize>,
+    /// A file holding the webhook's signing secret (read when a delivery comes), to verify each
+    /// delivery's signature with; never printed.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
 }
 
 /// Arguments of `merge`.

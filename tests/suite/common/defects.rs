@@ -75,6 +75,7 @@ pub fn of_run(
         duration: Duration::ZERO,
         requests: 0,
         deliveries: 0,
+        receiver: None,
         interrupted: false,
         not_selected: Default::default(),
         selection: Default::default(),

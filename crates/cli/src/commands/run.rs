@@ -157,6 +157,13 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         );
         super::reports::write_whole(&har.path, &text)?;
     }
+    if let Some(path) = reports::write_reproductions(&plan, &model)? {
+        crate::output::say(&format!(
+            "reproductions: {} (`bash {}` against the same target shows each defect again)",
+            path.display(),
+            path.display()
+        ));
+    }
     if let Some(rerun) = &plan.rerun {
         let in_catalog = |t: &str| plan.catalog_names.contains(t);
         crate::output::say(&rerun.lines(&model, &in_catalog));

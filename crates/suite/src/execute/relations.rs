@@ -163,6 +163,7 @@ pub(super) async fn run(
             step: steps,
             steps,
             exchange: Some(ex),
+            cause: None,
         })
         .collect()
 }

@@ -102,6 +102,7 @@ fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
                 step: steps,
                 steps,
                 exchange: Some(ex),
+                cause: None,
             }
         })
         .collect()

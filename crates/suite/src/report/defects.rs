@@ -63,6 +63,9 @@ pub struct Defect {
     pub operations: Vec<String>,
     /// One representative finding, with its exchange and reproduction.
     pub example: Example,
+    /// The shortest run of requests of the run that shows the defect, as shell lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<super::reproduce::Reproduction>,
 }
 
 /// The finding that stands for a defect.
@@ -74,6 +77,10 @@ pub struct Example {
     pub expected: String,
     pub actual: String,
     pub exchange: Option<ExchangeOut>,
+    /// The finding's check, place and rule, and the request that caused a finding without an
+    /// exchange: what a reproduction needs to tell that its last answer shows the defect.
+    #[serde(skip)]
+    pub(crate) finding: Option<FailureOut>,
 }
 
 /// The rule of a finding: what a defect is grouped on and its fingerprint hashes.
@@ -634,12 +641,14 @@ fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defe
         trials: g.trials.iter().cloned().collect(),
         operation_count: g.operations.len(),
         operations: g.operations.iter().cloned().collect(),
+        reproduction: None,
         example: Example {
             trial: t.name.clone(),
             step: f.step,
             expected: f.expected.clone(),
             actual: f.actual.clone(),
             exchange: f.exchange.clone(),
+            finding: Some(f.clone()),
         },
     }
 }
@@ -685,6 +694,7 @@ mod tests {
             error: None,
             elapsed_seconds: 0.0,
             reproduce: format!("curl -X {method} '{url}'"),
+            seq: 0,
         }
     }
 
@@ -703,6 +713,7 @@ mod tests {
             operation: Some(format!("{} /v1/contacts", ex.method)),
             defect: None,
             exchange: Some(ex),
+            cause: None,
         }
     }
 

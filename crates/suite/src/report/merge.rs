@@ -234,7 +234,11 @@ fn join(mut parts: Vec<Report>, missing: Vec<String>, contract: &Contract) -> Me
         .flat_map(|p| p.trials.iter().cloned())
         .collect();
     trials.sort_by(|a, b| a.name.cmp(&b.name));
-    let defects = super::defects::group(&mut trials, contract);
+    let mut defects = super::defects::group(&mut trials, contract);
+    let reproductions = super::reproduce::by_fingerprint(&parts);
+    for d in &mut defects {
+        d.reproduction = reproductions.get(&d.fingerprint).cloned();
+    }
     let mut totals = Totals::default();
     for t in &trials {
         totals.add(&t.verdict);

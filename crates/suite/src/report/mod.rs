@@ -11,6 +11,7 @@ pub mod har;
 mod html;
 mod junit;
 pub mod merge;
+pub mod reproduce;
 mod terminal;
 
 pub(crate) use coverage::ClauseRow;
@@ -63,6 +64,8 @@ pub struct RunInfo {
     /// Requests the run's webhook receiver got from the target (deliveries, whatever it
     /// answered).
     pub deliveries: u64,
+    /// The base URL the run's webhook receiver had (a reproduction puts its own in its place).
+    pub receiver: Option<String>,
     pub interrupted: bool,
     /// Per clause, the trials of the catalog that cite it and that this run did not select
     /// (`--area`, a filter, `--partition`): the matrix says such a clause was not reached.
@@ -305,6 +308,10 @@ pub struct FailureOut {
     /// The defect it belongs to (`D1`).
     pub defect: Option<String>,
     pub exchange: Option<ExchangeOut>,
+    /// For a finding on no answer of its own (deliveries): the number of the request the trial
+    /// sent last before it, which caused them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -322,6 +329,13 @@ pub struct ExchangeOut {
     pub elapsed_seconds: f64,
     /// A curl command reproducing the request (credentials as placeholders).
     pub reproduce: String,
+    /// The request's number in the run (the HAR's), 0 when unknown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seq: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn exchange_out(ex: &Exchange, r: &Redactor) -> ExchangeOut {
@@ -349,6 +363,7 @@ fn exchange_out(ex: &Exchange, r: &Redactor) -> ExchangeOut {
         error,
         elapsed_seconds: ex.elapsed.as_secs_f64(),
         reproduce: ex.curl(r),
+        seq: ex.seq,
     }
 }
 
@@ -380,6 +395,7 @@ fn failure_out(f: &Failure, case: &Case, contract: &Contract, r: &Redactor) -> F
             }),
         defect: None,
         exchange: f.exchange.as_ref().map(|ex| exchange_out(ex, r)),
+        cause: f.cause.as_ref().map(|ex| ex.seq).filter(|s| *s > 0),
     }
 }
 
@@ -517,7 +533,18 @@ impl Report {
             totals.add(&t.verdict);
             trials.push(t);
         }
-        let defects = defects::group(&mut trials, contract);
+        let mut defects = defects::group(&mut trials, contract);
+        reproduce::attach(
+            &mut defects,
+            &reproduce::Run {
+                results: &sorted,
+                trials: &trials,
+                contract,
+                base: &info.target,
+                receiver: info.receiver.as_deref(),
+            },
+            r,
+        );
         let clauses = coverage::rows(contract, &sorted, &trials, &info.not_selected);
         let (verdict, verdict_text) = verdict_of(info.interrupted, &totals, defects.len());
         Report {

@@ -2,6 +2,7 @@
 //! answers each per the case's script, verifies Standard Webhooks signatures with the
 //! `standardwebhooks` crate, and judges the `deliveries` steps of cases.
 
+pub mod listen;
 pub mod receiver;
 pub mod verify;
 
