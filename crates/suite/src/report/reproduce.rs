@@ -171,23 +171,26 @@ fn sends(ex: &Exchange, value: &str) -> bool {
             .is_some_and(|b| b.contains(value))
 }
 
-/// The request before `before` whose answer gave `value`: a create (a POST to a collection,
-/// whose answer's id it is) or a page (whose next page's token it is); never one that sent the
-/// value itself. A value other answers only echo (a fixture, a field the run set) has none.
+/// The request before `by` (of `trial`, to `to`) whose answer gave `value`: a create (a POST to
+/// a collection, whose answer's id it is; in the trial first, else in another, such as a setup
+/// the trials share) or the page before of the same list in the same trial (whose next page's
+/// token it is); never one that sent the value itself. A value other answers only echo (a
+/// fixture, a field the run set) has none.
 fn giver(
     pool: &BTreeMap<u64, Sent<'_>>,
     contract: &Contract,
     value: &str,
-    before: u64,
+    by: (u64, &str, &str),
 ) -> Option<(u64, Vec<Value>)> {
-    pool.range(..before).find_map(|(seq, s)| {
-        if !succeeded(s.ex) || sends(s.ex, value) {
+    let (before, trial, to) = by;
+    let gave = |s: &Sent<'_>, anywhere: bool| -> Option<Vec<Value>> {
+        if !succeeded(s.ex) || sends(s.ex, value) || (!anywhere && s.trial != trial) {
             return None;
         }
         let path = place_of(&answer(s.ex)?, value)?;
         let key = path.last().and_then(Value::as_str).unwrap_or_default();
         let gives = match s.ex.method.as_str() {
-            "GET" => key.ends_with("Token"),
+            "GET" => !anywhere && s.ex.path == to && key.ends_with("Token"),
             "POST" => {
                 let create = contract
                     .route("POST", &s.ex.path)
@@ -196,8 +199,14 @@ fn giver(
             }
             _ => false,
         };
-        gives.then_some((*seq, path))
-    })
+        gives.then_some(path)
+    };
+    let found = |anywhere: bool| {
+        pool.range(..before)
+            .rev()
+            .find_map(|(seq, s)| gave(s, anywhere).map(|p| (*seq, p)))
+    };
+    found(false).or_else(|| found(true))
 }
 
 /// The variable a value is read into: named after where it is (`TASK_ID`, `PAGE_TOKEN`), and
@@ -249,7 +258,8 @@ fn chain(
             if bound.contains_key(&value) {
                 continue;
             }
-            let Some((from, path)) = giver(pool, contract, &value, seq) else {
+            let Some((from, path)) = giver(pool, contract, &value, (seq, s.trial, &s.ex.path))
+            else {
                 continue;
             };
             let var = var_name(&path, &names);
@@ -334,7 +344,12 @@ fn dq(text: &str, vars: &[(String, String)]) -> String {
 /// The curl of one request, its URL's base and `vars` as variables; `-i` for the request whose
 /// answer shows the defect.
 fn curl(ex: &Exchange, base: &str, vars: &[(String, String)], shows: bool) -> String {
-    let path = ex.url.strip_prefix(base).unwrap_or(&ex.url);
+    // The request's place under the target (the run's target is its base; a URL elsewhere
+    // keeps its path and query).
+    let path = ex.url.strip_prefix(base).unwrap_or_else(|| {
+        let after = ex.url.split_once("://").map_or(ex.url.as_str(), |(_, a)| a);
+        after.find('/').map_or("", |i| &after[i..])
+    });
     let mut cmd = format!(
         "curl -sS{} -X {} \"${{BASE}}{}\"",
         if shows { " -i" } else { "" },
@@ -369,6 +384,25 @@ fn jq_path(path: &[Value]) -> String {
         serde_json::to_string(path).unwrap_or_else(|_| "[]".into())
     )
 }
+
+/// What of a value read at a finding's place is the same on another run of the same requests:
+/// an object's ids and times (`id`, `...Id`, `...At`) are the target's new ones, so they are
+/// left out on both sides ([`STEADY_JQ`] in the script).
+fn steady(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(k, _)| !(k == "id" || k.ends_with("Id") || k.ends_with("At")))
+                .map(|(k, v)| (k, steady(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(steady).collect()),
+        other => other,
+    }
+}
+
+/// [`steady`] in jq.
+const STEADY_JQ: &str = r#"walk(if type == "object" then with_entries(select(.key | test("^id$|Id$|At$") | not)) else . end)"#;
 
 /// The reproduction of the finding `f`, or none when its request is not among the results (a
 /// finding of no request).
@@ -426,7 +460,8 @@ fn of_finding(
         secret = place.map(|p| (*hook, p));
     }
     let mut lines = Vec::new();
-    for seq in &taken {
+    for (n, seq) in taken.iter().enumerate() {
+        let n = n + 1;
         let s = pool.get(seq)?;
         let vars = variables(&bound, *seq, receiver.filter(|_| deliveries));
         let line = curl(s.ex, base, &vars, *seq == last && !deliveries);
@@ -438,17 +473,17 @@ fn of_finding(
         }
         // The answer is read once; each value it gave goes to its variable (a signing secret to
         // the receiver's file only, never to the output).
-        let mut reads = vec![format!("ANSWER_{seq}=\"$({line})\"")];
+        let mut reads = vec![format!("ANSWER_{n}=\"$({line})\"")];
         for b in gives {
             reads.push(format!(
-                "{}=\"$(printf '%s' \"$ANSWER_{seq}\" | jq -r {})\"",
+                "{}=\"$(printf '%s' \"$ANSWER_{n}\" | jq -r {})\"",
                 b.var,
                 shell_quote(&jq_path(&b.path))
             ));
         }
         if let Some((_, path)) = keeps_secret {
             reads.push(format!(
-                "printf '%s' \"$ANSWER_{seq}\" | jq -r {} > \"$WORK/secret\"",
+                "printf '%s' \"$ANSWER_{n}\" | jq -r {} > \"$WORK/secret\"",
                 shell_quote(&jq_path(path))
             ));
         }
@@ -531,7 +566,7 @@ fn check_of(f: &FailureOut, last: &Exchange, deliveries: bool) -> (Check, String
                     }
                 })
                 .collect();
-            let value = serde_json::to_string(&value).unwrap_or_default();
+            let value = serde_json::to_string(&steady(value)).unwrap_or_default();
             let words = format!(
                 "the answer's {p} is {}, as in the run (expected {})",
                 super::defects::cut(&value, 80),
@@ -769,7 +804,7 @@ fn defect_function(d: &Defect) -> String {
                     "  judge {} {} \"$(body_of \"$ANSWER\" | jq -c {} 2>/dev/null)\" {}\n",
                     d.id,
                     shell_quote(&format!("the value at {pointer}")),
-                    shell_quote(&jq_path(path)),
+                    shell_quote(&format!("{} | {STEADY_JQ}", jq_path(path))),
                     shell_quote(value)
                 ),
                 _ => String::new(),
