@@ -65,8 +65,8 @@ Examples:
       run the reference alone, to point another tool at it
   workspace-conformance compare base.json new.json --report report.html
       what is new, fixed and still present since the last certification (exit 1 on a new defect)
-  workspace-conformance --target https://api.example.test --rerun result.json --defect D1
-      run the trials of a defect again: does it still hold?
+  workspace-conformance --rerun result.json --defect D1
+      run the trials of a defect again against the result's target: does it still hold?
 
 See README.md and docs/ for the profile format, the reports and the cases.";
 
@@ -298,8 +298,10 @@ pub struct RunArgs {
     /// With --har: only the exchanges of failed trials.
     #[arg(long, requires = "har", help_heading = "Reports")]
     pub har_failed: bool,
-    /// Run exactly the trials of the defects of a previous result (--json), and say of each
-    /// defect whether it still holds.
+    /// Run exactly the trials of the defects of a previous result (--json) against the result's
+    /// own target (its URL and profile, or the embedded reference with its faults) unless
+    /// --target, --fault or --variant say otherwise, and say of each defect whether it still
+    /// holds, no longer holds (its trials ran again and passed) or was not re-tested.
     #[arg(long, value_name = "RESULT.json", help_heading = "Selection")]
     pub rerun: Option<PathBuf>,
     /// With --rerun: only this defect (its id, `D2`, or its fingerprint); repeatable.

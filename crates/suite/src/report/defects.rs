@@ -65,7 +65,7 @@ pub struct Defect {
     pub example: Example,
     /// The shortest run of requests of the run that shows the defect, as shell lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reproduction: Option<super::reproduce::Reproduction>,
+    pub reproduction: Option<super::reproduction::Reproduction>,
 }
 
 /// The finding that stands for a defect.

@@ -12,6 +12,7 @@ mod html;
 mod junit;
 pub mod merge;
 pub mod reproduce;
+pub mod reproduction;
 mod terminal;
 
 pub(crate) use coverage::ClauseRow;
