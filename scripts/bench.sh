@@ -7,7 +7,7 @@
 # with no thread option, and the request count with the time it implies at 10 requests/s (the
 # real service's documented limit); RATE_RUN=1 also times a whole run under `--rate 10`.
 #
-#   scripts/bench.sh            # honours CARGO_TARGET_DIR; RUNS=3 DURATION=3 CONNECTIONS=8 DELAY_MS=50 RATE_RUN=0
+#   scripts/bench.sh            # honours CARGO_TARGET_DIR; RUNS=3 DURATION=3 CONNECTIONS=8 DELAY_MS=50 CONNECT_MS=0 RATE_RUN=0
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -16,6 +16,9 @@ DURATION="${DURATION:-3}"
 CONNECTIONS="${CONNECTIONS:-8}"
 ENDPOINT="${ENDPOINT:-/webhooks/{webhook_id\}}"
 DELAY_MS="${DELAY_MS:-50}"
+# Extra milliseconds before the first bytes of each new connection to the delaying proxy: the
+# handshake a new connection costs across a network (0: connections cost what loopback costs).
+CONNECT_MS="${CONNECT_MS:-0}"
 RATE_RUN="${RATE_RUN:-0}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 BIN="$TARGET_DIR/release/workspace-conformance"
@@ -105,7 +108,7 @@ start_reference() {
 behind_delay() {
     local dir="$1"
     start_reference "$dir"
-    "$PROXY" --to "$D_URL" --delay-ms "$DELAY_MS" >"$dir/proxy.out" &
+    "$PROXY" --to "$D_URL" --delay-ms "$DELAY_MS" --connect-ms "$CONNECT_MS" >"$dir/proxy.out" &
     PIDS+=($!)
     for _ in $(seq 100); do [ -s "$dir/proxy.out" ] && break; sleep 0.05; done
     D_URL=$(head -1 "$dir/proxy.out" | awk '{print $5}')

@@ -252,7 +252,7 @@ fn fixture_table_is_the_binarys() {
     assert_page_tables_are(
         "docs/profile.md",
         PROFILE,
-        "| fixture | type and range | what it must hold | discovered? |",
+        "| fixture | type and range | what it must hold | discovered? | what the suite relies on, and how it checks it |",
         &["--list-fixtures", "--markdown"],
     );
 }

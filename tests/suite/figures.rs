@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use conformance_reference::{CATALOG, PENDING, VARIANTS};
+use conformance_reference::{CATALOG, PENDING, PROFILE_VARIANTS, VARIANTS};
 use regex::Regex;
 
 /// The pages whose figures are held: the README and every page of docs/.
@@ -236,6 +236,20 @@ fn compute() -> BTreeMap<&'static str, Figure> {
     out.insert("boundary-faults", exact(boundary.to_string()));
     out.insert("variants", exact(VARIANTS.len().to_string()));
     out.insert(
+        "profile-variant-count",
+        exact(format!("{} profile variants", PROFILE_VARIANTS.len())),
+    );
+    out.insert(
+        "profile-variants",
+        exact(
+            PROFILE_VARIANTS
+                .iter()
+                .map(|v| format!("`{}` ({})", v.name, v.description))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    );
+    out.insert(
         "variant-families",
         exact(format!(
             "{} variants in all, {} of what a target may answer and {demanding} of what it may demand",
@@ -292,9 +306,10 @@ fn compute() -> BTreeMap<&'static str, Figure> {
     out.insert(
         "blind-faults",
         exact(format!(
-            "{} faults in blind set 1 and {} in blind set 2; {joined} of them have joined the catalog, {} wait to join it",
+            "{} faults in blind set 1, {} in blind set 2 and {} in blind set 3; {joined} of them have joined the catalog, {} wait to join it",
             blind(1),
             blind(2),
+            blind(3),
             PENDING.len()
         )),
     );

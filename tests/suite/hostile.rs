@@ -790,7 +790,11 @@ fn a_byte_order_mark_is_named() {
 /// closes it lingers a moment: a request that comes on the connection meanwhile is read whole and
 /// dropped without an answer, as a server that closes an idle connection just as a request
 /// arrives may have read it. Returns its URL and what it received.
-fn closing_proxy(rt: &tokio::runtime::Runtime, upstream: &str) -> (String, Arc<Received>) {
+fn closing_proxy(
+    rt: &tokio::runtime::Runtime,
+    upstream: &str,
+    closing: Closing,
+) -> (String, Arc<Received>) {
     let upstream = upstream.trim_start_matches("http://").to_string();
     let listener = rt
         .block_on(TcpListener::bind("127.0.0.1:0"))
@@ -803,9 +807,11 @@ fn closing_proxy(rt: &tokio::runtime::Runtime, upstream: &str) -> (String, Arc<R
             let upstream = upstream.clone();
             let seen = seen.clone();
             tokio::spawn(async move {
-                let _ =
-                    tokio::time::timeout(SERVER_PATIENCE, forward_one(client, &upstream, &seen))
-                        .await;
+                let _ = tokio::time::timeout(
+                    SERVER_PATIENCE,
+                    forward(client, &upstream, &seen, closing),
+                )
+                .await;
             });
         }
     });
@@ -873,18 +879,41 @@ async fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     Some((head, body))
 }
 
-async fn forward_one(mut client: TcpStream, upstream: &str, seen: &Received) {
-    let Some((head, body)) = read_request(&mut client).await else {
+/// When the closing proxy closes a client's connection, unannounced.
+#[derive(Debug, Clone, Copy)]
+enum Closing {
+    /// After each answer ([`LINGER`] later): a request that comes meanwhile is read and dropped.
+    AfterEachAnswer,
+    /// Once it has been idle this long after an answer: a request that comes within it is
+    /// served, one that comes later (within [`LINGER`] more) is read and dropped, as when a
+    /// server's idle close crosses a request on the wire. The probe sees such a connection kept.
+    WhenIdleFor(Duration),
+}
+
+async fn forward(mut client: TcpStream, upstream: &str, seen: &Received, closing: Closing) {
+    let Some((mut head, mut body)) = read_request(&mut client).await else {
         return;
     };
-    seen.push(&head, &body, false);
-    let Some(answer) = ask_upstream(upstream, &head, &body).await else {
-        return;
-    };
-    let _ = client.write_all(&answer).await;
-    // A request that comes before the close is read and dropped: the client was never told.
-    if let Ok(Some((head, body))) = tokio::time::timeout(LINGER, read_request(&mut client)).await {
-        seen.push(&head, &body, true);
+    loop {
+        seen.push(&head, &body, false);
+        let Some(answer) = ask_upstream(upstream, &head, &body).await else {
+            return;
+        };
+        let _ = client.write_all(&answer).await;
+        let answered = Instant::now();
+        let (idle, wait) = match closing {
+            Closing::AfterEachAnswer => (Duration::ZERO, LINGER),
+            Closing::WhenIdleFor(idle) => (idle, idle + LINGER),
+        };
+        // A request that comes before the close is read and dropped: the client was never told.
+        match tokio::time::timeout(wait, read_request(&mut client)).await {
+            Ok(Some((h, b))) if answered.elapsed() < idle => (head, body) = (h, b),
+            Ok(Some((h, b))) => {
+                seen.push(&h, &b, true);
+                break;
+            }
+            _ => break,
+        }
     }
     let _ = client.shutdown().await;
 }
@@ -1019,9 +1048,13 @@ cases:
         expect: { status: 200 }
       - request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Ada }, externalId: "{{run}}-ada" } }
         expect: { status: 201 }
+      - request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Grace }, externalId: "{{run}}-grace" } }
+        expect: { status: 201 }
 "#;
 
 /// The stale case alone, one trial at a time, through a stale proxy in front of the reference.
+/// Its second POST follows the first at once, so it rides on the connection the first answer
+/// came on (a write reuses only a connection idle for a moment).
 fn certify_stale(stale: Stale) -> (Output, Arc<StaleSeen>) {
     let served = common::binary::serve(&format!("stale-{stale:?}"), &[]);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -1105,80 +1138,119 @@ fn a_post_whose_answer_began_is_not_sent_again() {
 }
 
 /// A target that closes each connection after its answer without saying so: no trial fails, no
-/// POST or PATCH is lost to a closed connection, and none the proxy dropped comes again (the
-/// suite never sends one twice).
+/// POST, PATCH or DELETE is lost to a closed connection, and none the proxy dropped comes again
+/// (the suite never sends one twice). The probe sees the close, and every request opens a
+/// connection of its own.
 #[test]
 fn a_server_that_closes_after_each_answer_fails_nothing() {
+    let out = certify_through_closing_proxy(Closing::AfterEachAnswer, closing_runs(1));
+    assert!(
+        out.contains("the suite opens one connection per request"),
+        "{out}"
+    );
+}
+
+/// A target that keeps an idle connection past the probe's wait and closes it later, unannounced,
+/// and drops a request that crosses the close: the probe cannot see it, so a request that changes
+/// something rides only on a connection idle for less than half the probe's wait. Two runs: no
+/// trial fails, no POST, PATCH or DELETE is dropped, none is received twice.
+#[test]
+fn a_server_that_closes_idle_connections_later_loses_no_write() {
+    certify_through_closing_proxy(
+        Closing::WhenIdleFor(Duration::from_millis(80)),
+        closing_runs(2),
+    );
+}
+
+/// How many runs in a row the closing-proxy tests make: `runs`, or the number in
+/// `CLOSING_PROXY_RUNS` (docs/self-proof.md measures 20).
+fn closing_runs(runs: usize) -> usize {
+    std::env::var("CLOSING_PROXY_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(runs)
+}
+
+/// Certifies the reference behind a closing proxy `runs` times in a row, each time requiring no
+/// failed trial, no request that changes something dropped, none sent twice; gives the last
+/// run's output.
+fn certify_through_closing_proxy(closing: Closing, runs: usize) -> String {
     let served = common::binary::serve("closing-proxy", &[]);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
-    let (url, received) = closing_proxy(&rt, &served.url);
-    let start = Instant::now();
-    let o = Command::new(BIN)
-        .args(["--target", &url, "--profile"])
-        .arg(&served.profile)
-        .env_remove("WORKSPACE_API_KEY")
-        .output()
-        .expect("the binary runs");
-    let out = String::from_utf8_lossy(&o.stdout);
-    let err = String::from_utf8_lossy(&o.stderr);
-    let failed: Vec<&str> = out
-        .lines()
-        .filter(|l| l.starts_with("test ") && l.ends_with("FAILED"))
-        .collect();
-    let all = received.all();
-    let changes = |line: &str| line.starts_with("POST ") || line.starts_with("PATCH ");
-    let dropped: Vec<&(String, Vec<u8>, bool)> = all.iter().filter(|r| r.2).collect();
-    // A request the proxy read and dropped, then received again: sent twice.
-    let twice: Vec<String> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.2 && changes(&r.0))
-        .filter(|(i, r)| {
-            all[i + 1..]
+    let (url, received) = closing_proxy(&rt, &served.url, closing);
+    let mut last = String::new();
+    for run in 1..=runs {
+        let before = received.all().len();
+        let start = Instant::now();
+        let o = Command::new(BIN)
+            .args(["--target", &url, "--profile"])
+            .arg(&served.profile)
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("the binary runs");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let failed: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("test ") && l.ends_with("FAILED"))
+            .collect();
+        let all: Vec<(String, Vec<u8>, bool)> = received.all().split_off(before);
+        let changes = |line: &str| {
+            ["POST ", "PATCH ", "DELETE "]
                 .iter()
-                .any(|later| later.0 == r.0 && later.1 == r.1)
-        })
-        .map(|(_, r)| r.0.clone())
-        .collect();
-    eprintln!(
-        "{} failed through the closing proxy; it received {} requests ({} POST or PATCH), dropped {} unanswered ({} POST or PATCH), {} POST or PATCH sent again; in {:?}",
-        failed.len(),
-        all.len(),
-        all.iter().filter(|r| changes(&r.0)).count(),
-        dropped.len(),
-        dropped.iter().filter(|r| changes(&r.0)).count(),
-        twice.len(),
-        start.elapsed()
-    );
-    assert!(
-        failed.is_empty(),
-        "{} failed:\n{}\n{}",
-        failed.len(),
-        failed.join("\n"),
-        out.lines()
-            .filter(|l| l.contains("actual:"))
-            .take(5)
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    assert!(out.contains(" 0 failed"), "{out}");
-    assert!(all.len() > 400, "{} requests", all.len());
-    assert!(twice.is_empty(), "sent twice: {twice:?}");
-    let lost: Vec<&String> = dropped
-        .iter()
-        .filter(|r| changes(&r.0))
-        .map(|r| &r.0)
-        .collect();
-    assert!(lost.is_empty(), "lost to a closed connection: {lost:?}");
-    assert!(
-        out.contains("the suite opens one connection per request"),
-        "{out}"
-    );
+                .any(|m| line.starts_with(m))
+        };
+        let dropped: Vec<&(String, Vec<u8>, bool)> = all.iter().filter(|r| r.2).collect();
+        // A request the proxy read and dropped, then received again: sent twice.
+        let twice: Vec<String> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.2 && changes(&r.0))
+            .filter(|(i, r)| {
+                all[i + 1..]
+                    .iter()
+                    .any(|later| later.0 == r.0 && later.1 == r.1)
+            })
+            .map(|(_, r)| r.0.clone())
+            .collect();
+        eprintln!(
+            "{closing:?} run {run}: {} failed; the proxy received {} requests ({} changing something), dropped {} unanswered ({} changing something), {} sent again; in {:?}",
+            failed.len(),
+            all.len(),
+            all.iter().filter(|r| changes(&r.0)).count(),
+            dropped.len(),
+            dropped.iter().filter(|r| changes(&r.0)).count(),
+            twice.len(),
+            start.elapsed()
+        );
+        assert!(
+            failed.is_empty(),
+            "run {run}: {} failed:\n{}\n{}",
+            failed.len(),
+            failed.join("\n"),
+            out.lines()
+                .filter(|l| l.contains("actual:"))
+                .take(5)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        assert!(out.contains(" 0 failed"), "{out}");
+        assert!(all.len() > 400, "{} requests", all.len());
+        assert!(twice.is_empty(), "sent twice: {twice:?}");
+        let lost: Vec<&String> = dropped
+            .iter()
+            .filter(|r| changes(&r.0))
+            .map(|r| &r.0)
+            .collect();
+        assert!(lost.is_empty(), "lost to a closed connection: {lost:?}");
+        last = out;
+    }
+    last
 }
 
 #[test]

@@ -54,6 +54,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "tls",
             "client",
             "webhooks",
+            // Which workspace each key of the run belongs to, read over the client.
+            "workspaces",
             // Case files, generated cells and properties; the catalog turns them into trials.
             "cases",
             "catalog",

@@ -23,6 +23,7 @@ mod house;
 mod layers;
 mod merge;
 mod openapi;
+mod profiles;
 mod properties;
 mod reports;
 mod secrets;

@@ -391,16 +391,21 @@ pub(crate) fn fixture_schema(name: &str) -> Option<(String, String)> {
 /// it. Err names the fixture whose schema lacks a description or an `x-discovered`.
 pub fn fixture_table() -> Result<String, FixtureSchemaError> {
     let mut table = String::from(
-        "| fixture | type and range | what it must hold | discovered? |\n|---|---|---|---|\n",
+        "| fixture | type and range | what it must hold | discovered? | what the suite relies on, and how it checks it |\n|---|---|---|---|---|\n",
     );
     for (name, s) in &schema_fixtures()? {
         let meaning = s["description"]
             .as_str()
             .ok_or_else(|| FixtureSchemaError::NoDescription { name: name.clone() })?;
+        let relies = s["x-relies"]
+            .as_str()
+            .filter(|r| !r.trim().is_empty())
+            .ok_or_else(|| FixtureSchemaError::NoRelies { name: name.clone() })?;
         table.push_str(&format!(
-            "| `{name}` | {} | {meaning} | {} |\n",
+            "| `{name}` | {} | {meaning} | {} | {} |\n",
             type_in_words(s).replace('|', "\\|"),
-            discovered_in_words(name, s)?.replace('|', "\\|")
+            discovered_in_words(name, s)?.replace('|', "\\|"),
+            relies.replace('|', "\\|")
         ));
     }
     Ok(table)
@@ -416,6 +421,10 @@ pub enum FixtureSchemaError {
     NoFixtures,
     #[error("the fixture `{name}` has no description")]
     NoDescription { name: String },
+    #[error(
+        "the fixture `{name}` has no x-relies: what the suite relies on beyond its description, and how it checks it"
+    )]
+    NoRelies { name: String },
     #[error("the fixture `{name}` has no x-discovered (true or a reason): {found}")]
     NoDiscovered { name: String, found: Value },
 }
@@ -583,7 +592,7 @@ pub const KNOWN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "group_participants",
-        "the numbers (E.164, without the workspace number) of a group conversation of `phone_number_id`",
+        "the numbers (E.164, without the workspace number) of a group conversation of `phone_number_id`: two or more",
     ),
     (
         "group_conversation_id",

@@ -25,7 +25,7 @@ struct Inner {
 
 impl App {
     pub fn new(switches: Switches) -> Self {
-        let mut store = fixtures::seeded_store();
+        let mut store = fixtures::seeded_store(&switches.variants);
         store.id_shapes = super::store::IdShapes {
             contact_uuid: switches.variant(Variant::ContactIdsUuid),
             entry_numeric: switches.variant(Variant::EntryIdsNumeric),

@@ -69,6 +69,12 @@ pub(crate) fn fire(
     let by_family = faults.has(Fault::WebhookEventsMatchedByFamily);
     let stale_events = faults.has(Fault::WebhookDeliveriesUseCreatedEvents);
     let first_secret = faults.has(Fault::WebhookSignsWithFirstSecret);
+    // Fault delivery-resource-id-from-context: the record's resource column is filled from the
+    // routing context when the event has a phone number.
+    let recorded_resource = match phone_number_id {
+        Some(p) if faults.has(Fault::DeliveryResourceIdFromContext) => p,
+        _ => resource_id,
+    };
     // Fault webhook-scope-matched-on-number: resourceIds compared with the E.164 number.
     let scope: Option<String> = match phone_number_id {
         Some(p) if faults.has(Fault::WebhookScopeMatchedOnNumber) => store
@@ -129,7 +135,7 @@ pub(crate) fn fire(
             &w,
             id,
             Some(event_id),
-            Some(resource_id.to_string()),
+            Some(recorded_resource.to_string()),
             event,
             payload,
             first_secret,

@@ -200,6 +200,12 @@ impl ApiError {
                     self.code = format!("{}05400", &self.code[..2]);
                     self.title = "Validation Failed".into();
                 }
+                // Fault v1-error-code-integer: the code read back from an integer column.
+                if faults.has(Fault::V1ErrorCodeInteger) {
+                    if let Ok(n) = self.code.parse::<u32>() {
+                        self.code = n.to_string();
+                    }
+                }
                 let docs = format!("https://docs.workspace.example/errors/{}", self.code);
                 body.insert("code".into(), json!(self.code));
                 let status = if faults.has(Fault::V1ErrorStatusMismatch) {

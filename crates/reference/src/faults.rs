@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1`, `blind2` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1`, `blind2`, `blind3` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -40,6 +40,9 @@ macro_rules! kind {
     };
     (blind_set, blind2) => {
         Some(2)
+    };
+    (blind_set, blind3) => {
+        Some(3)
     };
     (blind_set, $other:ident) => {
         None
@@ -654,6 +657,81 @@ pending {
         "POST /messages/{messageId}/retry re-sends a failed message as a new message: the answer is a message of another id, the conversation gains a copy, and the failed one stays failed";
     OutboundFiresMessageReceived => blind2 "outbound-fires-message-received", "Events > event table",
         "POST /v1/messages fires message.received for the outgoing message too (besides message.delivered): a webhook subscribed to inbound messages gets the workspace's own sends";
+
+    // Blind set 3: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases; each is a defect of a kind real backends ship (a stale cache or index, a
+    // column too narrow, a shared default, a copied handler, a day or zone boundary, an
+    // off-by-one, a cascade gone wide, a check left off one route).
+    ContactGetCacheStale => blind3 "contact-get-cache-stale", "Header-versioned API > GET /contacts/{contactId}",
+        "GET /contacts/{contactId} answers from a read-through cache filled on the first read and never invalidated by PATCH /v1/contacts/{id}: after an update it still answers the contact as it was (the emails the PATCH deleted included)";
+    ContactsExternalIdIndexStale => blind3 "contacts-external-id-index-stale", "Resources > Contact > externalId",
+        "GET /v1/contacts matches externalIds against an index written on create and never updated by PATCH: after a PATCH changes a contact's externalId, externalIds=<new> lists nothing and externalIds=<old> lists the contact";
+    PatchEmptyListKeepsEntries => blind3 "patch-empty-list-keeps-entries", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH /v1/contacts/{id} replaces emails, phoneNumbers and customFields only when the body's list is non-empty: `emails: []`, or emails left out, keeps every email the contact had";
+    ContactCreateNotFired => blind3 "contact-create-not-fired", "Events > event table",
+        "POST /v1/contacts fires no contact.updated (the event is sent by the update path only): a webhook subscribed to contact.updated hears of updates but never of creations";
+    SourceUrlColumn191 => blind3 "source-url-column-191", "Limits > sourceUrl length",
+        "sourceUrl is stored in a VARCHAR(191) column: POST and PATCH /v1/contacts with a sourceUrl of 192 to 200 characters answer 500 `Data too long for column` instead of storing it";
+    MessagesCreatedBeforeEndOfDay => blind3 "messages-created-before-end-of-day", "v1 API: messages > GET /v1/messages > created range",
+        "GET /v1/messages reads createdBefore as a date: it keeps every message created before the end of that UTC day, so createdBefore=2026-01-15T09:00:00Z lists a message created at 10:00 that day";
+    MessagesUserIdKeepsIncoming => blind3 "messages-user-id-keeps-incoming", "v1 API: messages > GET /v1/messages > userId",
+        "GET /v1/messages with userId also keeps the messages that have no user (the incoming ones): the filter reads `userId IS NULL OR userId = ?`";
+    MessagesListCacheNotInvalidated => blind3 "messages-list-cache-not-invalidated", "Header-versioned API > GET /messages",
+        "GET /messages answers a query asked before from a result cache that sends never invalidate: a message sent with POST /v1/messages after the first ask never shows in that query's pages";
+    MessageMediaTypeExtension => blind3 "message-media-type-extension", "Resources > Message > media",
+        "message answers give each media item's `type` as the file extension of its url (`jpg`, `pdf`) instead of its MIME type";
+    SendConversationIdNullWhenNew => blind3 "send-conversation-id-null-when-new", "Resources > Message > conversationId",
+        "POST /v1/messages answers conversationId null when the send opens a new conversation (the answer is built before the conversation upsert assigns the id); later reads show the id";
+    ConversationsUserIdDroppedWithNumbers => blind3 "conversations-user-id-dropped-with-numbers", "v1 API: conversations > GET /v1/conversations > userId",
+        "GET /v1/conversations ignores userId when phoneNumbers (or phoneNumber) is given (an else-if between the two filters): it lists the conversations of a number the user is not a user of";
+    ExcludeInactiveFalseTruthy => blind3 "exclude-inactive-false-truthy", "v1 API: conversations > GET /v1/conversations > exclude inactive",
+        "GET /v1/conversations takes any value of the exclude-inactive flag as true (the string's truthiness): excludeInactive=false leaves the inactive conversations out";
+    ConversationsCreatedBeforeLocalTime => blind3 "conversations-created-before-local-time", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations reads createdBefore's wall time in the workspace's zone (-08:00) whatever its offset: createdBefore=2026-01-15T12:00:00Z keeps a conversation created at 15:00Z that day";
+    ConversationsCursorIgnoresSort => blind3 "conversations-cursor-ignores-sort", "Pagination and collection conventions > pageToken",
+        "GET /conversations continues a walk by a createdAt keyset whatever `sort` says: with sort=updatedAt the following pages repeat conversations an earlier page held";
+    ConversationsE164Unresolved => blind3 "conversations-phone-numbers-e164-unresolved", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+        "GET /v1/conversations filters by phone number ids only: E.164 values of phoneNumbers are dropped, so a filter holding only E.164 numbers lists the conversations of every number";
+    ConversationsMaxResults100Refused => blind3 "conversations-max-results-100-refused", "Limits > maxResults",
+        "GET /v1/conversations and GET /conversations refuse maxResults=100 (the range check reads `< 100`): the stated maximum answers 400";
+    ConversationForbiddenGenericCode => blind3 "conversation-403-generic-code", "Errors > v1 codes",
+        "mark-as-* on /v1/conversations by a caller who is not a user of the conversation's number answers 403 Not Phone Number User with the generic code 1000403 instead of 1001403";
+    TranscriptsSkipNumberAccess => blind3 "transcripts-skip-number-access", "Authentication > 3",
+        "GET /calls/{callId}/transcripts serves a caller who is not a user of the call's phone number (the check of its recordings twin was not copied): 200 with the transcript instead of 403";
+    TranscriptsSortedAsText => blind3 "transcripts-sorted-as-text", "Header-versioned API > GET /calls/{callId}/transcripts",
+        "GET /calls/{callId}/transcripts sorts the segments by their offset into the call compared as text (\"125\" < \"45\" < \"5\" < \"85\"), not in order of occurrence";
+    CallDurationString => blind3 "call-duration-bigint-string", "Resources > Call",
+        "calls show `duration` as a string (\"595\"), as a BIGINT column comes back through the database driver, instead of an integer";
+    CallsV1CreatedAtEpoch => blind3 "calls-v1-created-at-epoch", "Conventions > timestamps",
+        "GET /v1/calls shows each call's createdAt as epoch milliseconds (a number) instead of an ISO 8601 string (GET /calls and GET /v1/calls/{callId} keep the string)";
+    CallsMaxResultsOverflow500 => blind3 "calls-max-results-overflow-500", "Errors > no server errors",
+        "GET /v1/calls and GET /calls answer 500 when maxResults does not fit a 32-bit integer (maxResults=3000000000) instead of 400";
+    UserV1NotFoundCallsCode => blind3 "user-v1-404-calls-code", "Errors > v1 codes",
+        "GET /v1/users/{userId} of a missing user answers 404 with the Calls code 0100404 instead of the Users code 1100404 (the handler was copied from the calls routes)";
+    TollFreeNumberFormatted => blind3 "phone-number-toll-free-formatted", "Conventions > phone numbers",
+        "header-versioned phone number answers show a toll-free number in its display format (`+1 800-555-0100`) instead of E.164";
+    TaskPutClearsDueDate => blind3 "task-put-clears-due-date", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT /v1/tasks/{taskId} rebuilds the task from the body and so clears its due date";
+    TaskRevisionIgnoresLinks => blind3 "task-revision-ignores-links", "Resources > Task > revision",
+        "a task's revision is an ETag over its title, description and completed only: assign, unassign, due date and link changes leave it unchanged";
+    TaskDeleteUnlinksSiblings => blind3 "task-delete-unlinks-siblings", "States and transitions > Task > link conversation",
+        "DELETE /v1/tasks/{taskId} removes conversation links by conversation, not by task: every other task linked to the same conversation reads unlinked afterwards";
+    TaskDueDateStoredLocal => blind3 "task-due-date-stored-local", "States and transitions > Task > due date",
+        "due dates are stored as Pacific wall time (-08:00) and read back as UTC: a dueDate of 09:00Z set with change-due-date (or on create) reads back 01:00Z";
+    TaskLimitOffByOne => blind3 "task-limit-off-by-one", "Limits > open tasks",
+        "POST /v1/tasks refuses a create only when more tasks than the limit are open (`open > limit`): at the limit one more task is created, and the workspace holds limit + 1 open tasks";
+    TaskCreatedAtNaive => blind3 "task-created-at-naive", "Conventions > timestamps",
+        "tasks show createdAt without an offset (`2026-01-20T09:00:00.000`), as a timestamp-without-time-zone column reads back";
+    TaskAssignRetryDuplicates => blind3 "task-assign-retry-duplicates", "States and transitions > Task > assign and unassign",
+        "assign appends the user without looking at the assignees (a retried assign adds it twice) and unassign removes one entry: after assigning a user twice, unassign leaves the user assigned";
+    WebhookDefaultScopeShared => blind3 "webhook-default-scope-shared", "Header-versioned API > webhook management",
+        "webhooks created without resourceIds share one default list: a PATCH of resourceIds on one of them changes the resourceIds of every other webhook created without them";
+    WebhookRotateDropsApiVersion => blind3 "webhook-rotate-drops-api-version", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "rotate re-pins apiVersion from the request's x-service-api-version header as create does: a rotate without that header leaves the webhook's apiVersion null";
+    DeliveryResourceIdFromContext => blind3 "delivery-resource-id-from-context", "Events > delivery records",
+        "delivery records of events tied to a phone number show as resourceId the context's phone number id instead of the primary resource's id (a task.created delivery shows PN..., not the task's id)";
+    V1ErrorCodeInteger => blind3 "v1-error-code-integer", "Errors > v1 error body",
+        "v1 error bodies carry a code read back from an integer column: the leading zero is lost (`800404`, six digits) for every area whose code starts with 0";
 }
 }
 
@@ -725,6 +803,16 @@ impl Fault {
             // The variant answers 404 for two of the three numbers the workspace lists: one
             // number is left, and a filter of several values cannot be tried.
             Fault::ConversationsPhoneNumbersFirstOnly => &[V::UnknownResources404],
+            // Blind set 3. A call's duration, a media item's type, a message's userId and a
+            // task's assignedTo are fields a target may leave out or give as null (READINGS 1.3):
+            // what the fault does to them cannot show.
+            Fault::CallDurationString
+            | Fault::MessageMediaTypeExtension
+            | Fault::MessagesUserIdKeepsIncoming
+            | Fault::TaskAssignRetryDuplicates => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            // contract-strict refuses a maxResults outside the stated range before the handler
+            // binds it: the overflow never reaches the query.
+            Fault::CallsMaxResultsOverflow500 => &[V::ContractStrict],
             _ => &[],
         }
     }

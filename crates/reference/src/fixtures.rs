@@ -15,6 +15,7 @@ use super::model::{CustomFieldDef, Webhook};
 use super::paths::{API_VERSION, TRIGGER_PATH};
 use super::store::Store;
 use super::task_store::{NewTask, OPEN_TASK_LIMIT};
+use super::variants::Variant;
 use super::workspace;
 use conformance_contract::profile::Profile;
 
@@ -74,16 +75,16 @@ pub(crate) fn reserved_names() -> ReservedNames {
     }
 }
 
-/// The profile the runner needs to certify this instance.
 /// The profile of an instance with these variants: a variant that names a request field its own
-/// way declares it in `requestFields` (READINGS 6.1).
+/// way declares it in `requestFields` (READINGS 6.1), and a profile variant gives its fixtures at
+/// the weakest reading their documentation allows.
 pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
     let mut p = profile();
-    if variants.has(super::variants::Variant::MessageTextContent) {
+    if variants.has(Variant::MessageTextContent) {
         p.request_fields
             .insert("message.text".to_string(), "content".to_string());
     }
-    if variants.has(super::variants::Variant::GroupRecipients10) {
+    if variants.has(Variant::GroupRecipients10) {
         // The other end of the stated range (2 to 10, READINGS 6.5).
         p.fixtures.insert(
             "sandbox_group_recipient_numbers".to_string(),
@@ -93,6 +94,35 @@ pub(crate) fn profile_for(variants: &super::variants::VariantSet) -> Profile {
                     .collect::<Vec<_>>()
             ),
         );
+    }
+    let mut set = |name: &str, value: Value| {
+        p.fixtures.insert(name.to_string(), value);
+    };
+    if variants.has(Variant::OwnWorkspaceKeys) {
+        // "A workspace whose ... is disabled / has expired": the run's own, by its own key.
+        set("international_disabled_api_key", json!(PRIMARY_KEY));
+        set("subscription_expired_api_key", json!(PRIMARY_KEY));
+        set("international_disabled_phone_number", json!(phone_number()));
+        set("subscription_expired_phone_number", json!(phone_number()));
+    }
+    if variants.has(Variant::SharedNumbers) {
+        let shared = json!(messaging::seed().participant);
+        set("call_participant", shared.clone());
+        set("sandbox_recipient_number", shared);
+    }
+    if variants.has(Variant::FewestItems) {
+        let failed = p.fixtures.get("sandbox_failed_message_id").cloned();
+        if let Some(Value::String(one)) = failed {
+            p.fixtures
+                .insert("sandbox_failed_message_id".to_string(), json!([one]));
+        }
+        p.fixtures.insert(
+            "sandbox_group_recipient_numbers".to_string(),
+            json!(["+14155550198", "+14155550197"]),
+        );
+    }
+    if variants.has(Variant::NoFixtures) {
+        p.fixtures.clear();
     }
     p
 }
@@ -232,8 +262,8 @@ pub(crate) fn profile() -> Profile {
     }
 }
 
-/// A fresh store holding the seeded workspace.
-pub(crate) fn seeded_store() -> Store {
+/// A fresh store holding the seeded workspace, as the profile variants among `variants` need it.
+pub(crate) fn seeded_store(variants: &super::variants::VariantSet) -> Store {
     let mut store = Store::default();
     for (key, name, kind, options) in [
         (TEXT_FIELD_KEY, "Notes", "string", &[][..]),
@@ -255,13 +285,17 @@ pub(crate) fn seeded_store() -> Store {
     seed_contacts(&mut store);
     seed_webhooks(&mut store);
     seed_tasks(&mut store);
-    store.set_workspace(workspace::seed(
+    let mut seeded = workspace::seed(
         PRIMARY_USER,
         RESTRICTED_USER,
         ORG_ID,
         phone_number_id(),
         phone_number(),
-    ));
+    );
+    if variants.has(Variant::SharedNumbers) {
+        seeded = seeded.with_call_participant(&messaging::seed().participant);
+    }
+    store.set_workspace(seeded);
     store.messaging = messaging::seeded(PRIMARY_USER, RESTRICTED_USER).0;
     store
 }
@@ -397,8 +431,8 @@ mod tests {
 
     #[test]
     fn seeds_are_deterministic_and_match_the_profile() {
-        let a = seeded_store();
-        let b = seeded_store();
+        let a = seeded_store(&Default::default());
+        let b = seeded_store(&Default::default());
         assert_eq!(a.contacts(), b.contacts());
         assert_eq!(a.contacts().len(), 25);
         assert!(a.contacts().iter().all(|c| {

@@ -25,6 +25,9 @@ pub(crate) struct Hooks {
     /// Webhooks deleted while fault webhook-delete-keeps-delivering or
     /// webhook-limit-counts-deleted is on (kept by the first, counted by the second).
     pub deleted_webhooks: Vec<Webhook>,
+    /// Webhooks created without resourceIds while fault webhook-default-scope-shared is on: they
+    /// hold the one shared default list.
+    pub default_scope: std::collections::BTreeSet<String>,
 }
 
 /// One delivery: its payload and every attempt to deliver it.

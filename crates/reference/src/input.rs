@@ -60,6 +60,24 @@ impl Query {
             .collect()
     }
 
+    /// The query without the named keys, written back as a query string (a cache key).
+    pub fn without(&self, names: &[&str]) -> String {
+        form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(self.0.iter().filter(|(k, _)| !names.contains(&k.as_str())))
+            .finish()
+    }
+
+    /// Every pair but those of the named keys.
+    pub fn except(&self, names: &[&str]) -> Query {
+        Query(
+            self.0
+                .iter()
+                .filter(|(k, _)| !names.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The first value of a single-valued key.
     pub fn first(&self, name: &str) -> Option<&str> {
         self.0

@@ -39,7 +39,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use faults::{CATALOG, Fault, FaultInfo, FaultSet, PENDING};
-pub use variants::{VARIANTS, Variant, VariantInfo, VariantSet};
+pub use variants::{PROFILE_VARIANTS, VARIANTS, Variant, VariantInfo, VariantSet};
 
 use app::App;
 use conformance_contract::profile::Profile;

@@ -2,7 +2,7 @@
 //! `--markdown` as the README's tables (tests/docs.rs holds the README equal to them).
 
 use super::faults::{CATALOG, Fault, FaultInfo, PENDING};
-use super::variants::{VARIANTS, VariantInfo};
+use super::variants::{PROFILE_VARIANTS, VARIANTS, VariantInfo};
 
 /// The fault catalog, one fault a line: its name, then the clause it breaks, and for a fault of a
 /// blind set, which set (and, while it is pending, that it is not yet in the catalog); a header
@@ -51,13 +51,21 @@ fn fault_entries() -> String {
 }
 
 /// The variant catalog, one variant a line: its name, the READINGS section, `demands:` for the
-/// demanding family, and what the reference does.
+/// demanding family and `profile:` for the profile variants, and what the reference does.
 pub fn variant_lines() -> String {
-    let width = VARIANTS.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    let width = VARIANTS
+        .iter()
+        .chain(PROFILE_VARIANTS)
+        .map(|v| v.name.len())
+        .max()
+        .unwrap_or(0);
     VARIANTS
         .iter()
+        .chain(PROFILE_VARIANTS)
         .map(|v| {
-            let family = if v.variant.demanding() {
+            let family = if v.variant.profile() {
+                "profile: "
+            } else if v.variant.demanding() {
                 "demands: "
             } else {
                 ""
@@ -101,21 +109,26 @@ pub fn fault_tables() -> String {
     tables.join("\n")
 }
 
-/// The README's variant tables: the variants of what the reference answers, then the demanding
-/// ones (what it accepts), separated by a blank line.
+/// The variant tables of docs/reference.md: the variants of what the reference answers, the
+/// demanding ones (what it accepts), and the profile variants, separated by a blank line.
 pub fn variant_tables() -> String {
-    let table = |demanding: bool| {
+    let table = |rows: Vec<&VariantInfo>| {
         let mut t =
             String::from("| variant | READINGS | what the reference does |\n|---|---|---|\n");
-        for v in VARIANTS
-            .iter()
-            .filter(|v| v.variant.demanding() == demanding)
-        {
+        for v in rows {
             t.push_str(&variant_row(v));
         }
         t
     };
-    format!("{}\n{}", table(false), table(true))
+    let answers = VARIANTS.iter().filter(|v| !v.variant.demanding()).collect();
+    let demands = VARIANTS.iter().filter(|v| v.variant.demanding()).collect();
+    let profiles = PROFILE_VARIANTS.iter().collect();
+    format!(
+        "{}\n{}\n{}",
+        table(answers),
+        table(demands),
+        table(profiles)
+    )
 }
 
 fn variant_row(v: &VariantInfo) -> String {

@@ -398,6 +398,11 @@ fn encode(id: &str) -> String {
     format!("k1{hex}")
 }
 
+/// The id a keyset token names, or `None` for a token this instance did not produce.
+pub(crate) fn keyset_id(token: &str) -> Option<String> {
+    decode(token)
+}
+
 fn decode(token: &str) -> Option<String> {
     let hex = token.strip_prefix("k1")?;
     if hex.len() % 2 != 0 {

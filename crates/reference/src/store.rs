@@ -2,6 +2,8 @@
 //!
 //! The store applies validated input only; what a client may send is decided in `contact_input`.
 
+use std::collections::HashMap;
+
 use time::{Duration, OffsetDateTime};
 
 use super::contact_input::{ContactInput, CustomFieldInput, EntryInput};
@@ -29,6 +31,13 @@ pub(crate) struct Store {
     next_seq: u64,
     /// The shapes of generated ids (variants `contact-ids-uuid`, `entry-ids-numeric`).
     pub(crate) id_shapes: IdShapes,
+    /// The externalId each contact was created with, by contact id: the index fault
+    /// contacts-external-id-index-stale reads (written on create, never on update).
+    external_id_index: HashMap<String, Option<String>>,
+    /// Contacts as a first read found them (fault contact-get-cache-stale).
+    pub(crate) contact_read_cache: HashMap<String, Contact>,
+    /// Message lists by caller and filter (fault messages-list-cache-not-invalidated).
+    pub(crate) message_list_cache: HashMap<String, Vec<super::messaging::Message>>,
 }
 
 /// Which shape generated ids take; every shape is conforming (ids are opaque, READINGS 5.1).
@@ -123,6 +132,11 @@ impl Store {
         self.contacts.iter().find(|c| c.id == id)
     }
 
+    /// The externalId the index holds for a contact: the one it was created with.
+    pub(crate) fn indexed_external_id(&self, id: &str) -> Option<&str> {
+        self.external_id_index.get(id).and_then(|e| e.as_deref())
+    }
+
     pub fn webhook(&self, id: &str) -> Option<&Webhook> {
         self.webhooks.iter().find(|w| w.id == id)
     }
@@ -184,6 +198,8 @@ impl Store {
             updated_at: now,
             created_by_user_id,
         };
+        self.external_id_index
+            .insert(contact.id.clone(), contact.external_id.clone());
         self.contacts.push(contact.clone());
         contact
     }

@@ -4,7 +4,7 @@
 //!
 //! - path parameters against their schemas (the stated id prefixes, webhook ids all digits);
 //! - query parameters and JSON bodies against their types, ranges, lengths, patterns, enums,
-//!   formats and item counts;
+//!   formats and item counts, and a link (`x-link`) against URI syntax (READINGS 6.10);
 //! - `maxResults` inside the list's stated range, or where none is stated inside the narrowest
 //!   range the table states for any list (READINGS 4.4);
 //! - the purpose fields of READINGS 6.3 (`x-purpose`, and `maxResults` on every list whose
@@ -136,6 +136,7 @@ pub(crate) struct Table {
 
 fn compile(schema: &Value, at: &str, problems: &mut Vec<String>) -> Option<jsonschema::Validator> {
     let mut root = schema.clone();
+    links_as_uris(&mut root);
     if let Value::Object(m) = &mut root {
         m.insert(
             "$schema".into(),
@@ -151,6 +152,21 @@ fn compile(schema: &Value, at: &str, problems: &mut Vec<String>) -> Option<jsons
             problems.push(format!("{at}: {e}"));
             None
         }
+    }
+}
+
+/// A link (`x-link`, READINGS 6.10) holds a URI: a target may refuse what is none, and this one
+/// does, so that a request the suite must have accepted never carries one.
+fn links_as_uris(schema: &mut Value) {
+    match schema {
+        Value::Object(m) => {
+            if m.get("x-link") == Some(&Value::Bool(true)) {
+                m.insert("format".into(), json!("uri"));
+            }
+            m.values_mut().for_each(links_as_uris);
+        }
+        Value::Array(items) => items.iter_mut().for_each(links_as_uris),
+        _ => {}
     }
 }
 

@@ -131,6 +131,11 @@ impl TaskStore {
         self.tasks.iter().find(|t| t.task_id == id)
     }
 
+    /// Every task, deleted ones included.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Task> {
+        self.tasks.iter_mut()
+    }
+
     pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Task> {
         self.tasks.iter_mut().find(|t| t.task_id == id)
     }

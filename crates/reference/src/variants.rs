@@ -20,19 +20,30 @@ pub struct VariantInfo {
 }
 
 macro_rules! variants {
-    ($($v:ident => $name:literal, $reading:literal, $description:literal;)*) => {
+    (
+        target { $($v:ident => $name:literal, $reading:literal, $description:literal;)* }
+        profile { $($pv:ident => $pname:literal, $preading:literal, $pdescription:literal;)* }
+    ) => {
         /// A conforming alternative the reference can take where the contract is open.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Variant { $($v,)* }
+        pub enum Variant { $($v,)* $($pv,)* }
 
-        /// Every variant, in catalog order.
+        /// Every variant of what a target may answer or demand, in catalog order.
         pub const VARIANTS: &[VariantInfo] = &[
             $(VariantInfo { variant: Variant::$v, name: $name, reading: $reading, description: $description },)*
+        ];
+
+        /// The profile variants: each takes fixtures of the profile at the weakest reading their
+        /// documentation allows, with the state of the reference that makes that reading true
+        /// (`fixtures::profile_for` writes the profile).
+        pub const PROFILE_VARIANTS: &[VariantInfo] = &[
+            $(VariantInfo { variant: Variant::$pv, name: $pname, reading: $preading, description: $pdescription },)*
         ];
     };
 }
 
 variants! {
+target {
     OptionalFieldsAbsent => "optional-fields-absent", "1.3",
         "answers leave out every field the contract neither requires nor states a rule about";
     OptionalFieldsNull => "optional-fields-null", "1.3",
@@ -119,29 +130,51 @@ variants! {
     ExternalIdConflict409 => "external-id-conflict-409", "6.6",
         "POST and PATCH /v1/contacts refuse (409 Conflict, 0800409) an externalId another contact of the workspace already has";
     ContractStrict => "contract-strict", "6.3",
-        "every constraint the route table states, on every request: path parameters against their patterns (the stated id prefixes; 400 before the key is checked), query and body values against their types, ranges, lengths, patterns, enums, formats and item counts, maxResults inside the stated range or else 1-50 (READINGS 4.4), the purpose fields of READINGS 6.3 (x-purpose; maxResults where no default page size is stated), and no query parameter or body field the table does not name";
+        "every constraint the route table states, on every request: path parameters against their patterns (the stated id prefixes; 400 before the key is checked), query and body values against their types, ranges, lengths, patterns, enums, formats and item counts, a link (x-link) against URI syntax (READINGS 6.10), maxResults inside the stated range or else 1-50 (READINGS 4.4), the purpose fields of READINGS 6.3 (x-purpose; maxResults where no default page size is stated), and no query parameter or body field the table does not name";
     IssuedIdsOnly => "issued-ids-only", "6.8",
         "only the id shapes the reference issues are routed: a contact id other than 24 hex digits (or a UUID, as contact-ids-uuid issues them), a task id other than TK and 16 hex digits, or an id without the stated prefix of its kind answers 404 before the key is checked (READINGS 6.6)";
+}
+profile {
+    OwnWorkspaceKeys => "own-workspace-keys", "6.11",
+        "the run's own workspace has international messaging disabled and its subscription expired (a send or a retry answers 402, reads are served), and the profile gives the run's own key as `international_disabled_api_key` and `subscription_expired_api_key`, and the run's number as their numbers";
+    SharedNumbers => "shared-numbers", "6.11",
+        "one number serves three fixtures: the other party of the seeded calls is `message_participant`, and the profile gives that number as `call_participant` and `sandbox_recipient_number` too";
+    FewestItems => "fewest-items", "6.5",
+        "the profile gives each list fixture at the fewest items its documentation allows: `sandbox_failed_message_id` as a list of one, `sandbox_group_recipient_numbers`, `group_participants` and `group_superset_participants` of two and three";
+    NoFixtures => "no-fixtures", "6.5",
+        "the profile gives the key and no fixture at all: every trial that needs one is ignored with its reason";
+}
 }
 
 impl Variant {
     /// Of the second family: strictness in what the reference accepts (READINGS 6), rather than
     /// a choice in what it answers. The family starts at `message-text-content` in the catalog.
     pub fn demanding(self) -> bool {
-        self >= Variant::MessageTextContent
+        self >= Variant::MessageTextContent && !self.profile()
+    }
+
+    /// Of the profile family: a profile that takes fixtures at their weakest reading, with the
+    /// reference state that makes it true. Never among the target variants of [`VariantSet::all`].
+    pub fn profile(self) -> bool {
+        self >= Variant::OwnWorkspaceKeys
     }
 
     /// The catalog entry of this variant.
     pub fn info(self) -> &'static VariantInfo {
         VARIANTS
             .iter()
+            .chain(PROFILE_VARIANTS)
             .find(|v| v.variant == self)
             .expect("every variant is in the catalog")
     }
 
     /// Looks a variant up by its catalog name.
     pub fn from_name(name: &str) -> Option<Variant> {
-        VARIANTS.iter().find(|v| v.name == name).map(|v| v.variant)
+        VARIANTS
+            .iter()
+            .chain(PROFILE_VARIANTS)
+            .find(|v| v.name == name)
+            .map(|v| v.variant)
     }
 }
 
@@ -154,7 +187,8 @@ impl VariantSet {
         VariantSet(variants.into_iter().collect())
     }
 
-    /// Every variant of the catalog.
+    /// Every variant of what a target may answer or demand (the profile variants are run one by
+    /// one, each with its own profile).
     pub fn all() -> Self {
         VariantSet::new(VARIANTS.iter().map(|v| v.variant))
     }

@@ -218,6 +218,61 @@ pub(crate) fn seed(
     }
 }
 
+/// The organization of `workspace`: the seeded one for the primary workspace (its subscription
+/// expired when `own_expired`), one of its own for each other workspace of the messaging seed.
+pub(crate) fn organization_of(
+    primary: &Value,
+    workspace: crate::messaging::Workspace,
+    own_expired: bool,
+) -> Value {
+    use crate::messaging::Workspace as W;
+    let (id, name, status) = match workspace {
+        W::Primary if own_expired => {
+            let mut org = primary.clone();
+            org["subscriptionStatus"] = json!("expired");
+            return org;
+        }
+        W::Primary => return primary.clone(),
+        W::InternationalDisabled => ("OR1ntl0ff3a9", "Domestic Only Ltd", "active"),
+        W::SubscriptionExpired => ("ORl4ps3dx7q2", "Lapsed Account Co", "expired"),
+    };
+    json!({
+        "id": id,
+        "name": name,
+        "subscriptionStatus": status,
+        "createdAt": "2026-01-01T08:00:00.000Z",
+        "updatedAt": "2026-01-20T08:00:00.000Z",
+    })
+}
+
+impl Workspace {
+    /// The seeded calls with `number` as their other party in place of [`CALL_PARTICIPANT`]
+    /// (the profile variant `shared-numbers`: one number for several fixtures).
+    pub(crate) fn with_call_participant(mut self, number: &str) -> Workspace {
+        let swap = |v: &mut Value| {
+            if v.as_str() == Some(CALL_PARTICIPANT) {
+                *v = json!(number);
+            }
+        };
+        for call in &mut self.calls {
+            for p in &mut call.participants {
+                if p == CALL_PARTICIPANT {
+                    *p = number.to_string();
+                }
+            }
+            if let Some(fields) = call.fields.as_object_mut() {
+                fields.values_mut().for_each(swap);
+            }
+            for t in &mut call.transcripts {
+                if let Some(speaker) = t.get_mut("speaker") {
+                    swap(speaker);
+                }
+            }
+        }
+        self
+    }
+}
+
 fn seed_calls(owner: &str, member: &str, number_id: &str) -> Vec<Call> {
     let base =
         |id: &str, pn: &str, who: &str, user: &str, at: OffsetDateTime, fields: Value| Call {

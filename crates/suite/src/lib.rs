@@ -20,3 +20,4 @@ pub mod report;
 pub mod results;
 pub mod tls;
 pub mod webhooks;
+pub mod workspaces;

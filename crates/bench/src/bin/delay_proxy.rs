@@ -3,10 +3,13 @@
 //! `scripts/bench.sh` to time a run against a target across a network.
 //!
 //! ```sh
-//! cargo run --release -p conformance-bench --bin delay_proxy -- --to http://127.0.0.1:8080 [--listen 127.0.0.1:0] [--delay-ms 50]
+//! cargo run --release -p conformance-bench --bin delay_proxy -- --to http://127.0.0.1:8080 [--listen 127.0.0.1:0] [--delay-ms 50] [--connect-ms 0]
 //! ```
 //! Prints `delay proxy listening on http://ADDR (DELAY ms before each request to TARGET)` first,
 //! then serves until killed. Connections to it are kept alive as a real server's are.
+//! `--connect-ms N` holds the first bytes of each new connection N ms more: the handshake a new
+//! connection costs across a network (a TCP round trip, more with TLS), which a loopback
+//! connection does not.
 
 use std::time::Duration;
 
@@ -14,6 +17,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
+use std::future::Future;
 
 /// Largest request body forwarded; the suite's bodies are a few KiB.
 const MAX_REQUEST_BODY: usize = 16 * 1024 * 1024;
@@ -41,6 +45,7 @@ struct Args {
     listen: String,
     to: String,
     delay_ms: u64,
+    connect_ms: u64,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -48,6 +53,7 @@ fn parse_args() -> Result<Args, String> {
         listen: "127.0.0.1:0".into(),
         to: String::new(),
         delay_ms: 50,
+        connect_ms: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -59,6 +65,11 @@ fn parse_args() -> Result<Args, String> {
                 args.delay_ms = value
                     .parse()
                     .map_err(|_| format!("--delay-ms takes milliseconds, not {value:?}"))?
+            }
+            "--connect-ms" => {
+                args.connect_ms = value
+                    .parse()
+                    .map_err(|_| format!("--connect-ms takes milliseconds, not {value:?}"))?
             }
             other => return Err(format!("unknown option {other}")),
         }
@@ -74,7 +85,7 @@ fn main() {
         Ok(a) => a,
         Err(why) => {
             eprintln!(
-                "delay_proxy: {why}\nusage: delay_proxy --to URL [--listen ADDR] [--delay-ms N]"
+                "delay_proxy: {why}\nusage: delay_proxy --to URL [--listen ADDR] [--delay-ms N] [--connect-ms N]"
             );
             std::process::exit(2);
         }
@@ -106,8 +117,8 @@ async fn serve(args: Args) {
         });
     let addr = listener.local_addr().expect("a bound address");
     println!(
-        "delay proxy listening on http://{addr} ({} ms before each request to {})",
-        args.delay_ms, args.to
+        "delay proxy listening on http://{addr} ({} ms before each request to {}, {} ms more for a new connection)",
+        args.delay_ms, args.to, args.connect_ms
     );
     let proxy = Proxy {
         to: args.to,
@@ -115,6 +126,10 @@ async fn serve(args: Args) {
         http,
     };
     let app = axum::Router::new().fallback(forward).with_state(proxy);
+    let listener = Handshake {
+        inner: listener,
+        delay: Duration::from_millis(args.connect_ms),
+    };
     if let Err(e) = axum::serve(listener, app).await {
         eprintln!("delay_proxy: {e}");
         std::process::exit(1);
@@ -168,4 +183,77 @@ fn end_to_end(headers: &HeaderMap) -> HeaderMap {
         out.append(name.clone(), value.clone());
     }
     out
+}
+
+/// A listener whose connections hold their first bytes for `delay`: the cost of a handshake.
+struct Handshake {
+    inner: tokio::net::TcpListener,
+    delay: Duration,
+}
+
+impl axum::serve::Listener for Handshake {
+    type Io = Delayed;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Delayed, std::net::SocketAddr) {
+        let (io, addr) = axum::serve::Listener::accept(&mut self.inner).await;
+        let until = tokio::time::Instant::now() + self.delay;
+        (
+            Delayed {
+                io,
+                wait: Some(Box::pin(tokio::time::sleep_until(until))),
+            },
+            addr,
+        )
+    }
+
+    fn local_addr(&self) -> std::io::Result<std::net::SocketAddr> {
+        self.inner.local_addr()
+    }
+}
+
+/// A connection that reads nothing before its handshake is over.
+struct Delayed {
+    io: tokio::net::TcpStream,
+    wait: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl tokio::io::AsyncRead for Delayed {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if let Some(wait) = self.wait.as_mut() {
+            if wait.as_mut().poll(cx).is_pending() {
+                return std::task::Poll::Pending;
+            }
+            self.wait = None;
+        }
+        std::pin::Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Delayed {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
+    }
 }

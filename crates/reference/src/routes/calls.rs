@@ -25,6 +25,7 @@ use crate::input::{self, Query};
 use crate::pagination;
 use crate::paths::{HV_CALLS as HV, V1_CALLS, V1_RECORDINGS};
 use crate::reply;
+use crate::variants::Variant;
 use crate::workspace::{AVAILABLE, Call, Workspace};
 
 const V1_USERS: &str = "/v1/users";
@@ -119,12 +120,20 @@ fn call_json(app: &App, call: &Call, summary: bool, voicemail: bool) -> Value {
     } else {
         "AC"
     };
-    if faults.has(Fault::CallIncludeIgnored) {
-        return call.to_json(false, false, prefix);
+    let mut json = if faults.has(Fault::CallIncludeIgnored) {
+        call.to_json(false, false, prefix)
+    } else {
+        // Fault voicemail-needs-summary: the voicemail only comes when the summary is asked too.
+        let voicemail = voicemail && (summary || !faults.has(Fault::VoicemailNeedsSummary));
+        call.to_json(summary, voicemail, prefix)
+    };
+    // Fault call-duration-bigint-string: the BIGINT column comes back from the driver as a string.
+    if faults.has(Fault::CallDurationString) {
+        if let Some(n) = json.get("duration").and_then(Value::as_i64) {
+            json["duration"] = json!(n.to_string());
+        }
     }
-    // Fault voicemail-needs-summary: the voicemail only comes when the summary is asked too.
-    let voicemail = voicemail && (summary || !faults.has(Fault::VoicemailNeedsSummary));
-    call.to_json(summary, voicemail, prefix)
+    json
 }
 
 /// The call of `id` if the caller may see it.
@@ -186,6 +195,20 @@ fn page_of_quirks(
     } else {
         min..=MAX_PAGE
     };
+    // Fault calls-max-results-overflow-500: the call queries bind maxResults as a 32-bit
+    // integer before the range is checked, and the driver's overflow becomes a 500.
+    if faults.has(Fault::CallsMaxResultsOverflow500) && (path == V1_CALLS || path == HV) {
+        if let Some(v) = q.first("maxResults") {
+            let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+            if digits && v.parse::<i32>().is_err() {
+                return Err(ApiError::for_path(
+                    path,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("value \"{v}\" is out of range for type integer"),
+                ));
+            }
+        }
+    }
     let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let offset = pagination::page_token(q.first("pageToken"))
@@ -345,7 +368,14 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .filter(|c| after.is_none_or(|a| c.created_at > a || at(c.created_at, a)))
         .filter(|c| since_after.is_none_or(|a| c.created_at > a))
         .filter(|c| before.is_none_or(|b| c.created_at < b || at(c.created_at, b)))
-        .map(|c| call_json(app, c, false, false))
+        .map(|c| {
+            let mut v = call_json(app, c, false, false);
+            // Fault calls-v1-created-at-epoch: the v1 list serializes the raw epoch column.
+            if faults.has(Fault::CallsV1CreatedAtEpoch) {
+                v["createdAt"] = json!((c.created_at.unix_timestamp_nanos() / 1_000_000) as i64);
+            }
+            v
+        })
         .collect();
     page_of(app, q, path, &items)
 }
@@ -421,8 +451,14 @@ async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>
         {
             return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
         }
+        // Fault user-v1-404-calls-code: the handler copied from the calls routes kept their path.
+        let area = if app.switches().faults.has(Fault::UserV1NotFoundCallsCode) {
+            V1_CALLS
+        } else {
+            V1_USERS
+        };
         let user = guard.workspace().user(&id).ok_or_else(|| {
-            let e = not_found(V1_USERS, "User", &id);
+            let e = not_found(area, "User", &id);
             if app.switches().faults.has(Fault::MissingUser410) {
                 e.with_status(StatusCode::GONE)
             } else {
@@ -620,9 +656,20 @@ fn segments_hv(
     let result = input::path_param(id, HV).and_then(|id| {
         let guard = app.store();
         let ws = guard.workspace();
-        let call = visible_call(&app, ws, &caller, HV, &id, || {
-            not_number_user(&app, HV, &id)
-        })?;
+        // Fault transcripts-skip-number-access: the transcripts handler looks the call up
+        // without the number-scoped check its recordings twin makes.
+        let unchecked = !recordings
+            && app
+                .switches()
+                .faults
+                .has(Fault::TranscriptsSkipNumberAccess);
+        let call = if unchecked {
+            ws.call(&id).ok_or_else(|| not_found(HV, "Call", &id))?
+        } else {
+            visible_call(&app, ws, &caller, HV, &id, || {
+                not_number_user(&app, HV, &id)
+            })?
+        };
         if refuse_max && q.first("maxResults").is_some() {
             return Err(ApiError::bad_request(
                 HV,
@@ -632,6 +679,17 @@ fn segments_hv(
         let mut items = pick(call).clone();
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             items.reverse();
+        }
+        // Fault transcripts-sorted-as-text: ordered by the offset into the call, a text column.
+        if !recordings && app.switches().faults.has(Fault::TranscriptsSortedAsText) {
+            let offset = |s: &Value| {
+                s.get("startTime")
+                    .and_then(Value::as_str)
+                    .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+                    .map(|t| (t - call.created_at).whole_seconds().to_string())
+                    .unwrap_or_default()
+            };
+            items.sort_by_key(offset);
         }
         if recordings {
             recording_ids_re(&app, &mut items);
@@ -654,6 +712,27 @@ fn restrictions_asked(app: &App, q: &Query) -> bool {
     includes(q).iter().any(|i| i == "restrictions")
         && !app.switches().faults.has(Fault::RestrictionsIncludeIgnored)
 }
+
+/// A phone number as answered; fault phone-number-toll-free-formatted shows a toll-free number
+/// in the display format the UI uses.
+fn number_json(
+    app: &App,
+    n: &crate::workspace::PhoneNumber,
+    restrictions: bool,
+    field: &str,
+) -> Value {
+    let mut v = n.to_json(restrictions, field);
+    if app.switches().faults.has(Fault::TollFreeNumberFormatted) {
+        let national = n.number.strip_prefix("+1").filter(|r| r.len() == 10);
+        if let Some(r) = national.filter(|r| TOLL_FREE_CODES.contains(&&r[..3])) {
+            v[field] = json!(format!("+1 {}-{}-{}", &r[..3], &r[3..6], &r[6..]));
+        }
+    }
+    v
+}
+
+/// North American toll-free area codes.
+const TOLL_FREE_CODES: [&str; 7] = ["800", "833", "844", "855", "866", "877", "888"];
 
 async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
     let q = Query::parse(raw.as_deref());
@@ -682,7 +761,7 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
             .numbers
             .iter()
             .filter(|n| ignore || filter.is_none_or(|f| n.number == f))
-            .map(|n| n.to_json(restrictions_asked(&app, &q), number_field(&app)))
+            .map(|n| number_json(&app, n, restrictions_asked(&app, &q), number_field(&app)))
             .collect();
         let no_token = app
             .switches()
@@ -708,7 +787,7 @@ async fn number_hv(
             .ok_or_else(|| not_found(path, "Phone number", &id))?;
         Ok(reply::data(
             StatusCode::OK,
-            n.to_json(restrictions_asked(&app, &q), number_field(&app)),
+            number_json(&app, n, restrictions_asked(&app, &q), number_field(&app)),
         ))
     });
     answer(&app, result)
@@ -832,7 +911,7 @@ async fn user_numbers_hv(
                 .iter()
                 .filter(|n| n.users.contains(&whose))
                 .filter(|_| !faults.has(Fault::UserPhoneNumbersEmpty))
-                .map(|n| n.to_json(restrictions_asked(&app, &q), field))
+                .map(|n| number_json(&app, n, restrictions_asked(&app, &q), field))
                 .collect()
         };
         page_of(&app, &q, "/users", &items)
@@ -840,8 +919,18 @@ async fn user_numbers_hv(
     answer(&app, result)
 }
 
-async fn organization_hv(State(app): State<App>) -> Response {
-    let org = app.store().workspace().organization.clone();
+/// The caller's organization: the primary workspace's, or that of the other workspaces whose
+/// keys the profile names (`international_disabled_api_key`, `subscription_expired_api_key`).
+async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Caller>) -> Response {
+    let org = {
+        let store = app.store();
+        let workspace = store.messaging.workspace_of(caller.user_id);
+        crate::workspace::organization_of(
+            &store.workspace().organization,
+            workspace,
+            app.switches().variant(Variant::OwnWorkspaceKeys),
+        )
+    };
     if app
         .switches()
         .faults

@@ -106,7 +106,19 @@ async fn patch_v1(
 async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
     let faults = &app.switches().faults;
     let result = input::path_param(id, HV_PATH).and_then(|id| {
-        let store = app.store();
+        let mut store = app.store();
+        // Fault contact-get-cache-stale: a read-through cache that updates never invalidate.
+        if faults.has(Fault::ContactGetCacheStale) {
+            if let Some(cached) = store.contact_read_cache.get(&id) {
+                return Ok(reply::data(
+                    StatusCode::OK,
+                    contact_answer(&app, cached.to_json(store.custom_field_defs())),
+                ));
+            }
+            if let Some(c) = store.contact(&id).cloned() {
+                store.contact_read_cache.insert(id.clone(), c);
+            }
+        }
         let found = store.contact(&id).map(|c| {
             // Off by one: the contact stored before the asked one (the first stays itself).
             let all = store.contacts();
@@ -211,6 +223,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         ));
     }
     external_id_free(app, &store, input.external_id.as_deref(), None)?;
+    source_url_column(faults, &input)?;
     let source = match &input.source {
         Some(_) if app.switches().variant(Variant::SourceAlwaysPublicApi) => {
             Some("public-api".to_string())
@@ -249,14 +262,19 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
             json["createdByUserId"] = Value::String(id.to_string());
         }
     }
-    let jobs = crate::deliveries::fire(
-        app,
-        &mut store,
-        "contact.updated",
-        None,
-        &contact.id,
-        json.clone(),
-    );
+    // Fault contact-create-not-fired: only the update path sends contact.updated.
+    let jobs = if faults.has(Fault::ContactCreateNotFired) {
+        Vec::new()
+    } else {
+        crate::deliveries::fire(
+            app,
+            &mut store,
+            "contact.updated",
+            None,
+            &contact.id,
+            json.clone(),
+        )
+    };
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     // Fault contact-create-200-with-custom-fields: the custom fields path answers as an update.
@@ -328,8 +346,12 @@ fn update(
     let mut input = parse_contact(&body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
     external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
+    source_url_column(faults, &input)?;
     if faults.has(Fault::PatchMergesEntries) {
         keep_omitted_entries(&mut input, &existing);
+    }
+    if faults.has(Fault::PatchEmptyListKeepsEntries) {
+        keep_when_empty(&mut input, &existing);
     }
     let updated = store
         .replace_contact(
@@ -361,6 +383,58 @@ fn update(
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
+}
+
+/// The width of the sourceUrl column under fault source-url-column-191 (the utf8mb4 index limit).
+const SOURCE_URL_COLUMN: usize = 191;
+
+/// Fault source-url-column-191: the database refuses a value wider than its column, and the
+/// error reaches the client as a 500.
+fn source_url_column(faults: &FaultSet, input: &ContactInput) -> Result<(), ApiError> {
+    match &input.source_url {
+        Some(url)
+            if faults.has(Fault::SourceUrlColumn191) && url.chars().count() > SOURCE_URL_COLUMN =>
+        {
+            Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Data too long for column 'source_url' at row 1",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Fault patch-empty-list-keeps-entries: a list is written only when it holds something
+/// (`if list.len() > 0`), so an empty or omitted list keeps what the contact had.
+fn keep_when_empty(input: &mut ContactInput, existing: &Contact) {
+    let kept = |entries: &[crate::model::Entry]| -> Vec<EntryInput> {
+        entries
+            .iter()
+            .map(|e| EntryInput {
+                id: Some(e.id.clone()),
+                name: e.name.clone(),
+                value: e.value.clone(),
+            })
+            .collect()
+    };
+    if input.emails.is_empty() {
+        input.emails = kept(&existing.emails);
+    }
+    if input.phone_numbers.is_empty() {
+        input.phone_numbers = kept(&existing.phone_numbers);
+    }
+    if input.custom_fields.is_empty() {
+        input.custom_fields = existing
+            .custom_fields
+            .iter()
+            .map(|item| CustomFieldInput {
+                id: Some(item.id.clone()),
+                key: item.key.clone(),
+                value: item.value.clone(),
+            })
+            .collect();
+    }
 }
 
 /// Fault external-id-length-in-bytes: the externalId limit counted in UTF-8 bytes, so a value of
@@ -485,10 +559,18 @@ struct Filter {
     source_prefix: Vec<String>,
     /// Fault contacts-external-ids-case-insensitive: external ids compared without case.
     external_id_fold_case: bool,
+    /// Fault contacts-external-id-index-stale: external ids read from the create-time index.
+    external_id_from_index: bool,
 }
 
 impl Filter {
-    fn matches(&self, contact: &Contact) -> bool {
+    /// `indexed`: the externalId the index holds for the contact.
+    fn matches(&self, contact: &Contact, indexed: Option<&str>) -> bool {
+        let external_id = if self.external_id_from_index {
+            indexed.map(str::to_string)
+        } else {
+            contact.external_id.clone()
+        };
         let within = |value: &Option<String>, sets: &Vec<Vec<String>>| {
             sets.iter()
                 .all(|set| value.as_ref().is_some_and(|v| set.contains(v)))
@@ -501,9 +583,9 @@ impl Filter {
             })
         };
         (if self.external_id_fold_case {
-            folded(&contact.external_id, &self.external_id_in)
+            folded(&external_id, &self.external_id_in)
         } else {
-            within(&contact.external_id, &self.external_id_in)
+            within(&external_id, &self.external_id_in)
         }) && within(&contact.source, &self.source_in)
             && self.source_prefix.iter().all(|p| {
                 contact
@@ -575,6 +657,7 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
     let mut filter = Filter {
         external_id_fold_case: faults.has(Fault::ContactsExternalIdsCaseInsensitive),
+        external_id_from_index: faults.has(Fault::ContactsExternalIdIndexStale),
         ..Filter::default()
     };
     // Fault contacts-filter-first-page-only: a continued page forgets the filters.
@@ -638,7 +721,7 @@ fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Respon
     let mut matching: Vec<&Contact> = store
         .contacts()
         .iter()
-        .filter(|c| filter.matches(c))
+        .filter(|c| filter.matches(c, store.indexed_external_id(&c.id)))
         .collect();
     if app.switches().variant(Variant::ContactsNewestFirst) {
         matching.reverse();

@@ -70,7 +70,17 @@ fn page(
     query: &Query,
     sort_within_page: bool,
 ) -> Result<Response, ApiError> {
-    let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
+    // Fault conversations-max-results-100-refused: the range check reads `< 100`.
+    let max = if app
+        .switches()
+        .faults
+        .has(Fault::ConversationsMaxResults100Refused)
+    {
+        MAX_RESULTS - 1
+    } else {
+        MAX_RESULTS
+    };
+    let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let (mut page, next) =
         messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
@@ -204,11 +214,22 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             .then_some(None)
             .ok_or(e)
     })?;
-    let created_before = optional(V1_PATH, query, "createdBefore")?;
+    // Fault conversations-created-before-local-time: the bound's wall time taken as the
+    // workspace's local time (Pacific), whatever offset it was sent with.
+    let created_before = optional(V1_PATH, query, "createdBefore")?.map(|t| {
+        match time::UtcOffset::from_hms(-8, 0, 0) {
+            Ok(local) if faults.has(Fault::ConversationsCreatedBeforeLocalTime) => {
+                t.replace_offset(local)
+            }
+            _ => t,
+        }
+    });
     let updated_ignored = faults.has(Fault::ConversationsUpdatedRangeIgnored);
     let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?.filter(|_| !updated_ignored);
     let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?.filter(|_| !updated_ignored);
     let exclude_inactive = match query.first(EXCLUDE_INACTIVE) {
+        // Fault exclude-inactive-false-truthy: any value sent is truthy, "false" included.
+        Some(_) if faults.has(Fault::ExcludeInactiveFalseTruthy) => true,
         None | Some("false") => false,
         Some("true") => true,
         Some(other) => {
@@ -225,10 +246,22 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let store = app.store();
     let m = &store.messaging;
     let workspace = m.workspace_of(caller.user_id);
-    let lines: Vec<&str> = numbers
+    // Fault conversations-phone-numbers-e164-unresolved: only phone number ids reach the
+    // `phone_number_id IN (...)` filter; E.164 values are dropped on the way.
+    let e164_dropped = faults.has(Fault::ConversationsE164Unresolved);
+    let filtered: Vec<&str> = numbers
+        .iter()
+        .copied()
+        .filter(|n| !e164_dropped || n.starts_with("PN"))
+        .collect();
+    let lines: Vec<&str> = filtered
         .iter()
         .filter_map(|n| m.line(workspace, n).map(|l| l.id))
         .collect();
+    // Fault conversations-user-id-dropped-with-numbers: `if numbers {..} else if userId {..}`.
+    let user_filter = query.first("userId").filter(|_| {
+        numbers.is_empty() || !faults.has(Fault::ConversationsUserIdDroppedWithNumbers)
+    });
     // Variant unknown-resources-404 (READINGS 6.6): a number the workspace lacks is not found.
     if app
         .switches()
@@ -245,8 +278,8 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let mut items: Vec<Conversation> = of_workspace(m, workspace)
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);
-            (numbers.is_empty() || lines.contains(&c.phone_number_id.as_str()))
-                && query.first("userId").is_none_or(|u| {
+            (filtered.is_empty() || lines.contains(&c.phone_number_id.as_str()))
+                && user_filter.is_none_or(|u| {
                     line.is_some_and(|l| l.users.contains(&u))
                         != faults.has(Fault::ConversationsUserIdInverted)
                 })
@@ -343,6 +376,18 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         items.reverse();
     }
     drop(store);
+    // Fault conversations-cursor-ignores-sort: a following page is cut by the createdAt keyset
+    // of the default order (`createdAt < cursor.createdAt`), whatever the sort of the walk.
+    if faults.has(Fault::ConversationsCursorIgnoresSort) {
+        let cursor = query
+            .first("pageToken")
+            .and_then(messaging::keyset_id)
+            .and_then(|id| items.iter().find(|c| c.id == id).map(|c| c.created_at));
+        if let Some(at) = cursor {
+            let rest: Vec<Conversation> = items.into_iter().filter(|c| c.created_at < at).collect();
+            return page(app, HV_PATH, &rest, &query.except(&["pageToken"]), false);
+        }
+    }
     page(app, HV_PATH, &items, query, false)
 }
 
@@ -375,11 +420,14 @@ fn mark(
                 format!("the caller is not a user of phone number '{number}'"),
             )
             .with_title("Not Phone Number User");
-            return Err(if path == V1_PATH {
-                error.with_code("1001403")
-            } else {
-                error
-            });
+            // Fault conversation-403-generic-code: the named row's code was never set.
+            return Err(
+                if path == V1_PATH && !faults.has(Fault::ConversationForbiddenGenericCode) {
+                    error.with_code("1001403")
+                } else {
+                    error
+                },
+            );
         }
         let known = number.is_some();
         let updated = known.then(|| store.messaging.mark(&id, how)).flatten();

@@ -100,6 +100,7 @@ fn message_page(
                 .iter()
                 .map(|m| {
                     let mut v = m.to_json(with_conversation_id);
+                    media_type_from_extension(app, &mut v);
                     if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
                         if let Some(rest) = m.id.strip_prefix("AC") {
                             v["id"] = Value::String(format!("MS{rest}"));
@@ -114,6 +115,25 @@ fn message_page(
         &app.switches().faults,
     );
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault message-media-type-extension: the attachment's type taken from its file name.
+fn media_type_from_extension(app: &App, json: &mut Value) {
+    if !app.switches().faults.has(Fault::MessageMediaTypeExtension) {
+        return;
+    }
+    if let Some(Value::Array(items)) = json.get_mut("media") {
+        for item in items.iter_mut() {
+            let ext = item
+                .get("url")
+                .and_then(Value::as_str)
+                .and_then(|u| u.rsplit_once('.'))
+                .map(|(_, ext)| ext.to_string());
+            if let Some(ext) = ext {
+                item["type"] = Value::String(ext);
+            }
+        }
+    }
 }
 
 // --- GET /v1/messages ---------------------------------------------------------------------
@@ -216,7 +236,16 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             .ok_or(e)
     })?;
     let before = optional_instant(V1_PATH, query, "createdBefore")?
-        .filter(|_| !faults.has(Fault::MessagesCreatedBeforeIgnored));
+        .filter(|_| !faults.has(Fault::MessagesCreatedBeforeIgnored))
+        .map(|t| {
+            // Fault messages-created-before-end-of-day: the bound read as a date, inclusive.
+            if faults.has(Fault::MessagesCreatedBeforeEndOfDay) {
+                let date = t.to_offset(time::UtcOffset::UTC).date();
+                date.next_day().unwrap_or(date).midnight().assume_utc()
+            } else {
+                t
+            }
+        });
     let since = optional_instant(V1_PATH, query, "since")?;
     let (after, before) = if faults.has(Fault::SinceAsCreatedAfter) {
         (after.or(since), before)
@@ -278,9 +307,11 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             in_workspace
                 && on_line
                 && of_participants
-                && query
-                    .first("userId")
-                    .is_none_or(|u| m.user_id.as_deref() == Some(u))
+                && query.first("userId").is_none_or(|u| {
+                    // Fault messages-user-id-keeps-incoming: `user_id IS NULL OR user_id = ?`.
+                    m.user_id.as_deref() == Some(u)
+                        || (m.user_id.is_none() && faults.has(Fault::MessagesUserIdKeepsIncoming))
+                })
                 && after.is_none_or(|t| m.created_at > t || inclusive && m.created_at == t)
                 && before.is_none_or(|t| m.created_at < t || inclusive && m.created_at == t)
         })
@@ -338,7 +369,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 format!("'{sender}' is not a phone number of your workspace"),
             )
         })?;
-    may_send(faults, workspace, &line, &recipients)?;
+    may_send(faults, limits(app, workspace), &line, &recipients)?;
     let mut recipients = recipients;
     if faults.has(Fault::GroupToListsSender) && recipients.len() > 1 {
         // The group's participants with the workspace number, one recipient short.
@@ -355,6 +386,9 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let mut answers = Vec::new();
     let mut jobs = Vec::new();
     for to in sends {
+        // Fault send-conversation-id-null-when-new: the answer is built before the conversation
+        // upsert gives a new conversation its id.
+        let opens = store.messaging.conversation_with(line.id, &to).is_none();
         let mut message = store.messaging.record(
             &line,
             &to,
@@ -372,6 +406,13 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         }
         let json = message.to_json(true);
         let id = json["id"].as_str().unwrap_or_default().to_string();
+        let answered = if opens && faults.has(Fault::SendConversationIdNullWhenNew) {
+            let mut answered = json.clone();
+            answered["conversationId"] = Value::Null;
+            answered
+        } else {
+            json.clone()
+        };
         jobs.extend(crate::deliveries::fire(
             app,
             &mut store,
@@ -391,7 +432,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 json.clone(),
             ));
         }
-        answers.push(json);
+        answers.push(answered);
     }
     drop(store);
     crate::deliveries::dispatch(app, jobs);
@@ -544,12 +585,45 @@ fn sender(faults: &FaultSet, body: &Map<String, Value>) -> Result<String, ApiErr
     }
 }
 
-/// Whether `line` of `workspace` may send to `recipients`: not to itself, with a live
-/// subscription, an approved A2P registration under its cap, and international messaging on when
-/// a recipient is abroad.
+/// What limits the sends of a workspace: its subscription has expired, its international
+/// messaging is disabled. Each workspace has the state its name says; with the profile variant
+/// `own-workspace-keys`, the primary workspace has both.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    expired: bool,
+    international_disabled: bool,
+}
+
+fn limits(app: &App, workspace: Workspace) -> Limits {
+    let own = workspace == Workspace::Primary && app.switches().variant(Variant::OwnWorkspaceKeys);
+    Limits {
+        expired: own || workspace == Workspace::SubscriptionExpired,
+        international_disabled: own || workspace == Workspace::InternationalDisabled,
+    }
+}
+
+/// The refusal of a send under an expired subscription (Errors > Rules > 7).
+fn subscription_expired(faults: &FaultSet, path: &str) -> ApiError {
+    let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
+        "0200402"
+    } else {
+        "0201402"
+    };
+    ApiError::for_path(
+        path,
+        StatusCode::PAYMENT_REQUIRED,
+        "the workspace subscription has expired; renew it to send messages",
+    )
+    .with_code(code)
+    .with_title("Subscription Expired")
+}
+
+/// Whether `line` may send to `recipients` under the workspace's `limits`: not to itself, with a
+/// live subscription, an approved A2P registration under its cap, and international messaging on
+/// when a recipient is abroad.
 fn may_send(
     faults: &FaultSet,
-    workspace: Workspace,
+    limits: Limits,
     line: &Line,
     recipients: &[String],
 ) -> Result<(), ApiError> {
@@ -559,19 +633,8 @@ fn may_send(
             "to must not include the sending number",
         ));
     }
-    if workspace == Workspace::SubscriptionExpired {
-        let code = if faults.has(Fault::SubscriptionExpiredWrongCode) {
-            "0200402"
-        } else {
-            "0201402"
-        };
-        return Err(ApiError::for_path(
-            V1_PATH,
-            StatusCode::PAYMENT_REQUIRED,
-            "the workspace subscription has expired; renew it to send messages",
-        )
-        .with_code(code)
-        .with_title("Subscription Expired"));
+    if limits.expired {
+        return Err(subscription_expired(faults, V1_PATH));
     }
     match line.a2p {
         A2p::Approved => {}
@@ -621,8 +684,7 @@ fn may_send(
         .take(looked_at)
         .find(|r| !r.starts_with(DOMESTIC_PREFIX));
     if let Some(r) = international {
-        if workspace == Workspace::InternationalDisabled && !faults.has(Fault::InternationalAllowed)
-        {
+        if limits.international_disabled && !faults.has(Fault::InternationalAllowed) {
             return Err(ApiError::for_path(
                 V1_PATH,
                 StatusCode::FORBIDDEN,
@@ -762,7 +824,24 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         &["createdAt", "updatedAt"],
         ("createdAt", true),
     )?;
-    let store = app.store();
+    let mut store = app.store();
+    // Fault messages-list-cache-not-invalidated: the result of a filter is cached by caller and
+    // query (paging aside), and nothing that writes a message clears it.
+    let cache_key = faults.has(Fault::MessagesListCacheNotInvalidated).then(|| {
+        format!(
+            "{}?{}",
+            caller.user_id,
+            query.without(&["pageToken", "maxResults"])
+        )
+    });
+    if let Some(items) = cache_key
+        .as_ref()
+        .and_then(|k| store.message_list_cache.get(k))
+        .cloned()
+    {
+        drop(store);
+        return message_page(app, HV_PATH, &items, query, true);
+    }
     let messaging = &store.messaging;
     let workspace = messaging.workspace_of(caller.user_id);
     let mut items: Vec<Message> = messaging
@@ -802,6 +881,9 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
     if desc != faults.has(Fault::MessagesOldestFirst) {
         items.reverse();
+    }
+    if let Some(key) = cache_key {
+        store.message_list_cache.insert(key, items.clone());
     }
     drop(store);
     message_page(app, HV_PATH, &items, query, true)
@@ -848,6 +930,7 @@ async fn get_hv(
         }
         .ok_or_else(|| missing_message(&id))?;
         let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
+        media_type_from_extension(&app, &mut json);
         if faults.has(Fault::MessageMediaDropped) {
             if let Some(o) = json.as_object_mut() {
                 o.remove("media");
@@ -872,6 +955,16 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             return Err(missing_message(&id));
         }
         let mut store = app.store();
+        // A retry sends the message again: under an expired subscription it is refused as a
+        // send is (the primary workspace's, with the profile variant `own-workspace-keys`).
+        let own_line = store
+            .messaging
+            .message(&id)
+            .and_then(|m| store.messaging.line_by_id(&m.phone_number_id))
+            .is_some_and(|l| l.workspace == Workspace::Primary);
+        if own_line && limits(&app, Workspace::Primary).expired {
+            return Err(subscription_expired(faults, HV_PATH));
+        }
         if faults.has(Fault::RetryFailedRefused) && store.messaging.message(&id).is_some() {
             return Err(ApiError::for_path(
                 HV_PATH,

@@ -222,8 +222,35 @@ fn parse_new_task(body: &Map<String, Value>, activity_links: bool) -> Result<New
 fn shown_revision(task: &Task, faults: &FaultSet) -> u64 {
     if faults.has(Fault::TaskRevisionUnchanged) {
         1
+    } else if faults.has(Fault::TaskRevisionIgnoresLinks) {
+        content_etag(task)
     } else {
         task.revision
+    }
+}
+
+/// Fault task-revision-ignores-links: the revision is an ETag (FNV-1a) over the columns of the
+/// task row only; assignees, due date and links live elsewhere and do not move it.
+fn content_etag(task: &Task) -> u64 {
+    let text = format!(
+        "{}\u{1f}{}\u{1f}{}",
+        task.title,
+        task.description.as_deref().unwrap_or_default(),
+        task.completed
+    );
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h: u64, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Fault task-due-date-stored-local: the session's zone is Pacific and the column has no zone,
+/// so the instant is written as Pacific wall time and read back as if it were UTC.
+fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
+    match time::UtcOffset::from_hms(-8, 0, 0) {
+        Ok(local) if faults.has(Fault::TaskDueDateStoredLocal) => {
+            due.to_offset(local).replace_offset(time::UtcOffset::UTC)
+        }
+        _ => due,
     }
 }
 
@@ -232,6 +259,12 @@ fn task_json(task: &Task, faults: &FaultSet) -> Value {
     if faults.has(Fault::TaskCompletedString) {
         v["completed"] = json!(task.completed.to_string());
         v["isDeleted"] = json!(task.is_deleted.to_string());
+    }
+    // Fault task-created-at-naive: a timestamp-without-time-zone column, shown as it reads.
+    if faults.has(Fault::TaskCreatedAtNaive) {
+        if let Some(naive) = v["createdAt"].as_str().and_then(|t| t.strip_suffix('Z')) {
+            v["createdAt"] = json!(naive);
+        }
     }
     v
 }
@@ -245,6 +278,7 @@ async fn create(
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
         let mut input = parse_new_task(&body, !faults.has(Fault::TaskActivityLinkRefused))?;
+        input.due_date = input.due_date.map(|d| stored_due_date(faults, d));
         if faults.has(Fault::TaskCreateIgnoresTitle) {
             input.title = "Untitled task".to_string();
         }
@@ -263,7 +297,13 @@ async fn create(
         } else {
             tasks.open_count()
         };
-        if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskLimitNotEnforced) {
+        // Fault task-limit-off-by-one: the check reads `open > limit`.
+        let full = if faults.has(Fault::TaskLimitOffByOne) {
+            open > OPEN_TASK_LIMIT
+        } else {
+            open >= OPEN_TASK_LIMIT
+        };
+        if full && !faults.has(Fault::TaskLimitNotEnforced) {
             // Fault task-limit-refusal-still-creates: the insert ran before the limit check.
             if faults.has(Fault::TaskLimitRefusalStillCreates) {
                 tasks.create(
@@ -388,6 +428,10 @@ async fn update(
             if faults.has(Fault::TaskPutReopens) {
                 task.completed = false;
             }
+            // Fault task-put-clears-due-date: the task rebuilt from the body has no due date.
+            if faults.has(Fault::TaskPutClearsDueDate) {
+                task.due_date = None;
+            }
             Ok(Changed::Yes)
         })
     });
@@ -396,11 +440,26 @@ async fn update(
 
 async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
     let result = task_id(id).and_then(|id| {
-        change(&app, &id, "task.deleted", |task| {
+        let mut linked = None;
+        let answer = change(&app, &id, "task.deleted", |task| {
             task.is_deleted = true;
+            linked = task.conversation_id.clone();
             Ok(Changed::Yes)
         })
-        .map(|_| StatusCode::NO_CONTENT.into_response())
+        .map(|_| StatusCode::NO_CONTENT.into_response())?;
+        // Fault task-delete-unlinks-siblings: the link rows are deleted `WHERE conversation_id =
+        // ?` instead of `WHERE task_id = ?`.
+        if let Some(conversation) =
+            linked.filter(|_| app.switches().faults.has(Fault::TaskDeleteUnlinksSiblings))
+        {
+            let mut store = app.store();
+            for task in store.tasks_mut().iter_mut() {
+                if task.conversation_id.as_deref() == Some(conversation.as_str()) {
+                    task.conversation_id = None;
+                }
+            }
+        }
+        Ok(answer)
     });
     answer(&app, result)
 }
@@ -553,7 +612,10 @@ fn run_transition(
             if faults.has(Fault::TaskAssignReplacesAssignees) {
                 task.assignees.clear();
             }
-            task.assignees.retain(|u| *u != user);
+            // Fault task-assign-retry-duplicates: no look at who is assigned already.
+            if !faults.has(Fault::TaskAssignRetryDuplicates) {
+                task.assignees.retain(|u| *u != user);
+            }
             task.assignees.push(user);
             task.assigned_by = Some(caller.user_id.to_string());
             Ok(Changed::Yes)
@@ -570,7 +632,14 @@ fn run_transition(
                     return Ok(Changed::Yes);
                 }
                 let before = task.assignees.len();
-                task.assignees.retain(|u| *u != user);
+                // Fault task-assign-retry-duplicates: one entry of the user is removed.
+                if faults.has(Fault::TaskAssignRetryDuplicates) {
+                    if let Some(at) = task.assignees.iter().position(|u| *u == user) {
+                        task.assignees.remove(at);
+                    }
+                } else {
+                    task.assignees.retain(|u| *u != user);
+                }
                 Ok(if task.assignees.len() == before {
                     Changed::No
                 } else {
@@ -601,7 +670,7 @@ fn run_transition(
             } else {
                 due
             };
-            task.due_date = Some(due);
+            task.due_date = Some(stored_due_date(faults, due));
             Ok(Changed::Yes)
         }),
         "remove-due-date" => change(app, id, "task.duedate.removed", |task| {

@@ -406,6 +406,7 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             ));
         }
         let now = OffsetDateTime::now_utc();
+        let default_scope = fields.resource_ids.is_none();
         let mut id = store.hooks.new_webhook_id();
         if faults.has(Fault::WebhookIdNotNumeric) {
             id = format!("wh{id}");
@@ -437,6 +438,10 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             resource_ids: fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]),
         };
         let secret = store.hooks.new_secret(&id);
+        // Fault webhook-default-scope-shared: the default list is one shared object.
+        if faults.has(Fault::WebhookDefaultScopeShared) && default_scope {
+            store.hooks.default_scope.insert(id.clone());
+        }
         if faults.has(Fault::WebhookDeliveriesUseCreatedEvents) {
             store
                 .hooks
@@ -497,6 +502,19 @@ fn update(
             .faults
             .has(Fault::WebhookPatchEventsResetsScope);
     let mut store = app.store();
+    // Fault webhook-default-scope-shared: the update writes into the shared default list in
+    // place, so every webhook holding it sees the new resourceIds.
+    if let Some(ids) = fields.resource_ids.as_ref().filter(|_| {
+        app.switches().faults.has(Fault::WebhookDefaultScopeShared)
+            && store.hooks.default_scope.contains(&id)
+    }) {
+        let sharing: Vec<String> = store.hooks.default_scope.iter().cloned().collect();
+        for other in sharing.iter().filter(|o| **o != id) {
+            if let Some(w) = store.webhook_mut(other) {
+                w.resource_ids = ids.clone();
+            }
+        }
+    }
     let w = store.webhook_mut(&id).ok_or_else(|| not_found(app, &id))?;
     if reset_scope {
         w.resource_ids = vec!["*".to_string()];
@@ -556,7 +574,11 @@ async fn delete_webhook(
     answer(&app, result)
 }
 
-async fn rotate(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+async fn rotate(
+    State(app): State<App>,
+    headers: HeaderMap,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
     let result = managed_id(&app, id).and_then(|id| {
         let mut store = app.store();
         let Some(w) = store.webhook(&id).cloned() else {
@@ -568,6 +590,20 @@ async fn rotate(State(app): State<App>, id: Result<Path<String>, PathRejection>)
             store.hooks.new_secret(&id)
         };
         let mut w = w;
+        // Fault webhook-rotate-drops-api-version: rotate saves the webhook through the create
+        // path, which pins apiVersion from the request's header (absent: null).
+        if app
+            .switches()
+            .faults
+            .has(Fault::WebhookRotateDropsApiVersion)
+        {
+            w.api_version = headers
+                .get(PIN_HEADER)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            if let Some(stored) = store.webhook_mut(&id) {
+                stored.api_version = w.api_version.clone();
+            }
+        }
         if app.switches().faults.has(Fault::WebhookRotateResetsEvents) {
             w.events.truncate(1);
             if let Some(stored) = store.webhook_mut(&id) {

@@ -95,16 +95,33 @@ impl<S: tower_service::Service<R>, R> tower_service::Service<R> for Counted<S> {
     }
 }
 
+/// How long the probe leaves its connection idle before it sends again on it
+/// ([`Client::settle_connection_reuse`]): a target that closes an idle connection sooner is given
+/// a connection per request for the whole run.
+const SETTLE_WAIT: Duration = Duration::from_millis(50);
+
+/// How long a connection may have been idle and still carry a request that must not be lost (a
+/// POST, PATCH or DELETE): half of what the probe saw a connection survive. A target that keeps
+/// an idle connection for at least [`SETTLE_WAIT`] cannot have closed one idle for less than
+/// half of it, with half of it to spare for the close to cross the network; a connection idle
+/// longer is not reused for such a request, which opens a new one instead.
+const WRITE_IDLE_BOUND: Duration = Duration::from_millis(SETTLE_WAIT.as_millis() as u64 / 2);
+
 /// The run's HTTP client; cheap to share (`Arc`).
 pub struct Client {
-    /// Keeps connections open between requests.
+    /// Keeps connections open between requests: the reads, which a closed connection cannot
+    /// lose (they are sent again once, on a new connection).
     http: reqwest::Client,
+    /// Keeps connections open for [`WRITE_IDLE_BOUND`] only: the requests that change something
+    /// and are never sent twice (POST, PATCH, DELETE), which must not ride on a connection the
+    /// target may have closed without saying so.
+    writes: reqwest::Client,
     /// Opens a connection per request: used once the target is seen closing connections after
     /// its answers without saying so (`Connection: close`), where a reused connection could be
     /// closed under a request.
     fresh: reqwest::Client,
     one_connection_per_request: std::sync::atomic::AtomicBool,
-    /// Connections opened by `http`.
+    /// Connections opened by `http` and `writes`.
     connections: Arc<AtomicU64>,
     base: String,
     api_key: Option<String>,
@@ -146,9 +163,19 @@ impl Client {
             },
             https,
         )?;
+        let writes = crate::tls::build(
+            || {
+                builder()
+                    .pool_max_idle_per_host(64)
+                    .pool_idle_timeout(WRITE_IDLE_BOUND)
+                    .connector_layer(CountConnections(connections.clone()))
+            },
+            https,
+        )?;
         let fresh = crate::tls::build(|| builder().pool_max_idle_per_host(0), https)?;
         Ok(Arc::new(Client {
             http,
+            writes,
             fresh,
             one_connection_per_request: Default::default(),
             connections,
@@ -162,6 +189,11 @@ impl Client {
             in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
             redactor,
         }))
+    }
+
+    /// Whether `key` is the run's own key (compared, never shown).
+    pub fn is_run_key(&self, key: &str) -> bool {
+        self.api_key.as_deref() == Some(key)
     }
 
     /// Whether the client opens a connection per request (the target closes connections after
@@ -182,7 +214,7 @@ impl Client {
     /// per request for the whole run. Returns true when it does.
     pub async fn settle_connection_reuse(&self, out: &Outgoing) -> bool {
         // Long enough for the target's close to reach the client's pool on any sane network.
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(SETTLE_WAIT).await;
         let before = self.connections.load(Ordering::SeqCst);
         let ex = self.send_once(out).await;
         let opened = self.connections.load(Ordering::SeqCst) > before;
@@ -269,7 +301,12 @@ impl Client {
 
     async fn send_once(&self, out: &Outgoing) -> Exchange {
         let url = self.url(out);
-        let (req, shown_headers, body_text) = self.request(out, &url);
+        let Built {
+            req,
+            shown_headers,
+            body_text,
+            pooled,
+        } = self.request(out, &url);
         if let Some(limiter) = &self.limiter {
             limiter.acquire().await;
         }
@@ -278,7 +315,6 @@ impl Client {
         let mut seq = self.requests.fetch_add(1, Ordering::Relaxed) + 1;
         let mut start = Instant::now();
         let mut sent = std::time::SystemTime::now();
-        let pooled = !self.one_connection_per_request();
         let (mut outcome, opened) = OPENED
             .scope(std::cell::Cell::new(false), async {
                 let outcome = self.receive(req).await;
@@ -310,7 +346,7 @@ impl Client {
                 sent: Some(sent),
                 seq,
             });
-            let (req, _, _) = self.request(out, &url);
+            let req = self.request(out, &url).req;
             if let Some(limiter) = &self.limiter {
                 limiter.acquire().await;
             }
@@ -335,16 +371,9 @@ impl Client {
     }
 
     /// The request of `out` to `url` with its credentials, headers and JSON body; the headers as
-    /// shown (credentials as placeholders) and the body as sent.
-    fn request(
-        &self,
-        out: &Outgoing,
-        url: &str,
-    ) -> (
-        reqwest::RequestBuilder,
-        Vec<(String, String)>,
-        Option<String>,
-    ) {
+    /// shown (credentials as placeholders), the body as sent, and whether it may ride on a
+    /// connection an earlier answer came on.
+    fn request(&self, out: &Outgoing, url: &str) -> Built {
         let method =
             reqwest::Method::from_bytes(out.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut shown_headers = Vec::new();
@@ -352,8 +381,12 @@ impl Client {
         // every request opens a connection of its own: a POST or PATCH lost to such a close
         // cannot be sent again, and a target that closes after each answer gains nothing from a
         // pool.
+        // A request that changes something rides only on a connection idle for less than
+        // [`WRITE_IDLE_BOUND`], which the target cannot have closed unannounced.
         let http = if self.one_connection_per_request() {
             &self.fresh
+        } else if changes(&out.method) {
+            &self.writes
         } else {
             &self.http
         };
@@ -407,7 +440,12 @@ impl Client {
                 .body(b.clone());
             shown_headers.push(("Content-Type".to_string(), "application/json".to_string()));
         }
-        (req, shown_headers, body_text)
+        Built {
+            req,
+            shown_headers,
+            body_text,
+            pooled: !std::ptr::eq(http, &self.fresh),
+        }
     }
 
     async fn receive(&self, req: reqwest::RequestBuilder) -> Result<Response, TransportError> {
@@ -487,10 +525,27 @@ impl Client {
     }
 }
 
+/// A request ready to send, with what the record of its exchange shows.
+struct Built {
+    req: reqwest::RequestBuilder,
+    shown_headers: Vec<(String, String)>,
+    body_text: Option<String>,
+    /// Built on a client that keeps connections: it may ride on one an earlier answer came on.
+    /// Decided with the client, so that a switch to a connection per request while it is built
+    /// does not take it for a request on a new connection.
+    pooled: bool,
+}
+
 /// Whether a request with this method may be sent again without changing what it does (RFC 9110
 /// 9.2.2): every method but POST and PATCH among those the contract uses.
 pub(crate) fn idempotent(method: &str) -> bool {
     !(method.eq_ignore_ascii_case("POST") || method.eq_ignore_ascii_case("PATCH"))
+}
+
+/// Whether a request with this method changes what the target holds, so that losing it on a
+/// closed connection loses a verdict (a DELETE sent again may find nothing to delete).
+fn changes(method: &str) -> bool {
+    !idempotent(method) || method.eq_ignore_ascii_case("DELETE")
 }
 
 /// The first error of type `T` in the chain of `e`.

@@ -3,6 +3,7 @@
 
 mod deliveries;
 mod limit;
+mod premises;
 pub mod properties;
 mod relations;
 mod roundtrip;
@@ -73,6 +74,8 @@ pub struct Executor {
     controls: Controls,
     /// The model of the target's state, fed by every exchange of the run.
     model: crate::model::Model,
+    /// The workspace of each key of the run, read by the first trial that needs it.
+    workspaces: tokio::sync::OnceCell<crate::workspaces::Workspaces>,
 }
 
 /// Control reads by request: a control GET shows that the target serves the request as the run
@@ -99,6 +102,7 @@ impl Executor {
             shared: Default::default(),
             controls: Default::default(),
             model: crate::model::Model::new(setup.contract.clone()),
+            workspaces: Default::default(),
             contract: setup.contract,
         }
     }
@@ -312,6 +316,14 @@ impl Executor {
                     "the profile has no fixture {}",
                     missing.join("; ")
                 )),
+                exchanges: Vec::new(),
+                duration: start.elapsed(),
+                held: Vec::new(),
+            };
+        }
+        if let Some(reason) = self.unmet_premise(case).await {
+            return CaseResult {
+                verdict: Verdict::Ignored(reason),
                 exchanges: Vec::new(),
                 duration: start.elapsed(),
                 held: Vec::new(),

@@ -322,7 +322,9 @@ fn context(limit: &Limit, base: &Outgoing, vars: &Vars) -> Context {
     Context {
         excluded,
         example: current(base, limit),
-        keeps_format: limit.schema.get("format").is_some(),
+        // A link keeps its URI form too (`x-link`, READINGS 6.10).
+        keeps_format: limit.schema.get("format").is_some()
+            || limit.schema.get("x-link").and_then(Value::as_bool) == Some(true),
         avoid,
         pool: match pool {
             Some(Value::Array(items)) => items,

@@ -172,23 +172,40 @@ impl World {
         }
     }
 
-    /// A key of another workspace the profile gives, with its fixture's name.
-    fn foreign_key(&self) -> Option<(String, &'static str)> {
+    /// A key the profile gives that the target shows to be of another workspace than the run's
+    /// key, with its fixture's name. A key fixture's documentation names a workspace by a
+    /// setting, not as another one: the run's own key may be given for it (READINGS 6.11), so
+    /// only a key whose organization `GET /organization` shows to differ is taken for another
+    /// workspace's; where the target does not say, no key is.
+    async fn foreign_key(&self, exec: &Executor) -> Option<(String, &'static str)> {
+        let workspaces = exec.workspaces().await;
         [
             "international_disabled_api_key",
             "subscription_expired_api_key",
         ]
         .into_iter()
+        .filter(|f| workspaces.same(None, Some(f)) == Some(false))
         .find_map(|f| self.text(f).filter(|k| !k.is_empty()).map(|k| (k, f)))
     }
 
-    /// After the run's key read `path` (a message the sequence sent), a key of another
-    /// workspace, where the profile gives one, must not read it: the message is of a number of
-    /// the run's workspace (Authentication 3: a caller without access is refused; 404 hides it
-    /// too). Messages only: the other workspaces the profile names are known by their numbers
-    /// (`international_disabled_phone_number`), and a message by the number that sent it.
+    /// Whether the run's own workspace is the one whose subscription has expired (the profile
+    /// gives its key as `subscription_expired_api_key`, or the target shows them of one
+    /// workspace): a message it sends is refused 402, so the sequence sends none.
+    async fn cannot_send(&self, exec: &Executor) -> bool {
+        self.fixtures.get("subscription_expired_api_key").is_some()
+            && exec
+                .workspaces()
+                .await
+                .same(None, Some("subscription_expired_api_key"))
+                == Some(true)
+    }
+
+    /// After the run's key read `path` (a message the sequence sent), a key the target shows to
+    /// be of another workspace, where the profile gives one, must not read it: the message is
+    /// of a number of the run's workspace (Authentication 3: a caller without access is
+    /// refused; 404 hides it too).
     async fn foreign_read(&self, s: &mut Sender<'_>, path: &str) {
-        let Some((key, fixture)) = self.foreign_key() else {
+        let Some((key, fixture)) = self.foreign_key(s.exec).await else {
             return;
         };
         let mut out = request("GET", path, &[], None);
@@ -204,7 +221,7 @@ impl World {
                         "Authentication > 3",
                         "status",
                         format!(
-                            "a refusal (403, or 404): the key of another workspace ({fixture}) has no access to a resource the run's key created"
+                            "a refusal (403, or 404): the key of another workspace ({fixture}, whose organization GET /organization shows to differ from the run's key's) has no access to a resource the run's key created"
                         ),
                         resp.status.to_string(),
                     )
@@ -882,6 +899,10 @@ impl World {
     async fn message_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
         match step {
             Step::SendMessage { text, recipients } => {
+                if self.cannot_send(s.exec).await {
+                    self.messages.push(None);
+                    return "(the run's workspace is the one whose subscription has expired: a message it sends is refused 402, so none is sent)".into();
+                }
                 let (Some(from), Some(to)) =
                     (self.text("phone_number"), self.recipients(*recipients))
                 else {
