@@ -731,7 +731,10 @@ fn each_defect_of_the_three_fault_runs_reproduces_from_the_script_beside_the_rep
         assert_eq!(o.status.code(), Some(1), "{out}");
         let script = dir.join("reproduce.sh");
         assert!(
-            out.contains(&format!("reproductions: {}", script.display())),
+            out.contains(&format!(
+                "reproduce every defect: bash {}",
+                script.display()
+            )),
             "the run says where its reproductions are:\n{out}"
         );
         let defects = read(&json)["defects"].as_array().expect("defects").clone();

@@ -1130,11 +1130,14 @@ fn a_failing_run_leads_with_its_defects_and_ends_with_the_verdict() {
         .filter(|l| l.starts_with("  D"))
         .copied()
         .collect();
+    // Each defect's reproduction follows it: one line, or a head and a request a line.
     assert!(
         lines[at + 1..lines.len() - 1]
             .iter()
-            .all(|l| l.starts_with("  D") || l.starts_with("     reproduce")),
-        "only defects between the request line and the verdict:\n{out}"
+            .all(|l| l.starts_with("  D")
+                || l.starts_with("     reproduce")
+                || l.starts_with("       ")),
+        "only defects and their reproductions between the request line and the verdict:\n{out}"
     );
     assert!(list.len() <= 6, "{list:#?}");
     assert!(

@@ -157,13 +157,7 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         );
         super::reports::write_whole(&har.path, &text)?;
     }
-    if let Some(path) = reports::write_reproductions(&plan, &model)? {
-        crate::output::say(&format!(
-            "reproductions: {} (`bash {}` against the same target shows each defect again)",
-            path.display(),
-            path.display()
-        ));
-    }
+    let script = reports::write_reproductions(&plan, &model)?;
     if let Some(rerun) = &plan.rerun {
         let in_catalog = |t: &str| plan.catalog_names.contains(t);
         crate::output::say(&rerun.lines(&model, &in_catalog));
@@ -174,7 +168,14 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     };
     // The tail of a CI log, which a 24-row screen shows whole: the requests, the defects, and
     // the verdict last.
-    verdict::say_verdict(plan.require_complete, &sent, &model, &results, interrupted);
+    verdict::say_verdict(
+        plan.require_complete,
+        &sent,
+        &model,
+        &results,
+        interrupted,
+        script.as_deref(),
+    );
     Ok(verdict::exit_code(
         plan.require_complete,
         &results,

@@ -41,20 +41,61 @@ struct Bound {
     path: Vec<Value>,
 }
 
-/// Every request of the run the results hold, by number, with the trial that holds it first.
-fn pool<'a>(results: &[&'a (Arc<Case>, CaseResult)]) -> BTreeMap<u64, Sent<'a>> {
-    let mut out = BTreeMap::new();
+/// Every request of the run the results hold, by number, with the trial that holds it first;
+/// and the values their answers gave (a create's id, a page's next token), each with where it is
+/// in its answer, read once.
+struct Pool<'a> {
+    sent: BTreeMap<u64, Sent<'a>>,
+    gave: std::collections::HashMap<String, Vec<(u64, Vec<Value>)>>,
+}
+
+fn pool<'a>(results: &[&'a (Arc<Case>, CaseResult)], contract: &Contract) -> Pool<'a> {
+    let mut sent = BTreeMap::new();
     for (case, result) in results.iter().map(|r| (&r.0, &r.1)) {
         for ex in &result.exchanges {
             if ex.seq > 0 {
-                out.entry(ex.seq).or_insert(Sent {
+                sent.entry(ex.seq).or_insert(Sent {
                     ex,
                     trial: &case.name,
                 });
             }
         }
     }
-    out
+    let mut gave: std::collections::HashMap<String, Vec<(u64, Vec<Value>)>> = Default::default();
+    for (seq, s) in &sent {
+        if !succeeded(s.ex) {
+            continue;
+        }
+        let create = s.ex.method == "POST"
+            && contract
+                .route("POST", &s.ex.path)
+                .is_some_and(|r| !r.template.contains('{'));
+        let page = s.ex.method == "GET"
+            && s.ex
+                .outcome
+                .as_ref()
+                .is_ok_and(|r| r.head.contains("Token"));
+        if !(create || page) {
+            continue;
+        }
+        let Some(body) = answer(s.ex) else {
+            continue;
+        };
+        strings(&body, &mut Vec::new(), &mut |at, v| {
+            let key = at.last().and_then(Value::as_str).unwrap_or_default();
+            let gives = if create {
+                at.len() <= 2 && (key == "id" || key.ends_with("Id"))
+            } else {
+                key.ends_with("Token")
+            };
+            if gives && v.chars().count() >= 4 {
+                gave.entry(v.to_string())
+                    .or_default()
+                    .push((*seq, at.to_vec()));
+            }
+        });
+    }
+    Pool { sent, gave }
 }
 
 /// The answer's body as JSON, when the head the run kept is all of it.
@@ -114,17 +155,6 @@ fn strings(v: &Value, at: &mut Vec<Value>, f: &mut dyn FnMut(&[Value], &str)) {
     }
 }
 
-/// Where `value` is in `answer`, first found.
-fn place_of(answer: &Value, value: &str) -> Option<Vec<Value>> {
-    let mut found = None;
-    strings(answer, &mut Vec::new(), &mut |at, s| {
-        if found.is_none() && s == value {
-            found = Some(at.to_vec());
-        }
-    });
-    found
-}
-
 /// Whether the request sends `value` (in its URL or its body).
 fn sends(ex: &Exchange, value: &str) -> bool {
     ex.url.contains(value)
@@ -139,35 +169,24 @@ fn sends(ex: &Exchange, value: &str) -> bool {
 /// the trials share) or the page before of the same list in the same trial (whose next page's
 /// token it is); never one that sent the value itself. A value other answers only echo (a
 /// fixture, a field the run set) has none.
-fn giver(
-    pool: &BTreeMap<u64, Sent<'_>>,
-    contract: &Contract,
-    value: &str,
-    by: (u64, &str, &str),
-) -> Option<(u64, Vec<Value>)> {
+fn giver(pool: &Pool<'_>, value: &str, by: (u64, &str, &str)) -> Option<(u64, Vec<Value>)> {
     let (before, trial, to) = by;
-    let gave = |s: &Sent<'_>, anywhere: bool| -> Option<Vec<Value>> {
-        if !succeeded(s.ex) || sends(s.ex, value) || (!anywhere && s.trial != trial) {
-            return None;
-        }
-        let path = place_of(&answer(s.ex)?, value)?;
-        let key = path.last().and_then(Value::as_str).unwrap_or_default();
-        let gives = match s.ex.method.as_str() {
-            "GET" => !anywhere && s.ex.path == to && key.ends_with("Token"),
-            "POST" => {
-                let create = contract
-                    .route("POST", &s.ex.path)
-                    .is_some_and(|r| !r.template.contains('{'));
-                create && path.len() <= 2 && (key == "id" || key.ends_with("Id"))
-            }
-            _ => false,
-        };
-        gives.then_some(path)
-    };
+    let places = pool.gave.get(value)?;
     let found = |anywhere: bool| {
-        pool.range(..before)
+        places
+            .iter()
             .rev()
-            .find_map(|(seq, s)| gave(s, anywhere).map(|p| (*seq, p)))
+            .filter(|(seq, _)| *seq < before)
+            .find(|(seq, _)| {
+                pool.sent.get(seq).is_some_and(|s| {
+                    !sends(s.ex, value)
+                        && (anywhere && s.ex.method == "POST"
+                            || !anywhere
+                                && s.trial == trial
+                                && (s.ex.method == "POST" || s.ex.path == to))
+                })
+            })
+            .cloned()
     };
     found(false).or_else(|| found(true))
 }
@@ -204,25 +223,20 @@ fn var_name(path: &[Value], taken: &BTreeSet<String>) -> String {
 
 /// The requests of the reproduction, by number: `last`, the requests whose answers gave what it
 /// and they send, and the changes their trials made to those resources in between.
-fn chain(
-    pool: &BTreeMap<u64, Sent<'_>>,
-    contract: &Contract,
-    last: u64,
-) -> (BTreeSet<u64>, BTreeMap<String, Bound>) {
+fn chain(pool: &Pool<'_>, last: u64) -> (BTreeSet<u64>, BTreeMap<String, Bound>) {
     let mut taken: BTreeSet<u64> = BTreeSet::from([last]);
     let mut bound: BTreeMap<String, Bound> = BTreeMap::new();
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut queue = vec![last];
     while let Some(seq) = queue.pop() {
-        let Some(s) = pool.get(&seq) else {
+        let Some(s) = pool.sent.get(&seq) else {
             continue;
         };
         for value in sent_values(s.ex) {
             if bound.contains_key(&value) {
                 continue;
             }
-            let Some((from, path)) = giver(pool, contract, &value, (seq, s.trial, &s.ex.path))
-            else {
+            let Some((from, path)) = giver(pool, &value, (seq, s.trial, &s.ex.path)) else {
                 continue;
             };
             let var = var_name(&path, &names);
@@ -232,8 +246,8 @@ fn chain(
                 queue.push(from);
             }
             // What the trials changed of that resource between its answer and this request.
-            let trials = [s.trial, pool.get(&from).map_or("", |g| g.trial)];
-            for (x, other) in pool.range(from + 1..seq) {
+            let trials = [s.trial, pool.sent.get(&from).map_or("", |g| g.trial)];
+            for (x, other) in pool.sent.range(from + 1..seq) {
                 let change = other.ex.method != "GET"
                     && succeeded(other.ex)
                     && trials.contains(&other.trial)
@@ -371,8 +385,7 @@ const STEADY_JQ: &str = r#"walk(if type == "object" then with_entries(select(.ke
 /// finding of no request).
 fn of_finding(
     f: &FailureOut,
-    pool: &BTreeMap<u64, Sent<'_>>,
-    contract: &Contract,
+    pool: &Pool<'_>,
     base: &str,
     receiver: Option<&str>,
 ) -> Option<Reproduction> {
@@ -385,13 +398,13 @@ fn of_finding(
         (None, Some(cause)) if deliveries => cause,
         _ => return None,
     };
-    let (mut taken, mut bound) = chain(pool, contract, last);
+    let (mut taken, mut bound) = chain(pool, last);
     let mut secret = None;
     if deliveries {
         // The webhook the deliveries came to: the trial's last create before them that names
         // the run's receiver, with what it needs.
         let receiver = receiver?;
-        let trial = pool.get(&last)?.trial;
+        let trial = pool.sent.get(&last)?.trial;
         // The finding names the trial's path the deliveries were awaited at (`{{webhook_url}}`
         // and a sub-path); the webhook created with that URL is the one.
         let sub = f
@@ -400,7 +413,7 @@ fn of_finding(
             .map(|(_, rest)| rest.split([' ', ',']).next().unwrap_or_default())
             .unwrap_or_default();
         let url_end = format!("/{trial}{sub}\"");
-        let (hook, _) = pool.range(..=last).rev().find(|(_, s)| {
+        let (hook, _) = pool.sent.range(..=last).rev().find(|(_, s)| {
             s.trial == trial
                 && s.ex.method == "POST"
                 && s.ex
@@ -408,12 +421,12 @@ fn of_finding(
                     .as_deref()
                     .is_some_and(|b| b.contains(receiver) && b.contains(&url_end))
         })?;
-        let (more, also) = chain(pool, contract, *hook);
+        let (more, also) = chain(pool, *hook);
         taken.extend(more);
         for (v, b) in also {
             bound.entry(v).or_insert(b);
         }
-        let created = answer(pool.get(hook)?.ex)?;
+        let created = answer(pool.sent.get(hook)?.ex)?;
         let mut place = None;
         strings(&created, &mut Vec::new(), &mut |at, s| {
             if place.is_none() && s.starts_with("whsec_") {
@@ -425,7 +438,7 @@ fn of_finding(
     let mut lines = Vec::new();
     for (n, seq) in taken.iter().enumerate() {
         let n = n + 1;
-        let s = pool.get(seq)?;
+        let s = pool.sent.get(seq)?;
         let vars = variables(&bound, *seq, receiver.filter(|_| deliveries));
         let line = curl(s.ex, base, &vars, *seq == last && !deliveries);
         let gives: Vec<&Bound> = bound.values().filter(|b| b.from == *seq).collect();
@@ -452,9 +465,9 @@ fn of_finding(
         }
         lines.push(reads.join("; "));
     }
-    let (check, shows) = check_of(f, pool.get(&last)?.ex, deliveries);
+    let (check, shows) = check_of(f, pool.sent.get(&last)?.ex, deliveries);
     Some(Reproduction {
-        trial: pool.get(&last)?.trial.to_string(),
+        trial: pool.sent.get(&last)?.trial.to_string(),
         lines,
         shows,
         check,
@@ -530,9 +543,9 @@ fn check_of(f: &FailureOut, last: &Exchange, deliveries: bool) -> (Check, String
                 })
                 .collect();
             let value = serde_json::to_string(&steady(value)).unwrap_or_default();
+            // Cut only once redacted (in `attach`): a secret the target echoed goes whole.
             let words = format!(
-                "the answer's {p} is {}, as in the run (expected {})",
-                super::defects::cut(&value, 80),
+                "the answer's {p} is {value}, as in the run (expected {})",
                 f.expected
             );
             (
@@ -564,7 +577,7 @@ pub(crate) struct Run<'a> {
 /// Gives each defect its reproduction: the shortest run of requests that shows it, from its
 /// representative finding or another of the same check.
 pub(crate) fn attach(defects: &mut [Defect], run: &Run<'_>, redactor: &Redactor) {
-    let pool = pool(run.results);
+    let pool = pool(run.results, run.contract);
     let base = run.base.trim_end_matches('/');
     for d in defects.iter_mut() {
         let Some(example) = d.example.finding.as_ref() else {
@@ -578,7 +591,7 @@ pub(crate) fn attach(defects: &mut [Defect], run: &Run<'_>, redactor: &Redactor)
             .take(CANDIDATES);
         let mut best: Option<Reproduction> = None;
         for f in std::iter::once(example).chain(others) {
-            if let Some(r) = of_finding(f, &pool, run.contract, base, run.receiver) {
+            if let Some(r) = of_finding(f, &pool, base, run.receiver) {
                 if best.as_ref().is_none_or(|b| r.lines.len() < b.lines.len()) {
                     best = Some(r);
                 }
@@ -586,7 +599,7 @@ pub(crate) fn attach(defects: &mut [Defect], run: &Run<'_>, redactor: &Redactor)
         }
         d.reproduction = best.map(|mut r| {
             r.lines = r.lines.iter().map(|l| redactor.redact(l)).collect();
-            r.shows = redactor.redact(&r.shows);
+            r.shows = super::defects::cut(&redactor.redact(&r.shows), 240);
             if let Check::Json { value, .. } | Check::Header { value, .. } = &mut r.check {
                 *value = redactor.redact(value);
             }
