@@ -202,6 +202,7 @@ fn every_fixture_the_code_reads_has_its_row_with_what_the_suite_relies_on() {
     )
     .expect("regex");
     let template = regex::Regex::new(r"\{\{([a-z][a-z0-9_]*)\}\}").expect("regex");
+    let key_literal = regex::Regex::new(r#""([a-z_]+_api_key)""#).expect("regex");
     let known: BTreeSet<&str> = conformance_contract::profile::KNOWN_FIXTURES
         .iter()
         .map(|(n, _)| *n)
