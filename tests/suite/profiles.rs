@@ -208,7 +208,6 @@ fn every_fixture_the_code_reads_has_its_row_with_what_the_suite_relies_on() {
         .map(|(n, _)| *n)
         .collect();
     let mut read_names: BTreeSet<(String, String)> = BTreeSet::new();
-    let key_literal = regex::Regex::new(r#""([a-z_]+_api_key)""#).expect("regex");
     for file in sources::rust_files("crates/suite/src") {
         let text = sources::read(&file);
         for c in read.captures_iter(&text) {
