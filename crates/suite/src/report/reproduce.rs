@@ -2,8 +2,9 @@
 //! shell lines (curl, with `jq` to carry a value of an answer into a later request), and how a
 //! script tells that the last answer shows the defect again.
 //!
-//! The run starts from the request of the defect's representative finding (for a finding on
-//! deliveries, the request the trial sent last before them) and takes, for each value of its
+//! The run starts from the request of a finding of the defect (for a finding on deliveries, the
+//! request the trial sent last before them, and the webhook they came to): its representative's,
+//! or another of the same check whose run is shorter. It takes, for each value of its
 //! path, query and body that an earlier answer gave (an id a create answered, a page token), the
 //! request that gave it, then the changes the trial made to that resource between them (a
 //! complete, a delete); and so on for those. A value no answer gave (a fixture of the profile, a
