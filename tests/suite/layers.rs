@@ -897,3 +897,39 @@ fn the_scan_finds_imports_however_they_are_written() {
         ]
     );
 }
+
+/// The embedded reference never reads the operation table (`x-effect`, `x-resources`): it stays
+/// a second, independent reading of the contract, so that the self-test compares two readings
+/// (the suite's model and the reference's handlers) rather than one reading with itself.
+#[test]
+fn the_reference_does_not_read_the_operation_table() {
+    let mut reads = Vec::new();
+    for file in sources::rust_files("crates/reference/src") {
+        let text = sources::read(&file);
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if [
+                "operations::",
+                ".effect",
+                ".resources",
+                "x-effect",
+                "x-resources",
+            ]
+            .iter()
+            .any(|w| code.contains(w))
+            {
+                reads.push(format!(
+                    "{}:{}: {}",
+                    sources::shown(&file),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        reads.is_empty(),
+        "the reference reads the operation table:\n{}",
+        reads.join("\n")
+    );
+}

@@ -4,6 +4,7 @@
 
 mod clauses;
 mod codes;
+pub mod operations;
 pub mod profile;
 mod routes;
 pub mod yaml;
@@ -124,6 +125,8 @@ pub struct Contract {
     pub webhook_titles: WebhookTitles,
     /// The E.164 phone number format (`components/schemas/E164`).
     pub e164: E164,
+    /// The kinds of resource the operations act on (`x-resources`), by name.
+    pub resources: std::collections::BTreeMap<String, operations::Resource>,
     validators: HashMap<String, jsonschema::Validator>,
     /// `/components/schemas` of the route table, to read what a schema keyword's node states.
     components: Value,
@@ -152,7 +155,9 @@ impl Contract {
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
         let e164 = E164::from_openapi(&doc)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
-        let routes = routes::from_openapi(&doc, &clauses)
+        let resources = operations::resources(&doc)
+            .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
+        let routes = routes::from_openapi(&doc, &clauses, &resources)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
         let components = doc
             .pointer("/components/schemas")
@@ -202,6 +207,7 @@ impl Contract {
         }
         Ok(Contract {
             routes,
+            resources,
             clauses,
             codes,
             webhook_titles,

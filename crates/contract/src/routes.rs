@@ -161,7 +161,10 @@ pub struct Route {
     pub request_schema: Option<Value>,
     /// `x-example`: a valid request that boundary properties vary one field at a time.
     pub example: Option<Value>,
-    /// `x-sends`: the operation sends a message (generated trials on it run alone).
+    /// `x-effect`: what the operation does (the operation table, `crate::operations`).
+    pub effect: crate::operations::Effect,
+    /// The operation sends a message (`callers: [live-subscription]` of its effect): generated
+    /// trials on it run alone.
     pub sends: bool,
     segments: Vec<Segment>,
 }
@@ -233,7 +236,11 @@ fn schema_name(v: &Value) -> Option<String> {
 }
 
 /// Reads every operation of `paths`. Errors carry the JSON Pointer of the problem.
-pub(crate) fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>, Problem> {
+pub(crate) fn from_openapi(
+    doc: &Value,
+    clauses: &Clauses,
+    resources: &std::collections::BTreeMap<String, crate::operations::Resource>,
+) -> Result<Vec<Route>, Problem> {
     let mut routes = Vec::new();
     let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
         return Err(("/paths".into(), "the route table has no paths".into()));
@@ -358,6 +365,14 @@ pub(crate) fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>,
                     clause,
                 });
             }
+            let path_params: Vec<&str> = params
+                .iter()
+                .filter(|p| matches!(p.location, ParamIn::Path))
+                .map(|p| p.name.as_str())
+                .collect();
+            let effect = crate::operations::effect(op, &op_at, resources, &path_params, &|c| {
+                check_clause(clauses, c, &op_at).is_ok()
+            })?;
             routes.push(Route {
                 method: method.to_uppercase(),
                 template: template.clone(),
@@ -378,7 +393,8 @@ pub(crate) fn from_openapi(doc: &Value, clauses: &Clauses) -> Result<Vec<Route>,
                     .transpose()
                     .map_err(|e| (op_at.clone(), e.to_string()))?,
                 example: op.get("x-example").cloned(),
-                sends: op.get("x-sends").and_then(Value::as_bool).unwrap_or(false),
+                sends: effect.sends(),
+                effect,
                 segments: segments.clone(),
             });
         }

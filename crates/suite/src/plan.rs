@@ -260,7 +260,7 @@ pub(crate) fn touched(case: &Case, contract: &Contract) -> BTreeMap<State, bool>
             continue;
         };
         for s in State::ALL {
-            if s.touched_by(method, &route.template) {
+            if s.touched_by(route) {
                 let reads = out.entry(s).or_insert(false);
                 *reads |= method.eq_ignore_ascii_case("GET");
             }
@@ -347,7 +347,7 @@ fn holds(case: &Case, contract: &Contract) -> BTreeMap<State, u32> {
             continue;
         };
         for s in State::ALL {
-            if s.added_by(method, &route.template) {
+            if s.added_by(route) {
                 *out.entry(s).or_insert(0) += 1;
             }
         }

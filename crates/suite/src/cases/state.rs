@@ -36,65 +36,6 @@ pub enum Hold {
     Change,
 }
 
-/// Routes (method, path template of the route table) that create or delete webhooks, or count
-/// them.
-const WEBHOOK_COUNT: &[(&str, &str)] = &[
-    ("POST", "/webhooks"),
-    ("DELETE", "/webhooks/{webhookId}"),
-    ("GET", "/webhooks"),
-    // Legacy webhooks may count towards the same limit: the contract does not say they do not.
-    ("POST", "/v1/webhooks/{kind}"),
-];
-
-/// Routes that open or close a task, or list the tasks.
-const OPEN_TASK_COUNT: &[(&str, &str)] = &[
-    ("POST", "/v1/tasks"),
-    ("DELETE", "/v1/tasks/{taskId}"),
-    ("POST", "/v1/tasks/{taskId}/complete"),
-    ("POST", "/v1/tasks/{taskId}/reopen"),
-    ("GET", "/v1/tasks"),
-];
-
-/// Routes that add a task to the list, remove one, change one (the order of the list is not
-/// stated, so any change may move a task between pages), or list them.
-const TASK_LIST: &[(&str, &str)] = &[
-    ("POST", "/v1/tasks"),
-    ("DELETE", "/v1/tasks/{taskId}"),
-    ("PUT", "/v1/tasks/{taskId}"),
-    ("POST", "/v1/tasks/{taskId}/complete"),
-    ("POST", "/v1/tasks/{taskId}/reopen"),
-    ("POST", "/v1/tasks/{taskId}/assign"),
-    ("POST", "/v1/tasks/{taskId}/unassign"),
-    ("POST", "/v1/tasks/{taskId}/change-due-date"),
-    ("POST", "/v1/tasks/{taskId}/remove-due-date"),
-    ("POST", "/v1/tasks/{taskId}/link-conversation"),
-    ("POST", "/v1/tasks/{taskId}/unlink-conversation"),
-    ("GET", "/v1/tasks"),
-];
-
-/// Routes that add a message, or list messages (newest first, filtered by status, sender, ...).
-const MESSAGES: &[(&str, &str)] = &[
-    ("POST", "/v1/messages"),
-    ("GET", "/v1/messages"),
-    ("GET", "/messages"),
-];
-
-/// Routes that move a conversation (a message sent in it, its inbox state), or list them.
-const CONVERSATIONS: &[(&str, &str)] = &[
-    ("POST", "/v1/messages"),
-    ("GET", "/v1/conversations"),
-    ("GET", "/conversations"),
-    ("POST", "/v1/conversations/{conversationId}/mark-as-done"),
-    ("POST", "/v1/conversations/{conversationId}/mark-as-open"),
-    ("POST", "/v1/conversations/{conversationId}/mark-as-read"),
-    ("POST", "/conversations/{conversationId}/mark-as-done"),
-    ("POST", "/conversations/{conversationId}/mark-as-open"),
-    ("POST", "/conversations/{conversationId}/mark-as-read"),
-];
-
-/// Routes that make a webhook, which may then receive the workspace's inbound messages.
-const INBOUND_MESSAGES: &[(&str, &str)] = &[("POST", "/webhooks"), ("POST", "/v1/webhooks/{kind}")];
-
 impl State {
     /// Every state.
     pub(crate) const ALL: [State; 6] = [
@@ -118,44 +59,18 @@ impl State {
         }
     }
 
-    /// The routes through which a request changes this state or reads it whole: a case that
-    /// sends one of them waits while a case that needs the state runs.
-    pub fn routes(self) -> &'static [(&'static str, &'static str)] {
-        match self {
-            State::WebhookCount => WEBHOOK_COUNT,
-            State::OpenTaskCount => OPEN_TASK_COUNT,
-            State::TaskList => TASK_LIST,
-            State::Messages => MESSAGES,
-            State::Conversations => CONVERSATIONS,
-            State::InboundMessages => INBOUND_MESSAGES,
-        }
+    /// Whether a request of `route` touches this state: changes it or reads it whole (the
+    /// operation table's `touches`), so that a case that sends one waits while a case that
+    /// needs the state runs.
+    pub(crate) fn touched_by(self, route: &conformance_contract::Route) -> bool {
+        route.effect.touches.iter().any(|t| t == self.name())
     }
 
-    /// The most the workspace holds of a counted state, and the routes that add one: the
-    /// webhooks of a workspace (50, Limits), its open tasks (the profile's `open_task_limit`).
-    /// Trials that each hold a few must not together reach the limit.
-    pub fn counted(self) -> Option<&'static [(&'static str, &'static str)]> {
-        match self {
-            State::WebhookCount => Some(&[("POST", "/webhooks"), ("POST", "/v1/webhooks/{kind}")]),
-            State::OpenTaskCount => Some(&[("POST", "/v1/tasks")]),
-            _ => None,
-        }
-    }
-
-    /// Whether a request of `method` on the route `template` adds one to this counted state.
-    pub(crate) fn added_by(self, method: &str, template: &str) -> bool {
-        self.counted().is_some_and(|routes| {
-            routes
-                .iter()
-                .any(|(m, t)| m.eq_ignore_ascii_case(method) && *t == template)
-        })
-    }
-
-    /// Whether a request of `method` on the route `template` touches this state.
-    pub(crate) fn touched_by(self, method: &str, template: &str) -> bool {
-        self.routes()
-            .iter()
-            .any(|(m, t)| m.eq_ignore_ascii_case(method) && *t == template)
+    /// Whether a request of `route` adds one to this counted state (the operation table's
+    /// `adds`): the webhooks of a workspace (50, Limits), its open tasks (the profile's
+    /// `open_task_limit`). Trials that each hold a few must not together reach the limit.
+    pub(crate) fn added_by(self, route: &conformance_contract::Route) -> bool {
+        route.effect.adds.iter().any(|t| t == self.name())
     }
 }
 
@@ -185,21 +100,28 @@ mod tests {
         }
     }
 
-    /// Every route a state names is a route of the contract, so no state silently touches
-    /// nothing.
+    /// Every state the operation table names is a state of the suite, so no operation touches
+    /// a state nobody holds; and every state is touched by some operation.
     #[test]
-    fn every_route_of_a_state_is_in_the_route_table() {
+    fn the_operation_table_names_only_states_of_the_suite() {
         let contract = conformance_contract::Contract::embedded().expect("contract");
-        for s in State::ALL {
-            for (method, template) in s.routes() {
-                let route = contract.route(method, template);
-                assert_eq!(
-                    route.map(|r| r.template.as_str()),
-                    Some(*template),
-                    "{}: {method} {template}",
-                    s.name()
+        let names: Vec<&str> = State::ALL.iter().map(|s| s.name()).collect();
+        for r in &contract.routes {
+            for t in r.effect.touches.iter().chain(&r.effect.adds) {
+                assert!(
+                    names.contains(&t.as_str()),
+                    "{} {}: {t}",
+                    r.method,
+                    r.template
                 );
             }
+        }
+        for s in State::ALL {
+            assert!(
+                contract.routes.iter().any(|r| s.touched_by(r)),
+                "no operation touches {}",
+                s.name()
+            );
         }
     }
 }

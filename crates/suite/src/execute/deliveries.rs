@@ -34,7 +34,8 @@ use serde_json::Value;
 use crate::client::Exchange;
 use crate::results::Finding;
 use crate::webhooks::{Delivery, Receiver};
-use conformance_contract::Contract;
+use conformance_contract::operations::Does;
+use conformance_contract::{Contract, Route};
 
 const SUBSCRIBED: &str = "Resources > Webhook > events";
 const DELETED: &str = "Header-versioned API > webhook management";
@@ -56,12 +57,9 @@ enum Hook {
     Unknown,
 }
 
-/// Which resource an event names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Of {
-    Task,
-    Contact,
-}
+/// Where an event's resource holds its id (`/taskId` for a task, `/id` for a contact): the
+/// kind's, from the operation table.
+type Of = String;
 
 /// What the model predicts for one webhook, event and resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,50 +96,36 @@ fn strings(v: Option<&Value>) -> Option<BTreeSet<String>> {
         .collect()
 }
 
-/// The event an accepted request fires, the resource it names, and whether the event table
-/// names it for this change without condition (the sequence sends these transitions only where
-/// they change something).
-fn event_of(
-    template: &str,
-    method: &str,
-    ex: &Exchange,
-) -> Option<(&'static str, Of, String, bool)> {
-    let segments: Vec<&str> = ex.path.trim_matches('/').split('/').collect();
-    let task = || segments.get(2).map(|s| s.to_string());
-    let answered = |field: &str| -> Option<String> {
-        match json_of(ex)?.pointer(&format!("/data/{field}"))? {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
+/// The events an accepted request fires, as the operation table states them (`x-effect.fires`):
+/// each with the kind and id of the resource it names (the one the request created, or the one
+/// its path names), and whether the table ties the event to the change without condition.
+fn fired_by(contract: &Contract, route: &Route, ex: &Exchange) -> Vec<(String, Of, String, bool)> {
+    let effect = &route.effect;
+    let Some(resource) = contract.resources.get(&effect.on) else {
+        return Vec::new();
     };
-    Some(match (method, template) {
-        ("POST", "/v1/tasks") => ("task.created", Of::Task, answered("taskId")?, true),
-        ("PUT", "/v1/tasks/{taskId}") => ("task.updated", Of::Task, task()?, false),
-        ("DELETE", "/v1/tasks/{taskId}") => ("task.deleted", Of::Task, task()?, true),
-        ("POST", t) if t.starts_with("/v1/tasks/{taskId}/") => {
-            let (event, certain) = match t.rsplit('/').next()? {
-                "complete" => ("task.completed", true),
-                "reopen" => ("task.reopened", true),
-                "assign" => ("task.assigned", true),
-                "unassign" => ("task.unassigned", true),
-                "change-due-date" => ("task.duedate.updated", false),
-                "remove-due-date" => ("task.duedate.removed", false),
-                "link-conversation" => ("task.linked", false),
-                "unlink-conversation" => ("task.unlinked", false),
-                _ => return None,
-            };
-            (event, Of::Task, task()?, certain)
-        }
-        ("POST", "/v1/contacts") => ("contact.updated", Of::Contact, answered("id")?, true),
-        ("PATCH", "/v1/contacts/{id}") => (
-            "contact.updated",
-            Of::Contact,
-            segments.get(2)?.to_string(),
-            false,
-        ),
-        _ => return None,
-    })
+    let id = if effect.does == Does::Create {
+        json_of(ex)
+            .and_then(|j| j.get("data"))
+            .and_then(|d| resource.id_of(d))
+    } else {
+        effect.id.as_deref().and_then(|name| {
+            let t: Vec<&str> = route.template.trim_matches('/').split('/').collect();
+            let p: Vec<&str> = ex.path.trim_matches('/').split('/').collect();
+            t.iter()
+                .zip(&p)
+                .find(|(t, _)| **t == format!("{{{name}}}"))
+                .map(|(_, p)| p.to_string())
+        })
+    };
+    let Some(id) = id else {
+        return Vec::new();
+    };
+    effect
+        .fires
+        .iter()
+        .map(|f| (f.event.clone(), resource.id.clone(), id.clone(), f.sure))
+        .collect()
 }
 
 /// Follows the sequence's exchanges (in the order answered) and predicts the deliveries of the
@@ -220,35 +204,36 @@ pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange
                 };
             }
             _ if accepted => {
-                let Some((event, of, resource, certain)) = event_of(template, &method, ex) else {
-                    continue;
-                };
-                for (sub, hook) in hooks.values() {
-                    let verdict = match hook {
-                        Hook::Live { events, .. } if !events.contains(event) => {
-                            Verdict::MustNot(SUBSCRIBED)
-                        }
-                        Hook::Live { everywhere, .. } if *everywhere && certain => Verdict::Must(1),
-                        Hook::Deleted => Verdict::MustNot(DELETED),
-                        _ => Verdict::Open,
-                    };
-                    let key = (sub.clone(), event.to_string(), of, resource.clone());
-                    // Each change that must reach the webhook adds one event it must receive;
-                    // once one must, what others must not deliver is no longer told apart.
-                    let merged = match (verdicts.get(&key).map(|(v, _)| *v), verdict) {
-                        (None, v) => v,
-                        (Some(Verdict::Must(n)), Verdict::Must(m)) => Verdict::Must(n + m),
-                        (Some(Verdict::Must(n)), _) | (Some(_), Verdict::Must(n)) => {
-                            Verdict::Must(n)
-                        }
-                        (Some(Verdict::MustNot(c)), Verdict::MustNot(_)) => Verdict::MustNot(c),
-                        (Some(_), _) => Verdict::Open,
-                    };
-                    let cause = match verdicts.get(&key) {
-                        Some((old, cause)) if *old == merged => cause.clone(),
-                        _ => ex.clone(),
-                    };
-                    verdicts.insert(key, (merged, cause));
+                for (event, of, resource, certain) in fired_by(contract, route, ex) {
+                    for (sub, hook) in hooks.values() {
+                        let verdict = match hook {
+                            Hook::Live { events, .. } if !events.contains(&event) => {
+                                Verdict::MustNot(SUBSCRIBED)
+                            }
+                            Hook::Live { everywhere, .. } if *everywhere && certain => {
+                                Verdict::Must(1)
+                            }
+                            Hook::Deleted => Verdict::MustNot(DELETED),
+                            _ => Verdict::Open,
+                        };
+                        let key = (sub.clone(), event.to_string(), of.clone(), resource.clone());
+                        // Each change that must reach the webhook adds one event it must receive;
+                        // once one must, what others must not deliver is no longer told apart.
+                        let merged = match (verdicts.get(&key).map(|(v, _)| *v), verdict) {
+                            (None, v) => v,
+                            (Some(Verdict::Must(n)), Verdict::Must(m)) => Verdict::Must(n + m),
+                            (Some(Verdict::Must(n)), _) | (Some(_), Verdict::Must(n)) => {
+                                Verdict::Must(n)
+                            }
+                            (Some(Verdict::MustNot(c)), Verdict::MustNot(_)) => Verdict::MustNot(c),
+                            (Some(_), _) => Verdict::Open,
+                        };
+                        let cause = match verdicts.get(&key) {
+                            Some((old, cause)) if *old == merged => cause.clone(),
+                            _ => ex.clone(),
+                        };
+                        verdicts.insert(key, (merged, cause));
+                    }
                 }
             }
             _ => {}
@@ -278,19 +263,15 @@ pub(super) fn predict(contract: &Contract, base: &str, exchanges: &[Arc<Exchange
     }
 }
 
-fn resource_of(payload: &Value, of: Of) -> Option<String> {
-    let field = match of {
-        Of::Task => "taskId",
-        Of::Contact => "id",
-    };
-    match payload.pointer(&format!("/data/resource/{field}"))? {
+fn resource_of(payload: &Value, of: &str) -> Option<String> {
+    match payload.pointer(&format!("/data/resource{of}"))? {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
 }
 
-fn is_of(d: &Delivery, event: &str, of: Of, resource: &str) -> bool {
+fn is_of(d: &Delivery, event: &str, of: &str, resource: &str) -> bool {
     d.json().is_some_and(|p| {
         p.get("type").and_then(Value::as_str) == Some(event)
             && resource_of(p, of).as_deref() == Some(resource)
@@ -299,7 +280,7 @@ fn is_of(d: &Delivery, event: &str, of: Of, resource: &str) -> bool {
 
 /// How many events of `event` for `resource` came: distinct `webhook-id`s (a retry repeats
 /// its delivery's), else distinct payloads.
-fn events_of(ds: &[Delivery], event: &str, of: Of, resource: &str) -> usize {
+fn events_of(ds: &[Delivery], event: &str, of: &str, resource: &str) -> usize {
     ds.iter()
         .filter(|d| is_of(d, event, of, resource))
         .map(|d| match d.header("webhook-id") {
@@ -339,7 +320,7 @@ impl Predictions {
                 .verdicts
                 .iter()
                 .any(|((sub, event, of, resource), (v, _))| {
-                    matches!(v, Verdict::Must(n) if events_of(&seen[sub.as_str()], event, *of, resource) < *n)
+                    matches!(v, Verdict::Must(n) if events_of(&seen[sub.as_str()], event, of, resource) < *n)
                 });
             if !waiting || start.elapsed() >= bound {
                 break;
@@ -353,12 +334,12 @@ impl Predictions {
         for ((sub, event, of, resource), (verdict, cause)) in &self.verdicts {
             let came: Vec<Delivery> = seen[sub.as_str()]
                 .iter()
-                .filter(|d| is_of(d, event, *of, resource))
+                .filter(|d| is_of(d, event, of, resource))
                 .cloned()
                 .collect();
             let webhook = self.hooks.get(sub).map_or("?", String::as_str);
             match verdict {
-                Verdict::Must(n) if events_of(&came, event, *of, resource) < *n => found.push((
+                Verdict::Must(n) if events_of(&came, event, of, resource) < *n => found.push((
                     Finding::new(
                         TABLE,
                         "model: deliveries",
@@ -368,7 +349,7 @@ impl Predictions {
                         ),
                         format!(
                             "{} after {:.1} s",
-                            events_of(&came, event, *of, resource),
+                            events_of(&came, event, of, resource),
                             start.elapsed().as_secs_f64()
                         ),
                     ),
@@ -410,7 +391,7 @@ impl Predictions {
                 let key = self.verdicts.keys().find(|(s, event, of, resource)| {
                     s == sub
                         && p.get("type").and_then(Value::as_str) == Some(event)
-                        && resource_of(p, *of).as_deref() == Some(resource)
+                        && resource_of(p, of).as_deref() == Some(resource)
                 });
                 if let (Some(key), Some(payload_id)) = (key, p.get("id").and_then(Value::as_str)) {
                     all.push((
@@ -436,7 +417,7 @@ impl Predictions {
                         .insert(id.clone(), (payload_id.clone(), resource.clone()));
                 } else if matches!(
                     self.verdicts
-                        .get(&(sub.clone(), event.clone(), *of, resource.clone())),
+                        .get(&(sub.clone(), event.clone(), of.clone(), resource.clone())),
                     Some((Verdict::MustNot(SUBSCRIBED), _))
                 ) {
                     history.foreign.insert(id.clone(), event.clone());

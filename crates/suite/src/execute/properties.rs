@@ -53,9 +53,7 @@ fn adds_to_counted(exec: &Executor, base: &Outgoing) -> bool {
     let Some(route) = exec.contract.route(&base.method, &base.path) else {
         return true;
     };
-    crate::cases::State::ALL
-        .iter()
-        .any(|s| s.added_by(&base.method, &route.template))
+    crate::cases::State::ALL.iter().any(|s| s.added_by(route))
 }
 
 /// The request with `value` put at the target.

@@ -37,10 +37,7 @@ pub(super) fn observe(contract: &Contract, ex: &Exchange) {
     let Some(route) = contract.route("POST", path) else {
         return;
     };
-    if !State::ALL
-        .iter()
-        .any(|s| s.added_by("POST", &route.template))
-    {
+    if !State::ALL.iter().any(|s| s.added_by(route)) {
         return;
     }
     let Some(id) = resp

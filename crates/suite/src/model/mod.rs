@@ -25,7 +25,7 @@ pub(crate) mod filters;
 mod resources;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -35,7 +35,7 @@ use crate::results::Finding;
 use conformance_contract::Contract;
 
 pub(crate) use resources::Kind;
-use resources::{Op, Tracked};
+use resources::{Op, Shown, Tracked};
 
 tokio::task_local! {
     /// The findings of the model on the exchanges of the trial running in this task.
@@ -82,12 +82,11 @@ struct State {
     clock: u64,
     resources: HashMap<(Kind, String), Tracked>,
     /// The fields the target has shown non-null on some resource of a kind.
-    shown: HashSet<(Kind, &'static str)>,
+    shown: Shown,
 }
 
 /// What [`Model::before`] learned of a request, handed to [`Model::after`] with its answer.
 pub(crate) struct Ticket {
-    op: Option<Op>,
     clock: u64,
 }
 
@@ -110,7 +109,7 @@ impl Model {
         state.clock += 1;
         let clock = state.clock;
         if let Some(Op::Change { kind, id, .. }) = &op {
-            if let Some(t) = state.resources.get_mut(&(*kind, id.clone())) {
+            if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone())) {
                 // Two changes in flight at once (trials sharing a resource): the order the
                 // target applied them in is not known, so neither is the resource.
                 if t.pending > 0 {
@@ -120,12 +119,14 @@ impl Model {
                 t.changed = clock;
             }
         }
-        Ticket { op, clock }
+        Ticket { clock }
     }
 
     /// Called with the answer: applies what an accepted change did, judges what a read showed,
     /// and runs the list rules; the findings go to the trial that sent it.
     pub(crate) fn after(&self, ticket: Ticket, out: &Outgoing, ex: &Exchange) {
+        let contract = &*self.contract;
+        let op = resources::classify(contract, out);
         let mut found = Vec::new();
         let accepted = ex
             .outcome
@@ -134,26 +135,32 @@ impl Model {
             .filter(|r| (200..300).contains(&r.status))
             .and_then(|r| r.json.as_ref())
             .and_then(|j| j.as_ref().ok());
-        if let (Some(body), Some(route)) = (accepted, self.contract.route(&ex.method, &ex.path)) {
-            found.extend(filters::check(&route.template, out, body));
+        if let (Some(body), Some(route)) = (accepted, contract.route(&ex.method, &ex.path)) {
+            found.extend(filters::check(route, out, body));
         }
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
-        match ticket.op {
-            Some(Op::Create { kind, request }) => {
+        match op {
+            Some(Op::Create {
+                kind,
+                route,
+                request,
+            }) => {
+                let resource = &contract.resources[&kind];
                 if let Ok(resp) = &ex.outcome {
                     if (200..300).contains(&resp.status) {
                         if let Some(Ok(body)) = &resp.json {
-                            if let Some(id) = kind.id_in(body) {
-                                let mut t = Tracked::created(kind, &request);
+                            if let Some(id) = body.get("data").and_then(|d| resource.id_of(d)) {
+                                let mut t = Tracked::created(&kind, route, resource, &request);
                                 t.changed = now;
                                 // The answer of a create is stated to be the resource for
                                 // contacts only (201 `{data: Contact}`); the others' answers
                                 // are not shown (READINGS 2.3) and say nothing here.
-                                if kind.create_answers_resource() && primary(out) {
-                                    state.remember_shown(kind, body.get("data"));
+                                if resource.create_answers && primary(out) {
+                                    state.remember_shown(resource, body.get("data"));
                                     found.extend(t.judge(
+                                        resource,
                                         body.get("data").unwrap_or(&Value::Null),
                                         &state.shown,
                                         "/data",
@@ -165,14 +172,19 @@ impl Model {
                     }
                 }
             }
-            Some(Op::Change { kind, id, change }) => {
-                let key = (kind, id);
+            Some(Op::Change {
+                kind,
+                id,
+                route,
+                request,
+            }) => {
+                let resource = &contract.resources[&kind];
                 let status = ex.outcome.as_ref().map(|r| r.status).ok();
-                if let Some(t) = state.resources.get_mut(&key) {
+                if let Some(t) = state.resources.get_mut(&(kind, id)) {
                     t.pending = t.pending.saturating_sub(1);
                     t.changed = now;
                     match status {
-                        Some(s) if (200..300).contains(&s) => t.apply(&change),
+                        Some(s) if (200..300).contains(&s) => t.apply(route, resource, &request),
                         // A refusal changes nothing (Errors > Rules; READINGS 2.4).
                         Some(s) if (400..500).contains(&s) => {}
                         _ => t.unknown = true,
@@ -182,8 +194,9 @@ impl Model {
             Some(Op::Read { kind, id }) if primary(out) => {
                 if let Ok(resp) = &ex.outcome {
                     let body = resp.json.as_ref().and_then(|j| j.as_ref().ok());
+                    let resource = &contract.resources[&kind];
                     found.extend(state.judge_read(
-                        kind,
+                        resource,
                         id.as_deref(),
                         resp.status,
                         body,
@@ -194,7 +207,8 @@ impl Model {
             Some(Op::Read { .. }) => {}
             Some(Op::Other { kind, id }) => {
                 // A request the model cannot interpret (a route of the reference's own, a
-                // transition it does not know) may have changed the resource.
+                // transition whose effect the table does not state) may have changed the
+                // resource.
                 if let Some(t) = state.resources.get_mut(&(kind, id)) {
                     t.unknown = true;
                 }
@@ -212,13 +226,18 @@ fn primary(out: &Outgoing) -> bool {
 }
 
 impl State {
-    fn remember_shown(&mut self, kind: Kind, item: Option<&Value>) {
+    fn remember_shown(
+        &mut self,
+        resource: &conformance_contract::operations::Resource,
+        item: Option<&Value>,
+    ) {
         let Some(item) = item else {
             return;
         };
-        for field in kind.judged_fields() {
-            if item.pointer(field).is_some_and(|v| !v.is_null()) {
-                self.shown.insert((kind, field));
+        for field in &resource.fields {
+            if item.pointer(&field.pointer).is_some_and(|v| !v.is_null()) {
+                self.shown
+                    .insert((resource.name.clone(), field.pointer.clone()));
             }
         }
     }
@@ -226,7 +245,7 @@ impl State {
     /// Judges a read's answer: the one resource of a GET by id, or every tracked item of a list.
     fn judge_read(
         &mut self,
-        kind: Kind,
+        resource: &conformance_contract::operations::Resource,
         id: Option<&str>,
         status: u16,
         body: Option<&Value>,
@@ -234,15 +253,16 @@ impl State {
     ) -> Vec<Finding> {
         let mut found = Vec::new();
         let settled = |t: &Tracked| t.pending == 0 && t.changed < sent && !t.unknown;
+        let kind = resource.name.clone();
         match id {
             Some(id) => {
                 let key = (kind, id.to_string());
                 if (200..300).contains(&status) {
                     let data = body.and_then(|b| b.get("data"));
-                    self.remember_shown(kind, data);
+                    self.remember_shown(resource, data);
                     if let (Some(t), Some(data)) = (self.resources.get_mut(&key), data) {
                         if settled(t) {
-                            found.extend(t.judge(data, &self.shown, "/data"));
+                            found.extend(t.judge(resource, data, &self.shown, "/data"));
                         }
                     }
                 }
@@ -255,15 +275,20 @@ impl State {
                     return found;
                 };
                 for item in items {
-                    self.remember_shown(kind, Some(item));
+                    self.remember_shown(resource, Some(item));
                 }
                 for (i, item) in items.iter().enumerate() {
-                    let Some(item_id) = kind.item_id(item) else {
+                    let Some(item_id) = resource.id_of(item) else {
                         continue;
                     };
-                    if let Some(t) = self.resources.get_mut(&(kind, item_id)) {
+                    if let Some(t) = self.resources.get_mut(&(kind.clone(), item_id)) {
                         if settled(t) {
-                            found.extend(t.judge_listed(item, &self.shown, &format!("/data/{i}")));
+                            found.extend(t.judge(
+                                resource,
+                                item,
+                                &self.shown,
+                                &format!("/data/{i}"),
+                            ));
                         }
                     }
                 }

@@ -1,5 +1,7 @@
 //! The resources the model tracks: which requests create, change and read them, what an accepted
-//! change does to them (as the contract states it), and how a read of one is judged.
+//! change does to them, and how a read of one is judged. All of it is the operation table's
+//! (`x-effect` and `x-resources` of the route table, `conformance_contract::operations`): this
+//! file only follows what the table states, field by field.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -9,98 +11,27 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::client::Outgoing;
 use crate::results::Finding;
-use conformance_contract::Contract;
+use conformance_contract::operations::{Absent, Does, Effect, Resource, Set, Shape};
+use conformance_contract::{Contract, Route};
 
-/// A kind of resource the model tracks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Kind {
-    Task,
-    Contact,
-    Webhook,
-    Message,
-}
+/// A kind of resource the model tracks: one of the table's kinds whose fields a run sets.
+pub(crate) type Kind = String;
 
-const TASK: &str = "Resources > Task";
-const COMPLETE: &str = "States and transitions > Task > complete";
-const REOPEN: &str = "States and transitions > Task > reopen";
-const DELETE: &str = "States and transitions > Task > delete";
-const ASSIGN: &str = "States and transitions > Task > assign and unassign";
-const DUE: &str = "States and transitions > Task > due date";
-const LINK: &str = "States and transitions > Task > link conversation";
-const PUT: &str = "v1 API: tasks > PUT /v1/tasks/{taskId}";
-const CONTACT_PATCH: &str = "v1 API: contacts > PATCH /v1/contacts/{id}";
-const CONTACT: &str = "Resources > Contact > defaultFields";
-const CONTACT_EXTERNAL: &str = "Resources > Contact > externalId";
-const CONTACT_URL: &str = "Resources > Contact > sourceUrl";
-const WEBHOOK: &str = "Header-versioned API > webhook management";
-const WEBHOOK_EVENTS: &str = "Resources > Webhook > events";
-const WEBHOOK_IDS: &str = "Resources > Webhook > resourceIds";
-const ROTATE: &str = "Header-versioned API > POST /webhooks/{id}/rotate";
-const MESSAGE: &str = "v1 API: messages > POST /v1/messages";
-const MESSAGE_TO: &str = "v1 API: messages > POST /v1/messages > to";
-
-impl Kind {
-    /// The id of the resource an accepted create answered.
-    pub(crate) fn id_in(self, body: &Value) -> Option<String> {
-        self.item_id(body.get("data")?)
-    }
-
-    /// The id of one item of a list (or the `data` of a GET).
-    pub(crate) fn item_id(self, item: &Value) -> Option<String> {
-        let field = match self {
-            Kind::Task => "taskId",
-            _ => "id",
-        };
-        match item.get(field)? {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
-    }
-
-    /// Whether the answer of an accepted create is stated to be the resource.
-    pub(crate) fn create_answers_resource(self) -> bool {
-        self == Kind::Contact
-    }
-
-    /// The fields (JSON Pointers) whose null the model judges as a value once the target has
-    /// shown them non-null on some resource of the kind.
-    pub(crate) fn judged_fields(self) -> &'static [&'static str] {
-        match self {
-            Kind::Task => &[
-                "/title",
-                "/description",
-                "/completed",
-                "/dueDate",
-                "/assignedTo",
-                "/conversationId",
-            ],
-            Kind::Contact => &[
-                "/externalId",
-                "/sourceUrl",
-                "/defaultFields/firstName",
-                "/defaultFields/lastName",
-                "/defaultFields/company",
-                "/defaultFields/role",
-                "/defaultFields/emails",
-                "/defaultFields/phoneNumbers",
-            ],
-            Kind::Webhook => &["/url", "/label", "/events", "/resourceIds"],
-            Kind::Message => &["/text", "/to", "/from"],
-        }
-    }
-}
+/// The fields a target has shown non-null on some resource of a kind.
+pub(crate) type Shown = HashSet<(Kind, String)>;
 
 /// What one request does to the model's resources.
-pub(crate) enum Op {
+pub(crate) enum Op<'c> {
     Create {
         kind: Kind,
+        route: &'c Route,
         request: Value,
     },
     Change {
         kind: Kind,
         id: String,
-        change: Change,
+        route: &'c Route,
+        request: Value,
     },
     Read {
         kind: Kind,
@@ -113,161 +44,78 @@ pub(crate) enum Op {
     },
 }
 
-/// An accepted change, as the contract states its effect.
-pub(crate) enum Change {
-    TaskPut(Value),
-    TaskDelete,
-    TaskCompleted(bool),
-    TaskAssign(String),
-    TaskUnassign(String),
-    TaskDue(Option<Value>),
-    TaskConversation(Option<String>),
-    ContactPatch(Value),
-    WebhookPatch(Value),
-    WebhookPut(Value),
-    WebhookRotate,
-    WebhookDelete,
-}
-
-/// The value of the path parameter of `template` in `path`.
-fn param(template: &str, path: &str) -> Option<String> {
+/// The value of the path parameter `name` of `template` in `path`.
+fn param(template: &str, path: &str, name: &str) -> Option<String> {
     let t: Vec<&str> = template.trim_matches('/').split('/').collect();
     let p: Vec<&str> = path.trim_matches('/').split('/').collect();
     (t.len() == p.len())
         .then(|| {
             t.iter()
                 .zip(&p)
-                .find(|(t, _)| t.starts_with('{'))
+                .find(|(t, _)| **t == format!("{{{name}}}"))
                 .map(|(_, p)| p.to_string())
         })
         .flatten()
 }
 
-fn field_text(body: Option<&Value>, name: &str) -> Option<String> {
-    match body?.get(name)? {
-        Value::String(s) => Some(s.clone()),
-        _ => None,
-    }
+/// The kind an effect acts on, where the model tracks it (its table entry names fields).
+pub(crate) fn tracked<'c>(contract: &'c Contract, effect: &Effect) -> Option<&'c Resource> {
+    contract
+        .resources
+        .get(&effect.on)
+        .filter(|r| !r.fields.is_empty())
 }
 
-/// What `out` does, by its route.
-pub(crate) fn classify(contract: &Contract, out: &Outgoing) -> Option<Op> {
+/// What `out` does, by its route's entry in the operation table.
+pub(crate) fn classify<'c>(contract: &'c Contract, out: &Outgoing) -> Option<Op<'c>> {
     let path = out.path.split('?').next().unwrap_or("");
     let route = contract.route(&out.method, path)?;
-    let method = out.method.to_ascii_uppercase();
-    let template = route.template.as_str();
-    let id = || param(template, path);
-    let body = out.body.as_ref();
-    let change = |kind, change| {
-        Some(Op::Change {
-            kind,
-            id: id()?,
-            change,
-        })
+    let effect = &route.effect;
+    let kind = tracked(contract, effect)?.name.clone();
+    let id = || {
+        effect
+            .id
+            .as_deref()
+            .and_then(|name| param(&route.template, path, name))
     };
-    match (method.as_str(), template) {
-        ("POST", "/v1/tasks") => Some(Op::Create {
-            kind: Kind::Task,
-            request: body.cloned().unwrap_or(Value::Null),
+    let request = out.body.clone().unwrap_or(Value::Null);
+    match effect.does {
+        Does::Create => Some(Op::Create {
+            kind,
+            route,
+            request,
         }),
-        ("GET", "/v1/tasks") => Some(Op::Read {
-            kind: Kind::Task,
-            id: None,
-        }),
-        ("GET", "/v1/tasks/{taskId}") => Some(Op::Read {
-            kind: Kind::Task,
-            id: id(),
-        }),
-        ("PUT", "/v1/tasks/{taskId}") => change(
-            Kind::Task,
-            Change::TaskPut(body.cloned().unwrap_or(Value::Null)),
-        ),
-        ("DELETE", "/v1/tasks/{taskId}") => change(Kind::Task, Change::TaskDelete),
-        ("POST", t) if t.starts_with("/v1/tasks/{taskId}/") => {
-            let action = t.rsplit('/').next().unwrap_or("");
-            let user = field_text(body, "userId");
-            let made = match action {
-                "complete" => Some(Change::TaskCompleted(true)),
-                "reopen" => Some(Change::TaskCompleted(false)),
-                "assign" => user.map(Change::TaskAssign),
-                "unassign" => user.map(Change::TaskUnassign),
-                "change-due-date" => body
-                    .and_then(|b| b.get("dueDate"))
-                    .map(|d| Change::TaskDue(Some(d.clone()))),
-                "remove-due-date" => Some(Change::TaskDue(None)),
-                "link-conversation" => {
-                    field_text(body, "conversationId").map(|c| Change::TaskConversation(Some(c)))
-                }
-                "unlink-conversation" => Some(Change::TaskConversation(None)),
-                _ => None,
-            };
-            match made {
-                Some(c) => change(Kind::Task, c),
-                None => Some(Op::Other {
-                    kind: Kind::Task,
-                    id: id()?,
-                }),
+        Does::Read => Some(Op::Read { kind, id: id() }),
+        Does::List if effect.of.is_none() => Some(Op::Read { kind, id: None }),
+        Does::List => None,
+        Does::Change | Does::Delete => {
+            let id = id()?;
+            // A change whose table entry needs a body field the request leaves out (or sends
+            // as no name, where the field holds names) does what the table does not say.
+            let resource = tracked(contract, effect)?;
+            let unknown = effect.fields.iter().any(|f| {
+                let source = match &f.set {
+                    Set::From(p) | Set::Add(p) | Set::Remove(p) => request.pointer(p),
+                    _ => return false,
+                };
+                let named = matches!(
+                    resource.field(&f.field).map(|x| x.shape),
+                    Some(Shape::Text | Shape::Members)
+                );
+                f.required && source.is_none_or(|v| named && !v.is_string())
+            });
+            if unknown {
+                Some(Op::Other { kind, id })
+            } else {
+                Some(Op::Change {
+                    kind,
+                    id,
+                    route,
+                    request,
+                })
             }
         }
-        ("POST", "/v1/contacts") => Some(Op::Create {
-            kind: Kind::Contact,
-            request: body.cloned().unwrap_or(Value::Null),
-        }),
-        ("PATCH", "/v1/contacts/{id}") => change(
-            Kind::Contact,
-            Change::ContactPatch(body.cloned().unwrap_or(Value::Null)),
-        ),
-        ("GET", "/contacts" | "/v1/contacts") => Some(Op::Read {
-            kind: Kind::Contact,
-            id: None,
-        }),
-        ("GET", "/contacts/{contactId}") => Some(Op::Read {
-            kind: Kind::Contact,
-            id: id(),
-        }),
-        ("POST", "/webhooks") => Some(Op::Create {
-            kind: Kind::Webhook,
-            request: body.cloned().unwrap_or(Value::Null),
-        }),
-        ("GET", "/webhooks") => Some(Op::Read {
-            kind: Kind::Webhook,
-            id: None,
-        }),
-        ("GET", "/webhooks/{webhookId}") => Some(Op::Read {
-            kind: Kind::Webhook,
-            id: id(),
-        }),
-        ("PATCH", t) if t.starts_with("/webhooks/{") && t.matches('/').count() == 2 => change(
-            Kind::Webhook,
-            Change::WebhookPatch(body.cloned().unwrap_or(Value::Null)),
-        ),
-        ("PUT", t) if t.starts_with("/webhooks/{") && t.matches('/').count() == 2 => change(
-            Kind::Webhook,
-            Change::WebhookPut(body.cloned().unwrap_or(Value::Null)),
-        ),
-        ("DELETE", t) if t.starts_with("/webhooks/{") && t.matches('/').count() == 2 => {
-            change(Kind::Webhook, Change::WebhookDelete)
-        }
-        ("POST", t) if t.starts_with("/webhooks/{") && t.ends_with("/rotate") => {
-            change(Kind::Webhook, Change::WebhookRotate)
-        }
-        ("POST", "/v1/messages") => Some(Op::Create {
-            kind: Kind::Message,
-            request: body.cloned().unwrap_or(Value::Null),
-        }),
-        ("GET", "/messages" | "/v1/messages") => Some(Op::Read {
-            kind: Kind::Message,
-            id: None,
-        }),
-        ("GET", "/messages/{messageId}") => Some(Op::Read {
-            kind: Kind::Message,
-            id: id(),
-        }),
-        ("POST", "/messages/{messageId}/retry") => Some(Op::Other {
-            kind: Kind::Message,
-            id: id()?,
-        }),
-        _ => None,
+        Does::Other => Some(Op::Other { kind, id: id()? }),
     }
 }
 
@@ -286,21 +134,31 @@ enum Known {
 /// A resource the run created, as the model knows it.
 pub(crate) struct Tracked {
     kind: Kind,
-    fields: Vec<(&'static str, &'static str, Known)>,
+    /// (field, clause of the change that set it, value).
+    fields: Vec<(String, String, Known)>,
     /// Fields a read showed as last set, since they were set, with the clauses of the changes
     /// accepted since that read which the contract says leave them alone: a different value
     /// later breaks one of those changes, not the one that set the field.
-    confirmed: BTreeMap<&'static str, Vec<&'static str>>,
-    /// Assignees: users known assigned, and known unassigned (the initial ones are not stated).
-    assigned: BTreeSet<String>,
-    unassigned: BTreeSet<String>,
-    deleted: bool,
+    confirmed: BTreeMap<String, Vec<String>>,
+    /// Members (a task's assignees) known added, and known removed (the initial ones are not
+    /// stated), with the clause of the changes that add and remove them.
+    members: Option<Members>,
+    /// The clause of the delete that was accepted.
+    deleted: Option<String>,
     /// Changes to it in flight.
     pub(crate) pending: u32,
     /// The model's clock at its last change (sent or answered).
     pub(crate) changed: u64,
     /// Something the model cannot follow happened to it: it is judged no more.
     pub(crate) unknown: bool,
+}
+
+/// The members of a members-shaped field, as the run added and removed them.
+struct Members {
+    field: String,
+    clause: String,
+    added: BTreeSet<String>,
+    removed: BTreeSet<String>,
 }
 
 fn trimmed(v: &Value) -> Option<String> {
@@ -318,7 +176,7 @@ fn strings(v: &Value) -> Option<BTreeSet<String>> {
         .collect()
 }
 
-/// The `value`s of contact entries (emails or phone numbers).
+/// The `value`s of entries (emails or phone numbers), lower-cased when `fold`.
 fn entry_values(v: Option<&Value>, fold: bool) -> Known {
     let set = v
         .and_then(Value::as_array)
@@ -340,54 +198,55 @@ fn entry_values(v: Option<&Value>, fold: bool) -> Known {
     Known::Set(set, fold)
 }
 
+/// What a sent value of a field of `shape` says it now holds; `None`: nothing it can hold
+/// (absent, or of another type), which counts as left out.
+fn known(shape: Shape, v: Option<&Value>) -> Option<Known> {
+    let v = v?;
+    match shape {
+        Shape::Text => trimmed(v).map(Known::Text),
+        Shape::Bool => v.as_bool().map(Known::Bool),
+        Shape::Instant => v.as_str().map(|_| match instant(v) {
+            Some(d) => Known::Instant(d),
+            // A date-time that does not parse: what the target keeps is not known.
+            None => Known::Cleared,
+        }),
+        Shape::Set => strings(v).map(|s| Known::Set(s, false)),
+        Shape::Entries { folded } => v.is_array().then(|| entry_values(Some(v), folded)),
+        Shape::Members => None,
+    }
+}
+
 impl Tracked {
-    pub(crate) fn created(kind: Kind, request: &Value) -> Tracked {
+    /// A resource as the accepted create of `route` with `request` made it.
+    pub(crate) fn created(
+        kind: &Kind,
+        route: &Route,
+        resource: &Resource,
+        request: &Value,
+    ) -> Tracked {
         let mut t = Tracked {
-            kind,
+            kind: kind.clone(),
             fields: Vec::new(),
             confirmed: BTreeMap::new(),
-            assigned: BTreeSet::new(),
-            unassigned: BTreeSet::new(),
-            deleted: false,
+            members: None,
+            deleted: None,
             pending: 0,
             changed: 0,
             unknown: false,
         };
-        match kind {
-            Kind::Task => {
-                t.set_text(request, "title", "/title", TASK);
-                t.set_text(request, "description", "/description", TASK);
-                t.set("/completed", Known::Bool(false), TASK);
-                if let Some(d) = request.get("dueDate").and_then(instant) {
-                    t.set("/dueDate", Known::Instant(d), DUE);
-                }
-                t.set_text(request, "conversationId", "/conversationId", TASK);
-            }
-            Kind::Contact => t.contact(request, false),
-            Kind::Webhook => t.webhook(request),
-            Kind::Message => {
-                t.set_text(request, "text", "/text", MESSAGE);
-                if let Some(to) = request.get("to").and_then(strings) {
-                    t.set("/to", Known::Set(to, false), MESSAGE_TO);
-                }
-                if let Some(from) = request.get("from").and_then(Value::as_str) {
-                    if from.starts_with('+') {
-                        t.set("/from", Known::Text(from.trim().into()), MESSAGE);
-                    }
-                }
-            }
-        }
+        t.apply(route, resource, request);
         t
     }
 
-    fn set(&mut self, pointer: &'static str, known: Known, clause: &'static str) {
-        self.fields.retain(|(p, _, _)| *p != pointer);
-        self.fields.push((pointer, clause, known));
+    fn set(&mut self, pointer: &str, known: Known, clause: &str) {
+        self.fields.retain(|(p, _, _)| p != pointer);
+        self.fields
+            .push((pointer.to_string(), clause.to_string(), known));
         self.confirmed.remove(pointer);
     }
 
     fn forget(&mut self, pointer: &str) {
-        self.fields.retain(|(p, _, _)| *p != pointer);
+        self.fields.retain(|(p, _, _)| p != pointer);
         self.confirmed.remove(pointer);
     }
 
@@ -396,203 +255,145 @@ impl Tracked {
     /// breaks the clause of one of the changes since that read (a PUT that reopens a completed
     /// task breaks the PUT's, not the completion's). A field not read back since it was set
     /// keeps its own clause: the change that set it may be the one that lost it.
-    fn kept_by(&mut self, clause: &'static str, touched: &[&str]) {
+    fn kept_by(&mut self, clause: &str, touched: &[&str]) {
         for (pointer, since) in &mut self.confirmed {
-            if !touched.contains(pointer) && !since.contains(&clause) {
-                since.push(clause);
+            if !touched.contains(&pointer.as_str()) && !since.iter().any(|c| c == clause) {
+                since.push(clause.to_string());
             }
         }
     }
 
-    /// Sets the text field `name` as `body` sent it; forgets it when `body` left it out.
-    fn set_text(&mut self, body: &Value, name: &str, pointer: &'static str, clause: &'static str) {
-        match body.get(name).and_then(trimmed) {
-            Some(v) => self.set(pointer, Known::Text(v), clause),
-            None => self.forget(pointer),
+    /// Applies what the accepted request `request` of `route` does, as its table entry states.
+    pub(crate) fn apply(&mut self, route: &Route, resource: &Resource, request: &Value) {
+        let effect = &route.effect;
+        if effect.does == Does::Delete {
+            self.deleted = Some(route.clause.clone());
+            return;
         }
-    }
-
-    /// A contact's fields as a create or a PATCH sent them. PATCH replaces the entries
-    /// (READINGS 2.6): emails and phone numbers omitted are gone; what becomes of other omitted
-    /// fields is not stated, so the model forgets them.
-    fn contact(&mut self, body: &Value, patch: bool) {
-        let clause = if patch { CONTACT_PATCH } else { CONTACT };
-        let defaults = body.get("defaultFields");
-        for (name, pointer) in [
-            ("firstName", "/defaultFields/firstName"),
-            ("lastName", "/defaultFields/lastName"),
-            ("company", "/defaultFields/company"),
-            ("role", "/defaultFields/role"),
-        ] {
-            match defaults.and_then(|d| d.get(name)).and_then(trimmed) {
-                Some(v) => self.set(pointer, Known::Text(v), clause),
-                None => self.forget(pointer),
+        // The fields the change sets or forgets (a field it keeps because the body left it out
+        // is not touched).
+        let touched: Vec<&str> = effect
+            .fields
+            .iter()
+            .filter(|f| match &f.set {
+                Set::From(p) => f.absent != Absent::Keep || request.pointer(p).is_some(),
+                _ => true,
+            })
+            .map(|f| f.field.as_str())
+            .collect();
+        if let Some(clause) = &effect.keeps_others {
+            self.kept_by(clause, &touched);
+        }
+        if effect.replaces {
+            // What the change does to the fields it leaves out is not shown.
+            self.fields.clear();
+        }
+        for r in &effect.restates {
+            for f in self.fields.iter_mut().filter(|f| &f.0 == r) {
+                f.1 = route.clause.clone();
             }
         }
-        let emails = defaults.and_then(|d| d.get("emails"));
-        let phones = defaults.and_then(|d| d.get("phoneNumbers"));
-        if patch || emails.is_some() {
-            self.set("/defaultFields/emails", entry_values(emails, true), clause);
-        }
-        if patch || phones.is_some() {
-            self.set(
-                "/defaultFields/phoneNumbers",
-                entry_values(phones, false),
-                clause,
-            );
-        }
-        match body.get("externalId").and_then(trimmed) {
-            Some(v) => self.set("/externalId", Known::Text(v), CONTACT_EXTERNAL),
-            None => self.forget("/externalId"),
-        }
-        match body.get("sourceUrl").and_then(trimmed) {
-            Some(v) => self.set("/sourceUrl", Known::Text(v), CONTACT_URL),
-            None => self.forget("/sourceUrl"),
-        }
-    }
-
-    /// A webhook's fields as a create, a PATCH or a PUT sent them: the fields sent are set.
-    fn webhook(&mut self, body: &Value) {
-        if let Some(v) = body.get("url").and_then(trimmed) {
-            self.set("/url", Known::Text(v), WEBHOOK);
-        }
-        match body.get("label") {
-            Some(Value::String(s)) => self.set("/label", Known::Text(s.trim().into()), WEBHOOK),
-            Some(Value::Null) => self.set("/label", Known::Cleared, WEBHOOK),
-            _ => {}
-        }
-        if let Some(v) = body.get("events").and_then(strings) {
-            self.set("/events", Known::Set(v, false), WEBHOOK_EVENTS);
-        }
-        if let Some(v) = body.get("resourceIds").and_then(strings) {
-            self.set("/resourceIds", Known::Set(v, false), WEBHOOK_IDS);
-        }
-    }
-
-    pub(crate) fn apply(&mut self, change: &Change) {
-        match change {
-            Change::TaskPut(_) => self.kept_by(PUT, &["/title", "/description"]),
-            Change::TaskCompleted(done) => {
-                self.kept_by(if *done { COMPLETE } else { REOPEN }, &["/completed"]);
-            }
-            Change::TaskAssign(_) | Change::TaskUnassign(_) => self.kept_by(ASSIGN, &[]),
-            Change::TaskDue(_) => self.kept_by(DUE, &["/dueDate"]),
-            Change::TaskConversation(_) => self.kept_by(LINK, &["/conversationId"]),
-            Change::WebhookPatch(body) => {
-                let sent: Vec<String> = body
-                    .as_object()
-                    .map(|o| o.keys().map(|k| format!("/{k}")).collect())
-                    .unwrap_or_default();
-                let sent: Vec<&str> = sent.iter().map(String::as_str).collect();
-                self.kept_by(WEBHOOK, &sent);
-            }
-            // The others replace what they touch (a contact's PATCH, a webhook's PUT), end the
-            // resource, or state what they keep themselves (rotate).
-            _ => {}
-        }
-        match change {
-            Change::TaskPut(body) => {
-                // PUT updates title and description (a field it leaves out is forgotten: what
-                // becomes of it is not shown); the rest of the task stays as it was.
-                self.set_text(body, "title", "/title", PUT);
-                self.set_text(body, "description", "/description", PUT);
-            }
-            Change::TaskDelete | Change::WebhookDelete => self.deleted = true,
-            Change::TaskCompleted(done) => {
-                let clause = if *done { COMPLETE } else { REOPEN };
-                self.set("/completed", Known::Bool(*done), clause);
-            }
-            Change::TaskAssign(user) => {
-                self.unassigned.remove(user);
-                self.assigned.insert(user.clone());
-            }
-            Change::TaskUnassign(user) => {
-                self.assigned.remove(user);
-                self.unassigned.insert(user.clone());
-            }
-            Change::TaskDue(Some(v)) => match instant(v) {
-                Some(d) => self.set("/dueDate", Known::Instant(d), DUE),
-                None => self.forget("/dueDate"),
-            },
-            Change::TaskDue(None) => self.set("/dueDate", Known::Cleared, DUE),
-            Change::TaskConversation(Some(c)) => {
-                self.set("/conversationId", Known::Text(c.clone()), LINK);
-            }
-            Change::TaskConversation(None) => {
-                self.set("/conversationId", Known::Cleared, LINK);
-            }
-            Change::ContactPatch(body) => self.contact(body, true),
-            Change::WebhookPatch(body) => self.webhook(body),
-            Change::WebhookPut(body) => {
-                // What a PUT does to the fields it leaves out is not shown.
-                self.fields.clear();
-                self.webhook(body);
-            }
-            Change::WebhookRotate => {
-                // Rotate issues a secret "without changing events or apiVersion": the rest
-                // stays as it was.
-                for f in &mut self.fields {
-                    if f.0 == "/events" {
-                        f.1 = ROTATE;
+        for f in &effect.fields {
+            let Some(shape) = resource.field(&f.field).map(|field| field.shape) else {
+                continue;
+            };
+            match &f.set {
+                Set::Value(v) => match known(shape, Some(v)) {
+                    Some(k) => self.set(&f.field, k, &f.clause),
+                    None => self.forget(&f.field),
+                },
+                Set::Clear => self.set(&f.field, Known::Cleared, &f.clause),
+                Set::Add(p) | Set::Remove(p) => {
+                    let Some(user) = request.pointer(p).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let m = self.members.get_or_insert_with(|| Members {
+                        field: f.field.clone(),
+                        clause: f.clause.clone(),
+                        added: BTreeSet::new(),
+                        removed: BTreeSet::new(),
+                    });
+                    if matches!(f.set, Set::Add(_)) {
+                        m.removed.remove(user);
+                        m.added.insert(user.to_string());
+                    } else {
+                        m.added.remove(user);
+                        m.removed.insert(user.to_string());
+                    }
+                }
+                Set::From(p) => {
+                    let sent = request.pointer(p);
+                    let value = if f.null_clears && sent.is_some_and(Value::is_null) {
+                        Some(Known::Cleared)
+                    } else if f.e164_only
+                        && !sent
+                            .and_then(Value::as_str)
+                            .is_some_and(|s| s.starts_with('+'))
+                    {
+                        None
+                    } else {
+                        known(shape, sent)
+                    };
+                    match (value, f.absent) {
+                        (Some(Known::Cleared), _) if shape == Shape::Instant => {
+                            self.forget(&f.field)
+                        }
+                        (Some(k), _) => self.set(&f.field, k, &f.clause),
+                        (None, Absent::Forget) => self.forget(&f.field),
+                        (None, Absent::Keep) => {}
+                        (None, Absent::Empty) => {
+                            let fold = matches!(shape, Shape::Entries { folded: true });
+                            self.set(&f.field, Known::Set(BTreeSet::new(), fold), &f.clause)
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Judges the resource as a GET by id showed it.
+    /// Judges the resource as a read (its GET, or an item of a list) showed it.
     pub(crate) fn judge(
         &mut self,
+        resource: &Resource,
         data: &Value,
-        shown: &HashSet<(Kind, &'static str)>,
+        shown: &Shown,
         at: &str,
     ) -> Vec<Finding> {
-        if self.deleted {
-            let clause = match self.kind {
-                Kind::Task => DELETE,
-                _ => WEBHOOK,
+        if let Some(clause) = &self.deleted {
+            // A deleted resource may still be shown with its `deleted` field true (a task's
+            // `isDeleted`, in the table); what else a read of it shows is not stated.
+            let Some(flag) = &resource.deleted else {
+                return Vec::new();
             };
-            // A deleted task may be kept with `isDeleted` (the field is in the table); a
-            // webhook's answer after its delete is not stated beyond "delete".
-            if self.kind == Kind::Task && data.get("isDeleted") != Some(&Value::Bool(true)) {
+            if data.pointer(flag) != Some(&Value::Bool(true)) {
+                let name = flag.trim_start_matches('/');
                 return vec![
                     Finding::new(
                         clause,
-                        "model: deleted task",
-                        "404, or the task with isDeleted true, after its DELETE was accepted",
+                        format!("model: deleted {}", self.kind),
                         format!(
-                            "200 with isDeleted {}",
-                            data.get("isDeleted").unwrap_or(&Value::Null)
+                            "404, or the {} with {name} true, after its DELETE was accepted",
+                            self.kind
+                        ),
+                        format!(
+                            "200 with {name} {}",
+                            data.pointer(flag).unwrap_or(&Value::Null)
                         ),
                     )
-                    .at(format!("{at}/isDeleted")),
+                    .at(format!("{at}{flag}")),
                 ];
             }
             return Vec::new();
         }
-        self.judge_fields(data, shown, at)
+        let mut out = self.judge_fields(data, shown, at);
+        out.extend(self.judge_members(data, shown, at));
+        out
     }
 
-    /// Judges the resource as a list showed it: a deleted task may be listed only with
-    /// `isDeleted` true.
-    pub(crate) fn judge_listed(
-        &mut self,
-        item: &Value,
-        shown: &HashSet<(Kind, &'static str)>,
-        at: &str,
-    ) -> Vec<Finding> {
-        self.judge(item, shown, at)
-    }
-
-    fn judge_fields(
-        &mut self,
-        data: &Value,
-        shown: &HashSet<(Kind, &'static str)>,
-        at: &str,
-    ) -> Vec<Finding> {
+    fn judge_fields(&mut self, data: &Value, shown: &Shown, at: &str) -> Vec<Finding> {
         let mut out = Vec::new();
         let mut confirmed = Vec::new();
-        let is_shown = |pointer: &'static str| shown.contains(&(self.kind, pointer));
+        let is_shown = |pointer: &str| shown.contains(&(self.kind.clone(), pointer.to_string()));
         for (pointer, clause, known) in &self.fields {
             let actual = data.pointer(pointer);
             let present = actual.filter(|v| !v.is_null());
@@ -632,14 +433,12 @@ impl Tracked {
             };
             // A value shown as last set (a cleared field shown null or absent) confirms it.
             if wrong.is_none() && (present.is_some() || matches!(known, Known::Cleared)) {
-                confirmed.push(*pointer);
+                confirmed.push(pointer.clone());
             }
             if let Some((expected, actual)) = wrong {
                 let cited: Vec<String> = match self.confirmed.get(pointer) {
-                    Some(since) if !since.is_empty() => {
-                        since.iter().map(|c| c.to_string()).collect()
-                    }
-                    _ => vec![clause.to_string()],
+                    Some(since) if !since.is_empty() => since.clone(),
+                    _ => vec![clause.clone()],
                 };
                 out.push(
                     Finding::new(
@@ -656,50 +455,48 @@ impl Tracked {
         for pointer in confirmed {
             self.confirmed.insert(pointer, Vec::new());
         }
-        if self.kind == Kind::Task {
-            out.extend(self.judge_assignees(data, shown, at));
-        }
         out
     }
 
-    /// `assignedTo` holds user ids: none the run unassigned since, and, where it lists them all
-    /// (an array), every user the run assigned since.
-    fn judge_assignees(
-        &self,
-        data: &Value,
-        shown: &HashSet<(Kind, &'static str)>,
-        at: &str,
-    ) -> Vec<Finding> {
-        let actual = data.get("assignedTo").filter(|v| !v.is_null());
+    /// A members field holds user ids: none the run removed since, and, where it lists them all
+    /// (an array), every user the run added since.
+    fn judge_members(&self, data: &Value, shown: &Shown, at: &str) -> Vec<Finding> {
+        let Some(m) = &self.members else {
+            return Vec::new();
+        };
+        let actual = data.pointer(&m.field).filter(|v| !v.is_null());
         let listed: Option<BTreeSet<String>> = match actual {
             Some(Value::String(s)) => Some([s.clone()].into()),
             Some(Value::Array(_)) => actual.and_then(strings),
             _ => None,
         };
         let wrong = match (actual, &listed) {
-            (None, _) => !self.assigned.is_empty() && shown.contains(&(Kind::Task, "/assignedTo")),
-            (Some(Value::Array(_)), Some(l)) => {
-                !self.assigned.is_subset(l) || l.iter().any(|u| self.unassigned.contains(u))
+            (None, _) => {
+                !m.added.is_empty() && shown.contains(&(self.kind.clone(), m.field.clone()))
             }
-            (Some(_), Some(l)) => l.iter().any(|u| self.unassigned.contains(u)),
+            (Some(Value::Array(_)), Some(l)) => {
+                !m.added.is_subset(l) || l.iter().any(|u| m.removed.contains(u))
+            }
+            (Some(_), Some(l)) => l.iter().any(|u| m.removed.contains(u)),
             _ => false,
         };
         if !wrong {
             return Vec::new();
         }
         let list = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
+        let name = m.field.trim_start_matches('/');
         vec![
             Finding::new(
-                ASSIGN,
-                "model: assignedTo",
+                &m.clause,
+                format!("model: {name}"),
                 format!(
                     "assignees that include [{}] and none of [{}], as the run assigned and unassigned them",
-                    list(&self.assigned),
-                    list(&self.unassigned)
+                    list(&m.added),
+                    list(&m.removed)
                 ),
                 actual.map_or("null".into(), crate::redact::compact),
             )
-            .at(format!("{at}/assignedTo")),
+            .at(format!("{at}{}", m.field)),
         ]
     }
 }
