@@ -37,11 +37,12 @@ pub enum Error {
         problem: UrlProblem,
     },
     /// A `--fault` the catalog does not have, with the nearest name when one is near.
-    #[error("unknown fault `{name}`{}; `serve --list-faults` lists the {count} faults", did_you_mean(nearest.as_deref()))]
+    #[error("unknown fault `{name}`{}; `serve --list-faults` lists the {catalog} faults of the catalog and {pending} not yet in it", did_you_mean(nearest.as_deref()))]
     UnknownFault {
         name: String,
         nearest: Option<&'static str>,
-        count: usize,
+        catalog: usize,
+        pending: usize,
     },
     /// A `--variant` the catalog does not have, with the nearest name when one is near.
     #[error("unknown variant `{name}`{}; `serve --list-variants` lists the {count} variants (or `all`)", did_you_mean(nearest.as_deref()))]

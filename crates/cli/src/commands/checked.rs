@@ -434,7 +434,8 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, Error> {
                 return Err(Error::UnknownFault {
                     name: n.clone(),
                     nearest: super::nearest::nearest(n, known),
-                    count: CATALOG.len() + PENDING.len(),
+                    catalog: CATALOG.len(),
+                    pending: PENDING.len(),
                 });
             }
         }
