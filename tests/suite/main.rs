@@ -26,6 +26,7 @@ mod openapi;
 mod profiles;
 mod properties;
 mod reports;
+mod rules;
 mod secrets;
 mod self_test;
 mod snapshots;

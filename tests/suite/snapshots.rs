@@ -91,6 +91,7 @@ fn report() -> (Report, String) {
         sequence_depth: 1,
         receiver: None,
         missing_reasons: Default::default(),
+        rules: Default::default(),
     });
     let result = rt.block_on(exec.run(&ignored));
     assert!(matches!(result.verdict, Verdict::Ignored(_)));

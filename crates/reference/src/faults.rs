@@ -719,7 +719,7 @@ pending {
     TaskDueDateStoredLocal => blind3 "task-due-date-stored-local", "States and transitions > Task > due date",
         "due dates are stored as Pacific wall time (-08:00) and read back as UTC: a dueDate of 09:00Z set with change-due-date (or on create) reads back 01:00Z";
     TaskLimitOffByOne => blind3 "task-limit-off-by-one", "Limits > open tasks",
-        "POST /v1/tasks refuses a create only when more tasks than the limit are open, not when as many are: at the limit one more task is created, and the workspace holds limit + 1 open tasks";
+        "POST /v1/tasks refuses a create only when more tasks than the limit are open (`open` greater than `limit`): at the limit one more task is created, and the workspace holds limit + 1 open tasks";
     TaskCreatedAtNaive => blind3 "task-created-at-naive", "Conventions > timestamps",
         "tasks show createdAt without an offset (`2026-01-20T09:00:00.000`), as a timestamp-without-time-zone column reads back";
     TaskAssignRetryDuplicates => blind3 "task-assign-retry-duplicates", "States and transitions > Task > assign and unassign",

@@ -21,3 +21,6 @@ pub mod results;
 pub mod tls;
 pub mod webhooks;
 pub mod workspaces;
+
+/// The registry of rules every exchange of a run is judged by.
+pub use checks::rules;

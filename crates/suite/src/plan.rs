@@ -427,8 +427,9 @@ pub(crate) async fn held_webhooks(exec: &Executor, cases: &[Arc<Case>]) -> Optio
         raw_body: None,
         auth: crate::client::Auth::Primary,
     };
-    let ex = exec.send(&out).await;
-    let resp = ex.outcome.ok()?;
+    // Before the first trial: what the rules find here reaches no verdict.
+    let judged = exec.send(&out).await;
+    let resp = judged.ex.outcome.as_ref().ok()?;
     if !(200..300).contains(&resp.status) {
         return None;
     }

@@ -12,18 +12,21 @@ use conformance_suite::cases::Case;
 use conformance_suite::execute::{Executor, RunSetup};
 use conformance_suite::plan;
 use conformance_suite::results::CaseResult;
+use conformance_suite::rules::{Registry, Rule};
 
 use super::checked::new_run_id;
 use super::connection::client_for;
 use crate::error::Error;
 
 /// What a library certification runs against, and how.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Certification {
     target: Certified,
     seed: u64,
     run_id: String,
     in_flight: usize,
+    /// The rules every exchange is judged by.
+    rules: Registry,
 }
 
 /// The target of a library certification.
@@ -65,6 +68,7 @@ impl Certification {
             seed: 1,
             run_id: new_run_id(),
             in_flight: plan::DEFAULT_TRIALS_IN_FLIGHT,
+            rules: Registry::standard(),
         }
     }
 
@@ -83,6 +87,13 @@ impl Certification {
     /// a keyless request delete a resource other trials use) depend less on timing.
     pub fn in_flight(mut self, in_flight: usize) -> Certification {
         self.in_flight = in_flight;
+        self
+    }
+
+    /// The run with `rule` registered beside the standard rules: judged on every exchange it
+    /// applies to, whatever trial sends it.
+    pub fn rule(mut self, rule: Rule) -> Certification {
+        self.rules = self.rules.with(rule);
         self
     }
 
@@ -164,6 +175,7 @@ async fn run(
         sequence_depth: 1,
         receiver: Some(receiver),
         missing_reasons,
+        rules: how.rules.clone(),
     });
     Ok(plan::run_all(cases, Arc::new(exec), how.in_flight).await)
 }

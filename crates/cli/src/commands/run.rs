@@ -77,6 +77,7 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
             .as_ref()
             .map(|d| d.missing_reasons())
             .unwrap_or_default(),
+        rules: Default::default(),
     }));
     let recorder = Arc::new(Recorder::default());
     let trials = plan::trials(

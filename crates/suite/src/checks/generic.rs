@@ -1,20 +1,14 @@
-//! Generic checks, run on every answer whatever the case: no server error, a declared status,
-//! JSON bodies, the `data` envelope, the list shape, the resource schema, and the error body of
-//! the route's API generation with its code and title.
+//! The generic rules, run on every answer whatever the case (registered in `checks::rules`): no
+//! server error, a declared status, JSON bodies, the `data` envelope, the list shape, the resource
+//! schema, and the error body of the route's API generation with its code and title.
 
 use serde_json::Value;
 
 use super::Finding;
-use crate::client::{Exchange, Response};
+use super::rule::{AppliesTo, Judging, Rule};
+use crate::client::Response;
 use crate::redact::compact;
 use conformance_contract::{Api, Contract, ErrorBody, Route, StatusKey};
-
-/// How the request deviated on purpose, which widens what an answer may be (READINGS 8.1).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Deviation {
-    /// `Service-Api-Version` was left out or not `2026-03-30`.
-    pub version: bool,
-}
 
 const DECLARED: &str = "Endpoints > declared statuses";
 const JSON_BODIES: &str = "Endpoints > JSON bodies";
@@ -29,59 +23,148 @@ const NO_SERVER_ERRORS: &str = "Errors > no server errors";
 /// Authentication rule 3 names the 401 title for every generation.
 const UNAUTHORIZED_TITLE: &str = "Authentication > 3";
 
-/// Runs every generic check on one exchange.
-pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let resp = match &ex.outcome {
-        Ok(r) => r,
-        Err(e) => {
-            out.push(Finding::new(
-                ANSWERS,
-                "answer",
-                "a complete HTTP answer",
-                e.to_string(),
-            ));
-            return out;
-        }
+/// The name of the rule that an answer came whole: after its finding no other rule runs.
+pub(crate) const ANSWER_RULE: &str = "answer";
+/// The name of the rule that a body is JSON: after its finding no rule of the body runs.
+pub(crate) const JSON_RULE: &str = "JSON bodies";
+
+/// The generic rules, in the order they judge: every answer whatever the case (a complete
+/// answer, no server error, a declared status, JSON bodies, the `data` envelope, the list shape,
+/// the resource schema, and the error body of the route's API generation with its code and
+/// title). Registered once (`rules::Registry::standard`).
+pub(crate) fn rules() -> Vec<Rule> {
+    let answered = |j: &Judging<'_>| j.ex.outcome.is_ok();
+    vec![
+        Rule::new(ANSWER_RULE, AppliesTo::default(), &[], |j| {
+            match &j.ex.outcome {
+                Ok(_) => Vec::new(),
+                Err(e) => vec![Finding::new(
+                    ANSWERS,
+                    "answer",
+                    "a complete HTTP answer",
+                    e.to_string(),
+                )],
+            }
+        })
+        .holding(move |j| clauses(answered(j), &[ANSWERS])),
+        Rule::new("no server error", AppliesTo::default(), &[], |j| {
+            match j.ex.outcome.as_ref() {
+                Ok(r) if r.status >= 500 => vec![Finding::new(
+                    NO_SERVER_ERRORS,
+                    "no server error",
+                    "a status below 500",
+                    r.status.to_string(),
+                )],
+                _ => Vec::new(),
+            }
+        })
+        .holding(move |j| clauses(answered(j), &[NO_SERVER_ERRORS])),
+        Rule::new(
+            "declared status",
+            AppliesTo::default(),
+            &[],
+            declared_status,
+        )
+        .holding(|j| {
+            let declared =
+                j.route.is_some() && j.ex.outcome.as_ref().is_ok_and(|r| r.status != 429);
+            clauses(declared, &[DECLARED])
+        }),
+        Rule::new(JSON_RULE, AppliesTo::default(), &[], json_bodies).holding(|j| {
+            clauses(
+                j.ex.outcome.as_ref().is_ok_and(|r| r.size > 0),
+                &[JSON_BODIES],
+            )
+        }),
+        Rule::new(
+            "success body",
+            AppliesTo {
+                statuses: Some(vec![(200, 299)]),
+                ..AppliesTo::default()
+            },
+            &[],
+            |j| {
+                let mut out = Vec::new();
+                if let Ok(resp) = &j.ex.outcome {
+                    success(j.contract, j.route, resp, &mut out);
+                }
+                out
+            },
+        )
+        .holding(success_held),
+        Rule::new(
+            "error body",
+            AppliesTo {
+                statuses: Some(vec![(400, 599)]),
+                ..AppliesTo::default()
+            },
+            &[],
+            |j| {
+                let mut out = Vec::new();
+                if let Ok(resp) = &j.ex.outcome {
+                    let kind = j
+                        .route
+                        .map(|r| r.error_body)
+                        .unwrap_or_else(|| ErrorBody::of(Api::of_path(&j.ex.path)));
+                    error_body(j.contract, j.route, kind, resp, &mut out);
+                }
+                out
+            },
+        )
+        .holding(error_held),
+    ]
+}
+
+fn clauses(held: bool, clauses: &[&str]) -> Vec<String> {
+    if held {
+        clauses.iter().map(|c| c.to_string()).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// A status the route declares (widened to any 4xx for a request that deviated on purpose from
+/// the stated version, READINGS 8.1).
+fn declared_status(j: &Judging<'_>) -> Vec<Finding> {
+    let (Ok(resp), Some(route)) = (&j.ex.outcome, j.route) else {
+        return Vec::new();
     };
-    let route = contract.route(&ex.method, &ex.path);
-    if resp.status >= 500 {
-        out.push(Finding::new(
-            NO_SERVER_ERRORS,
-            "no server error",
-            "a status below 500",
-            resp.status.to_string(),
-        ));
+    let widened = j.deviation.version && (400..500).contains(&resp.status);
+    if resp.status == 429 || widened || route.response(resp.status).is_some() {
+        return Vec::new();
     }
-    if let Some(route) = route {
-        let widened = deviation.version && (400..500).contains(&resp.status);
-        if resp.status != 429 && !widened && route.response(resp.status).is_none() {
-            let actual = match redirect_note(resp, Some(&ex.url)) {
-                Some(note) => format!("{}: {note}", resp.status),
-                None => resp.status.to_string(),
-            };
-            // A success where the operation states its success status (201 for a contact's
-            // create, READINGS 2.1) breaks the operation's own clause too.
-            let stated = ((200..300).contains(&resp.status)
-                && route
-                    .responses
-                    .iter()
-                    .any(|r| matches!(r.status, StatusKey::Exact(s) if (200..300).contains(&s))))
-            .then(|| route.clause.clone());
-            let cited: Vec<String> = std::iter::once(DECLARED.to_string())
-                .chain(stated.filter(|c| c != DECLARED))
-                .collect();
-            out.push(
-                Finding::new(
-                    DECLARED,
-                    "declared status",
-                    format!("one of {}", route.declared()),
-                    actual,
-                )
-                .with_clauses(&cited),
-            );
-        }
-    }
+    let actual = match redirect_note(resp, Some(&j.ex.url)) {
+        Some(note) => format!("{}: {note}", resp.status),
+        None => resp.status.to_string(),
+    };
+    // A success where the operation states its success status (201 for a contact's
+    // create, READINGS 2.1) breaks the operation's own clause too.
+    let stated = ((200..300).contains(&resp.status)
+        && route
+            .responses
+            .iter()
+            .any(|r| matches!(r.status, StatusKey::Exact(s) if (200..300).contains(&s))))
+    .then(|| route.clause.clone());
+    let cited: Vec<String> = std::iter::once(DECLARED.to_string())
+        .chain(stated.filter(|c| c != DECLARED))
+        .collect();
+    vec![
+        Finding::new(
+            DECLARED,
+            "declared status",
+            format!("one of {}", route.declared()),
+            actual,
+        )
+        .with_clauses(&cited),
+    ]
+}
+
+/// Headers the suite reads are readable, a body is labelled JSON and is JSON.
+fn json_bodies(j: &Judging<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Ok(resp) = &j.ex.outcome else {
+        return out;
+    };
     // Headers the suite reads must be readable; other headers are opaque (RFC 9110 5.5).
     if resp
         .non_utf8_headers
@@ -120,39 +203,20 @@ pub fn check(contract: &Contract, ex: &Exchange, deviation: Deviation) -> Vec<Fi
                 "a JSON body",
                 actual,
             ));
-            return out;
         }
-    }
-    if (200..300).contains(&resp.status) {
-        success(contract, route, resp, &mut out);
-    } else if resp.status >= 400 {
-        let kind = route
-            .map(|r| r.error_body)
-            .unwrap_or_else(|| ErrorBody::of(Api::of_path(&ex.path)));
-        error_body(contract, route, kind, resp, &mut out);
     }
     out
 }
 
-/// The clauses the generic checks held a recorded answer to: what every answer keeps, and what
-/// its kind of answer (a success with a body, a list, an error of its generation) keeps. An
-/// answer of a passed trial kept each of them, so the reports credit them (a clause no case
-/// cites is still verified on every answer).
-pub(crate) fn held_to(contract: &Contract, ex: &Exchange) -> Vec<String> {
-    let Ok(resp) = &ex.outcome else {
+/// What a success with a body keeps: the envelope, a list's shape, the resource's schema.
+fn success_held(j: &Judging<'_>) -> Vec<String> {
+    let Ok(resp) = &j.ex.outcome else {
         return Vec::new();
     };
-    let mut out = vec![ANSWERS.to_string(), NO_SERVER_ERRORS.to_string()];
-    let route = contract.route(&ex.method, &ex.path);
-    if route.is_some() && resp.status != 429 {
-        out.push(DECLARED.into());
-    }
+    let mut out = Vec::new();
     if resp.size > 0 {
-        out.push(JSON_BODIES.into());
-    }
-    if (200..300).contains(&resp.status) && resp.size > 0 {
-        out.push(ENVELOPE.into());
-        if let Some(route) = route {
+        out.push(ENVELOPE.to_string());
+        if let Some(route) = j.route {
             if route.list {
                 out.push(LIST_SHAPE.into());
             }
@@ -160,32 +224,42 @@ pub(crate) fn held_to(contract: &Contract, ex: &Exchange) -> Vec<String> {
                 out.push(spec.clause.clone().unwrap_or_else(|| route.clause.clone()));
             }
         }
-    } else if resp.status >= 400 {
-        let kind = route
-            .map(|r| r.error_body)
-            .unwrap_or(if ex.path.starts_with("/v1/") {
-                ErrorBody::V1
-            } else {
-                ErrorBody::Latest
-            });
-        out.push(
-            match kind {
-                ErrorBody::V1 => V1_BODY,
-                ErrorBody::Webhook => WEBHOOK_BODY,
-                ErrorBody::Latest => LATEST_BODY,
-            }
-            .into(),
-        );
-        if resp.status == 401 {
-            out.push(UNAUTHORIZED_TITLE.into());
+    }
+    out
+}
+
+/// What an error answer keeps: the error body of its generation, the 401 title, a v1 code of a
+/// generic row.
+fn error_held(j: &Judging<'_>) -> Vec<String> {
+    let Ok(resp) = &j.ex.outcome else {
+        return Vec::new();
+    };
+    let kind = j
+        .route
+        .map(|r| r.error_body)
+        .unwrap_or(if j.ex.path.starts_with("/v1/") {
+            ErrorBody::V1
+        } else {
+            ErrorBody::Latest
+        });
+    let mut out = vec![
+        match kind {
+            ErrorBody::V1 => V1_BODY,
+            ErrorBody::Webhook => WEBHOOK_BODY,
+            ErrorBody::Latest => LATEST_BODY,
         }
-        let generic_row = route
-            .and_then(|r| r.area.as_deref())
-            .and_then(|a| contract.codes.row(a, resp.status))
-            .is_some_and(|r| r.is_generic());
-        if kind == ErrorBody::V1 && generic_row {
-            out.push(V1_CODES.into());
-        }
+        .to_string(),
+    ];
+    if resp.status == 401 {
+        out.push(UNAUTHORIZED_TITLE.into());
+    }
+    let generic_row = j
+        .route
+        .and_then(|r| r.area.as_deref())
+        .and_then(|a| j.contract.codes.row(a, resp.status))
+        .is_some_and(|r| r.is_generic());
+    if kind == ErrorBody::V1 && generic_row {
+        out.push(V1_CODES.into());
     }
     out
 }

@@ -3,7 +3,10 @@
 
 pub mod deliveries;
 pub mod expect;
+pub(crate) mod filters;
 pub mod generic;
 pub mod pagination;
+pub mod rule;
+pub mod rules;
 
 use crate::results::Finding;

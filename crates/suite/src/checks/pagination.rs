@@ -87,25 +87,24 @@ fn projected(item: &Value, pointers: &[&str]) -> Value {
 
 /// Walks from the first page; `fetch(token)` requests the next page with the same query, and
 /// `generic` runs the generic checks on each page after the first while its body is at hand.
-pub async fn walk<F, Fut, G>(
+pub async fn walk<F, Fut>(
     first: Arc<Exchange>,
     mut fetch: F,
-    generic: G,
     limit: Option<u64>,
     spec: &PageExpect,
     clauses: &[String],
 ) -> Walk
 where
     F: FnMut(String) -> Fut,
-    Fut: Future<Output = Arc<Exchange>>,
-    G: Fn(&Exchange) -> Vec<Finding>,
+    Fut: Future<Output = (Arc<Exchange>, Vec<Finding>)>,
 {
     let max_pages = spec.max_pages.unwrap_or(100);
     let mut walker = Walker::new(spec, clauses);
     let mut full = first;
+    let mut by_rules = Vec::new();
     let mut number = 1;
     loop {
-        let page = walker.record_page(&full, number, &generic);
+        let page = walker.record_page(&full, number, std::mem::take(&mut by_rules));
         let Some(body) = list_body(&full) else {
             walker.not_a_list(number, &page);
             return walker.walk;
@@ -126,7 +125,7 @@ where
             return walker.walk;
         }
         number += 1;
-        full = fetch(token).await;
+        (full, by_rules) = fetch(token).await;
     }
     walker.check_walk();
     walker.walk
@@ -177,17 +176,21 @@ impl<'a> Walker<'a> {
     /// Records page `number`; findings and the record hold it without its body (the first page
     /// is the caller's exchange, recorded by the caller). The generic checks run on each page
     /// after the first while its body is at hand.
-    fn record_page<G>(&mut self, full: &Arc<Exchange>, number: usize, generic: &G) -> Arc<Exchange>
-    where
-        G: Fn(&Exchange) -> Vec<Finding>,
-    {
+    /// Records a page: the first is the step's own exchange (its rules' findings are the
+    /// step's already); a later page carries the findings the rules judged it with.
+    fn record_page(
+        &mut self,
+        full: &Arc<Exchange>,
+        number: usize,
+        by_rules: Vec<Finding>,
+    ) -> Arc<Exchange> {
         let page = if number == 1 {
             full.clone()
         } else {
             let page = Arc::new(full.recorded());
             self.walk
                 .findings
-                .extend(generic(full).into_iter().map(|f| (f, page.clone())));
+                .extend(by_rules.into_iter().map(|f| (f, page.clone())));
             page
         };
         self.walk.exchanges.push(page.clone());

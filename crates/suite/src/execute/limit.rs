@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{Executor, transport_failed, with_exchange};
 use crate::cases::template::{MissingVar, TemplateError, Vars};
 use crate::cases::{Case, ForEach, Repeat, Request, Step};
-use crate::checks::generic;
+use crate::checks::rules::Judged;
 use crate::client::{Exchange, Outgoing};
 use crate::results::Finding;
 
@@ -25,11 +25,10 @@ use crate::results::Finding;
 /// slow network its round trips are the run's); a target gets no more than this from one step.
 pub(crate) const STEP_FAN_OUT: usize = 32;
 
-/// One request of a step as sent, with its answer.
+/// One request of a step as sent, with its answer as the rules judged it.
 struct Sent {
     out: Outgoing,
-    deviation: generic::Deviation,
-    ex: Arc<Exchange>,
+    judged: Judged,
 }
 
 type Found = Vec<(Finding, Option<Arc<Exchange>>)>;
@@ -68,9 +67,12 @@ impl Executor {
                 .collect::<Result<Vec<_>, _>>()?;
             let answers = self.send_all(outgoing).await;
             sent += answers.len() as u64;
-            let again: Vec<bool> = answers.iter().map(|a| limit.again(repeat, &a.ex)).collect();
+            let again: Vec<bool> = answers
+                .iter()
+                .map(|a| limit.again(repeat, &a.judged.ex))
+                .collect();
             for a in answers.iter().zip(&again).filter(|(_, again)| **again) {
-                collect(repeat, &a.0.ex, vars);
+                collect(repeat, &a.0.judged.ex, vars);
                 accepted += 1;
             }
             let ended = again.iter().any(|a| !a) || sent >= budget;
@@ -78,52 +80,41 @@ impl Executor {
             // refusal first, then the refusal, else (over the limit) the last 2xx answer.
             let judged = ended.then(|| {
                 let stop = |want_until: bool| {
-                    answers
-                        .iter()
-                        .zip(&again)
-                        .position(|(a, again)| !again && want_until == limit.refused(repeat, &a.ex))
+                    answers.iter().zip(&again).position(|(a, again)| {
+                        !again && want_until == limit.refused(repeat, &a.judged.ex)
+                    })
                 };
                 stop(false)
                     .or_else(|| stop(true))
                     .unwrap_or(answers.len() - 1)
             });
             let mut found: Found = Vec::new();
-            for (i, a) in answers.iter().enumerate() {
+            let mut last = None;
+            for (i, mut a) in answers.into_iter().enumerate() {
                 if Some(i) == judged {
+                    last = Some(a);
                     continue;
                 }
-                let ex = Arc::new(a.ex.recorded());
+                let ex = Arc::new(a.judged.ex.recorded());
                 exchanges.push(ex.clone());
-                found.extend(
-                    generic::check(&self.contract, &a.ex, a.deviation)
-                        .into_iter()
-                        .map(|f| (f, Some(ex.clone()))),
-                );
+                found.extend(a.judged.take().into_iter().map(|f| (f, Some(ex.clone()))));
             }
             // A 2xx answer that breaks a generic check ends the step: what it created is the
             // cleanup's.
             if !found.is_empty() && judged.is_none() {
                 return Ok(found);
             }
-            let Some(judged) = judged else {
+            let Some(last) = last else {
                 wave = limit.later_wave();
                 continue;
             };
-            let last = &answers[judged];
+            let ex = last.judged.ex.clone();
             found.extend(with_exchange(
-                self.judge(
-                    case,
-                    step,
-                    vars,
-                    exchanges,
-                    last.ex.clone(),
-                    &last.out,
-                    last.deviation,
-                )
-                .await?,
+                self.judge(case, step, vars, exchanges, last.judged, &last.out)
+                    .await?,
             ));
             if let Some(f) = limit.finding(repeat, accepted) {
-                found.push((f.citing(step.cites(case)), Some(last.ex.clone())));
+                found.push((f.citing(step.cites(case)), Some(ex)));
             }
             return Ok(found);
         }
@@ -169,7 +160,7 @@ impl Executor {
         for (item, a) in items.into_iter().zip(answers) {
             vars.set(each.item.clone(), item);
             found.extend(
-                self.judge(case, step, vars, exchanges, a.ex, &a.out, a.deviation)
+                self.judge(case, step, vars, exchanges, a.judged, &a.out)
                     .await?,
             );
         }
@@ -179,17 +170,17 @@ impl Executor {
     /// Sends every request, [`STEP_FAN_OUT`] at a time, and gives the answers in the order of
     /// `outgoing`. Once one gets no answer, no further one starts: a target that stopped
     /// answering would only make each wait out its timeout.
-    async fn send_all(&self, outgoing: Vec<(Outgoing, generic::Deviation)>) -> Vec<Sent> {
+    async fn send_all(&self, outgoing: Vec<Outgoing>) -> Vec<Sent> {
         let silent = AtomicBool::new(false);
         let silent = &silent;
         futures_util::stream::iter(outgoing)
             .take_while(|_| std::future::ready(!silent.load(Ordering::SeqCst)))
-            .map(|(out, deviation)| async move {
-                let ex = Arc::new(self.send(&out).await);
-                if ex.outcome.is_err() {
+            .map(|out| async move {
+                let judged = self.send(&out).await;
+                if judged.ex.outcome.is_err() {
                     silent.store(true, Ordering::SeqCst);
                 }
-                Sent { out, deviation, ex }
+                Sent { out, judged }
             })
             .buffered(STEP_FAN_OUT)
             .collect()

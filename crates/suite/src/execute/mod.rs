@@ -20,11 +20,12 @@ use serde_json::Value;
 use crate::cases::template::{MissingVar, TemplateError, Vars, unresolved_in, unresolved_in_value};
 use crate::cases::{Case, Expect, Request, Step};
 use crate::checks::deliveries::{Bounds, Slot};
-use crate::checks::{expect, generic, pagination};
+use crate::checks::rules::{self, Judged, Registry};
+use crate::checks::{expect, pagination};
 use crate::client::{Auth, Client, Exchange, Outgoing};
 use crate::results::{CaseResult, Failure, Finding, Verdict};
 use conformance_contract::profile::{KNOWN_FIXTURES, Profile};
-use conformance_contract::{API_VERSION, Api, Contract};
+use conformance_contract::{Api, Contract};
 
 /// Why a case stops before its steps: ignored with the reason, or failed.
 #[derive(Debug, Clone)]
@@ -50,6 +51,8 @@ pub struct RunSetup {
     pub receiver: Option<Arc<crate::webhooks::Receiver>>,
     /// Why the profile lacks a fixture (discovery's reasons), added to an ignored trial's reason.
     pub missing_reasons: std::collections::BTreeMap<String, String>,
+    /// The rules every exchange of the run is judged by (`Registry::standard`).
+    pub rules: Registry,
 }
 
 /// Runs cases: what a run shares, read by every trial and changed by none but through the
@@ -74,6 +77,8 @@ pub struct Executor {
     controls: Controls,
     /// The model of the target's state, fed by every exchange of the run.
     model: crate::model::Model,
+    /// The rules every exchange is judged by, in `send`.
+    rules: Registry,
     /// The workspace of each key of the run, read by the first trial that needs it.
     workspaces: tokio::sync::OnceCell<crate::workspaces::Workspaces>,
 }
@@ -102,6 +107,7 @@ impl Executor {
             shared: Default::default(),
             controls: Default::default(),
             model: crate::model::Model::new(setup.contract.clone()),
+            rules: setup.rules,
             workspaces: Default::default(),
             contract: setup.contract,
         }
@@ -146,21 +152,32 @@ impl Executor {
         vars
     }
 
-    /// Sends one request; what it creates or deletes is shown to the cleanup.
+    /// Sends one request, the one place every exchange of a run passes: what it creates or
+    /// deletes is shown to the cleanup, the model sees it, and every rule of the registry
+    /// judges it. The findings of the rules judged with the answer come with it ([`Judged`]);
+    /// the model's, and those of the rules judged at the end, join the trial that sent it.
     ///
     /// Body fields the profile renames (`requestFields`, READINGS 6.1) go out under the target's
-    /// name only, whichever case or property built the request.
-    ///
-    /// The model sees the request as the suite built it (before the renaming) and its answer.
-    pub(crate) async fn send(&self, out: &Outgoing) -> Exchange {
+    /// name only, whichever case or property built the request. The model and the rules see the
+    /// request as the suite built it (before the renaming) and its answer.
+    pub(crate) async fn send(&self, out: &Outgoing) -> Judged {
         let ticket = self.model.before(out);
         let renamed = self.rename_fields(out);
         let sent = renamed.as_ref().unwrap_or(out);
         let ex = self.client.send(sent).await;
         self.cleanup.observe(&ex);
         standing::observe(&self.contract, &ex);
+        let (now, later) = self.rules.judge(&self.contract, out, &ex);
+        rules::report(later, &ex);
         self.model.after(ticket, out, &ex);
-        ex
+        Judged::new(Arc::new(ex), now)
+    }
+
+    /// An exchange another trial sent, judged for this one: the rules judged with the answer
+    /// hold it again (a shared control read is every sharing trial's answer).
+    fn judged_again(&self, out: &Outgoing, ex: Arc<Exchange>) -> Judged {
+        let (now, _) = self.rules.judge(&self.contract, out, &ex);
+        Judged::new(ex, now)
     }
 
     /// The request with the profile's renamed body fields, or `None` when nothing is renamed.
@@ -188,15 +205,9 @@ impl Executor {
         Some(renamed)
     }
 
-    /// Sends one request and runs the generic checks on its answer.
-    pub(crate) async fn exchange(
-        &self,
-        out: &Outgoing,
-        deviation: generic::Deviation,
-    ) -> (Arc<Exchange>, Vec<Finding>) {
-        let ex = Arc::new(self.send(out).await);
-        let found = generic::check(&self.contract, &ex, deviation);
-        (ex, found)
+    /// Sends one request: its exchange and the findings of the rules judged with the answer.
+    pub(crate) async fn exchange(&self, out: &Outgoing) -> (Arc<Exchange>, Vec<Finding>) {
+        self.send(out).await.into_parts()
     }
 
     /// Fixtures the case needs that the profile lacks, with what each must hold.
@@ -236,9 +247,9 @@ impl Executor {
         let so_far = std::sync::Mutex::new(Vec::new());
         let release = std::sync::Mutex::new(Vec::new());
         // The trial's future is large: boxed, the layers around it move a pointer, not it.
-        let run = crate::client::with_large_body_slot(crate::model::collect(standing::scope(
-            Box::pin(self.run_case(case, &so_far, &release)),
-        )));
+        let run = crate::client::with_large_body_slot(rules::collect(standing::scope(Box::pin(
+            self.run_case(case, &so_far, &release),
+        ))));
         let result = tokio::select! {
             (result, found) = run => with_model_findings(result, found, case),
             _ = self.cleanup.interrupted() => {
@@ -277,10 +288,11 @@ impl Executor {
             .iter()
             .map(|path| crate::cleanup::delete(path))
             .collect();
+        // After the verdict, outside the trial: what the rules find here reaches no verdict.
         futures_util::future::join_all(outs.iter().map(|out| self.send(out))).await;
     }
 
-    /// The clauses the generic checks held the trial's answers to, on the answers without a
+    /// The clauses the registry's rules held the trial's answers to, on the answers without a
     /// finding.
     fn held(&self, result: &CaseResult) -> Vec<String> {
         let flagged: Vec<*const Exchange> = match &result.verdict {
@@ -296,7 +308,7 @@ impl Executor {
             .iter()
             .filter(|ex| !flagged.contains(&Arc::as_ptr(ex)))
         {
-            held.extend(generic::held_to(&self.contract, ex));
+            held.extend(self.rules.held(&self.contract, ex));
         }
         held.into_iter().collect()
     }
@@ -655,7 +667,7 @@ impl Executor {
         vars: &Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
     ) -> Result<Vec<String>, (Finding, Option<Arc<Exchange>>)> {
-        let (out, deviation) = self
+        let out = self
             .render_request(&watch.request(), vars)
             .map_err(|missing| {
                 (
@@ -668,7 +680,7 @@ impl Executor {
                     None,
                 )
             })?;
-        let (ex, found) = self.exchange(&out, deviation).await;
+        let (ex, found) = self.exchange(&out).await;
         exchanges.push(ex.clone());
         if let Some(f) = found.into_iter().next() {
             return Err((f, Some(ex)));
@@ -799,18 +811,19 @@ impl Executor {
         let Some(request) = &step.request else {
             return Ok(Vec::new());
         };
-        let (outgoing, deviation) = self.render_request(request, vars)?;
-        let ex = if step.control_of.is_some() && outgoing.method.eq_ignore_ascii_case("GET") {
+        let outgoing = self.render_request(request, vars)?;
+        let judged = if step.control_of.is_some() && outgoing.method.eq_ignore_ascii_case("GET") {
             self.control_read(&outgoing).await
         } else {
-            Arc::new(self.send(&outgoing).await)
+            self.send(&outgoing).await
         };
-        self.judge(case, step, vars, exchanges, ex, &outgoing, deviation)
+        self.judge(case, step, vars, exchanges, judged, &outgoing)
             .await
     }
 
-    /// The answer to a control GET: sent by the first trial that needs it, shared by the others.
-    async fn control_read(&self, out: &Outgoing) -> Arc<Exchange> {
+    /// The answer to a control GET: sent by the first trial that needs it, shared by the others,
+    /// and judged for each.
+    async fn control_read(&self, out: &Outgoing) -> Judged {
         let auth = match &out.auth {
             Auth::Primary => "primary".to_string(),
             Auth::None => "none".to_string(),
@@ -823,29 +836,31 @@ impl Executor {
             let mut controls = self.controls.lock().unwrap_or_else(|e| e.into_inner());
             controls.entry(key).or_default().clone()
         };
-        cell.get_or_init(|| async { Arc::new(self.send(out).await) })
+        let ex = cell
+            .get_or_init(|| async {
+                // Judged below for every trial that shares it, this one included.
+                let (ex, _judged_below) = self.send(out).await.into_parts();
+                ex
+            })
             .await
-            .clone()
+            .clone();
+        self.judged_again(out, ex)
     }
 
-    /// Generic checks, saves and the step's expectations on one answer.
-    #[allow(clippy::too_many_arguments)]
+    /// The rules' findings, saves and the step's expectations on one answer.
     async fn judge(
         &self,
         case: &Case,
         step: &Step,
         vars: &mut Vars,
         exchanges: &mut Vec<Arc<Exchange>>,
-        ex: Arc<Exchange>,
+        judged: Judged,
         outgoing: &Outgoing,
-        deviation: generic::Deviation,
     ) -> Result<Vec<(Finding, Arc<Exchange>)>, TemplateError> {
+        let (ex, by_rules) = judged.into_parts();
         exchanges.push(ex.clone());
         let mut found: Vec<(Finding, Arc<Exchange>)> =
-            generic::check(&self.contract, &ex, deviation)
-                .into_iter()
-                .map(|f| (f, ex.clone()))
-                .collect();
+            by_rules.into_iter().map(|f| (f, ex.clone())).collect();
         let Ok(resp) = &ex.outcome else {
             return Ok(found);
         };
@@ -916,11 +931,9 @@ impl Executor {
                 let mut next = outgoing.clone();
                 next.query.retain(|(k, _)| k != "pageToken");
                 next.query.push(("pageToken".to_string(), token));
-                async move { Arc::new(self.send(&next).await) }
+                async move { self.send(&next).await.into_parts() }
             };
-            let generic = |page: &Exchange| generic::check(&self.contract, page, deviation);
-            let mut walk =
-                pagination::walk(ex.clone(), fetch, generic, limit, page, step.cites(case)).await;
+            let mut walk = pagination::walk(ex.clone(), fetch, limit, page, step.cites(case)).await;
             self.lost_or_unlisted(outgoing, page, &mut walk).await;
             for (name, n) in &walk.tally {
                 vars.set(name.clone(), Value::from(*n));
@@ -937,7 +950,7 @@ impl Executor {
         &self,
         req: &Request,
         vars: &Vars,
-    ) -> Result<(Outgoing, generic::Deviation), TemplateError> {
+    ) -> Result<Outgoing, TemplateError> {
         let mut query = Vec::new();
         for (k, v) in &req.query {
             let key = vars.render_text(k)?;
@@ -955,15 +968,12 @@ impl Executor {
             headers.push((k.clone(), text_of(&vars.render_value(v)?)));
         }
         // The generation of a request is its path's: a latest case may create through /v1.
+        // How a request deviates from the stated version is read from its headers by the
+        // rules (`rules::deviation_of`).
         let api = Api::of_path(&req.path);
-        let mut deviation = generic::Deviation::default();
         match req.version.as_deref() {
-            Some("none") => deviation.version = api == Api::Latest,
-            Some(v) => {
-                let v = vars.render_text(v)?;
-                deviation.version = v != API_VERSION;
-                headers.push(("Service-Api-Version".to_string(), v));
-            }
+            Some("none") => {}
+            Some(v) => headers.push(("Service-Api-Version".to_string(), vars.render_text(v)?)),
             None => headers.extend(api.headers()),
         }
         let auth = match req.auth.as_deref() {
@@ -1024,13 +1034,14 @@ impl Executor {
         if let Some((text, part)) = left {
             return Err(TemplateError::Unresolved(text, part));
         }
-        Ok((out, deviation))
+        Ok(out)
     }
 }
 
-/// The trial's result with the model's findings on its exchanges (a rule of the contract that an
-/// answer of this trial broke, whatever the trial is about): a trial that passed or was ignored
-/// fails on them.
+/// The trial's result with the findings that joined it at its end (the model's, those of the
+/// rules judged at the end, and those no sender took: a rule of the contract that an answer of
+/// this trial broke, whatever the trial is about): a trial that passed or was ignored fails on
+/// them.
 fn with_model_findings(
     mut result: CaseResult,
     found: Vec<(Finding, Arc<Exchange>)>,
@@ -1206,7 +1217,8 @@ impl Executor {
                 .retain(|(k, _)| k != "pageToken" && k != "maxResults");
             one.query
                 .push(("maxResults".to_string(), largest.to_string()));
-            let ex = self.send(&one).await;
+            // Judged as every exchange is: what the rules find on it joins the trial at its end.
+            let ex = self.send(&one).await.ex.clone();
             // Recorded with the walk's pages: the step's exchanges (and a HAR) hold every
             // request the run sent.
             walk.exchanges.push(Arc::new(ex.recorded()));

@@ -133,7 +133,7 @@ async fn run_limit(
     if let Err(failed) = run_setup(exec, case, limit, &tag, &mut vars, exchanges).await {
         return failed;
     }
-    let (base, deviation) = match exec.render_request(&limit.example.request, &vars) {
+    let base = match exec.render_request(&limit.example.request, &vars) {
         Ok(r) => r,
         Err(missing) => return template_failure(case, missing.to_string(), steps, steps),
     };
@@ -172,7 +172,7 @@ async fn run_limit(
                 invented,
                 rank,
             };
-            judge(exec, case, limit, input, deviation, recorded).await
+            judge(exec, case, limit, input, recorded).await
         }
     };
     let fail = |found: Found, note: String| failures(found, &note, steps);
@@ -395,7 +395,6 @@ async fn judge(
     case: &Case,
     limit: &Limit,
     input: Input<'_>,
-    deviation: crate::checks::generic::Deviation,
     recorded: &std::sync::Mutex<Vec<(u64, Arc<Exchange>)>>,
 ) -> Found {
     let Input {
@@ -405,7 +404,7 @@ async fn judge(
         invented,
         rank,
     } = input;
-    let (ex, found) = exec.exchange(out, deviation).await;
+    let (ex, found) = exec.exchange(out).await;
     let mut found: Found = found.into_iter().map(|f| (f, ex.clone())).collect();
     recorded
         .lock()
@@ -492,6 +491,6 @@ async fn cleanup(exec: &Executor, limit: &Limit, id: &str) -> Option<Arc<Exchang
         auth: None,
         version: None,
     };
-    let (out, deviation) = exec.render_request(&request, &vars).ok()?;
-    Some(exec.exchange(&out, deviation).await.0)
+    let out = exec.render_request(&request, &vars).ok()?;
+    Some(exec.exchange(&out).await.0)
 }

@@ -23,7 +23,6 @@ use time::format_description::well_known::Rfc3339;
 use super::Executor;
 use crate::cases::properties::Relation;
 use crate::cases::template::Vars;
-use crate::checks::generic;
 use crate::client::Exchange;
 use crate::results::{Failure, Finding};
 
@@ -225,12 +224,9 @@ fn id_of(item: &Value) -> Option<String> {
 impl Reader<'_> {
     async fn get(&mut self, path: &str, query: &[(&str, String)]) -> Arc<Exchange> {
         let out = super::sequences::request("GET", path, query, None);
-        let ex = Arc::new(self.exec.send(&out).await);
-        self.found.extend(
-            generic::check(&self.exec.contract, &ex, Default::default())
-                .into_iter()
-                .map(|f| (f, ex.clone())),
-        );
+        let (ex, by_rules) = self.exec.send(&out).await.into_parts();
+        self.found
+            .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
         self.exchanges.push(ex.clone());
         ex
     }

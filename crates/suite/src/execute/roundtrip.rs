@@ -163,10 +163,10 @@ pub(super) async fn run(
             let mut create = pair["create"].clone();
             create["externalId"] = json!(external);
             let send = async |r: Request| -> (Arc<Exchange>, Found) {
-                let Ok((out, deviation)) = exec.render_request(&r, vars) else {
+                let Ok(out) = exec.render_request(&r, vars) else {
                     return (Arc::new(placeholder()), Vec::new());
                 };
-                let (ex, found) = exec.exchange(&out, deviation).await;
+                let (ex, found) = exec.exchange(&out).await;
                 recorded.lock().map(|mut v| v.push(ex.clone())).ok();
                 (
                     ex.clone(),

@@ -17,7 +17,6 @@ use crate::cases::Case;
 use crate::cases::properties::generate::e164;
 use crate::cases::sequence::{ContactFilter, Link, Machine, STEPS, Step};
 use crate::cases::template::Vars;
-use crate::checks::generic;
 use crate::client::{Auth, Exchange, Outgoing};
 use crate::redact::Redactor;
 use crate::results::{Failure, Finding};
@@ -270,7 +269,7 @@ impl World {
         self.webhooks.clear();
         self.hooks_prefix = format!("r{round}a{attempt}");
         let tag = format!("{}-sq{}-{round}-{attempt}", self.run, self.trial);
-        let (mut replay, model) = crate::model::collect(async {
+        let (mut replay, model) = crate::checks::rules::collect(async {
             let mut replay = Replay {
                 steps: Vec::new(),
                 exchanges: Vec::new(),
@@ -395,13 +394,9 @@ impl World {
         let mut exs = Vec::new();
         for group in groups.into_iter().filter(|g| !g.is_empty()) {
             let sent = futures_util::future::join_all(group.iter().map(|out| exec.send(out))).await;
-            for ex in sent {
-                let ex = Arc::new(ex);
-                found.extend(
-                    generic::check(&exec.contract, &ex, Default::default())
-                        .into_iter()
-                        .map(|f| (f, ex.clone())),
-                );
+            for judged in sent {
+                let (ex, by_rules) = judged.into_parts();
+                found.extend(by_rules.into_iter().map(|f| (f, ex.clone())));
                 exs.push(ex);
             }
         }
@@ -459,7 +454,8 @@ impl World {
         // (neither depends on the other).
         let users = self.users.is_empty().then_some(async {
             let out = request("GET", "/users", &[("maxResults", "50".into())], None);
-            Arc::new(exec.send(&out).await)
+            // Judged as every exchange is: what the rules find on it joins the replay at its end.
+            exec.send(&out).await.ex.clone()
         });
         // Without a receiver there is nothing to watch: no webhook is created.
         let url = self.text("webhook_url");
@@ -1267,8 +1263,8 @@ impl<'a> Sender<'a> {
     }
 
     async fn send(&mut self, out: Outgoing, clause: &'static str, accepted: bool) -> Arc<Exchange> {
-        let ex = Arc::new(self.exec.send(&out).await);
-        self.judge(&ex, clause, accepted);
+        let (ex, by_rules) = self.exec.send(&out).await.into_parts();
+        self.judge(&ex, by_rules, clause, accepted);
         ex
     }
 
@@ -1279,9 +1275,9 @@ impl<'a> Sender<'a> {
         let exec = self.exec;
         let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
         sent.into_iter()
-            .map(|ex| {
-                let ex = Arc::new(ex);
-                self.judge(&ex, clause, true);
+            .map(|judged| {
+                let (ex, by_rules) = judged.into_parts();
+                self.judge(&ex, by_rules, clause, true);
                 ex
             })
             .collect()
@@ -1289,11 +1285,16 @@ impl<'a> Sender<'a> {
 
     /// Holds an answer to the generic checks and, when `accepted`, to a success: the request is
     /// one the contract allows.
-    fn judge(&mut self, ex: &Arc<Exchange>, clause: &'static str, accepted: bool) {
-        let generic = generic::check(&self.exec.contract, ex, Default::default());
+    fn judge(
+        &mut self,
+        ex: &Arc<Exchange>,
+        by_rules: Vec<Finding>,
+        clause: &'static str,
+        accepted: bool,
+    ) {
         let transport = ex.outcome.is_err();
         self.found
-            .extend(generic.into_iter().map(|f| (f, ex.clone())));
+            .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
         if let Ok(resp) = &ex.outcome {
             let allowed = (200..300).contains(&resp.status)
                 || (self.expect == Expect::SuccessOr400 && resp.status == 400);
@@ -1334,13 +1335,10 @@ impl<'a> Sender<'a> {
             .collect();
         let exec = self.exec;
         let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
-        for ex in sent {
-            let ex = Arc::new(ex);
-            self.found.extend(
-                generic::check(&self.exec.contract, &ex, Default::default())
-                    .into_iter()
-                    .map(|f| (f, ex.clone())),
-            );
+        for judged in sent {
+            let (ex, by_rules) = judged.into_parts();
+            self.found
+                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
             self.exchanges.push(ex);
         }
     }

@@ -16,15 +16,12 @@
 //!   the kind: then a null is judged as a value. Strings compare after trimming surrounding
 //!   whitespace (6.7); instants as instants (5.2); recipient and entry lists as sets.
 //!
-//! It also runs the rules that one list answer can show on every list exchange, whatever trial
-//! sent it ([`filters`]).
-//!
-//! Findings go to the trial that sent the read ([`collect`]), citing the rule's own clause.
+//! What the model tracks and how each request changes it is the operation table's
+//! (`conformance_contract::operations`). Findings go to the trial that sent the read
+//! (`checks::rules::collect`), citing the rule's own clause.
 
-pub(crate) mod filters;
 mod resources;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -36,38 +33,6 @@ use conformance_contract::Contract;
 
 pub(crate) use resources::Kind;
 use resources::{Op, Shown, Tracked};
-
-tokio::task_local! {
-    /// The findings of the model on the exchanges of the trial running in this task.
-    static SINK: RefCell<Vec<(Finding, Arc<Exchange>)>>;
-}
-
-/// Runs `fut` (one trial) with a sink for the model's findings on its exchanges; returns its
-/// output and those findings.
-pub(crate) async fn collect<F: std::future::Future>(
-    fut: F,
-) -> (F::Output, Vec<(Finding, Arc<Exchange>)>) {
-    SINK.scope(RefCell::new(Vec::new()), async move {
-        let out = fut.await;
-        let found = SINK.with(|s| std::mem::take(&mut *s.borrow_mut()));
-        (out, found)
-    })
-    .await
-}
-
-fn report(found: Vec<Finding>, ex: &Exchange) {
-    if found.is_empty() {
-        return;
-    }
-    let ex = Arc::new(ex.recorded());
-    // Outside a trial (discovery, the cleanup) there is no sink: nothing of the run reads there.
-    let _ = SINK.try_with(|s| {
-        let mut s = s.borrow_mut();
-        for f in found {
-            s.push((f, ex.clone()));
-        }
-    });
-}
 
 /// What the run knows of the target's state.
 pub(crate) struct Model {
@@ -122,22 +87,12 @@ impl Model {
         Ticket { clock }
     }
 
-    /// Called with the answer: applies what an accepted change did, judges what a read showed,
-    /// and runs the list rules; the findings go to the trial that sent it.
+    /// Called with the answer: applies what an accepted change did and judges what a read
+    /// showed; the findings go to the trial that sent it.
     pub(crate) fn after(&self, ticket: Ticket, out: &Outgoing, ex: &Exchange) {
         let contract = &*self.contract;
         let op = resources::classify(contract, out);
         let mut found = Vec::new();
-        let accepted = ex
-            .outcome
-            .as_ref()
-            .ok()
-            .filter(|r| (200..300).contains(&r.status))
-            .and_then(|r| r.json.as_ref())
-            .and_then(|j| j.as_ref().ok());
-        if let (Some(body), Some(route)) = (accepted, contract.route(&ex.method, &ex.path)) {
-            found.extend(filters::check(route, out, body));
-        }
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
@@ -216,7 +171,7 @@ impl Model {
             None => {}
         }
         drop(state);
-        report(found, ex);
+        crate::checks::rules::report(found, ex);
     }
 }
 
