@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::binary::{BIN, serve, temp_dir};
+use crate::common::binary::{BIN, serve, serve_on, temp_dir};
 
 fn text(o: &Output) -> (String, String) {
     (
@@ -167,7 +167,7 @@ fn compare_lists_new_fixed_and_still_present_defects_and_fails_on_a_new_one() {
     let last = out.trim_end().lines().last().unwrap_or_default();
     assert!(
         last.starts_with(&format!(
-            "compare: {} new, 0 fixed, 0 still present",
+            "compare: defects: {} new, 0 fixed, 0 not re-tested, 0 still present",
             defects.len()
         )),
         "{out}"
@@ -200,9 +200,10 @@ fn compare_lists_new_fixed_and_still_present_defects_and_fails_on_a_new_one() {
     let o = run(&["compare", path(&faulty), path(&clean)]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
     assert!(
-        text(&o)
-            .0
-            .contains(&format!("0 new, {} fixed, 0 still present", defects.len())),
+        text(&o).0.contains(&format!(
+            "0 new, {} fixed, 0 not re-tested, 0 still present",
+            defects.len()
+        )),
         "{}",
         text(&o).0
     );
@@ -227,34 +228,233 @@ fn rerun_runs_a_defects_trials_and_says_whether_it_still_holds() {
         d1["fingerprint"].as_str().expect("fingerprint"),
     );
     let trials = d1["trials"].as_array().expect("trials").len();
-    // Against the same fault: it still holds, and only its trials ran.
+    // Without --fault, the result's own target again: the embedded reference with its fault;
+    // the defect still holds, and only its trials ran.
     let again = dir.join("again.json");
-    let o = contacts_run(
-        &["reserved-source-accepted"],
-        &again,
-        &["--rerun", path(&faulty), "--defect", id],
-    );
+    let o = run(&[
+        "--rerun",
+        path(&faulty),
+        "--defect",
+        id,
+        "-q",
+        "--json",
+        path(&again),
+    ]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains(&format!("{id} {print} still holds")), "{out}");
+    assert_eq!(read(&again)["faults"][0], "reserved-source-accepted");
     assert_eq!(
         read(&again)["totals"]["total"].as_u64(),
         Some(trials as u64),
         "only the defect's trials"
-    );
-    // Against the clean reference, by fingerprint: it no longer holds, and the run passes.
-    let o = contacts_run(&[], &again, &["--rerun", path(&faulty), "--defect", print]);
-    let (out, _) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(
-        out.contains(&format!("{id} {print} no longer holds")),
-        "{out}"
     );
     // A defect the result lacks: exit 2, naming the known ones.
     let o = contacts_run(&[], &again, &["--rerun", path(&faulty), "--defect", "D99"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--defect D99") && err.contains(print), "{err}");
+
+    // A target fixed in place: the same URL served again without the fault. The re-run of the
+    // result (no --target: the result's URL and profile) runs every trial of the defect again
+    // against the same target, they pass, and the defect no longer holds.
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        probe.local_addr().expect("its address").port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let on_target = dir.join("on-target.json");
+    {
+        let served = serve_on(
+            "rerun-faulty",
+            &listen,
+            &["--fault", "reserved-source-accepted"],
+        );
+        let o = Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&served.profile)
+            .args(["--area", "contacts", "-q", "--json", path(&on_target)])
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("runs");
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    }
+    let _fixed = serve_on("rerun-fixed", &listen, &[]);
+    let o = run(&["--rerun", path(&on_target), "-q"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let print = read(&on_target)["defects"][0]["fingerprint"]
+        .as_str()
+        .expect("fingerprint")
+        .to_string();
+    assert!(
+        out.contains(&format!("{print} no longer holds: "))
+            && out.contains("ran again against the same target and passed"),
+        "{out}"
+    );
+}
+
+/// The three faults of the history's first users (a webhook signature, a task transition, an
+/// error code): `--rerun` and `compare` of their certificate.
+const HISTORY: [&str; 3] = [
+    "webhook-wrong-secret",
+    "task-complete-no-effect",
+    "contact-404-wrong-code",
+];
+
+/// The lines of a re-run's verdict on each defect.
+fn rerun_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            l.starts_with("  D")
+                && (l.contains(" still holds ")
+                    || l.contains(" no longer holds")
+                    || l.contains(" not re-tested "))
+        })
+        .collect()
+}
+
+#[test]
+fn nothing_is_called_fixed_that_was_not_re_tested_against_the_same_target() {
+    let faults: Vec<&str> = HISTORY.iter().flat_map(|f| ["--fault", *f]).collect();
+    let served = serve("history", &faults);
+    let dir = temp_dir("history-runs");
+    let key = read(&served.profile)["apiKey"]
+        .as_str()
+        .expect("apiKey")
+        .to_string();
+    // The profile the certificate names, in a file of its own (removed at the end).
+    let profile = dir.join("target.json");
+    std::fs::copy(&served.profile, &profile).expect("copy the profile");
+    let (fail, partial) = (dir.join("fail.json"), dir.join("partial.json"));
+    let certify = |extra: &[&str], json: &Path| {
+        Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&profile)
+            .args(["-q", "--json", path(json)])
+            .args(extra)
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("the binary runs")
+    };
+    let o = certify(&[], &fail);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let defects = read(&fail)["defects"].as_array().expect("defects").clone();
+    assert!(defects.len() >= 3, "{defects:#?}");
+
+    // --rerun without --target: the result's own target and profile, never the embedded
+    // reference; the faults are still served, so nothing is fixed.
+    let again = dir.join("again.json");
+    let o = run(&["--rerun", path(&fail), "-q", "--json", path(&again)]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let rerun = read(&again);
+    assert_eq!(rerun["target"], served.url.as_str(), "{out}");
+    assert!(rerun.get("serve").is_none(), "the embedded reference ran");
+    let lines = rerun_lines(&out);
+    assert_eq!(lines.len(), defects.len(), "{out}");
+    assert!(
+        lines.iter().all(|l| !l.contains("no longer holds")),
+        "{out}"
+    );
+    assert!(lines.iter().any(|l| l.contains(" still holds ")), "{out}");
+
+    // --rerun with --target and without the profile: the trials that need its fixtures are
+    // ignored, and the defects they showed are not re-tested, never fixed.
+    let o = run(&[
+        "--rerun",
+        path(&fail),
+        "--target",
+        &served.url,
+        "--api-key",
+        &key,
+        "-q",
+    ]);
+    let (out, err) = text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}{err}");
+    let lines = rerun_lines(&out);
+    assert_eq!(lines.len(), defects.len(), "{out}");
+    assert!(
+        lines.iter().all(|l| !l.contains("no longer holds")),
+        "{out}"
+    );
+    let untested: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains(" not re-tested "))
+        .collect();
+    assert!(
+        !untested.is_empty() && untested.iter().all(|l| l.contains(" ignored")),
+        "the defects whose trials were ignored are not re-tested:\n{out}"
+    );
+
+    // compare with a run of one area: another selection, not comparable (exit 2), and with
+    // --anyway no defect is fixed: those of other areas were not re-tested.
+    let o = certify(&["--area", "contacts"], &partial);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let o = run(&["compare", path(&fail), path(&partial)]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("not comparable")
+            && err.contains("another selection")
+            && err.contains("--anyway"),
+        "{err}"
+    );
+    let (json, html) = (dir.join("comparison.json"), dir.join("comparison.html"));
+    let o = run(&[
+        "compare",
+        path(&fail),
+        path(&partial),
+        "--anyway",
+        "--json",
+        path(&json),
+        "--report",
+        path(&html),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let comparison = read(&json);
+    assert_eq!(
+        comparison["fixedDefects"],
+        serde_json::json!([]),
+        "{comparison}"
+    );
+    assert!(
+        comparison["notComparable"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r
+                .as_str()
+                .is_some_and(|r| r.starts_with("another selection")))),
+        "{comparison}"
+    );
+    assert!(
+        !comparison["notRetested"]
+            .as_array()
+            .expect("notRetested")
+            .is_empty(),
+        "{comparison}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("fixed ")), "{out}");
+    let summary = out.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        summary.starts_with("compare: defects: 0 new, 0 fixed, ")
+            && summary.contains(" not re-tested"),
+        "{summary}"
+    );
+    let page = std::fs::read_to_string(&html).expect("HTML");
+    assert!(
+        page.contains("Not comparable")
+            && page.contains("not re-tested")
+            && !page.contains("<td>fixed</td>"),
+        "the HTML's section since the baseline"
+    );
+
+    // A result whose profile file is gone: its target cannot be certified the same way again.
+    std::fs::remove_file(&profile).expect("remove the profile");
+    let o = run(&["--rerun", path(&fail), "-q"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("target.json") && err.contains("gone"), "{err}");
 }
 
 /// The HAR 1.2 schema of the tests (written from the specification's tables).
@@ -328,6 +528,48 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
         "every exchange of the run: {}",
         entries.len()
     );
+    // Every request the run sent is one entry, once, whichever trials share it: the entries of
+    // requests sent are the request count, numbered 1 to N; the preflight and the cleanup are
+    // there; and so is every delivery the receiver got.
+    let result = read(&json);
+    let requests = result["requests"].as_u64().expect("requests");
+    let comment = |e: &Value| e["comment"].as_str().unwrap_or_default().to_string();
+    let mut numbers: Vec<u64> = entries
+        .iter()
+        .filter_map(|e| {
+            let c = comment(e);
+            let n = c
+                .strip_prefix("request ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()?;
+            Some(n)
+        })
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(
+        numbers,
+        (1..=requests).collect::<Vec<u64>>(),
+        "the HAR's requests are the run's {requests}, each once"
+    );
+    for part in [
+        "before the trials (the preflight",
+        "after the trials (the cleanup)",
+    ] {
+        assert!(entries.iter().any(|e| comment(e).contains(part)), "{part}");
+    }
+    let deliveries = entries
+        .iter()
+        .filter(|e| comment(e).starts_with("webhook delivery received"))
+        .count() as u64;
+    assert!(deliveries > 0, "the webhooks area gets deliveries");
+    assert_eq!(
+        Some(deliveries),
+        result["deliveriesReceived"].as_u64(),
+        "every delivery the receiver got"
+    );
+    assert_eq!(entries.len() as u64, requests + deliveries);
     // Each entry starts when its request went (a timeline a HAR viewer can draw): within one
     // trial the starts never go back, and the run's entries do not all share one start.
     let mut starts: std::collections::BTreeMap<String, Vec<time::OffsetDateTime>> =
@@ -336,8 +578,11 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
         let at = e["startedDateTime"].as_str().expect("startedDateTime");
         let at = time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
             .unwrap_or_else(|err| panic!("startedDateTime {at:?}: {err}"));
-        let comment = e["comment"].as_str().expect("comment");
-        let trial = comment.split(',').next().unwrap_or_default().to_string();
+        let c = comment(e);
+        let trial = c
+            .split_once("; trial ")
+            .map(|(_, t)| t.split([' ', ';']).next().unwrap_or_default().to_string())
+            .unwrap_or_default();
         starts.entry(trial).or_default().push(at);
     }
     for (trial, at) in &starts {
@@ -384,8 +629,8 @@ fn har_records_the_exchanges_as_har_1_2_without_a_secret() {
     for e in entries {
         let comment = e["comment"].as_str().unwrap_or_default();
         let trial = comment
-            .strip_prefix("trial ")
-            .and_then(|c| c.split(',').next())
+            .split_once("; trial ")
+            .and_then(|(_, t)| t.split([' ', ';']).next())
             .unwrap_or_default();
         assert!(failed.contains(trial), "{comment}");
         assert!(comment.contains("; defects D"), "{comment}");
@@ -452,4 +697,125 @@ fn a_run_against_the_embedded_reference_prints_a_serve_command_its_curls_run_aga
         curl.contains(served.trim_start_matches("http://")),
         "{curl} names {served}"
     );
+}
+
+/// Runs the reproduction script a failing run wrote beside its result against the same
+/// `served`, and gives its output.
+fn run_script(script: &Path, served: &crate::common::binary::Served) -> (bool, String) {
+    let o = Command::new("bash")
+        .arg(script)
+        .env_remove("WORKSPACE_API_KEY")
+        .env("WORKSPACE_PROFILE", &served.profile)
+        .env("WORKSPACE_CONFORMANCE", BIN)
+        .output()
+        .expect("bash runs the script");
+    let (out, err) = text(&o);
+    (o.status.success(), format!("{out}{err}"))
+}
+
+#[test]
+fn each_defect_of_the_three_fault_runs_reproduces_from_the_script_beside_the_reports() {
+    for (name, faults) in [("three", THREE), ("history", HISTORY)] {
+        let args: Vec<&str> = faults.iter().flat_map(|f| ["--fault", *f]).collect();
+        let served = serve(&format!("reproduce-{name}"), &args);
+        let dir = temp_dir(&format!("reproduce-{name}-out"));
+        let json = dir.join("result.json");
+        let o = Command::new(BIN)
+            .args(["--target", &served.url, "--profile"])
+            .arg(&served.profile)
+            .args(["-q", "--json", path(&json)])
+            .env_remove("WORKSPACE_API_KEY")
+            .output()
+            .expect("the binary runs");
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        let script = dir.join("reproduce.sh");
+        assert!(
+            out.contains(&format!(
+                "reproduce every defect: bash {}",
+                script.display()
+            )),
+            "the run says where its reproductions are:\n{out}"
+        );
+        let defects = read(&json)["defects"].as_array().expect("defects").clone();
+        assert!(!defects.is_empty());
+        // Nothing secret is written: keys come from the environment or the profile.
+        let text_of_script = std::fs::read_to_string(&script).expect("the script");
+        let profile = read(&served.profile);
+        let mut secrets = vec![profile["apiKey"].as_str().expect("apiKey").to_string()];
+        for (k, v) in profile["fixtures"].as_object().expect("fixtures") {
+            if k.ends_with("api_key") || k.ends_with("_secret") {
+                secrets.extend(v.as_str().map(str::to_string));
+            }
+        }
+        for s in &secrets {
+            assert!(
+                !text_of_script.contains(s.as_str()),
+                "the script holds a secret"
+            );
+        }
+        assert!(
+            !text_of_script.contains("whsec_"),
+            "the script holds a signing secret"
+        );
+        // Each defect has a reproduction, and run against the same serve, each shows again.
+        for d in &defects {
+            let lines = d["reproduction"]["lines"].as_array();
+            assert!(
+                lines.is_some_and(|l| !l.is_empty()),
+                "{name}: {} has no reproduction",
+                d["id"]
+            );
+        }
+        let (ok, said) = run_script(&script, &served);
+        for d in &defects {
+            let id = d["id"].as_str().expect("id");
+            assert!(
+                said.lines()
+                    .any(|l| l.starts_with(&format!("{id}: shown: "))),
+                "{name}: {id} ({}) is not shown again:\n{said}",
+                d["title"]
+            );
+        }
+        assert!(
+            ok && said.contains(&format!(
+                "reproduce: {n} of {n} defects shown",
+                n = defects.len()
+            )),
+            "{said}"
+        );
+        for s in &secrets {
+            assert!(!said.contains(s.as_str()), "the script printed a secret");
+        }
+    }
+}
+
+#[test]
+fn a_reproduction_against_the_clean_reference_does_not_show_its_defect() {
+    // The script judges: against a target without the fault, it says the defect is not shown
+    // (and fails), so that its "shown" means something.
+    let faulty = serve("reproduce-faulty", &["--fault", "task-complete-no-effect"]);
+    let dir = temp_dir("reproduce-clean-out");
+    let json = dir.join("result.json");
+    let o = Command::new(BIN)
+        .args(["--target", &faulty.url, "--profile"])
+        .arg(&faulty.profile)
+        .args(["--area", "tasks", "-q", "--json", path(&json)])
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let clean = serve("reproduce-clean", &[]);
+    let script = dir.join("reproduce.sh");
+    let o = Command::new("bash")
+        .arg(&script)
+        .env("WORKSPACE_TARGET", &clean.url)
+        .env("WORKSPACE_PROFILE", &clean.profile)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("bash runs");
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}{err}");
+    assert!(out.contains(": not shown: "), "{out}{err}");
+    assert!(out.contains("reproduce: 0 of "), "{out}{err}");
 }

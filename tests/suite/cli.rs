@@ -160,6 +160,42 @@ fn serve_lists_faults_with_their_clauses() {
             && l.ends_with("v1 API: contacts > PATCH /v1/contacts/{id}")),
         "{out}"
     );
+    // The header explains the marks of the list and counts what the README counts: the
+    // catalog, not the pending faults listed after it.
+    let header: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with('#'))
+        .collect();
+    let entries: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    let pending = entries
+        .iter()
+        .filter(|l| l.contains("not yet in the catalog"))
+        .count();
+    let readme =
+        std::fs::read_to_string(crate::common::sources::root().join("README.md")).expect("README");
+    let counted = format!("Of the {} faults of the catalog", entries.len() - pending);
+    assert!(
+        readme.contains(&counted),
+        "the README does not say `{counted}`"
+    );
+    assert!(
+        header[0].starts_with(&format!(
+            "# {} faults of the catalog",
+            entries.len() - pending
+        )),
+        "{header:?}"
+    );
+    for mark in ["(blind set K)", "(blind set K, not yet in the catalog)"] {
+        assert!(
+            header.iter().any(|l| l.contains(mark)),
+            "{mark}: {header:?}"
+        );
+    }
 }
 
 #[test]
@@ -435,21 +471,44 @@ fn a_refused_key_ends_the_run_before_any_trial_naming_where_it_came_from() {
 
 #[test]
 fn nothing_selected_is_exit_2_and_list_is_not() {
-    for args in [
-        &["--area", "contact"][..],
-        &["no-such-trial-name"],
-        &["--tag", "no-such-tag"],
+    for (args, says) in [
+        (&["--area", "contact"][..], "unknown area `contact`"),
+        (
+            &["--area", "contact", "--area", "tasks"],
+            "unknown area `contact`",
+        ),
+        (&["no-such-trial-name"], "nothing selected"),
+        (&["--tag", "no-such-tag"], "nothing selected"),
+        (&["--fault", "webhook-wrong-secrt"], "unknown fault"),
     ] {
         let start = Instant::now();
         let o = run(args);
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {out}\n{err}");
         assert!(start.elapsed() < Duration::from_secs(15));
-        assert!(err.contains("nothing selected"), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
         assert!(!out.contains("test result"), "{out}");
     }
-    let (_, err) = text(&run(&["--area", "contact"]));
-    assert!(err.contains("did you mean `contacts`?"), "{err}");
+    // A typo gets the name meant, in one short line, not the catalog.
+    for (args, meant) in [
+        (&["--area", "contact"][..], "did you mean `contacts`?"),
+        (
+            &["--fault", "webhook-wrong-secrt"],
+            "did you mean `webhook-wrong-secret`?",
+        ),
+        (
+            &["--variant", "nulls-absnt"],
+            "did you mean `nulls-absent`?",
+        ),
+        (
+            &["serve", "--fault", "contact-404-wrong-cod"],
+            "did you mean `contact-404-wrong-code`?",
+        ),
+    ] {
+        let (_, err) = text(&run(args));
+        assert!(err.contains(meant), "{args:?}: {err}");
+        assert!(err.len() < 300, "{args:?}: {} bytes: {err}", err.len());
+    }
     let o = run(&["--list", "--area", "contact"]);
     assert_eq!(o.status.code(), Some(0));
 }
@@ -1071,11 +1130,14 @@ fn a_failing_run_leads_with_its_defects_and_ends_with_the_verdict() {
         .filter(|l| l.starts_with("  D"))
         .copied()
         .collect();
+    // Each defect's reproduction follows it: one line, or a head and a request a line.
     assert!(
         lines[at + 1..lines.len() - 1]
             .iter()
-            .all(|l| l.starts_with("  D") || l.starts_with("     reproduce")),
-        "only defects between the request line and the verdict:\n{out}"
+            .all(|l| l.starts_with("  D")
+                || l.starts_with("     reproduce")
+                || l.starts_with("       ")),
+        "only defects and their reproductions between the request line and the verdict:\n{out}"
     );
     assert!(list.len() <= 6, "{list:#?}");
     assert!(

@@ -157,7 +157,11 @@ fn steady(text: &str) -> String {
             (r"\b[0-9]+ requests\b", "N requests"),
             (r"requests: [0-9]+ sent", "requests: N sent"),
             // What the cleanup meets depends on the random sequences' draws.
-            (r"[0-9]+ (removed|left without)", "N $1"),
+            (r"[0-9]+ removed", "N removed"),
+            (
+                r"[0-9]+ ([a-z]+(, [0-9]+ [a-z]+)*( and [0-9]+ [a-z]+)? )?left without",
+                "N left without",
+            ),
         ]
         .into_iter()
         .map(|(re, to)| (Regex::new(re).expect("a regex"), to))
@@ -412,7 +416,7 @@ fn three_fault_run(trials: usize) -> String {
     // command of the same reference, the defects with their curls, the verdict.
     format!(
         "\n```\ntest result: FAILED. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out; finished in 4.10s\n\n\
-         cleanup (run rb5f1412): 13 removed, 0 already gone, 0 could not be removed, 91 left without a delete endpoint (tagged with the run id)\n\
+         cleanup (run rb5f1412): 13 removed, 0 already gone, 0 could not be removed, 91 contacts left without a delete endpoint (tagged with the run id)\n\
          requests: … sent in 4.40 s\n\
          reproduce against the same reference: workspace-conformance serve --listen 127.0.0.1:[port] --fault missing-auth-accepted --fault duplicate-across-pages --fault wrong-content-type --profile-out reference-profile.json & export WORKSPACE_API_KEY=\"$(jq -r .apiKey reference-profile.json)\"\n\
          {}\nverdict: FAILED: {defects} defects in {failed} failed trials, {passed} passed, 0 ignored\n```\n",

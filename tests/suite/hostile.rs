@@ -1175,7 +1175,9 @@ fn closing_runs(runs: usize) -> usize {
 /// failed trial, no request that changes something dropped, none sent twice; gives the last
 /// run's output.
 fn certify_through_closing_proxy(closing: Closing, runs: usize) -> String {
-    let served = common::binary::serve("closing-proxy", &[]);
+    // A directory of its own per kind of closing: the two tests run at once, and a shared one
+    // would be emptied under the other's `serve`.
+    let served = common::binary::serve(&format!("closing-proxy-{closing:?}"), &[]);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -346,3 +346,97 @@ fn an_interrupted_run_removes_what_it_created() {
         "tasks of the run left after the interrupt:\n{stdout}"
     );
 }
+
+#[test]
+fn a_defect_reads_as_its_root_cause_and_the_html_says_it_in_plain_words() {
+    let served = serve(
+        "root-cause",
+        &[
+            "--fault",
+            "webhook-wrong-secret",
+            "--fault",
+            "task-complete-no-effect",
+            "--fault",
+            "contact-404-wrong-code",
+        ],
+    );
+    let dir = temp_dir("root-cause-out");
+    let (json, html) = (dir.join("result.json"), dir.join("report.html"));
+    let o = Command::new(BIN)
+        .args(["--target", &served.url, "--profile"])
+        .arg(&served.profile)
+        .args(["-q", "--json"])
+        .arg(&json)
+        .arg("--report")
+        .arg(&html)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("runs");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON")).expect("JSON");
+    // The task fault's defect leads with the transition that did nothing: completing a task.
+    let defects = result["defects"].as_array().expect("defects");
+    let task = defects
+        .iter()
+        .find(|d| d["check"] == "json /data/completed")
+        .unwrap_or_else(|| panic!("no defect of the completed task: {defects:#?}"));
+    assert_eq!(
+        task["clauses"][0], "States and transitions > Task > complete",
+        "{task:#}"
+    );
+    // A clause fails only where a check of its own failed: the limit a case met on the way, the
+    // operation another step of a case made, are not failed by it.
+    let status = |id: &str| {
+        result["clauses"]
+            .as_array()
+            .expect("clauses")
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["status"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_else(|| panic!("no clause {id}"))
+    };
+    for id in [
+        "Limits > open tasks",
+        "Errors > Rules > 6",
+        "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+    ] {
+        // Verified, or not reached where the case stopped at the failure before its later steps.
+        assert_ne!(status(id), "failed", "{id}");
+    }
+    assert_eq!(status("States and transitions > Task > complete"), "failed");
+    let failed = result["clauses"]
+        .as_array()
+        .expect("clauses")
+        .iter()
+        .filter(|c| c["status"] == "failed")
+        .count();
+    assert!(failed <= 8, "3 faults fail {failed} clauses");
+    // The HTML says it in words: no placeholder where the key leaves a value out, and every
+    // count with its noun in the right number.
+    let page = std::fs::read_to_string(&html).expect("HTML");
+    for placeholder in ["<code>…</code>", "expected …", "got …"] {
+        assert!(
+            !page.contains(placeholder),
+            "the HTML shows `{placeholder}`"
+        );
+    }
+    let text = regex::Regex::new(r"<[^>]*>")
+        .expect("a regex")
+        .replace_all(&page, " ");
+    let wrong = regex::Regex::new(
+        r"\b1 (trials|defects|findings|operations|deliveries|requests|parts|clauses|items|steps)\b",
+    )
+    .expect("a regex");
+    let found: Vec<&str> = wrong.find_iter(&text).map(|m| m.as_str()).collect();
+    assert!(found.is_empty(), "wrong plurals in the HTML: {found:?}");
+    assert!(
+        text.contains("1 trial,") || text.contains("1 trial "),
+        "a defect of one trial says so: the check above would pass on a page without counts"
+    );
+}

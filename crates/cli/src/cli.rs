@@ -65,8 +65,8 @@ Examples:
       run the reference alone, to point another tool at it
   workspace-conformance compare base.json new.json --report report.html
       what is new, fixed and still present since the last certification (exit 1 on a new defect)
-  workspace-conformance --target https://api.example.test --rerun result.json --defect D1
-      run the trials of a defect again: does it still hold?
+  workspace-conformance --rerun result.json --defect D1
+      run the trials of a defect again against the result's target: does it still hold?
 
 See README.md and docs/ for the profile format, the reports and the cases.";
 
@@ -79,8 +79,13 @@ pub enum Command {
     Discover(DiscoverArgs),
     /// Merge the JSON results of the parts of a run (--partition K/N) into one certificate.
     Merge(MergeArgs),
-    /// Compare two certifications (--json results): the defects that are new, fixed and still
-    /// present, by fingerprint, and the trials whose verdict changed. Exits 1 when a defect is new.
+    /// Receive webhook deliveries on a free port and print them, each with whether its signature
+    /// verifies with the secret in --secret-file (the reproduction script of a defect found in
+    /// deliveries starts one).
+    Receive(ReceiveArgs),
+    /// Compare two certifications (--json results): the defects that are new, fixed, not
+    /// re-tested and still present, by fingerprint, and the trials whose verdict changed. Exits
+    /// 1 when a defect is new, 2 when the results are not comparable (without --anyway).
     Compare(CompareArgs),
 }
 
@@ -99,6 +104,28 @@ pub struct CompareArgs {
     /// Write the new certification's HTML report to FILE, with a section on what changed.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Compare results that are not comparable (another target, another selection, another
+    /// contract version) all the same; the comparison says they are not.
+    #[arg(long)]
+    pub anyway: bool,
+}
+
+/// Arguments of `receive`.
+#[derive(Debug, Args)]
+pub struct ReceiveArgs {
+    /// Address to listen on (port 0 picks a free port); the first line says the URL.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub seconds: f64,
+    /// Stop after this many deliveries.
+    #[arg(long, value_name = "N")]
+    pub count: Option<usize>,
+    /// A file holding the webhook's signing secret (read when a delivery comes), to verify each
+    /// delivery's signature with; never printed.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
 }
 
 /// Arguments of `merge`.
@@ -271,8 +298,10 @@ pub struct RunArgs {
     /// With --har: only the exchanges of failed trials.
     #[arg(long, requires = "har", help_heading = "Reports")]
     pub har_failed: bool,
-    /// Run exactly the trials of the defects of a previous result (--json), and say of each
-    /// defect whether it still holds.
+    /// Run exactly the trials of the defects of a previous result (--json) against the result's
+    /// own target (its URL and profile, or the embedded reference with its faults) unless
+    /// --target, --fault or --variant say otherwise, and say of each defect whether it still
+    /// holds, no longer holds (its trials ran again and passed) or was not re-tested.
     #[arg(long, value_name = "RESULT.json", help_heading = "Selection")]
     pub rerun: Option<PathBuf>,
     /// With --rerun: only this defect (its id, `D2`, or its fingerprint); repeatable.

@@ -36,17 +36,27 @@ pub enum Error {
         url: String,
         problem: UrlProblem,
     },
-    /// A `--fault` the catalog does not have.
-    #[error("unknown fault `{name}`; known faults: {}", known.join(", "))]
+    /// A `--fault` the catalog does not have, with the nearest name when one is near.
+    #[error("unknown fault `{name}`{}; `serve --list-faults` lists the {catalog} faults of the catalog and {pending} not yet in it", did_you_mean(nearest.as_deref()))]
     UnknownFault {
         name: String,
-        known: Vec<&'static str>,
+        nearest: Option<&'static str>,
+        catalog: usize,
+        pending: usize,
     },
-    /// A `--variant` the catalog does not have.
-    #[error("unknown variant `{name}`; known variants: all, {}", known.join(", "))]
+    /// A `--variant` the catalog does not have, with the nearest name when one is near.
+    #[error("unknown variant `{name}`{}; `serve --list-variants` lists the {count} variants (or `all`)", did_you_mean(nearest.as_deref()))]
     UnknownVariant {
         name: String,
-        known: Vec<&'static str>,
+        nearest: Option<&'static str>,
+        count: usize,
+    },
+    /// An `--area` the catalog does not have, with the nearest name when one is near.
+    #[error("unknown area `{name}`{} (areas: {})", did_you_mean(nearest.as_deref()), areas.join(", "))]
+    UnknownArea {
+        name: String,
+        nearest: Option<String>,
+        areas: Vec<String>,
     },
     /// `--fault` or `--variant` with `--target`: only the embedded reference has them.
     #[error("--fault and --variant apply to the embedded reference only; leave out --target")]
@@ -129,6 +139,20 @@ pub enum Error {
         path: PathBuf,
         known: String,
     },
+    /// `compare` of results of another target, selection or contract version, without
+    /// `--anyway`.
+    #[error("the results are not comparable: {}; `compare --anyway` compares them all the same", reasons.join("; "))]
+    NotComparable { reasons: Vec<String> },
+    /// The `--rerun` result came from the embedded reference with a fault or variant the catalog
+    /// no longer has: the same reference cannot be started again.
+    #[error("--rerun {}: the result certified the embedded reference with `{name}`, which this version's catalog no longer has; give --target, --fault or --variant", path.display())]
+    RerunFaultGone { name: String, path: PathBuf },
+    /// The profile file the `--rerun` result was certified with is gone.
+    #[error("--rerun {}: the result was certified with the profile {}, which is gone; give --profile", path.display(), profile.display())]
+    RerunProfileGone { profile: PathBuf, path: PathBuf },
+    /// The `--rerun` result does not name its profile file (written by an earlier version).
+    #[error("--rerun {}: the result does not name the profile file it was certified with; give --profile (and --target)", path.display())]
+    RerunProfileUnnamed { path: PathBuf },
     /// The `--rerun` result has no defect: nothing to run again.
     #[error("--rerun {}: the result has no defects, so there is nothing to run again", path.display())]
     NothingToRerun { path: PathBuf },
@@ -148,6 +172,7 @@ impl Error {
             | Error::BadUrl { .. }
             | Error::UnknownFault { .. }
             | Error::UnknownVariant { .. }
+            | Error::UnknownArea { .. }
             | Error::FaultsWithTarget
             | Error::ProfileWithReference
             | Error::DiscoverWithoutTarget
@@ -171,9 +196,20 @@ impl Error {
             | Error::Merge(_)
             | Error::UnknownDefect { .. }
             | Error::NothingToRerun { .. }
+            | Error::NotComparable { .. }
+            | Error::RerunFaultGone { .. }
+            | Error::RerunProfileGone { .. }
+            | Error::RerunProfileUnnamed { .. }
             | Error::WrittenProfileUnreadable(_) => Exit::Setup.into(),
         }
     }
+}
+
+/// `; did you mean `NAME`?` for a name that is near, else nothing.
+fn did_you_mean(nearest: Option<&str>) -> String {
+    nearest
+        .map(|n| format!("; did you mean `{n}`?"))
+        .unwrap_or_default()
 }
 
 /// What is wrong with a URL of the command line.
@@ -190,14 +226,11 @@ pub enum UrlProblem {
     NotHttp,
 }
 
-/// Why a run selects nothing: the selection as given, the areas it names that the catalog lacks,
-/// and the areas it has.
+/// Why a run selects nothing: the selection as given and the areas the catalog has.
 #[derive(Debug)]
 pub struct NothingSelected {
-    /// Each option that narrowed the selection, as the user wrote it (`--area contact`).
+    /// Each option that narrowed the selection, as the user wrote it (`--tag smoke`).
     pub given: Vec<String>,
-    /// Each `--area` the catalog lacks, with the closest known area if one is near.
-    pub unknown_areas: Vec<(String, Option<String>)>,
     /// The catalog's areas.
     pub areas: Vec<String>,
 }
@@ -209,12 +242,6 @@ impl std::fmt::Display for NothingSelected {
             write!(f, " (the catalog is empty)")?;
         } else {
             write!(f, " {}", self.given.join(", "))?;
-        }
-        for (area, closest) in &self.unknown_areas {
-            match closest {
-                Some(k) => write!(f, "; unknown area `{area}`: did you mean `{k}`?")?,
-                None => write!(f, "; unknown area `{area}`")?,
-            }
         }
         write!(
             f,

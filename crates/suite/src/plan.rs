@@ -683,6 +683,7 @@ fn guarded(case: &Case, run: impl FnOnce() -> CaseResult) -> CaseResult {
                     step: 1,
                     steps: case.steps.len().max(1),
                     exchange: None,
+                    cause: None,
                 }]),
                 exchanges: Vec::new(),
                 duration: started.elapsed(),

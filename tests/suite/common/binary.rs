@@ -61,9 +61,15 @@ impl Drop for Served {
 
 /// Starts `serve` with `extra` arguments; its profile is written under `temp_dir(name)`.
 pub fn serve(name: &str, extra: &[&str]) -> Served {
+    serve_on(name, "127.0.0.1:0", extra)
+}
+
+/// Starts `serve` on `listen` with `extra` arguments; its profile is written under
+/// `temp_dir(name)`.
+pub fn serve_on(name: &str, listen: &str, extra: &[&str]) -> Served {
     let profile = temp_dir(name).join("profile.json");
     let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--profile-out"])
+        .args(["serve", "--listen", listen, "--profile-out"])
         .arg(&profile)
         .args(extra)
         .stdout(Stdio::piped())

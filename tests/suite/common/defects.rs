@@ -45,6 +45,15 @@ impl FaultDefects {
     pub fn own_rank(&self) -> Option<usize> {
         self.own.iter().position(|o| *o).map(|i| i + 1)
     }
+
+    /// Whether the first defect leads with the fault's own clause: its title and first clause
+    /// are the clause the fault breaks (the root cause), not another the fault also touches.
+    pub fn leads_with_own(&self) -> bool {
+        self.lines
+            .first()
+            .and_then(|l| l.split_once(" [")?.1.split_once(']'))
+            .is_some_and(|(lead, _)| lead == self.clause)
+    }
 }
 
 /// The defects of the run with `fault` on, as the reports group them.
@@ -55,6 +64,7 @@ pub fn of_run(
     run_id: &str,
 ) -> FaultDefects {
     let info = RunInfo {
+        origin: Default::default(),
         target: "http://127.0.0.1".into(),
         profile: "the embedded reference's fixtures".into(),
         fixture_sources: Default::default(),
@@ -64,6 +74,8 @@ pub fn of_run(
         started: time::OffsetDateTime::UNIX_EPOCH,
         duration: Duration::ZERO,
         requests: 0,
+        deliveries: 0,
+        receiver: None,
         interrupted: false,
         not_selected: Default::default(),
         selection: Default::default(),
@@ -86,12 +98,17 @@ pub fn of_run(
             d.fingerprint,
             d.clauses.first().map_or("", String::as_str),
             d.check,
-            d.expected_shape,
-            d.actual_shape,
+            or_gap(&d.expected_shape),
+            or_gap(&d.actual_shape),
             d.trial_count
         ));
     }
     out
+}
+
+/// A part of a defect's key as the record writes it: `…` where the key leaves it out.
+fn or_gap(part: &str) -> &str {
+    if part.is_empty() { "…" } else { part }
 }
 
 /// The record's text for the runs of every fault.
@@ -139,6 +156,11 @@ pub fn counts(runs: &BTreeMap<String, FaultDefects>) -> (usize, usize, usize, us
         by(&|n| n > 3),
         first,
     )
+}
+
+/// How many faults' first defect leads with the fault's own clause.
+pub fn leading(runs: &BTreeMap<String, FaultDefects>) -> usize {
+    runs.values().filter(|d| d.leads_with_own()).count()
 }
 
 /// `runs` with each fault of `unsteady` as `record` (the defects record's text) holds it, where
@@ -201,10 +223,12 @@ pub fn summary(runs: &BTreeMap<String, FaultDefects>) -> String {
         0 => "none more than 3".to_string(),
         n => format!("{n} more than 3"),
     };
+    let lead = leading(runs);
     format!(
-        "Of the {} faults of the catalog, {one} ({:.0}%) give exactly 1 defect, {two} give 2, {three} give 3 and {more}; for {first} of them ({:.0}%) the first defect cites the fault's own clause.",
+        "Of the {} faults of the catalog, {one} ({:.0}%) give exactly 1 defect, {two} give 2, {three} give 3 and {more}; for {first} of them ({:.0}%) the first defect cites the fault's own clause, and for {lead} ({:.0}%) it leads with it (its title and first clause).",
         runs.len(),
         100.0 * one as f64 / total,
-        100.0 * first as f64 / total
+        100.0 * first as f64 / total,
+        100.0 * lead as f64 / total
     )
 }

@@ -57,6 +57,9 @@ pub struct RunPlan {
     pub har: Option<HarOutput>,
     /// `--rerun RESULT.json`: the defects of a previous result whose trials the run selects.
     pub rerun: Option<super::rerun::Rerun>,
+    /// The trials of the whole catalog, by name (a re-run tells a trial it did not select from
+    /// one the catalog no longer has).
+    pub catalog_names: HashSet<String>,
     /// The faults switched on in the embedded reference, by name (the reports list them).
     pub fault_names: Vec<String>,
     /// The variants switched on in the embedded reference, by name (`serve` takes them again).
@@ -129,22 +132,39 @@ impl RunPlan {
         check_run_urls(&args)?;
         let all = cases.clone();
         let (mut cases, mut chosen) = selection::select_trials(&args, cases)?;
+        let mut selected = selection::identity(&args, all.clone());
         let rerun = match &args.rerun {
             Some(path) => {
                 let rerun = super::rerun::Rerun::load(path, &args.defects)?;
                 let names = rerun.trials();
                 cases.retain(|c| names.contains(&c.name));
                 chosen.retain(|n| names.contains(n));
+                selected.options.push(format!(
+                    "--rerun ({})",
+                    conformance_suite::report::plural(names.len(), "trial")
+                ));
                 Some(rerun)
             }
             None => None,
         };
         let not_selected = selection::not_selected(&all, &chosen);
-        let selected = selection::identity(&args, all.clone());
-        let target = match &args.target {
-            Some(url) => given_target(&args, url, key_from_env)?,
-            None if args.profile.is_some() => return Err(Error::ProfileWithReference),
-            None => TargetSpec::Embedded { faults, variants },
+        let resolved = match (&args.target, &rerun) {
+            (Some(url), _) => Resolved {
+                target: given_target(&args, url, args.profile.as_ref(), key_from_env)?,
+                fault_names: Vec::new(),
+                variant_names: Vec::new(),
+                profile_file: args.profile.clone(),
+                discover: args.discover,
+            },
+            (None, Some(rerun)) => rerun_target(&args, rerun, key_from_env)?,
+            (None, None) if args.profile.is_some() => return Err(Error::ProfileWithReference),
+            (None, None) => Resolved {
+                target: TargetSpec::Embedded { faults, variants },
+                fault_names: args.faults.clone(),
+                variant_names: args.variants.clone(),
+                profile_file: None,
+                discover: false,
+            },
         };
         let mut libtest = args.test.libtest();
         // Trials wait on the network, not the CPU: many more threads than cores keep the pipe
@@ -168,8 +188,8 @@ impl RunPlan {
             property_cases: args.property_cases,
             sequence_depth: args.depth,
             require_complete: args.require_complete,
-            discover: args.discover,
-            profile_file: args.profile.clone(),
+            discover: resolved.discover,
+            profile_file: resolved.profile_file,
             webhook_listen: args.webhook_listen,
             webhook_url: args.webhook_url.clone(),
             outputs: Outputs {
@@ -183,14 +203,15 @@ impl RunPlan {
                 failed_only: args.har_failed,
             }),
             rerun,
-            fault_names: args.faults.clone(),
-            variant_names: args.variants.clone(),
+            catalog_names: all.iter().map(|c| c.name.clone()).collect(),
+            fault_names: resolved.fault_names,
+            variant_names: resolved.variant_names,
             contract,
             cases,
             chosen,
             not_selected,
             selection: selected,
-            target,
+            target: resolved.target,
             run_id: args.run_id.clone().unwrap_or_else(new_run_id),
             seed: args.seed.unwrap_or_else(rand::random),
         })
@@ -200,6 +221,84 @@ impl RunPlan {
     pub fn embedded(&self) -> bool {
         matches!(self.target, TargetSpec::Embedded { .. })
     }
+}
+
+/// What a run certifies, with what the reports and the `serve` command name of it.
+struct Resolved {
+    target: TargetSpec,
+    /// The embedded reference's faults and variants, by name.
+    fault_names: Vec<String>,
+    variant_names: Vec<String>,
+    /// The profile file of a `--target`.
+    profile_file: Option<PathBuf>,
+    /// Whether the fixtures the profile lacks are discovered first.
+    discover: bool,
+}
+
+/// The target a `--rerun` certifies without `--target`: the result's own. The embedded
+/// reference again with the result's faults and variants (unless `--fault` or `--variant`
+/// give others), refused when the catalog no longer has one of them; or the result's target
+/// URL with its profile file (unless `--profile` gives another) and discovery, refused when
+/// the file is gone or the key missing. Never the embedded reference in place of a target.
+fn rerun_target(
+    args: &RunArgs,
+    rerun: &super::rerun::Rerun,
+    key_from_env: bool,
+) -> Result<Resolved, Error> {
+    let certified = &rerun.certified;
+    let path = rerun.path.clone();
+    if certified.embedded {
+        if args.profile.is_some() {
+            return Err(Error::ProfileWithReference);
+        }
+        let (fault_names, variant_names) = if args.faults.is_empty() && args.variants.is_empty() {
+            (certified.faults.clone(), certified.origin.variants.clone())
+        } else {
+            (args.faults.clone(), args.variants.clone())
+        };
+        let gone = |name: String| Error::RerunFaultGone {
+            name,
+            path: path.clone(),
+        };
+        let faults = parse_faults(&fault_names).map_err(|e| match e {
+            Error::UnknownFault { name, .. } => gone(name),
+            e => e,
+        })?;
+        let variants = parse_variants(&variant_names).map_err(|e| match e {
+            Error::UnknownVariant { name, .. } => gone(name),
+            e => e,
+        })?;
+        return Ok(Resolved {
+            target: TargetSpec::Embedded { faults, variants },
+            fault_names,
+            variant_names,
+            profile_file: None,
+            discover: false,
+        });
+    }
+    if !args.faults.is_empty() || !args.variants.is_empty() {
+        return Err(Error::FaultsWithTarget);
+    }
+    let profile_file = match (&args.profile, &certified.origin.profile_file) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(p)) => Some(PathBuf::from(p)),
+        (None, None) if matches!(certified.profile.as_str(), "none" | "discovery") => None,
+        (None, None) => return Err(Error::RerunProfileUnnamed { path }),
+    };
+    if let Some(p) = profile_file.as_ref().filter(|p| !p.exists()) {
+        return Err(Error::RerunProfileGone {
+            profile: p.clone(),
+            path,
+        });
+    }
+    check_target_url(&certified.url)?;
+    Ok(Resolved {
+        target: given_target(args, &certified.url, profile_file.as_ref(), key_from_env)?,
+        fault_names: Vec::new(),
+        variant_names: Vec::new(),
+        profile_file,
+        discover: args.discover || certified.origin.discovered,
+    })
 }
 
 /// The options of a run that no later step could use: a thread count, a timeout and a rate.
@@ -265,19 +364,20 @@ fn check_http_url(option: &'static str, url: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The `--target` at `url`, with its profile (or none) and the key from the flag, the
+/// The target at `url`, with its profile file (or none) and the key from the flag, the
 /// environment or the profile.
-fn given_target(args: &RunArgs, url: &str, key_from_env: bool) -> Result<TargetSpec, Error> {
+fn given_target(
+    args: &RunArgs,
+    url: &str,
+    profile_file: Option<&PathBuf>,
+    key_from_env: bool,
+) -> Result<TargetSpec, Error> {
     if !args.faults.is_empty() || !args.variants.is_empty() {
         return Err(Error::FaultsWithTarget);
     }
-    let profile = load_profile(args.profile.as_ref())?;
-    let (api_key, key_source) = key_and_source(
-        args.api_key.as_ref(),
-        key_from_env,
-        &profile,
-        args.profile.as_ref(),
-    );
+    let profile = load_profile(profile_file)?;
+    let (api_key, key_source) =
+        key_and_source(args.api_key.as_ref(), key_from_env, &profile, profile_file);
     if api_key.is_none() && !args.test.list {
         return Err(Error::NoApiKey);
     }
@@ -330,9 +430,12 @@ pub fn parse_faults(names: &[String]) -> Result<FaultSet, Error> {
         match Fault::from_name(n) {
             Some(f) => faults.push(f),
             None => {
+                let known = CATALOG.iter().chain(PENDING).map(|f| f.name);
                 return Err(Error::UnknownFault {
                     name: n.clone(),
-                    known: CATALOG.iter().chain(PENDING).map(|f| f.name).collect(),
+                    nearest: super::nearest::nearest(n, known),
+                    catalog: CATALOG.len(),
+                    pending: PENDING.len(),
                 });
             }
         }
@@ -352,7 +455,8 @@ pub fn parse_variants(names: &[String]) -> Result<VariantSet, Error> {
             None => {
                 return Err(Error::UnknownVariant {
                     name: n.clone(),
-                    known: VARIANTS.iter().map(|v| v.name).collect(),
+                    nearest: super::nearest::nearest(n, VARIANTS.iter().map(|v| v.name)),
+                    count: VARIANTS.len(),
                 });
             }
         }
@@ -501,7 +605,7 @@ mod tests {
             matches!(&e, Some(Error::BadUrl { problem: UrlProblem::NoScheme { likely }, .. }) if likely == "http://nope")
         );
         let e = check(&["--area", "contact", "--discover"]).err();
-        assert!(matches!(e, Some(Error::NothingSelected(_))));
+        assert!(matches!(e, Some(Error::UnknownArea { .. })));
         let e = check(&["--target", "http://127.0.0.1:9", "--variant", "all"]).err();
         assert!(matches!(e, Some(Error::FaultsWithTarget)));
     }
@@ -515,21 +619,42 @@ mod tests {
     }
 
     #[test]
-    fn nothing_selected_names_the_selection_and_the_closest_area() {
-        let Some(Error::NothingSelected(why)) = check(&["--area", "contact"]).err() else {
+    fn an_unknown_area_names_the_closest_even_beside_a_known_one() {
+        for line in [
+            &["--area", "contact"][..],
+            &["--area", "contact", "--area", "tasks"],
+        ] {
+            let e = check(line).err();
+            assert!(
+                matches!(&e, Some(Error::UnknownArea { name, nearest: Some(n), .. }) if name == "contact" && n == "contacts"),
+                "{line:?}: {e:?}"
+            );
+        }
+        let Some(Error::NothingSelected(why)) = check(&["--tag", "no-such-tag"]).err() else {
             panic!("a selection of nothing is refused");
         };
-        assert_eq!(why.given, ["--area contact"]);
-        assert_eq!(
-            why.unknown_areas,
-            [("contact".to_string(), Some("contacts".to_string()))]
-        );
+        assert_eq!(why.given, ["--tag no-such-tag"]);
         let empty = NothingSelected {
             given: vec![],
-            unknown_areas: vec![],
             areas: vec![],
         };
         assert!(empty.to_string().contains("(the catalog is empty)"));
+    }
+
+    #[test]
+    fn a_mistyped_fault_or_variant_gets_one_short_line_with_the_name_meant() {
+        let e = check(&["--fault", "webhook-wrong-secrt"])
+            .err()
+            .expect("refused");
+        let text = e.to_string();
+        assert!(
+            text.contains("did you mean `webhook-wrong-secret`?"),
+            "{text}"
+        );
+        assert!(text.len() < 200, "{text}");
+        let e = check(&["--variant", "nul-fields"]).err().expect("refused");
+        assert!(matches!(e, Error::UnknownVariant { .. }), "{e}");
+        assert!(e.to_string().len() < 200, "{e}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `compare BASE.json NEW.json`: what changed between two certifications, by defect
 //! fingerprint. Exit codes, for a CI job that gates a change on its baseline: 0 when no defect is
-//! new, 1 when one is, 2 when a result cannot be read.
+//! new, 1 when one is, 2 when a result cannot be read or the two are not comparable (another
+//! target, selection or contract version) and `--anyway` does not ask for the comparison.
 
 use crate::exit::Exit;
 use std::process::ExitCode;
@@ -18,6 +19,11 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode, Error> {
     let base = read_result(&args.base)?;
     let mut new = read_result(&args.new)?;
     let comparison = Comparison::of(&base, &new);
+    if !comparison.not_comparable.is_empty() && !args.anyway {
+        return Err(Error::NotComparable {
+            reasons: comparison.not_comparable.clone(),
+        });
+    }
     // The results were redacted when they were written; nothing secret is known here.
     let redactor = Redactor::default();
     if let Some(p) = &args.json {

@@ -9,7 +9,9 @@ mod compare;
 mod connection;
 mod discover;
 mod merge;
+mod nearest;
 mod progress;
+mod receive;
 mod reports;
 mod rerun;
 mod run;
@@ -48,6 +50,7 @@ pub fn main() -> ExitCode {
         }
         Some(Command::Merge(args)) => merge::merge(args),
         Some(Command::Compare(args)) => compare::compare(args),
+        Some(Command::Receive(args)) => receive::receive(args),
         None => run::run(cli.run, key_from_env(&matches)),
     };
     let code = match result {

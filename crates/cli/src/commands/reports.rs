@@ -15,7 +15,7 @@ use conformance_suite::results::Summary;
 use super::checked::RunPlan;
 use conformance_contract::profile::Profile;
 use conformance_suite::execute::Executor;
-use conformance_suite::report::{Report, RunInfo};
+use conformance_suite::report::{Origin, Report, RunInfo};
 use conformance_suite::results::CaseResult;
 
 /// What the reports of a run are made of.
@@ -45,11 +45,24 @@ impl Reports<'_> {
             },
             fixture_sources: self.fixture_sources.clone(),
             faults: plan.fault_names.clone(),
+            origin: Origin {
+                variants: plan.variant_names.clone(),
+                // Absolute, so that `--rerun` finds it from another directory.
+                profile_file: plan.profile_file.as_ref().map(|p| {
+                    std::path::absolute(p)
+                        .unwrap_or_else(|_| p.clone())
+                        .display()
+                        .to_string()
+                }),
+                discovered: plan.discover,
+            },
             run_id: plan.run_id.clone(),
             seed: plan.seed,
             started: self.started,
             duration: self.start.elapsed(),
             requests: self.client.request_count(),
+            deliveries: self.exec.receiver().map_or(0, |r| r.heard().1),
+            receiver: self.exec.receiver().map(|r| r.public_base().to_string()),
             interrupted: self.exec.cleanup().is_interrupted(),
             not_selected: plan.not_selected.clone(),
             selection: plan.selection.clone(),
@@ -97,6 +110,35 @@ pub fn serve_command(plan: &RunPlan, base_url: &str) -> String {
     }
     cmd.push_str(&format!(" --profile-out {SERVE_PROFILE}"));
     cmd
+}
+
+/// The name of the reproduction script a failing run writes beside its reports.
+pub const REPRODUCTIONS: &str = "reproduce.sh";
+
+/// Writes the reproductions of the run's defects as a script beside its reports (the directory
+/// of the first report asked for), and says where; nothing when no report is asked for or no
+/// defect has a reproduction.
+pub fn write_reproductions(plan: &RunPlan, report: &Report) -> Result<Option<PathBuf>, Error> {
+    let beside = [
+        plan.outputs.json.as_ref(),
+        plan.outputs.html.as_ref(),
+        plan.outputs.junit.as_ref(),
+        plan.har.as_ref().map(|h| &h.path),
+    ]
+    .into_iter()
+    .flatten()
+    .next();
+    let (Some(beside), Some(text)) = (beside, conformance_suite::report::reproduce::script(report))
+    else {
+        return Ok(None);
+    };
+    let dir = beside
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let path = dir.join(REPRODUCTIONS);
+    write_whole(&path, &text)?;
+    Ok(Some(path))
 }
 
 /// Where the printed `serve` command writes the reference's profile.

@@ -52,6 +52,10 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     let rt = connection::runtime()?;
     let target = Target::start(plan.target.clone(), &rt)?;
     let client = target.client(&plan)?;
+    if plan.har.is_some() {
+        // The HAR holds every request the run sends, the preflight's first.
+        client.keep_every_exchange();
+    }
     let (profile, discovery) = if plan.listing {
         (target.profile.clone(), None)
     } else {
@@ -101,7 +105,9 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     let started = time::OffsetDateTime::now_utc();
     let start = Instant::now();
     let (progress, libtest) = watch(&plan, &recorder, &client);
+    let first_of_trials = client.request_count() + 1;
     let conclusion = libtest_mimic::run(&libtest, trials);
+    let last_of_trials = client.request_count();
     progress.finish();
     if plan.listing {
         return Ok(ExitCode::SUCCESS);
@@ -135,16 +141,27 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         reports.write(&model)?;
     }
     if let Some(har) = &plan.har {
+        let sent = client.exchanges();
+        let (heard, _) = exec.receiver().map(|r| r.heard()).unwrap_or_default();
+        let traffic = conformance_suite::report::har::Traffic {
+            sent: &sent,
+            heard: &heard,
+            receiver: exec.receiver().map_or("", |r| r.public_base()),
+            trials: first_of_trials..=last_of_trials,
+        };
         let text = conformance_suite::report::har::render(
             &results,
             &model,
+            &traffic,
             &client.redactor,
             har.failed_only,
         );
         super::reports::write_whole(&har.path, &text)?;
     }
+    let script = reports::write_reproductions(&plan, &model)?;
     if let Some(rerun) = &plan.rerun {
-        crate::output::say(&rerun.lines(&model));
+        let in_catalog = |t: &str| plan.catalog_names.contains(t);
+        crate::output::say(&rerun.lines(&model, &in_catalog));
     }
     let sent = verdict::Sent {
         requests: model.requests,
@@ -152,7 +169,14 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
     };
     // The tail of a CI log, which a 24-row screen shows whole: the requests, the defects, and
     // the verdict last.
-    verdict::say_verdict(plan.require_complete, &sent, &model, &results, interrupted);
+    verdict::say_verdict(
+        plan.require_complete,
+        &sent,
+        &model,
+        &results,
+        interrupted,
+        script.as_deref(),
+    );
     Ok(verdict::exit_code(
         plan.require_complete,
         &results,

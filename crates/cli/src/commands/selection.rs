@@ -16,6 +16,18 @@ pub fn select_trials(
     cases: Vec<Arc<Case>>,
 ) -> Result<(Vec<Arc<Case>>, HashSet<String>), Error> {
     let known_areas: BTreeSet<String> = cases.iter().map(|c| c.area.clone()).collect();
+    // A mistyped area is a mistake even where another area selects trials (`--list` excepted,
+    // which only shows what a selection keeps).
+    if let Some(name) = args.areas.iter().find(|a| !known_areas.contains(*a)) {
+        if !args.test.list {
+            return Err(Error::UnknownArea {
+                name: name.clone(),
+                nearest: super::nearest::nearest(name, known_areas.iter().map(String::as_str))
+                    .map(str::to_string),
+                areas: known_areas.iter().cloned().collect(),
+            });
+        }
+    }
     let cases = catalog::select(
         cases,
         &catalog::Selection {
@@ -38,7 +50,8 @@ pub fn select_trials(
     if chosen.is_empty() && !args.test.list {
         return Err(Error::NothingSelected(nothing_selected(args, &known_areas)));
     }
-    if args.discover && args.target.is_none() {
+    // A re-run of a target's result certifies that target: discovery applies to it.
+    if args.discover && args.target.is_none() && args.rerun.is_none() {
         return Err(Error::DiscoverWithoutTarget);
     }
     Ok((cases, chosen))
@@ -71,6 +84,7 @@ pub fn identity(args: &RunArgs, all: Vec<Arc<Case>>) -> conformance_suite::repor
     }
     let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     conformance_suite::report::SelectionOut {
+        options: options(args),
         partition: args.partition.map(|(k, n)| format!("{k}/{n}")),
         trials: names.len(),
         catalog: digest,
@@ -89,8 +103,9 @@ pub fn not_selected(all: &[Arc<Case>], chosen: &HashSet<String>) -> BTreeMap<Str
     out
 }
 
-/// Why nothing is selected, with the likely fix of an unknown area.
-fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected {
+/// The options that narrow the selection before `--partition`, as the user wrote them: what a
+/// result's selection names (`compare` tells results of another selection by them).
+fn options(args: &RunArgs) -> Vec<String> {
     let mut given = Vec::new();
     for a in &args.areas {
         given.push(format!("--area {a}"));
@@ -101,9 +116,6 @@ fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected
     if args.read_only {
         given.push("--read-only".into());
     }
-    if let Some((k, n)) = args.partition {
-        given.push(format!("--partition {k}/{n}"));
-    }
     if let Some(f) = &args.test.filter {
         given.push(format!("the filter `{f}`"));
     }
@@ -113,26 +125,20 @@ fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected
     if args.test.exact {
         given.push("--exact".into());
     }
+    given
+}
+
+/// Why nothing is selected: the options that narrowed the selection.
+fn nothing_selected(args: &RunArgs, known: &BTreeSet<String>) -> NothingSelected {
+    let mut given = options(args);
+    if let Some((k, n)) = args.partition {
+        given.push(format!("--partition {k}/{n}"));
+    }
     if args.test.ignored {
         given.push("--ignored (no trial is marked ignored)".into());
     }
-    let unknown_areas = args
-        .areas
-        .iter()
-        .filter(|a| !known.contains(*a))
-        .map(|a| {
-            let closest = known
-                .iter()
-                .map(|k| (strsim::levenshtein(a, k), k))
-                .min()
-                .filter(|(d, _)| *d <= 3)
-                .map(|(_, k)| k.clone());
-            (a.clone(), closest)
-        })
-        .collect();
     NothingSelected {
         given,
-        unknown_areas,
         areas: known.iter().cloned().collect(),
     }
 }

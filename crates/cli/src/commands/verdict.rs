@@ -43,7 +43,7 @@ pub fn verdict_summary(
         };
         format!("verdict: incomplete: {ignored} ignored, {passed} passed{tail}")
     } else {
-        format!("verdict: PASSED: all {passed} trials passed")
+        format!("verdict: PASSED: all {} passed", plural(passed, "trial"))
     }
 }
 
@@ -91,11 +91,18 @@ pub fn say_verdict(
     model: &conformance_suite::report::Report,
     results: &[(Arc<Case>, CaseResult)],
     interrupted: bool,
+    script: Option<&std::path::Path>,
 ) {
     crate::output::say(&request_line(sent));
     let lines = conformance_suite::report::defect_lines(model);
     if !lines.is_empty() {
         crate::output::say(&lines);
+    }
+    if let Some(path) = script {
+        crate::output::say(&format!(
+            "     reproduce every defect: bash {} (written beside the reports: it runs each defect's requests against the same target and says whether it shows again)",
+            path.display()
+        ));
     }
     crate::output::say(&verdict_summary(
         results,

@@ -215,8 +215,9 @@ pub fn check(expected: &Value, actual: Option<&Value>, pointer: &str) -> Result<
         (Value::Array(want), Some(Value::Array(have))) => {
             if want.len() != have.len() {
                 return Err(fail(format!(
-                    "an array of {} items: {}",
+                    "an array of {} item{}: {}",
                     want.len(),
+                    if want.len() == 1 { "" } else { "s" },
                     compact(expected)
                 )));
             }

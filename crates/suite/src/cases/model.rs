@@ -188,6 +188,11 @@ pub(crate) struct ReadBack {
     pub same: Vec<String>,
     #[serde(default)]
     pub poll: bool,
+    /// The clause(s) its findings cite when the effect it reads is another clause's than the
+    /// step's (a limit case completes a task on the way: what the read shows is the complete
+    /// transition's, not the limit's); each one of the case's clauses. Default: the step's.
+    #[serde(default)]
+    pub clause: Option<OneOrMany<String>>,
 }
 
 impl ReadBack {

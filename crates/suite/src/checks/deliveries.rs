@@ -141,7 +141,8 @@ pub async fn check(
                     "",
                     "deliveries",
                     format!(
-                        "exactly {count} deliveries at {} (watched {} more for others)",
+                        "exactly {} at {} (watched {} more for others)",
+                        crate::results::plural(count, "delivery"),
                         view.at(),
                         secs(bounds.quiet)
                     ),
@@ -326,7 +327,8 @@ fn shortfall(
         "",
         "deliveries",
         format!(
-            "{want} deliveries at {} within {}, each verified with the secret `{name}`",
+            "{} at {} within {}, each verified with the secret `{name}`",
+            crate::results::plural(want, "delivery"),
             view.at(),
             secs(bound)
         ),

@@ -13,6 +13,7 @@ use crate::cases::matcher;
 use crate::cases::{Direction, OrderExpect, PageExpect};
 use crate::client::Exchange;
 use crate::redact::compact;
+use crate::results::plural;
 use conformance_contract::Route;
 
 const LAST_PAGE: &str = "Pagination and collection conventions > last page";
@@ -230,8 +231,11 @@ impl<'a> Walker<'a> {
                 Finding::new(
                     MAX_RESULTS,
                     "page size",
-                    format!("at most {limit} items on page {number}"),
-                    format!("{} items", items.len()),
+                    format!(
+                        "at most {} on page {number}",
+                        plural(limit as usize, "item")
+                    ),
+                    plural(items.len(), "item"),
                 )
                 .at("/data")
                 .with_clauses(&cited),
@@ -408,8 +412,8 @@ impl<'a> Walker<'a> {
             Finding::new(
                 "",
                 "page count",
-                format!("{count} items in the walk"),
-                format!("{} items", self.walk.items.len()),
+                format!("{} in the walk", plural(count, "item")),
+                plural(self.walk.items.len(), "item"),
             )
             .with_clauses(self.clauses)
         })

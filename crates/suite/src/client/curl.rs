@@ -8,14 +8,14 @@ use super::{API_KEY_PLACEHOLDER, Exchange, NEAR_MISS_PLACEHOLDER, Redactor};
 /// The environment variable a reproduction reads the run's API key from.
 pub(crate) const API_KEY_VARIABLE: &str = "WORKSPACE_API_KEY";
 
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The variable standing for a key shown as `label`: the run's key, or a profile key shown as
 /// `<FIXTURE_NAME>`. A made-up key (an invalid one a case sends on purpose) has none: it is
 /// printed as sent.
-fn key_variable(label: &str) -> Option<String> {
+pub(crate) fn key_variable(label: &str) -> Option<String> {
     if label == API_KEY_PLACEHOLDER {
         return Some(API_KEY_VARIABLE.to_string());
     }

@@ -203,6 +203,9 @@ pub struct Exchange {
     /// When the request went (its start on the wall clock), for the HAR's timeline; `None` for
     /// a request that was never sent.
     pub sent: Option<std::time::SystemTime>,
+    /// The request's number in the run (1 for the first the client sent), which names it in the
+    /// HAR whichever trials share it; 0 for a request never sent.
+    pub seq: u64,
 }
 
 impl Exchange {
@@ -243,6 +246,7 @@ impl Exchange {
             outcome,
             elapsed: self.elapsed,
             sent: self.sent,
+            seq: self.seq,
         }
     }
 }

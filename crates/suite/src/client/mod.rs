@@ -4,7 +4,7 @@
 //! curl rendering, and the client that sends.
 
 mod body;
-mod curl;
+pub(crate) mod curl;
 mod exchange;
 mod rate;
 mod transport;

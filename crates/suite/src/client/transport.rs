@@ -128,6 +128,9 @@ pub struct Client {
     timeout: Duration,
     max_body: usize,
     requests: AtomicU64,
+    /// Every request sent, as recorded for the reports, once [`Client::keep_every_exchange`]
+    /// asks for them (the HAR of the run).
+    log: std::sync::Mutex<Option<Vec<Arc<Exchange>>>>,
     limiter: Option<RateLimiter>,
     /// One permit per request in flight ([`MAX_IN_FLIGHT`]).
     in_flight: tokio::sync::Semaphore,
@@ -181,6 +184,7 @@ impl Client {
             timeout: config.timeout,
             max_body: config.max_body_bytes,
             requests: AtomicU64::new(0),
+            log: std::sync::Mutex::new(None),
             limiter: config.rate.map(RateLimiter::new),
             in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
             redactor,
@@ -228,6 +232,35 @@ impl Client {
     /// Requests sent so far.
     pub fn request_count(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
+    }
+
+    /// From now on, every request sent is kept (as the reports record it: the head of its
+    /// answer, not the body) for [`Client::exchanges`]: the HAR of a run holds each once.
+    pub fn keep_every_exchange(&self) {
+        if let Ok(mut log) = self.log.lock() {
+            log.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The requests kept since [`Client::keep_every_exchange`], in the order they were numbered.
+    pub fn exchanges(&self) -> Vec<Arc<Exchange>> {
+        let mut out = self
+            .log
+            .lock()
+            .ok()
+            .and_then(|l| l.clone())
+            .unwrap_or_default();
+        out.sort_by_key(|e| e.seq);
+        out
+    }
+
+    /// Keeps `ex` when every exchange is kept.
+    fn keep(&self, ex: &Exchange) {
+        if let Ok(mut log) = self.log.lock() {
+            if let Some(log) = log.as_mut() {
+                log.push(Arc::new(ex.recorded()));
+            }
+        }
     }
 
     pub fn base_url(&self) -> &str {
@@ -279,9 +312,9 @@ impl Client {
         }
         // The semaphore is never closed; were it, the request would go without a permit.
         let _slot = self.in_flight.acquire().await.ok();
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let start = Instant::now();
-        let sent = std::time::SystemTime::now();
+        let mut seq = self.requests.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut start = Instant::now();
+        let mut sent = std::time::SystemTime::now();
         let (mut outcome, opened) = OPENED
             .scope(std::cell::Cell::new(false), async {
                 let outcome = self.receive(req).await;
@@ -301,14 +334,28 @@ impl Client {
             // A POST or PATCH is never sent again: the target may have read it and acted on it
             // (RFC 9110 9.2.2), so sending it twice could create twice. Nor is a request that
             // failed once an answer had begun.
+            // The lost request was sent: the HAR holds it, with what became of it.
+            self.keep(&Exchange {
+                method: out.method.clone(),
+                path: out.path.clone(),
+                url: url.clone(),
+                request_headers: shown_headers.clone(),
+                request_body: body_text.clone(),
+                outcome,
+                elapsed: start.elapsed(),
+                sent: Some(sent),
+                seq,
+            });
             let req = self.request(out, &url).req;
             if let Some(limiter) = &self.limiter {
                 limiter.acquire().await;
             }
-            self.requests.fetch_add(1, Ordering::Relaxed);
+            seq = self.requests.fetch_add(1, Ordering::Relaxed) + 1;
+            start = Instant::now();
+            sent = std::time::SystemTime::now();
             outcome = self.receive(req).await;
         }
-        Exchange {
+        let ex = Exchange {
             method: out.method.clone(),
             path: out.path.clone(),
             url,
@@ -317,7 +364,10 @@ impl Client {
             outcome,
             elapsed: start.elapsed(),
             sent: Some(sent),
-        }
+            seq,
+        };
+        self.keep(&ex);
+        ex
     }
 
     /// The request of `out` to `url` with its credentials, headers and JSON body; the headers as

@@ -118,6 +118,11 @@ impl Executor {
         &self.cleanup
     }
 
+    /// The run's webhook receiver, when a selected case needs it.
+    pub fn receiver(&self) -> Option<&Arc<crate::webhooks::Receiver>> {
+        self.receiver.as_ref()
+    }
+
     pub fn contract(&self) -> &Arc<Contract> {
         &self.contract
     }
@@ -477,16 +482,18 @@ impl Executor {
                 step: i + 1,
                 steps,
                 exchange,
+                cause: None,
             };
             if let (Some(d), Some(slot)) = (&step.deliveries, slot.as_deref_mut()) {
                 let found = crate::checks::deliveries::check(slot, d, vars, bounds).await;
                 // Each finding cites its own clause (a delivery that does not verify breaks
-                // Authentication 4 whatever the case is about), else the step's.
-                failures.extend(
-                    found
-                        .into_iter()
-                        .map(|f| fail(f.citing(step.cites(case)), None)),
-                );
+                // Authentication 4 whatever the case is about), else the step's; the request
+                // sent last before the wait is what caused the deliveries.
+                let cause = exchanges.last().cloned();
+                failures.extend(found.into_iter().map(|f| Failure {
+                    cause: cause.clone(),
+                    ..fail(f.citing(step.cites(case)), None)
+                }));
                 continue;
             }
             if let Some(pre) = step.precondition.as_ref().filter(|_| !after_failure) {
@@ -1054,6 +1061,7 @@ fn with_model_findings(
         step: steps,
         steps,
         exchange: Some(ex),
+        cause: None,
     });
     result.verdict = match result.verdict {
         Verdict::Failed(mut already) => {

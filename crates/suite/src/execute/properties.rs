@@ -260,6 +260,7 @@ async fn run_setup(
                         step: i + 1,
                         steps,
                         exchange: ex,
+                        cause: None,
                     })
                     .collect());
             }
@@ -278,6 +279,7 @@ fn template_failure(case: &Case, missing: String, step: usize, steps: usize) -> 
         step,
         steps,
         exchange: None,
+        cause: None,
     }]
 }
 

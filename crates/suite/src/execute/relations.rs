@@ -162,6 +162,7 @@ pub(super) async fn run(
             step: steps,
             steps,
             exchange: Some(ex),
+            cause: None,
         })
         .collect()
 }
@@ -353,8 +354,8 @@ impl Reader<'_> {
                     lead,
                     "walk at another page size",
                     format!(
-                        "every item that walks of {path} at maxResults 50 list before and after, listed by the walk at maxResults {size} between them ({} items)",
-                        before.ids.len()
+                        "every item that walks of {path} at maxResults 50 list before and after, listed by the walk at maxResults {size} between them ({})",
+                        crate::results::plural(before.ids.len(), "item")
                     ),
                     format!("{} of them missing: {}", lost.len(), lost.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
                 )

@@ -336,5 +336,6 @@ fn placeholder() -> Exchange {
         )),
         elapsed: std::time::Duration::ZERO,
         sent: None,
+        seq: 0,
     }
 }

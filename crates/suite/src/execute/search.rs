@@ -30,6 +30,7 @@ pub(super) fn failures(found: Found, note: &str, steps: usize) -> Vec<Failure> {
                 step: steps,
                 steps,
                 exchange: Some(ex),
+                cause: None,
             }
         })
         .collect()

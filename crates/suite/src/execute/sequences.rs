@@ -87,8 +87,8 @@ fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
         }
     }
     let note = format!(
-        "in a random sequence of {} steps, shrunk (replay: --seed {seed} --run-id {run}):{listing}",
-        replay.steps.len()
+        "in a random sequence of {}, shrunk (replay: --seed {seed} --run-id {run}):{listing}",
+        crate::results::plural(replay.steps.len(), "step")
     );
     let steps = replay.steps.len().max(1);
     replay
@@ -101,6 +101,7 @@ fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
                 step: steps,
                 steps,
                 exchange: Some(ex),
+                cause: None,
             }
         })
         .collect()
@@ -1175,7 +1176,7 @@ impl World {
                                 "contact {id} listed: its externalId {:?} is one the filter names",
                                 c.external_id
                             ),
-                            format!("{} items, not it", items.len()),
+                            format!("{}, not it", crate::results::plural(items.len(), "item")),
                         ),
                         ex,
                     ));

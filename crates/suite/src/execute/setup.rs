@@ -88,6 +88,7 @@ impl Executor {
                             step: 1,
                             steps: case.steps.len(),
                             exchange: f.exchange.clone(),
+                            cause: None,
                         }
                     })
                     .collect(),

@@ -193,14 +193,18 @@ fn judge(
     }
     if !e.held.is_empty() {
         let why = format!(
-            "held by the generic checks on every answer of {} trials (answers without a finding)",
-            e.held.len()
+            "held by the generic checks on every answer of {} (answers without a finding)",
+            super::plural(e.held.len(), "trial")
         );
         return ("verified", Some(why), list(&e.held));
     }
-    let unselected = not_selected
-        .filter(|n| *n > 0)
-        .map(|n| format!("{n} trials of the catalog that cite it were not selected in this run"));
+    let unselected = not_selected.filter(|n| *n > 0).map(|n| {
+        format!(
+            "{} of the catalog that cite it {} not selected in this run",
+            super::plural(n, "trial"),
+            if n == 1 { "was" } else { "were" }
+        )
+    });
     if !e.unreached.is_empty() {
         let mut parts: Vec<String> = e
             .unreached

@@ -48,10 +48,10 @@ pub struct Defect {
     pub clauses: Vec<String>,
     /// The check of the rule (`status`, `schema`, `json /data/source`, `deliveries`).
     pub check: String,
-    /// What the rule expects, normalised (`4xx`, `/components/schemas/Contact/...`).
+    /// What the rule expects, normalised (`4xx`, `/components/schemas/Contact/...`); empty
+    /// where the rule leaves it out (the example's `expected` says it).
     pub expected_shape: String,
-    /// What came back where it is part of the rule (a refused request's status class), else
-    /// `…`.
+    /// What came back where it is part of the rule (a refused request's status), else empty.
     pub actual_shape: String,
     /// Failed findings it groups, those that follow from its rule included.
     pub findings: usize,
@@ -63,6 +63,9 @@ pub struct Defect {
     pub operations: Vec<String>,
     /// One representative finding, with its exchange and reproduction.
     pub example: Example,
+    /// The shortest run of requests of the run that shows the defect, as shell lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<super::reproduction::Reproduction>,
 }
 
 /// The finding that stands for a defect.
@@ -74,6 +77,10 @@ pub struct Example {
     pub expected: String,
     pub actual: String,
     pub exchange: Option<ExchangeOut>,
+    /// The finding's check, place and rule, and the request that caused a finding without an
+    /// exchange: what a reproduction needs to tell that its last answer shows the defect.
+    #[serde(skip)]
+    pub(crate) finding: Option<FailureOut>,
 }
 
 /// The rule of a finding: what a defect is grouped on and its fingerprint hashes.
@@ -617,16 +624,8 @@ fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defe
         .iter()
         .find(|k| k.id == lead)
         .map_or_else(|| lead.clone(), |c| c.text.clone());
-    let expected = if g.key.expected.is_empty() {
-        "…".to_string()
-    } else {
-        g.key.expected.clone()
-    };
-    let actual = if g.key.actual.is_empty() {
-        "…".to_string()
-    } else {
-        g.key.actual.clone()
-    };
+    let expected = g.key.expected.clone();
+    let actual = g.key.actual.clone();
     Defect {
         id: id.to_string(),
         fingerprint: g.key.fingerprint(),
@@ -642,12 +641,14 @@ fn defect(id: &str, g: &Group, trials: &[TrialOut], contract: &Contract) -> Defe
         trials: g.trials.iter().cloned().collect(),
         operation_count: g.operations.len(),
         operations: g.operations.iter().cloned().collect(),
+        reproduction: None,
         example: Example {
             trial: t.name.clone(),
             step: f.step,
             expected: f.expected.clone(),
             actual: f.actual.clone(),
             exchange: f.exchange.clone(),
+            finding: Some(f.clone()),
         },
     }
 }
@@ -693,6 +694,7 @@ mod tests {
             error: None,
             elapsed_seconds: 0.0,
             reproduce: format!("curl -X {method} '{url}'"),
+            seq: 0,
         }
     }
 
@@ -711,6 +713,7 @@ mod tests {
             operation: Some(format!("{} /v1/contacts", ex.method)),
             defect: None,
             exchange: Some(ex),
+            cause: None,
         }
     }
 

@@ -2,8 +2,10 @@
 //! the HTTP Archive format browsers' developer tools and HTTP debuggers open. Serde structs of
 //! the objects of the specification (Jan Odvarko, "HAR 1.2 Spec"); every text passes the run's
 //! redactor, as in every other output: keys are placeholders, bodies are the redacted excerpts
-//! the reports keep. Each entry's comment names its trial, step and the trial's defects, which
-//! the HTML report links to.
+//! the reports keep. Every request the run sent is one entry, however many trials share it (the
+//! preflight's, discovery's and the cleanup's too), and so is every delivery the webhook
+//! receiver got: the entries of requests sent are the run's request count. Each entry's comment
+//! names the request's number, its trials and their defects, which the HTML report links to.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use super::Report;
 use crate::cases::Case;
 use crate::client::{EXCERPT_CHARS, Exchange, Redactor};
 use crate::results::{CaseResult, Verdict};
+use crate::webhooks::Heard;
 
 #[derive(Serialize)]
 struct Har {
@@ -113,13 +116,28 @@ struct Timings {
     receive: f64,
 }
 
-/// The HAR of the run's exchanges (those of failed trials with `failed_only`), by trial name;
-/// `report` gives each trial's defects for the entries' comments. Each entry starts when its
-/// request went, a trial's in the order they went; one never sent starts at the run's start
-/// (`report.started`, RFC 3339).
+/// What the HAR of a run is made of besides its results: every request the client sent (kept
+/// since before the first, [`crate::client::Client::keep_every_exchange`]), every request the
+/// webhook receiver got, and which requests the trials sent (by number: those before came from
+/// the preflight and discovery, those after from the cleanup).
+pub struct Traffic<'a> {
+    pub sent: &'a [Arc<Exchange>],
+    pub heard: &'a [Heard],
+    /// The receiver's base URL, which the deliveries came to.
+    pub receiver: &'a str,
+    /// The numbers of the requests sent while the trials ran.
+    pub trials: std::ops::RangeInclusive<u64>,
+}
+
+/// The HAR of the run: every request sent, once, whichever trials share it (the preflight's,
+/// discovery's and the cleanup's included), and every delivery the receiver got; with
+/// `failed_only`, those of the failed trials. Each entry's comment names the request's number,
+/// the trials whose results hold it and their defects. Entries come in the order they started;
+/// one never sent starts at the run's start (`report.started`, RFC 3339).
 pub fn render(
     results: &[(Arc<Case>, CaseResult)],
     report: &Report,
+    traffic: &Traffic<'_>,
     redactor: &Redactor,
     failed_only: bool,
 ) -> String {
@@ -130,32 +148,62 @@ pub fn render(
         .collect();
     let mut sorted: Vec<&(Arc<Case>, CaseResult)> = results.iter().collect();
     sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    // Per request number, the trials that hold it, each with the exchange's number there.
+    let mut holders: BTreeMap<u64, Vec<(&str, usize)>> = BTreeMap::new();
+    let mut of_failed: BTreeMap<u64, &Arc<Exchange>> = BTreeMap::new();
+    for (case, result) in sorted.iter().map(|x| (&x.0, &x.1)) {
+        let failed = matches!(result.verdict, Verdict::Failed(_));
+        for (i, ex) in result.exchanges.iter().enumerate() {
+            if ex.seq == 0 {
+                continue;
+            }
+            let held = holders.entry(ex.seq).or_default();
+            if !held.iter().any(|(t, _)| *t == case.name) {
+                held.push((&case.name, i + 1));
+            }
+            if failed {
+                of_failed.entry(ex.seq).or_insert(ex);
+            }
+        }
+    }
     let started = if report.started.is_empty() {
         "1970-01-01T00:00:00Z".to_string()
     } else {
         report.started.clone()
     };
-    let mut entries = Vec::new();
-    for (case, result) in sorted.iter().map(|x| (&x.0, &x.1)) {
-        let failed = matches!(result.verdict, Verdict::Failed(_));
-        if failed_only && !failed {
+    let chosen: Vec<&Arc<Exchange>> = if failed_only {
+        of_failed.into_values().collect()
+    } else {
+        traffic.sent.iter().collect()
+    };
+    let mut entries: Vec<Entry> = chosen
+        .into_iter()
+        .map(|ex| {
+            let comment = sent_comment(ex.seq, holders.get(&ex.seq), &defects, traffic);
+            entry(ex, &started, comment, redactor)
+        })
+        .collect();
+    let failed: std::collections::BTreeSet<&str> = report
+        .trials
+        .iter()
+        .filter(|t| t.verdict == "failed")
+        .map(|t| t.name.as_str())
+        .collect();
+    for h in traffic.heard {
+        let trial = h.trial.as_deref();
+        if failed_only && !trial.is_some_and(|t| failed.contains(t)) {
             continue;
         }
-        let named = defects.get(case.name.as_str()).copied().unwrap_or_default();
-        // In the order the requests went (HAR 1.2 prefers entries by start): requests a trial
-        // sends together (a refusal and its control) may start in either order. Each keeps its
-        // number in the trial, as explanations give it.
-        let mut in_time: Vec<(usize, &Arc<Exchange>)> =
-            result.exchanges.iter().enumerate().collect();
-        in_time.sort_by_key(|(_, ex)| ex.sent);
-        for (i, ex) in in_time {
-            let mut comment = format!("trial {}, exchange {}", case.name, i + 1);
-            if !named.is_empty() {
-                comment.push_str(&format!("; defects {}", named.join(", ")));
-            }
-            entries.push(entry(ex, &started, comment, redactor));
-        }
+        entries.push(delivery_entry(
+            h,
+            traffic.receiver,
+            trial,
+            &defects,
+            redactor,
+        ));
     }
+    // HAR 1.2 prefers entries in the order they started; the ties keep their order.
+    entries.sort_by(|a, b| a.started_date_time.cmp(&b.started_date_time));
     let har = Har {
         log: Log {
             version: "1.2",
@@ -165,13 +213,139 @@ pub fn render(
             },
             entries,
             comment: format!(
-                "run {} against {}; bodies are the redacted excerpts the reports keep",
-                report.run_id, report.target
+                "run {} against {}: {} sent and {} received by the webhook receiver{}; bodies are the redacted excerpts the reports keep",
+                report.run_id,
+                report.target,
+                super::plural(report.requests as usize, "request"),
+                super::plural(report.deliveries_received as usize, "delivery"),
+                if failed_only {
+                    " (here those of the failed trials)"
+                } else {
+                    ""
+                }
             ),
         },
     };
     let text = serde_json::to_string_pretty(&har).unwrap_or_default();
     redactor.redact(&text) + "\n"
+}
+
+/// The comment of a request sent: its number, the trials that hold it (each with the
+/// exchange's number there) and their defects, or the part of the run that sent it.
+fn sent_comment(
+    seq: u64,
+    held: Option<&Vec<(&str, usize)>>,
+    defects: &BTreeMap<&str, &[String]>,
+    traffic: &Traffic<'_>,
+) -> String {
+    let mut comment = format!("request {seq} of the run; ");
+    match held {
+        Some(trials) if !trials.is_empty() => {
+            let named: Vec<String> = trials
+                .iter()
+                .map(|(t, i)| format!("trial {t} (exchange {i})"))
+                .collect();
+            comment.push_str(&named.join(", "));
+            let mut ids: Vec<&str> = trials
+                .iter()
+                .flat_map(|(t, _)| defects.get(t).copied().unwrap_or_default())
+                .map(String::as_str)
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            if !ids.is_empty() {
+                comment.push_str(&format!("; defects {}", ids.join(", ")));
+            }
+        }
+        _ if seq < *traffic.trials.start() => {
+            comment.push_str("before the trials (the preflight, discovery)");
+        }
+        _ if seq > *traffic.trials.end() => comment.push_str("after the trials (the cleanup)"),
+        _ => comment.push_str(
+            "sent during the trials and kept in no trial's record (a random sequence's tidying up)",
+        ),
+    }
+    comment
+}
+
+/// A request the webhook receiver got, as an entry: the target's request, the receiver's
+/// answer.
+fn delivery_entry(
+    h: &Heard,
+    receiver: &str,
+    trial: Option<&str>,
+    defects: &BTreeMap<&str, &[String]>,
+    r: &Redactor,
+) -> Entry {
+    let ms = h.elapsed.as_secs_f64() * 1000.0;
+    let body = String::from_utf8_lossy(&h.body);
+    let mut comment = format!(
+        "webhook delivery received from the target, answered {}",
+        h.answered
+    );
+    if let Some(t) = trial {
+        comment.push_str(&format!("; trial {t}"));
+        if let Some(ids) = defects.get(t).filter(|d| !d.is_empty()) {
+            comment.push_str(&format!("; defects {}", ids.join(", ")));
+        }
+    }
+    let mime = h
+        .headers
+        .iter()
+        .find(|(k, _)| k == "content-type")
+        .map_or("application/json", |(_, v)| v.as_str());
+    Entry {
+        started_date_time: h
+            .received_at
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default(),
+        time: ms,
+        request: Request {
+            method: h.method.clone(),
+            url: r.redact(&format!("{receiver}{}", h.path)),
+            http_version: "HTTP/1.1",
+            cookies: Vec::new(),
+            headers: h
+                .headers
+                .iter()
+                .map(|(k, v)| Pair {
+                    name: k.clone(),
+                    value: r.redact(v),
+                })
+                .collect(),
+            query_string: Vec::new(),
+            post_data: h.size.map(|_| PostData {
+                mime_type: mime.to_string(),
+                text: r.redact(&body),
+            }),
+            headers_size: -1,
+            body_size: h.size.map_or(-1, |n| n as i64),
+        },
+        response: Response {
+            status: h.answered,
+            status_text: reason(h.answered),
+            http_version: "HTTP/1.1",
+            cookies: Vec::new(),
+            headers: Vec::new(),
+            content: Content {
+                size: 0,
+                mime_type: "x-unknown".into(),
+                text: String::new(),
+                comment: None,
+            },
+            redirect_url: String::new(),
+            headers_size: -1,
+            body_size: 0,
+            error: None,
+        },
+        cache: Cache {},
+        timings: Timings {
+            send: 0.0,
+            wait: ms,
+            receive: 0.0,
+        },
+        comment,
+    }
 }
 
 fn entry(ex: &Exchange, started: &str, comment: String, r: &Redactor) -> Entry {

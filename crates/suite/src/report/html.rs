@@ -118,6 +118,12 @@ fn clause_links(report: &Report) -> Vec<Vec<(String, String)>> {
 
 pub fn render(report: &Report) -> Result<String, ReportError> {
     let mut env = Environment::new();
+    // `{{ n | count("trial") }}` is `1 trial` or `3 trials`; `{{ n | noun("trial") }}` the noun
+    // alone, for a number shown apart.
+    env.add_filter("count", |n: usize, word: String| super::plural(n, &word));
+    env.add_filter("noun", |n: usize, word: String| {
+        crate::results::noun(n, &word)
+    });
     env.add_template("report.html", TEMPLATE)
         .map_err(ReportError::Template)?;
     let verified = report

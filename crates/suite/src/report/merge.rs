@@ -234,7 +234,11 @@ fn join(mut parts: Vec<Report>, missing: Vec<String>, contract: &Contract) -> Me
         .flat_map(|p| p.trials.iter().cloned())
         .collect();
     trials.sort_by(|a, b| a.name.cmp(&b.name));
-    let defects = super::defects::group(&mut trials, contract);
+    let mut defects = super::defects::group(&mut trials, contract);
+    let reproductions = super::reproduce::by_fingerprint(&parts);
+    for d in &mut defects {
+        d.reproduction = reproductions.get(&d.fingerprint).cloned();
+    }
     let mut totals = Totals::default();
     for t in &trials {
         totals.add(&t.verdict);
@@ -266,6 +270,7 @@ fn join(mut parts: Vec<Report>, missing: Vec<String>, contract: &Contract) -> Me
         started,
         duration_seconds: parts.iter().map(|p| p.duration_seconds).fold(0.0, f64::max),
         requests: parts.iter().map(|p| p.requests).sum(),
+        deliveries_received: parts.iter().map(|p| p.deliveries_received).sum(),
         interrupted,
         verdict: verdict.into(),
         verdict_text,
@@ -397,8 +402,8 @@ fn join_row(
         return ClauseRow {
             status: "verified".into(),
             reason: Some(format!(
-                "held by the generic checks on every answer of {} trials (answers without a finding)",
-                trials.len()
+                "held by the generic checks on every answer of {} (answers without a finding)",
+                plural(trials.len(), "trial")
             )),
             trials,
             ..base

@@ -11,6 +11,8 @@ pub mod har;
 mod html;
 mod junit;
 pub mod merge;
+pub mod reproduce;
+pub mod reproduction;
 mod terminal;
 
 pub(crate) use coverage::ClauseRow;
@@ -53,11 +55,18 @@ pub struct RunInfo {
     pub fixture_sources: BTreeMap<String, String>,
     /// Faults switched on in the embedded reference.
     pub faults: Vec<String>,
+    /// What `--rerun` needs to certify the same target again.
+    pub origin: Origin,
     pub run_id: String,
     pub seed: u64,
     pub started: OffsetDateTime,
     pub duration: Duration,
     pub requests: u64,
+    /// Requests the run's webhook receiver got from the target (deliveries, whatever it
+    /// answered).
+    pub deliveries: u64,
+    /// The base URL the run's webhook receiver had (a reproduction puts its own in its place).
+    pub receiver: Option<String>,
     pub interrupted: bool,
     /// Per clause, the trials of the catalog that cite it and that this run did not select
     /// (`--area`, a filter, `--partition`): the matrix says such a clause was not reached.
@@ -70,11 +79,33 @@ pub struct RunInfo {
     pub har: Option<String>,
 }
 
+/// Where a run's target came from, beyond its URL and faults: what `--rerun` needs to certify
+/// the same target again (the embedded reference's variants; the profile file and discovery of
+/// a `--target`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Origin {
+    /// The embedded reference's variants, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// The `--profile` file, as an absolute path; absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_file: Option<String>,
+    /// Whether the run discovered the fixtures its profile lacked (`--discover`).
+    #[serde(default)]
+    pub discovered: bool,
+}
+
 /// What a run selected of the catalog: enough for `merge` to tell the parts of one partitioned
-/// run from results of another catalog, another selection or another split.
+/// run from results of another catalog, another selection or another split, and for `compare`
+/// to tell results of another selection.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SelectionOut {
+    /// The options that narrowed the selection, as given (`--area contacts`, `the filter
+    /// v1.contacts`, `--rerun`); empty for the whole catalog.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
     /// `K/N` of `--partition`; absent for a run of the whole selection.
     pub partition: Option<String>,
     /// How many trials the selection keeps before the partition (the options and the filter).
@@ -96,6 +127,9 @@ pub struct Report {
     pub api_version: String,
     pub target: String,
     pub profile: String,
+    /// Where the target came from beyond its URL and faults (`--rerun` reads it).
+    #[serde(default)]
+    pub origin: Origin,
     /// Where each fixture of the profile came from; absent when nothing is known of it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fixture_sources: BTreeMap<String, String>,
@@ -110,6 +144,9 @@ pub struct Report {
     pub duration_seconds: f64,
     /// Every request the run sent to the target: discovery's, the trials' and the cleanup's.
     pub requests: u64,
+    /// Every request the target sent the run's webhook receiver (its deliveries).
+    #[serde(default)]
+    pub deliveries_received: u64,
     pub interrupted: bool,
     /// `passed` (every trial run and passed), `failed`, `incomplete` (none failed, some
     /// ignored: not a certification) or `interrupted`.
@@ -272,6 +309,10 @@ pub struct FailureOut {
     /// The defect it belongs to (`D1`).
     pub defect: Option<String>,
     pub exchange: Option<ExchangeOut>,
+    /// For a finding on no answer of its own (deliveries): the number of the request the trial
+    /// sent last before it, which caused them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -289,6 +330,13 @@ pub struct ExchangeOut {
     pub elapsed_seconds: f64,
     /// A curl command reproducing the request (credentials as placeholders).
     pub reproduce: String,
+    /// The request's number in the run (the HAR's), 0 when unknown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seq: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn exchange_out(ex: &Exchange, r: &Redactor) -> ExchangeOut {
@@ -316,6 +364,7 @@ fn exchange_out(ex: &Exchange, r: &Redactor) -> ExchangeOut {
         error,
         elapsed_seconds: ex.elapsed.as_secs_f64(),
         reproduce: ex.curl(r),
+        seq: ex.seq,
     }
 }
 
@@ -347,6 +396,7 @@ fn failure_out(f: &Failure, case: &Case, contract: &Contract, r: &Redactor) -> F
             }),
         defect: None,
         exchange: f.exchange.as_ref().map(|ex| exchange_out(ex, r)),
+        cause: f.cause.as_ref().map(|ex| ex.seq).filter(|s| *s > 0),
     }
 }
 
@@ -442,19 +492,12 @@ fn verdict_of(interrupted: bool, totals: &Totals, defects: usize) -> (&'static s
             totals.ignored
         ),
         "incomplete" => format!("incomplete: {} ignored", totals.ignored),
-        _ => format!("passed: all {} trials", totals.passed),
+        _ => format!("passed: all {}", plural(totals.passed, "trial")),
     };
     (verdict, text)
 }
 
-/// `1 defect`, `3 defects`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+pub use crate::results::plural;
 
 /// The reasons of the ignored trials, grouped, the most frequent first.
 fn ignored_reasons(trials: &[TrialOut]) -> Vec<IgnoredReason> {
@@ -491,7 +534,18 @@ impl Report {
             totals.add(&t.verdict);
             trials.push(t);
         }
-        let defects = defects::group(&mut trials, contract);
+        let mut defects = defects::group(&mut trials, contract);
+        reproduce::attach(
+            &mut defects,
+            &reproduce::Run {
+                results: &sorted,
+                trials: &trials,
+                contract,
+                base: &info.target,
+                receiver: info.receiver.as_deref(),
+            },
+            r,
+        );
         let clauses = coverage::rows(contract, &sorted, &trials, &info.not_selected);
         let (verdict, verdict_text) = verdict_of(info.interrupted, &totals, defects.len());
         Report {
@@ -507,6 +561,7 @@ impl Report {
                 .map(|(k, v)| (k.clone(), r.redact(v)))
                 .collect(),
             faults: info.faults.clone(),
+            origin: info.origin.clone(),
             run_id: info.run_id.clone(),
             seed: info.seed,
             started: info
@@ -515,6 +570,7 @@ impl Report {
                 .unwrap_or_default(),
             duration_seconds: info.duration.as_secs_f64(),
             requests: info.requests,
+            deliveries_received: info.deliveries,
             interrupted: info.interrupted,
             verdict: verdict.into(),
             verdict_text,
@@ -554,7 +610,27 @@ impl Report {
     pub fn defect(&self, id: &str) -> Option<&Defect> {
         self.defects.iter().find(|d| d.id == id)
     }
+
+    /// Whether the run certified the embedded reference (its result names the `serve` command
+    /// that starts it again).
+    pub fn embedded(&self) -> bool {
+        self.serve.is_some()
+    }
+
+    /// The target as `compare` and `--rerun` tell targets apart: the embedded reference, whatever
+    /// port it had (its faults are what one release changes from the next), or the URL as given,
+    /// without a trailing slash.
+    pub fn target_identity(&self) -> String {
+        if self.embedded() {
+            EMBEDDED.to_string()
+        } else {
+            self.target.trim_end_matches('/').to_string()
+        }
+    }
 }
+
+/// How a result of the embedded reference names its target where targets are compared.
+pub const EMBEDDED: &str = "the embedded reference";
 
 fn is_default(rule: &Rule) -> bool {
     *rule == Rule::default()

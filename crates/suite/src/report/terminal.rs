@@ -53,11 +53,15 @@ pub fn defect_lines(report: &Report) -> String {
             plural(d.trial_count, "trial"),
             named.join(", "),
         ));
-        if let Some(ex) = &d.example.exchange {
-            let note = destructive(&ex.method)
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default();
-            lines.push(format!("     reproduce{note}: {}", ex.reproduce));
+        let longer = super::reproduce::terminal_lines(d, &report.target);
+        match &d.example.exchange {
+            Some(ex) if longer.is_empty() => {
+                let note = super::reproduce::destructive(&ex.method)
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default();
+                lines.push(format!("     reproduce{note}: {}", ex.reproduce));
+            }
+            _ => lines.extend(longer),
         }
     }
     if report.defects.len() > SHOWN {
@@ -67,14 +71,4 @@ pub fn defect_lines(report: &Report) -> String {
         ));
     }
     lines.join("\n")
-}
-
-/// What a reproduction does to the target when it is not a read: a DELETE removes, a POST, PUT
-/// or PATCH creates or changes.
-pub fn destructive(method: &str) -> Option<&'static str> {
-    match method {
-        "DELETE" => Some("destructive: it deletes on the target"),
-        "POST" | "PUT" | "PATCH" => Some("destructive: it creates or changes data on the target"),
-        _ => None,
-    }
 }

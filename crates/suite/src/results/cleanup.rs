@@ -32,8 +32,33 @@ impl Summary {
             self.removed.len(),
             self.already_gone.len(),
             self.not_removed.len(),
-            self.left.len()
+            self.left_by_kind()
         )
+    }
+
+    /// What is left, counted by kind (`101 contacts`, `99 contacts and 2 messages`), so that a
+    /// reader knows what piles up on the target run after run; `0` when nothing is.
+    pub fn left_by_kind(&self) -> String {
+        let mut kinds: Vec<(String, usize)> = Vec::new();
+        for item in &self.left {
+            let kind = kind_of(item);
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => kinds.push((kind, 1)),
+            }
+        }
+        let parts: Vec<String> = kinds
+            .iter()
+            .map(|(kind, n)| match (n, kind.strip_suffix('s')) {
+                (1, Some(one)) => format!("1 {one}"),
+                _ => format!("{n} {kind}"),
+            })
+            .collect();
+        match parts.len() {
+            0 => "0".to_string(),
+            1 => parts[0].clone(),
+            n => format!("{} and {}", parts[..n - 1].join(", "), parts[n - 1]),
+        }
     }
 
     /// The line and the listing (`--verbose`).
@@ -51,5 +76,45 @@ impl Summary {
         list("NOT removed:", &self.not_removed);
         list("left:       ", &self.left);
         out
+    }
+}
+
+/// The kind of a resource left (`/v1/contacts/6b02… (externalId …)`): its collection's name
+/// (`contacts`), the path's segment before the id.
+fn kind_of(item: &str) -> String {
+    let path = item.split(' ').next().unwrap_or_default();
+    let mut segments = path.trim_end_matches('/').rsplit('/');
+    segments.next();
+    match segments.next() {
+        Some(kind) if !kind.is_empty() => kind.to_string(),
+        _ => "resources".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_names_what_is_left_by_kind() {
+        let mut s = Summary {
+            run_id: "r1234567".into(),
+            ..Summary::default()
+        };
+        assert!(
+            s.line()
+                .ends_with(", 0 left without a delete endpoint (tagged with the run id)")
+        );
+        s.left = vec![
+            "/v1/contacts/6b02 (externalId r1234567-a)".into(),
+            "/contacts/6b03".into(),
+            "/v1/messages/MS1".into(),
+        ];
+        assert!(
+            s.line()
+                .contains(", 2 contacts and 1 message left without a delete endpoint"),
+            "{}",
+            s.line()
+        );
     }
 }

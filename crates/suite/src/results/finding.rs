@@ -137,4 +137,7 @@ pub struct Failure {
     pub step: usize,
     pub steps: usize,
     pub exchange: Option<Arc<Exchange>>,
+    /// For a finding on no answer of its own (a delivery that did not come, or did not
+    /// verify): the last request the trial sent before it, which caused the deliveries.
+    pub cause: Option<Arc<Exchange>>,
 }

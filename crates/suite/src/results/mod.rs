@@ -17,6 +17,24 @@ pub(crate) use finding::Failure;
 pub use finding::{Finding, Rule};
 pub(crate) use severity::Severity;
 
+/// `1 defect`, `3 defects`, `1 delivery`, `2 deliveries`: a count with its noun, as every
+/// output writes it.
+pub fn plural(n: usize, word: &str) -> String {
+    format!("{n} {}", noun(n, word))
+}
+
+/// `word` for `n` of it: `trial` for 1, `trials` for any other count (`delivery`,
+/// `deliveries`).
+pub fn noun(n: usize, word: &str) -> String {
+    if n == 1 {
+        return word.to_string();
+    }
+    match word.strip_suffix('y') {
+        Some(stem) if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{stem}ies"),
+        _ => format!("{word}s"),
+    }
+}
+
 /// The outcome of one case.
 #[derive(Debug, Clone)]
 pub enum Verdict {

@@ -35,6 +35,35 @@ pub const BODY_CAP: usize = 256 * 1024;
 /// are counted, not kept. Event payloads take about a kilobyte: thousands fit.
 pub const KEPT_BYTES_PER_TRIAL: usize = 4 * 1024 * 1024;
 
+/// Deliveries the run's log keeps (each with the head of its body): the HAR of a run holds each
+/// delivery received, and a target that floods the receiver is counted beyond this, not kept.
+pub const HEARD_KEPT: usize = 10_000;
+
+/// Bytes of a delivery's body the run's log keeps.
+pub const HEARD_BODY: usize = 2_000;
+
+/// A request that reached the receiver, whatever it was answered (a delivery to a closed
+/// trial, one over the cap): what the HAR shows of it.
+#[derive(Debug, Clone)]
+pub struct Heard {
+    /// The path it came to (`/hooks/<run>/<case>[/<sub>]`).
+    pub path: String,
+    pub method: String,
+    /// Header names lowercased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The start of the body ([`HEARD_BODY`] bytes), when it was read.
+    pub body: Bytes,
+    /// The body's size in bytes, when it was read.
+    pub size: Option<usize>,
+    pub received_at: OffsetDateTime,
+    /// How long the receiver took to answer.
+    pub elapsed: Duration,
+    /// The status the receiver answered.
+    pub answered: u16,
+    /// The trial whose path it came to (the case's name), when the path is a trial's.
+    pub trial: Option<String>,
+}
+
 /// One answer of a case's script: a status, optionally after a pause (a slow receiver).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -125,6 +154,8 @@ pub struct Receiver {
     pub addr: SocketAddr,
     /// The live trials' slots, by `<run>/<case>`.
     slots: Mutex<HashMap<String, Slot>>,
+    /// Every request that reached the receiver (at most [`HEARD_KEPT`]), and how many did.
+    heard: Mutex<(Vec<Heard>, u64)>,
 }
 
 /// A trial's open slot at the receiver: closed (its deliveries dropped, its paths answered 404)
@@ -158,6 +189,7 @@ impl Receiver {
             public_base,
             addr,
             slots: Mutex::new(HashMap::new()),
+            heard: Mutex::default(),
         });
         let app = Router::new()
             .route("/hooks/{slot}/{case}", any(receive_root))
@@ -168,6 +200,11 @@ impl Receiver {
             let _ = axum::serve(listener, app).await;
         });
         Ok(receiver)
+    }
+
+    /// The base URL a target is told (`--webhook-url`, else the bound address over http).
+    pub fn public_base(&self) -> &str {
+        &self.public_base
     }
 
     /// The URL a case gives the target: `<base>/hooks/<run>/<case name>`.
@@ -240,6 +277,24 @@ impl Receiver {
             .unwrap_or(0)
     }
 
+    /// The requests that reached the receiver so far, in arrival order (at most
+    /// [`HEARD_KEPT`]), and how many did in all.
+    pub fn heard(&self) -> (Vec<Heard>, u64) {
+        self.heard
+            .lock()
+            .map(|h| (h.0.clone(), h.1))
+            .unwrap_or_default()
+    }
+
+    fn hear(&self, heard: Heard) {
+        if let Ok(mut h) = self.heard.lock() {
+            h.1 += 1;
+            if h.0.len() < HEARD_KEPT {
+                h.0.push(heard);
+            }
+        }
+    }
+
     /// The next answer of an open slot; None when the slot is not open.
     fn next_answer(&self, key: &str) -> Option<Answer> {
         let mut slots = self.slots.lock().ok()?;
@@ -276,53 +331,43 @@ impl Receiver {
 async fn receive_root(
     State(r): State<Arc<Receiver>>,
     Path((slot, case)): Path<(String, String)>,
+    method: axum::http::Method,
     headers: HeaderMap,
     body: Body,
 ) -> StatusCode {
-    receive(r, Receiver::key(&slot, &case), String::new(), headers, body).await
+    receive(
+        r,
+        Receiver::key(&slot, &case),
+        String::new(),
+        method,
+        headers,
+        body,
+    )
+    .await
 }
 
 async fn receive_sub(
     State(r): State<Arc<Receiver>>,
     Path((slot, case, sub)): Path<(String, String, String)>,
+    method: axum::http::Method,
     headers: HeaderMap,
     body: Body,
 ) -> StatusCode {
-    receive(r, Receiver::key(&slot, &case), sub, headers, body).await
+    receive(r, Receiver::key(&slot, &case), sub, method, headers, body).await
 }
 
+/// Takes a request to a trial's path, and logs it with its answer, whatever that is.
 async fn receive(
     r: Arc<Receiver>,
     key: String,
     sub: String,
+    method: axum::http::Method,
     headers: HeaderMap,
     body: Body,
 ) -> StatusCode {
     let at = Instant::now();
     let received_at = OffsetDateTime::now_utc();
-    // Not a live trial of this run: refused before the body is read.
-    if !r.slots.lock().is_ok_and(|s| s.contains_key(&key)) {
-        return StatusCode::NOT_FOUND;
-    }
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > BODY_CAP as u64) {
-        return StatusCode::PAYLOAD_TOO_LARGE;
-    }
-    let Ok(body) = axum::body::to_bytes(body, BODY_CAP).await else {
-        // Over the cap (or cut off): nothing is kept.
-        return StatusCode::PAYLOAD_TOO_LARGE;
-    };
-    // The slot may have closed while the body came.
-    let Some(answer) = r.next_answer(&key) else {
-        return StatusCode::NOT_FOUND;
-    };
-    if answer.delay_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(answer.delay_ms)).await;
-    }
-    let headers = headers
+    let shown: Vec<(String, String)> = headers
         .iter()
         .map(|(k, v)| {
             (
@@ -331,17 +376,72 @@ async fn receive(
             )
         })
         .collect();
+    let (status, body) = take(&r, &key, &sub, shown.clone(), at, received_at, body).await;
+    let path = if sub.is_empty() {
+        format!("/hooks/{key}")
+    } else {
+        format!("/hooks/{key}/{sub}")
+    };
+    r.hear(Heard {
+        path,
+        method: method.to_string(),
+        headers: shown,
+        size: body.as_ref().map(Bytes::len),
+        body: body.map_or_else(Bytes::new, |b| b.slice(..b.len().min(HEARD_BODY))),
+        received_at,
+        elapsed: at.elapsed(),
+        answered: status.as_u16(),
+        trial: key.split_once('/').map(|(_, case)| case.to_string()),
+    });
+    status
+}
+
+/// The receiver's answer to a request at a trial's path, and its body when it was read.
+async fn take(
+    r: &Receiver,
+    key: &str,
+    sub: &str,
+    headers: Vec<(String, String)>,
+    at: Instant,
+    received_at: OffsetDateTime,
+    body: Body,
+) -> (StatusCode, Option<Bytes>) {
+    // Not a live trial of this run: refused before the body is read.
+    if !r.slots.lock().is_ok_and(|s| s.contains_key(key)) {
+        return (StatusCode::NOT_FOUND, None);
+    }
+    let declared = headers
+        .iter()
+        .find(|(k, _)| k.as_str() == CONTENT_LENGTH.as_str())
+        .and_then(|(_, v)| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_CAP as u64) {
+        return (StatusCode::PAYLOAD_TOO_LARGE, None);
+    }
+    let Ok(body) = axum::body::to_bytes(body, BODY_CAP).await else {
+        // Over the cap (or cut off): nothing is kept.
+        return (StatusCode::PAYLOAD_TOO_LARGE, None);
+    };
+    // The slot may have closed while the body came.
+    let Some(answer) = r.next_answer(key) else {
+        return (StatusCode::NOT_FOUND, Some(body));
+    };
+    if answer.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(answer.delay_ms)).await;
+    }
     r.record(
-        &key,
-        &sub,
+        key,
+        sub,
         Delivery {
             headers,
-            body,
+            body: body.clone(),
             at,
             received_at,
             answered: answer.status,
             parsed: Arc::default(),
         },
     );
-    StatusCode::from_u16(answer.status).unwrap_or(StatusCode::NO_CONTENT)
+    (
+        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::NO_CONTENT),
+        Some(body),
+    )
 }

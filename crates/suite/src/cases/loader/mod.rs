@@ -207,6 +207,14 @@ fn normalise(
         // case still says everything it proves.
         let step_clauses = extras.clause.take().unwrap_or_default();
         cx.check_step_clauses(&step_at, &step_clauses, &clauses)?;
+        let read_clauses: Option<Vec<String>> = extras
+            .read_back
+            .as_mut()
+            .and_then(|rb| rb.clause.take())
+            .map(OneOrMany::into_vec);
+        if let Some(c) = &read_clauses {
+            cx.check_step_clauses(&format!("{step_at}/read_back"), c, &clauses)?;
+        }
         let first = st.steps.len();
         match request {
             None => {
@@ -216,10 +224,13 @@ fn normalise(
             }
             Some(request) => request_step(&cx, &mut st, &step_at, request, expect, save, extras)?,
         }
-        // Every step this one adds cites what it cites: its read-backs (which prove its effect)
-        // and its control.
+        // Every step this one adds cites what it cites: its read-backs (which prove its effect,
+        // unless they name the effect's own clause) and its control.
         for step in &mut st.steps[first..] {
-            step.clauses = step_clauses.clone();
+            step.clauses = match (&read_clauses, step.read_back_of) {
+                (Some(c), Some(_)) => c.clone(),
+                _ => step_clauses.clone(),
+            };
         }
     }
     let uses = match doc.uses.take() {
