@@ -305,13 +305,23 @@ fn compute() -> BTreeMap<&'static str, Figure> {
     out.insert("hidden-faults", exact(hidden_faults()));
     out.insert(
         "blind-faults",
-        exact(format!(
-            "{} faults in blind set 1, {} in blind set 2 and {} in blind set 3; {joined} of them have joined the catalog, {} wait to join it",
-            blind(1),
-            blind(2),
-            blind(3),
-            PENDING.len()
-        )),
+        exact({
+            let sets: Vec<u8> = (1..=u8::MAX).take_while(|s| blind(*s) > 0).collect();
+            let each: Vec<String> = sets
+                .iter()
+                .map(|s| format!("{} in blind set {s}", blind(*s)))
+                .collect();
+            let listed = match each.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                None => "none".into(),
+            };
+            format!(
+                "{}; {joined} of them have joined the catalog, {} wait to join it",
+                listed.replacen(" in blind set", " faults in blind set", 1),
+                PENDING.len()
+            )
+        }),
     );
     out.insert(
         "progress-line",

@@ -440,3 +440,89 @@ fn a_defect_reads_as_its_root_cause_and_the_html_says_it_in_plain_words() {
         "a defect of one trial says so: the check above would pass on a page without counts"
     );
 }
+
+#[test]
+fn situation_coverage_is_reported_and_the_default_run_covers_nine_tenths() {
+    let served = serve("situations", &[]);
+    let dir = temp_dir("situations-out");
+    let (json, html) = (dir.join("result.json"), dir.join("report.html"));
+    let o = Command::new(BIN)
+        .args(["--target", &served.url, "--profile"])
+        .arg(&served.profile)
+        .arg("--json")
+        .arg(&json)
+        .arg("--report")
+        .arg(&html)
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{stdout}");
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON")).expect("JSON");
+    let sc = &result["situations"];
+    let (pairs, exercised) = (
+        sc["pairs"].as_u64().expect("pairs"),
+        sc["exercised"].as_u64().expect("exercised"),
+    );
+    // Every operation the table describes, in each situation it yields: more than a hundred.
+    assert!(pairs > 100, "{sc:#}");
+    assert!(
+        exercised * 100 >= pairs * 90,
+        "the default run exercised {exercised} of {pairs} pairs: {sc:#}"
+    );
+    let operations = sc["operations"].as_array().expect("operations");
+    let mut with_values = 0;
+    for op in operations {
+        for row in op["situations"].as_array().expect("situations") {
+            if row["exercised"] == true {
+                assert!(
+                    row["trials"].as_array().is_some_and(|t| !t.is_empty()),
+                    "{row:#}"
+                );
+            } else {
+                // A pair the run did not exercise says why.
+                assert!(
+                    row["reason"].as_str().is_some_and(|r| !r.is_empty()),
+                    "{row:#}"
+                );
+            }
+        }
+        if op["situations"]
+            .as_array()
+            .expect("situations")
+            .iter()
+            .any(|r| r["situation"] == "values" && r["exercised"] == true)
+        {
+            with_values += 1;
+            assert!(
+                op["classes"].as_array().is_some_and(|c| !c.is_empty()),
+                "an operation whose values were drawn lists their classes: {op:#}"
+            );
+        }
+    }
+    assert!(with_values >= 5, "{with_values}");
+    // Classes beyond the middle of each domain were sent.
+    let classes: Vec<&str> = operations
+        .iter()
+        .flat_map(|o| o["classes"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    for class in [
+        "beyond the BMP",
+        "combining marks",
+        "far past",
+        "far future",
+        "absent",
+    ] {
+        assert!(classes.contains(&class), "{class} never sent: {classes:?}");
+    }
+    let percent = exercised * 100 / pairs;
+    assert!(
+        stdout.contains(&format!("situations: {exercised} of the {pairs} pairs")),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).expect("HTML");
+    assert!(page.contains("Situation coverage"), "{percent}");
+    assert!(page.contains(&format!("this run exercised {exercised}")));
+}

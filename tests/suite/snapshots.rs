@@ -123,6 +123,7 @@ fn report() -> (Report, String) {
         selection: Default::default(),
         serve: None,
         har: None,
+        situations: None,
     };
     let report = Report::build(&info, &contract, &results, &redactor, None);
     (report, explanation)
@@ -221,6 +222,7 @@ fn three_fault_report() -> Report {
         selection: Default::default(),
         serve: None,
         har: None,
+        situations: None,
     };
     let redactor = conformance_suite::client::Redactor::default();
     Report::build(&info, &contract, &results, &redactor, None)
@@ -381,6 +383,7 @@ fn a_card_and_the_area_table_cite_the_clause_of_the_check_that_failed() {
             selection: Default::default(),
             serve: None,
             har: None,
+            situations: None,
         },
         &contract,
         &results,

@@ -20,6 +20,14 @@ pub struct Resource {
     pub id: String,
     /// The create's answer is stated to be the resource (201 `{data: Contact}`).
     pub create_answers: bool,
+    /// It belongs to the workspace of the number it is on, so a key of another workspace has no
+    /// access to it (`of-number`; Authentication 3). The contract ties no other kind to one
+    /// workspace in words, so a key of another workspace may see those.
+    pub of_number: bool,
+    /// Its create is queued (a message's sending), so a list may show it only after a while:
+    /// a read of a list polls for it within the profile's `effect_seconds` (READINGS 7.1;
+    /// `listed-late`).
+    pub listed_late: bool,
     /// A field a deleted resource may still be shown with, true (`/isDeleted`).
     pub deleted: Option<String>,
     /// The fields a run sets, in the table's order.
@@ -251,6 +259,8 @@ pub(crate) fn resources(doc: &Value) -> Result<BTreeMap<String, Resource>, (Stri
                 name: name.clone(),
                 id: id.to_string(),
                 create_answers: r.get("create-answers") == Some(&Value::Bool(true)),
+                of_number: r.get("of-number") == Some(&Value::Bool(true)),
+                listed_late: r.get("listed-late") == Some(&Value::Bool(true)),
                 deleted: r.get("deleted").and_then(Value::as_str).map(str::to_string),
                 fields,
             },

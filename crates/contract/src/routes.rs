@@ -161,6 +161,11 @@ pub struct Route {
     pub request_schema: Option<Value>,
     /// `x-example`: a valid request that boundary properties vary one field at a time.
     pub example: Option<Value>,
+    /// `x-access`: the request the generated access cells send (a body that names the run's
+    /// resources, the setups it needs).
+    pub access: Option<Value>,
+    /// `x-purpose`: what the operation's purpose implies a target may require (READINGS 6.3).
+    pub purpose: Option<Value>,
     /// `x-effect`: what the operation does (the operation table, `crate::operations`).
     pub effect: crate::operations::Effect,
     /// The operation sends a message (`callers: [live-subscription]` of its effect): generated
@@ -373,6 +378,21 @@ pub(crate) fn from_openapi(
             let effect = crate::operations::effect(op, &op_at, resources, &path_params, &|c| {
                 check_clause(clauses, c, &op_at).is_ok()
             })?;
+            // A filter the table states is a query parameter the operation declares: the
+            // table says what a stated filter compares, never that a filter exists.
+            if let Some(f) = effect.filters.iter().find(|f| {
+                !params
+                    .iter()
+                    .any(|p| matches!(p.location, ParamIn::Query) && p.name == f.param)
+            }) {
+                return Err((
+                    format!("{op_at}/x-effect/filters"),
+                    format!(
+                        "filter `{}` is not a query parameter of the operation",
+                        f.param
+                    ),
+                ));
+            }
             routes.push(Route {
                 method: method.to_uppercase(),
                 template: template.clone(),
@@ -393,6 +413,8 @@ pub(crate) fn from_openapi(
                     .transpose()
                     .map_err(|e| (op_at.clone(), e.to_string()))?,
                 example: op.get("x-example").cloned(),
+                access: op.get("x-access").cloned(),
+                purpose: op.get("x-purpose").cloned(),
                 sends: effect.sends(),
                 effect,
                 segments: segments.clone(),

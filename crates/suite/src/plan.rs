@@ -484,7 +484,7 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
             wave[i].map_or(0, |w| w + 1),
             !matches!(
                 cases[i].property.as_deref(),
-                Some(crate::cases::properties::Property::Sequence)
+                Some(crate::cases::properties::Property::Sequence { .. })
             ),
         )
     });

@@ -81,6 +81,7 @@ pub fn of_run(
         selection: Default::default(),
         serve: None,
         har: None,
+        situations: None,
     };
     let report = Report::build(&info, contract, results, &Redactor::default(), None);
     let mut out = FaultDefects {

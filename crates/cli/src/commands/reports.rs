@@ -14,9 +14,12 @@ use conformance_suite::results::Summary;
 
 use super::checked::RunPlan;
 use conformance_contract::profile::Profile;
+use conformance_suite::cases::properties::SEQUENCE_TRIALS;
+use conformance_suite::cases::situations::{self, Situation};
 use conformance_suite::execute::Executor;
 use conformance_suite::report::{Origin, Report, RunInfo};
-use conformance_suite::results::CaseResult;
+use conformance_suite::results::situations::SituationCoverage;
+use conformance_suite::results::{CaseResult, Verdict};
 
 /// What the reports of a run are made of.
 pub struct Reports<'a> {
@@ -68,9 +71,34 @@ impl Reports<'_> {
             selection: plan.selection.clone(),
             serve: plan.embedded().then(|| serve_command(plan, self.base_url)),
             har: plan.har.as_ref().map(|h| h.path.display().to_string()),
+            situations: Some(self.situations()),
         };
         let r = &self.client.redactor;
         Report::build(&info, &plan.contract, self.results, r, Some(summary))
+    }
+
+    /// Which situations the run put each operation in; for each pair it did not exercise, the
+    /// trial that carries it and why that trial did not reach it.
+    fn situations(&self) -> SituationCoverage {
+        let contract = &self.plan.contract;
+        let verdicts: BTreeMap<&str, &Verdict> = self
+            .results
+            .iter()
+            .map(|(c, r)| (c.name.as_str(), &r.verdict))
+            .collect();
+        let carrier = |op: &str, s: Situation| {
+            let who = situations::carrier(contract, op, s, SEQUENCE_TRIALS);
+            Some(match verdicts.get(who.as_str()) {
+                Some(Verdict::Ignored(why)) => format!("{who} carries it and was ignored: {why}"),
+                Some(Verdict::Failed(_)) => {
+                    format!("{who} carries it and failed before it got there")
+                }
+                Some(Verdict::Passed) => format!("{who} carries it and did not get there"),
+                None if s == Situation::ConcurrentLimit => format!("{who}: none ran"),
+                None => format!("{who} carries it; this run did not select it"),
+            })
+        };
+        self.exec.situations().summary(contract, &carrier)
     }
 
     /// Writes the reports asked for; each whole or not at all.

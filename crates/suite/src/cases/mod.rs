@@ -14,7 +14,7 @@ mod model;
 pub mod properties;
 #[cfg(test)]
 pub(crate) mod reasons;
-pub mod sequence;
+pub mod situations;
 mod state;
 pub mod template;
 

@@ -754,7 +754,11 @@ impl Case {
             }
         }
         match self.property.as_deref() {
-            Some(Property::Sequence) => out.extend(super::sequence::REQUESTS.iter().copied()),
+            Some(Property::Sequence { .. }) => out.extend(
+                super::situations::REQUESTS
+                    .iter()
+                    .map(|(m, p)| (m.as_str(), p.as_str())),
+            ),
             Some(Property::Relations(_)) => out.extend(RELATION_READS.iter().copied()),
             _ => {}
         }
@@ -836,8 +840,12 @@ pub enum Property {
     Limit(Box<Limit>),
     /// Random valid contacts read back equal through create, get, list and PATCH.
     ContactRoundTrip,
-    /// Random sequences of operations over the run's own resources (`cases::sequence`).
-    Sequence,
+    /// Sequences generated from the operation table over the run's own resources: trial `index`
+    /// of `of` carries its share of the pairs of operation and situation (`cases::situations`).
+    Sequence {
+        index: usize,
+        of: usize,
+    },
     /// A relation between answers that must show the same items (`execute::relations`).
     Relations(Relation),
 }

@@ -29,17 +29,25 @@ pub(crate) fn large_answers_seen() -> bool {
 static LARGE_GATE: std::sync::LazyLock<Arc<tokio::sync::Semaphore>> =
     std::sync::LazyLock::new(|| Arc::new(tokio::sync::Semaphore::new(LARGE_BODY_TRIALS)));
 
+/// A trial's slot for the large-answer permit. Its requests in flight together take it through
+/// the slot's lock: the first waits for the gate, the others for the first, so one trial never
+/// holds a permit while another of its requests waits for a second one.
+type Slot = Arc<tokio::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>;
+
 tokio::task_local! {
     /// The large-answer permit of the trial running on this task, once it needed one.
-    static LARGE_PERMIT: std::cell::RefCell<Option<tokio::sync::OwnedSemaphorePermit>>;
+    static LARGE_PERMIT: Slot;
 }
 
 /// Runs one trial's future with its own slot for the large-answer permit: a trial takes the
 /// permit at its first answer over [`LARGE_BODY`] and keeps it to its end, so at most
 /// [`LARGE_BODY_TRIALS`] trials hold large answers at once (each waits holding none: no
-/// deadlock), and memory stays bounded whatever the target answers.
+/// deadlock, its concurrent requests included), and memory stays bounded whatever the target
+/// answers.
 pub(crate) async fn with_large_body_slot<F: std::future::Future>(f: F) -> F::Output {
-    LARGE_PERMIT.scope(std::cell::RefCell::new(None), f).await
+    LARGE_PERMIT
+        .scope(Arc::new(tokio::sync::Mutex::new(None)), f)
+        .await
 }
 
 /// A large body is parsed on one thread of its own: the parsed value's memory then comes from
@@ -102,11 +110,12 @@ fn parse_answer(body: &[u8], encoding: Option<&str>) -> Option<Result<Value, Not
 /// Waits for the large-answer permit unless this trial holds it. Outside a trial (the probe,
 /// the cleanup) the permit is held by the caller for the one answer.
 async fn large_body_permit() -> Option<tokio::sync::OwnedSemaphorePermit> {
-    match LARGE_PERMIT.try_with(|p| p.borrow().is_some()) {
-        Ok(true) => None,
-        Ok(false) => {
-            let permit = LARGE_GATE.clone().acquire_owned().await.ok()?;
-            let _ = LARGE_PERMIT.try_with(|p| *p.borrow_mut() = Some(permit));
+    match LARGE_PERMIT.try_with(Arc::clone) {
+        Ok(slot) => {
+            let mut held = slot.lock().await;
+            if held.is_none() {
+                *held = Some(LARGE_GATE.clone().acquire_owned().await.ok()?);
+            }
             None
         }
         Err(_) => LARGE_GATE.clone().acquire_owned().await.ok(),

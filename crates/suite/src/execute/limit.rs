@@ -65,6 +65,18 @@ impl Executor {
             let outgoing = (0..size)
                 .map(|_| self.render_request(request, vars))
                 .collect::<Result<Vec<_>, _>>()?;
+            // Situation coverage: the operation was sent concurrently at its counted limit.
+            if let Some(op) = outgoing.first().filter(|_| size > 1).and_then(|o| {
+                self.contract
+                    .route(&o.method, &o.path)
+                    .and_then(|r| r.operation_id.clone())
+            }) {
+                self.situations.done(
+                    &op,
+                    crate::cases::situations::Situation::ConcurrentLimit,
+                    &case.name,
+                );
+            }
             let answers = self.send_all(outgoing).await;
             sent += answers.len() as u64;
             let again: Vec<bool> = answers

@@ -11,6 +11,7 @@ mod search;
 mod sequences;
 mod setup;
 mod standing;
+mod values;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -81,6 +82,8 @@ pub struct Executor {
     rules: Registry,
     /// The workspace of each key of the run, read by the first trial that needs it.
     workspaces: tokio::sync::OnceCell<crate::workspaces::Workspaces>,
+    /// The situations the run put each operation in.
+    situations: crate::results::situations::SituationRecord,
 }
 
 /// Control reads by request: a control GET shows that the target serves the request as the run
@@ -109,6 +112,7 @@ impl Executor {
             model: crate::model::Model::new(setup.contract.clone()),
             rules: setup.rules,
             workspaces: Default::default(),
+            situations: Default::default(),
             contract: setup.contract,
         }
     }
@@ -127,9 +131,9 @@ impl Executor {
         &self.contract
     }
 
-    /// The model of what the run created and changed: the run's one state of its resources.
-    pub(crate) fn model(&self) -> &crate::model::Model {
-        &self.model
+    /// The situations the run put each operation in, for the reports.
+    pub fn situations(&self) -> &crate::results::situations::SituationRecord {
+        &self.situations
     }
 
     pub fn client(&self) -> &Arc<Client> {

@@ -26,8 +26,16 @@ pub async fn run(
         Property::Limit(limit) => run_limit(exec, case, limit, vars, &mut exchanges).await,
         Property::ContactRoundTrip => super::roundtrip::run(exec, case, &mut exchanges).await,
         Property::Relations(r) => super::relations::run(exec, *r, &vars, &mut exchanges).await,
-        Property::Sequence => {
-            super::sequences::run(exec, case, &vars, exec.sequence_depth, &mut exchanges).await
+        Property::Sequence { index, of } => {
+            super::sequences::run(
+                exec,
+                case,
+                &vars,
+                (*index, *of),
+                exec.sequence_depth,
+                &mut exchanges,
+            )
+            .await
         }
     };
     (failures, exchanges)

@@ -88,7 +88,7 @@ pub(super) async fn run(
                 one(
                     "/messages",
                     vec![],
-                    "createdAt[lt]",
+                    "createdAt[gte]",
                     "Pagination and collection conventions > filters",
                 ),
                 one(

@@ -1,105 +1,112 @@
-//! Runs random sequences (`cases::sequence`): each step becomes its requests on the run's own
-//! resources, followed by a read of what it changed. Every answer goes through the generic checks
-//! and the model (which judges every read against what the run set), and each step's request,
-//! one the contract allows, must be accepted. A failing sequence is shrunk (proptest-state-machine
-//! drops and simplifies steps; each try runs the shorter sequence on fresh resources, a bounded
-//! number of times) and reported as numbered steps, each with its curl; the seed replays it.
+//! The exploration: sequences of requests generated from the operation table (`x-effect`), the
+//! request schemas and the situations (`cases::situations`), over the run's own resources. No
+//! step is written for one operation: every operation the table describes is put in every
+//! situation it yields, the trials of the run sharing the pairs of operation and situation among
+//! them, in an order and with values drawn from the run's seed.
+//!
+//! The model is the one state of what the run created: which resources a sequence holds is a
+//! list of ids, and everything else (a task's completion, its assignees, a webhook's events, a
+//! resource deleted) is read from the model, which every exchange feeds (`Executor::send`).
+//! Every answer is judged by the registry's rules and the model; a request the contract states
+//! for the resource's state must be accepted, one that breaks a stated constraint refused, and
+//! afterwards every route that shows the resource is read. The model predicts the deliveries
+//! of the sequence's changes to its webhooks (`execute::deliveries`). A failure lists the steps
+//! of its sequence, each request with its curl; the seed replays it.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use proptest::strategy::{Strategy, ValueTree};
-use proptest_state_machine::ReferenceStateMachine;
+use proptest::prelude::RngExt;
+use proptest::test_runner::TestRng;
 use serde_json::{Value, json};
 
 use super::Executor;
 use super::search::runner_for;
+use super::values::{self, Class, Presence};
 use crate::cases::Case;
-use crate::cases::properties::generate::e164;
-use crate::cases::sequence::{ContactFilter, Link, Machine, STEPS, Step};
+use crate::cases::situations::{self, Situation};
 use crate::cases::template::Vars;
 use crate::client::{Auth, Exchange, Outgoing};
 use crate::redact::Redactor;
 use crate::results::{Failure, Finding};
-use conformance_contract::Api;
+use conformance_contract::operations::{Does, From, Rule, Set, Shape};
+use conformance_contract::{Api, Contract, Route, StatusKey};
 
-/// Shorter sequences tried after one fails.
-const MAX_SHRINK_RUNS: usize = 12;
 /// Pages a list walk of a sequence reads at most.
 const MAX_PAGES: usize = 5;
+use crate::cases::situations::CAPS;
 
 type Found = Vec<(Finding, Arc<Exchange>)>;
 
-/// Runs `depth` sequences of the trial; the failures of the first that fails, shrunk.
+/// Runs the sequences of trial `index` of `of`: `depth` rounds of its agenda, each in an order
+/// and with values drawn anew, on fresh resources; the failures of the rounds that failed.
 pub(super) async fn run(
     exec: &Executor,
     case: &Case,
     vars: &Vars,
+    (index, of): (usize, usize),
     depth: u32,
     exchanges: &mut Vec<Arc<Exchange>>,
 ) -> Vec<Failure> {
-    let mut world = World::new(exec, vars, &case.name);
-    let mut runner = runner_for(exec.seed, &case.name);
-    let strategy = Machine::sequential_strategy(STEPS);
+    let mut failures = Vec::new();
     for round in 0..depth.max(1) {
-        let Ok(mut tree) = strategy.new_tree(&mut runner) else {
-            break;
-        };
-        let (_, steps, _) = tree.current();
-        let first = world.replay(exec, &steps, round, 0).await;
-        exchanges.extend(first.exchanges.iter().cloned());
-        if first.found.is_empty() {
-            continue;
+        let mut runner = runner_for(exec.seed, &format!("{}#{round}", case.name));
+        let rng = runner.rng().clone();
+        let mut x = Explorer::new(exec, vars, &case.name, round, rng);
+        let mut pairs = situations::agenda(&exec.contract, index, of);
+        if round > 0 {
+            shuffle(&mut pairs, &mut x.rng);
         }
-        // Shrink: a shorter sequence that still fails replaces the one we have.
-        let mut best = (steps, first);
-        let mut passed_last = false;
-        for attempt in 1..=MAX_SHRINK_RUNS {
-            let moved = if passed_last {
-                tree.complicate()
-            } else {
-                tree.simplify()
-            };
-            if !moved {
-                break;
-            }
-            let (_, steps, _) = tree.current();
-            let tried = world.replay(exec, &steps, round, attempt).await;
-            exchanges.extend(tried.exchanges.iter().cloned());
-            passed_last = tried.found.is_empty();
-            if !passed_last && steps.len() <= best.0.len() {
-                best = (steps, tried);
-            }
+        let (steps, found) = x.round(&pairs).await;
+        for s in &steps {
+            exchanges.extend(s.1.iter().cloned());
         }
-        return failures(best.1, exec.seed, &exec.run_id);
+        if !found.is_empty() {
+            failures.extend(described(found, &steps, exec.seed, &exec.run_id));
+        }
     }
-    Vec::new()
+    failures
 }
 
-/// The findings of the minimal failing sequence, each saying which sequence it was: its steps,
-/// numbered, each request with its curl, and how to replay it.
-fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
-    let redactor = Redactor::global();
-    let mut listing = String::new();
-    for (n, (step, exs)) in replay.steps.iter().enumerate() {
-        listing.push_str(&format!("\n  {}. {step}", n + 1));
-        for ex in exs {
-            listing.push_str(&format!("\n       {}", ex.curl(&redactor)));
-        }
+fn shuffle<T>(items: &mut [T], rng: &mut TestRng) {
+    for i in (1..items.len()).rev() {
+        let j = rng.random_range(0..=i);
+        items.swap(i, j);
     }
-    let note = format!(
-        "in a random sequence of {}, shrunk (replay: --seed {seed} --run-id {run}):{listing}",
-        crate::results::plural(replay.steps.len(), "step")
-    );
-    let steps = replay.steps.len().max(1);
-    replay
-        .found
+}
+
+/// The findings of a round, each saying in which steps it came: the steps up to the one that
+/// sent its exchange, numbered, each request with its curl, and how to replay them.
+fn described(
+    found: Found,
+    steps: &[(String, Vec<Arc<Exchange>>)],
+    seed: u64,
+    run: &str,
+) -> Vec<Failure> {
+    let redactor = Redactor::global();
+    found
         .into_iter()
         .map(|(mut finding, ex)| {
-            finding.context = Some(note.clone());
+            let at = steps
+                .iter()
+                .position(|(_, exs)| exs.iter().any(|e| e.url == ex.url && e.sent == ex.sent))
+                .map_or(steps.len(), |i| i + 1);
+            let mut listing = String::new();
+            for (n, (what, exs)) in steps.iter().take(at).enumerate() {
+                listing.push_str(&format!("\n  {}. {what}", n + 1));
+                for e in exs.iter().take(8) {
+                    listing.push_str(&format!("\n       {}", e.curl(&redactor)));
+                }
+            }
+            finding.context = Some(format!(
+                "in a sequence generated from the operation table, step {at} of {} (replay: --seed {seed} --run-id {run}):{listing}",
+                crate::results::plural(steps.len(), "step")
+            ));
+            let n = steps.len().max(1);
             Failure {
                 finding,
-                step: steps,
-                steps,
+                step: n,
+                steps: n,
                 exchange: Some(ex),
                 cause: None,
             }
@@ -107,1308 +114,415 @@ fn failures(replay: Replay, seed: u64, run: &str) -> Vec<Failure> {
         .collect()
 }
 
-/// One run of a sequence: what each step sent, and what was found.
-struct Replay {
-    steps: Vec<(String, Vec<Arc<Exchange>>)>,
-    exchanges: Vec<Arc<Exchange>>,
-    found: Found,
+/// What a request must get.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Want {
+    /// A success: the contract states the request for the resource's state.
+    Success,
+    /// A success, or 400 for a value a target may refuse (an instant at another offset).
+    SuccessOr400,
+    /// A success or a refusal: the contract does not state the request in this state.
+    Either,
+    /// A refusal: 400 where the operation declares it, else a 4xx; the clause of what it breaks.
+    Refusal(Option<u16>, String, Option<String>),
+    /// 401: no key, or a key the target never issued.
+    Unauthorized,
+    /// A refusal (403, or 404 that hides the resource): a key of another workspace.
+    Foreign,
+    /// Any answer but 401 (the second key of the workspace).
+    NotUnauthorized,
 }
 
-/// A task the sequence created, as the sequence itself follows it (to send only requests the
-/// contract allows: unassign an assigned user, unlink a linked conversation).
-#[derive(Default, Clone)]
-struct LiveTask {
-    id: Option<String>,
-    /// In the order assigned.
-    assigned: Vec<String>,
-    linked: bool,
-    due: bool,
-    completed: bool,
-    deleted: bool,
-}
-
-#[derive(Default, Clone)]
-struct LiveContact {
-    id: Option<String>,
-    external_id: String,
-    source: String,
-}
-
-/// What a sequence works with: the profile's fixtures, the users the target showed, and the
-/// resources of the replay running now.
-struct World {
-    run: String,
-    /// The trial's name: its slot at the receiver.
-    case: String,
-    /// The start of this replay's receiver sub-paths, distinct between replays.
-    hooks_prefix: String,
-    /// The replay's watcher webhooks (`World::watch`).
-    watchers: Vec<Option<String>>,
-    /// The trial's own part of the names it gives (external ids), distinct between trials.
+/// A sequence's resources and the fixtures it works with.
+struct Explorer<'a> {
+    exec: &'a Executor,
     trial: String,
-    users: Vec<String>,
+    /// A short tag of the round for what it names (external ids, labels).
+    tag: String,
+    /// The start of the round's receiver sub-paths.
+    prefix: String,
     fixtures: Vars,
-    tasks: Vec<LiveTask>,
-    contacts: Vec<LiveContact>,
-    messages: Vec<Option<String>>,
-    webhooks: Vec<(Option<String>, bool)>,
+    users: Vec<String>,
+    /// The ids of what the round created, by kind, in order.
+    created: BTreeMap<String, Vec<String>>,
+    /// Creates sent, by kind (what the round may hold).
+    sent: BTreeMap<String, usize>,
+    watchers: Vec<String>,
+    rng: TestRng,
+    steps: Vec<(String, Vec<Arc<Exchange>>)>,
+    found: Found,
+    /// The step being sent.
+    now: (Vec<Arc<Exchange>>, Found),
+    /// Lists that did not yet show a resource of the run's own whose listing may come late
+    /// (x-resources `listed-late`): walked again before the round ends.
+    late: Vec<Late>,
 }
 
-impl World {
-    fn new(exec: &Executor, vars: &Vars, case: &str) -> World {
-        World {
-            run: exec.run_id.clone(),
-            case: case.to_string(),
-            hooks_prefix: String::new(),
-            watchers: Vec::new(),
-            trial: case.rsplit('.').next().unwrap_or("").to_string(),
-            users: Vec::new(),
+/// A list that did not show the run's `id` of `kind`, though its filters admit it, where the
+/// listing may come late: `out` is walked again, within the profile's `effect_seconds`.
+struct Late {
+    out: Outgoing,
+    kind: String,
+    id: String,
+    clause: String,
+}
+
+impl<'a> Explorer<'a> {
+    fn new(exec: &'a Executor, vars: &Vars, trial: &str, round: u32, rng: TestRng) -> Explorer<'a> {
+        let short = trial.rsplit('.').next().unwrap_or("");
+        Explorer {
+            exec,
+            trial: trial.to_string(),
+            tag: format!("{}-sq{short}-{round}", exec.run_id),
+            prefix: format!("r{round}"),
             fixtures: vars.clone(),
-            tasks: Vec::new(),
-            contacts: Vec::new(),
-            messages: Vec::new(),
-            webhooks: Vec::new(),
-        }
-    }
-
-    /// A key the profile gives that the target shows to be of another workspace than the run's
-    /// key, with its fixture's name. A key fixture's documentation names a workspace by a
-    /// setting, not as another one: the run's own key may be given for it (READINGS 6.11), so
-    /// only a key whose organization `GET /organization` shows to differ is taken for another
-    /// workspace's; where the target does not say, no key is.
-    async fn foreign_key(&self, exec: &Executor) -> Option<(String, &'static str)> {
-        let workspaces = exec.workspaces().await;
-        [
-            "international_disabled_api_key",
-            "subscription_expired_api_key",
-        ]
-        .into_iter()
-        .filter(|f| workspaces.same(None, Some(f)) == Some(false))
-        .find_map(|f| self.text(f).filter(|k| !k.is_empty()).map(|k| (k, f)))
-    }
-
-    /// Whether the run's own workspace is the one whose subscription has expired (the profile
-    /// gives its key as `subscription_expired_api_key`, or the target shows them of one
-    /// workspace): a message it sends is refused 402, so the sequence sends none.
-    async fn cannot_send(&self, exec: &Executor) -> bool {
-        self.fixtures.get("subscription_expired_api_key").is_some()
-            && exec
-                .workspaces()
-                .await
-                .same(None, Some("subscription_expired_api_key"))
-                == Some(true)
-    }
-
-    /// After the run's key read `path` (a message the sequence sent), a key the target shows to
-    /// be of another workspace, where the profile gives one, must not read it: the message is
-    /// of a number of the run's workspace (Authentication 3: a caller without access is
-    /// refused; 404 hides it too).
-    async fn foreign_read(&self, s: &mut Sender<'_>, path: &str) {
-        let Some((key, fixture)) = self.foreign_key(s.exec).await else {
-            return;
-        };
-        let mut out = request("GET", path, &[], None);
-        out.auth = Auth::Key {
-            key,
-            label: format!("<{}>", fixture.to_ascii_uppercase()),
-        };
-        let ex = s.send(out, "Authentication > 3", false).await;
-        if let Ok(resp) = &ex.outcome {
-            if (200..300).contains(&resp.status) {
-                s.found.push((
-                    Finding::new(
-                        "Authentication > 3",
-                        "status",
-                        format!(
-                            "a refusal (403, or 404): the key of another workspace ({fixture}, whose organization GET /organization shows to differ from the run's key's) has no access to a resource the run's key created"
-                        ),
-                        resp.status.to_string(),
-                    )
-                    .status_class("4xx"),
-                    ex.clone(),
-                ));
-            }
+            users: Vec::new(),
+            created: BTreeMap::new(),
+            sent: BTreeMap::new(),
+            watchers: Vec::new(),
+            rng,
+            steps: Vec::new(),
+            found: Vec::new(),
+            now: Default::default(),
+            late: Vec::new(),
         }
     }
 
     fn text(&self, name: &str) -> Option<String> {
-        match self.fixtures.get(name)? {
-            Value::String(s) => Some(s.clone()),
-            _ => None,
-        }
+        self.fixtures
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 
-    /// Keeps the users the target shows in `ex` (the first page of `GET /users`), else the
-    /// profile's user.
-    fn users(&mut self, ex: &Exchange) {
-        if let Ok(resp) = &ex.outcome {
-            if let Some(Ok(body)) = &resp.json {
-                if let Some(items) = body.get("data").and_then(Value::as_array) {
-                    self.users = items
-                        .iter()
-                        .filter_map(|u| u.get("id").and_then(Value::as_str).map(str::to_string))
-                        .collect();
-                }
-            }
+    /// Closes the step being sent under `what`.
+    fn close(&mut self, what: String) {
+        let (exs, found) = std::mem::take(&mut self.now);
+        if !exs.is_empty() {
+            self.steps.push((what, exs));
         }
-        if self.users.is_empty() {
-            self.users.extend(self.text("user_id"));
-        }
+        self.found.extend(found);
     }
 
-    async fn replay(
+    /// One round: the watchers, the agenda, the closing changes, the deliveries and the tidying.
+    /// The steps with their exchanges, and what they showed wrong (the model's and the rules'
+    /// findings at the end included).
+    async fn round(
         &mut self,
-        exec: &Executor,
-        steps: &[Step],
-        round: u32,
-        attempt: usize,
-    ) -> Replay {
-        self.tasks.clear();
-        self.contacts.clear();
-        self.messages.clear();
-        self.webhooks.clear();
-        self.hooks_prefix = format!("r{round}a{attempt}");
-        let tag = format!("{}-sq{}-{round}-{attempt}", self.run, self.trial);
-        let (mut replay, model) = crate::checks::rules::collect(async {
-            let mut replay = Replay {
-                steps: Vec::new(),
-                exchanges: Vec::new(),
-                found: Vec::new(),
-            };
-            if let Some((what, exs, found)) = self.watch(exec).await {
-                replay.exchanges.extend(exs.iter().cloned());
-                replay.found.extend(found);
-                replay.steps.push((what, exs));
-            }
-            for step in steps {
-                let (what, exs, found) = self.step(exec, step, &tag).await;
-                replay.exchanges.extend(exs.iter().cloned());
-                replay.found.extend(found);
-                replay.steps.push((what, exs));
-            }
-            // The closing changes: every user the sequence assigned and did not unassign is
-            // unassigned (each read back: the model holds what is left); the second watcher is
-            // deleted, then the tasks the sequence left: their events must reach the first
-            // watcher and not the deleted one.
-            // Round after round, each task's first user left is unassigned, the tasks together,
-            // and each read back.
-            let mut s = Sender::new(exec);
-            loop {
-                let round: Vec<(String, String)> = self
-                    .tasks
-                    .iter_mut()
-                    .filter(|t| !t.deleted)
-                    .filter_map(|t| {
-                        let id = t.id.clone()?;
-                        (!t.assigned.is_empty()).then(|| (id, t.assigned.remove(0)))
-                    })
-                    .collect();
-                if round.is_empty() {
-                    break;
+        pairs: &[(usize, Situation)],
+    ) -> (Vec<(String, Vec<Arc<Exchange>>)>, Found) {
+        let ((), late) = crate::checks::rules::collect(async {
+            self.watch().await;
+            let exec = self.exec;
+            for &(route, situation) in pairs {
+                let route = &exec.contract.routes[route];
+                let op = route.operation_id.clone().unwrap_or_default();
+                let what = format!(
+                    "{} of {} {}",
+                    situation.name(),
+                    route.method,
+                    route.template
+                );
+                match self.exercise(route, situation).await {
+                    Ok(()) => self.exec.situations.done(&op, situation, &self.trial),
+                    Err(why) => self.exec.situations.skipped(&op, situation, &why),
                 }
-                let posts = round
-                    .iter()
-                    .map(|(id, user)| {
-                        request(
-                            "POST",
-                            &format!("/v1/tasks/{id}/unassign"),
-                            &[],
-                            Some(json!({"userId": user})),
-                        )
-                    })
-                    .collect();
-                s.send_all(posts, "v1 API: tasks > POST /v1/tasks/{taskId}/unassign")
-                    .await;
-                let ids: Vec<&str> = round.iter().map(|(id, _)| id.as_str()).collect();
-                s.read_tasks(&ids).await;
+                self.close(what);
             }
-            if !s.exchanges.is_empty() {
-                replay.exchanges.extend(s.exchanges.iter().cloned());
-                replay.found.extend(s.found);
-                replay.steps.push((
-                    "unassign every user the sequence assigned and left assigned".into(),
-                    s.exchanges,
-                ));
-            }
-            // The watcher goes first; then the tasks, together.
-            let mut watcher = Vec::new();
-            if let Some(id) = self.watchers.get(1).cloned().flatten() {
-                watcher.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
-            }
-            let tasks: Vec<Outgoing> = self
-                .tasks
-                .iter()
-                .filter(|t| !t.deleted)
-                .filter_map(|t| t.id.as_ref())
-                .map(|id| request("DELETE", &format!("/v1/tasks/{id}"), &[], None))
-                .collect();
-            if !watcher.is_empty() || !tasks.is_empty() {
-                let exs = self
-                    .tidy(exec, vec![watcher, tasks], &mut replay.found)
-                    .await;
-                replay.exchanges.extend(exs.iter().cloned());
-                replay.steps.push((
-                    "delete the second watcher, then the tasks the sequence left".into(),
-                    exs,
-                ));
-            }
-            // The deliveries the changes must cause, and must not, at the webhooks the sequence
-            // created; then the records of the webhooks' history that name them.
-            let (found, exs) = self.deliveries(exec, &replay.exchanges).await;
-            replay.found.extend(found);
-            if !exs.is_empty() {
-                replay.exchanges.extend(exs.iter().cloned());
-                replay
-                    .steps
-                    .push(("read the delivery history of the webhooks".into(), exs));
-            }
-            // The webhooks the sequence made and did not delete go now: the counted states
-            // (open tasks, webhooks) are back where they were for the trials that follow.
-            let mut tidy = Vec::new();
-            if let Some(Some(id)) = self.watchers.first() {
-                tidy.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
-            }
-            for (id, deleted) in &self.webhooks {
-                if let (Some(id), false) = (id, deleted) {
-                    tidy.push(request("DELETE", &format!("/webhooks/{id}"), &[], None));
-                }
-            }
-            self.watchers.clear();
-            let exs = self.tidy(exec, vec![tidy], &mut replay.found).await;
-            replay.exchanges.extend(exs);
-            replay
+            self.closing().await;
+            self.relist().await;
+            self.deliveries().await;
+            self.tidy().await;
         })
         .await;
-        replay.found.extend(model);
-        replay
+        self.found.extend(late);
+        (
+            std::mem::take(&mut self.steps),
+            std::mem::take(&mut self.found),
+        )
     }
 
-    /// Sends requests that tidy up, held to the generic checks only: group after group, the
-    /// requests of a group together (they do not depend on one another).
-    async fn tidy(
-        &self,
-        exec: &Executor,
-        groups: Vec<Vec<Outgoing>>,
-        found: &mut Found,
-    ) -> Vec<Arc<Exchange>> {
-        let mut exs = Vec::new();
-        for group in groups.into_iter().filter(|g| !g.is_empty()) {
-            let sent = futures_util::future::join_all(group.iter().map(|out| exec.send(out))).await;
-            for judged in sent {
-                let (ex, by_rules) = judged.into_parts();
-                found.extend(by_rules.into_iter().map(|f| (f, ex.clone())));
-                exs.push(ex);
-            }
-        }
-        exs
-    }
-
-    /// Judges the deliveries of the replay's webhooks (`execute::deliveries`) and the records
-    /// of their history.
-    async fn deliveries(
-        &self,
-        exec: &Executor,
-        exchanges: &[Arc<Exchange>],
-    ) -> (Found, Vec<Arc<Exchange>>) {
-        let (Some(receiver), Some(base)) = (&exec.receiver, self.text("webhook_url")) else {
-            return (Vec::new(), Vec::new());
-        };
-        let _ = exchanges;
-        let webhooks: Vec<String> = self
-            .watchers
-            .iter()
-            .flatten()
-            .chain(self.webhooks.iter().filter_map(|(id, _)| id.as_ref()))
-            .cloned()
-            .collect();
-        let resources: std::collections::BTreeSet<(String, String)> = self
-            .tasks
-            .iter()
-            .filter_map(|t| t.id.clone().map(|id| ("task".to_string(), id)))
-            .chain(
-                self.contacts
-                    .iter()
-                    .filter_map(|c| c.id.clone().map(|id| ("contact".to_string(), id))),
-            )
-            .collect();
-        let predicted = super::deliveries::predict(exec.model(), &base, &webhooks, &resources);
-        if predicted.is_empty() {
-            return (Vec::new(), Vec::new());
-        }
-        let mut found = predicted
-            .judge(receiver, &exec.run_id, &self.case, exec.bounds().delivery)
-            .await;
-        let mut s = Sender::new(exec);
-        // The histories are read together.
-        let histories = predicted.received(receiver, &exec.run_id, &self.case);
-        let reads = histories
-            .iter()
-            .map(|h| request("GET", &format!("/webhooks/{}/events", h.webhook), &[], None))
-            .collect();
-        let exs = s
-            .send_all(reads, "Header-versioned API > webhook delivery history")
-            .await;
-        for (history, ex) in histories.iter().zip(exs) {
-            if let Ok(resp) = &ex.outcome {
-                if let (true, Some(Ok(body))) = ((200..300).contains(&resp.status), &resp.json) {
-                    found.extend(
-                        super::deliveries::judge_records(body, history)
-                            .into_iter()
-                            .map(|f| (f, ex.clone())),
-                    );
-                }
-            }
-        }
-        found.extend(s.found);
-        (found, s.exchanges)
-    }
-
-    /// Creates the replay's two watchers: webhooks on every task event of every number, so that
-    /// the model has deliveries to predict whatever the steps are. The second is deleted before
-    /// the sequence's closing changes, whose events it must then not receive.
-    async fn watch(&mut self, exec: &Executor) -> Option<(String, Vec<Arc<Exchange>>, Found)> {
-        let mut s = Sender::new(exec);
-        // The first replay reads the users the steps may assign, beside the watchers' creates
-        // (neither depends on the other).
-        let users = self.users.is_empty().then_some(async {
-            let out = request("GET", "/users", &[("maxResults", "50".into())], None);
-            // Judged as every exchange is: what the rules find on it joins the replay at its end.
-            exec.send(&out).await.ex.clone()
-        });
-        // Without a receiver there is nothing to watch: no webhook is created.
-        let url = self.text("webhook_url");
-        let (prefix, run) = (&self.hooks_prefix, &self.run);
-        let creates: Vec<Outgoing> = url
-            .iter()
-            .flat_map(|url| {
-                (0..2).map(move |n| {
-                    let body = json!({
-                        "url": format!("{url}/{prefix}watch{n}"),
-                        "events": crate::cases::sequence::TASK_EVENTS,
-                        "resourceIds": ["*"],
-                        "label": format!("{run} sequence watcher {n}"),
-                    });
-                    request("POST", "/webhooks", &[], Some(body))
-                })
-            })
-            .collect();
-        // All together: none depends on another.
-        let (users, created) = tokio::join!(
-            futures_util::future::OptionFuture::from(users),
-            s.send_all(creates, "Header-versioned API > POST /webhooks")
-        );
-        if url.is_some() {
-            self.watchers = created.iter().map(|ex| created_id(ex, "id")).collect();
-        }
-        let mut what = Vec::new();
-        if let Some(ex) = users {
-            self.users(&ex);
-            s.exchanges.insert(0, ex);
-            what.push("read the users");
-        }
-        if url.is_some() {
-            what.push(
-                "create two webhooks on every task event of every number (\"*\"), to watch the deliveries",
-            );
-        }
-        (!what.is_empty()).then(|| (what.join("; "), s.exchanges, s.found))
-    }
-
-    /// Runs one step: a description, its exchanges and what they showed wrong.
-    async fn step(
-        &mut self,
-        exec: &Executor,
-        step: &Step,
-        tag: &str,
-    ) -> (String, Vec<Arc<Exchange>>, Found) {
-        let mut s = Sender::new(exec);
-        let what = self.act(&mut s, step, tag).await;
-        (what, s.exchanges, s.found)
-    }
-
-    fn user(&self, i: usize) -> Option<String> {
-        (!self.users.is_empty()).then(|| self.users[i % self.users.len()].clone())
-    }
-
-    /// Runs one step of a sequence and says what it did.
-    async fn act(&mut self, s: &mut Sender<'_>, step: &Step, tag: &str) -> String {
-        match step {
-            Step::CreateTask { .. }
-            | Step::PutTask { .. }
-            | Step::CompleteTask(_)
-            | Step::ReopenTask(_)
-            | Step::Assign { .. }
-            | Step::Unassign { .. } => self.task_step(s, step).await,
-            Step::ChangeDueDate { .. }
-            | Step::RemoveDueDate(_)
-            | Step::LinkConversation(_)
-            | Step::UnlinkConversation(_)
-            | Step::DeleteTask(_)
-            | Step::ListTasks => self.task_date_link_step(s, step).await,
-            Step::CreateContact { .. } | Step::PatchContact { .. } => {
-                self.contact_step(s, step, tag).await
-            }
-            Step::ListContacts { contact, filter } => {
-                self.list_contacts(s, *contact, *filter, tag).await
-            }
-            Step::SendMessage { .. } | Step::ReadMessage(_) | Step::ListMessages => {
-                self.message_step(s, step).await
-            }
-            _ => self.webhook_step(s, step, tag).await,
-        }
-    }
-
-    async fn task_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
-        match step {
-            Step::CreateTask {
-                link,
-                title,
-                description,
-            } => {
-                let mut body = json!({"title": title, "description": description});
-                let (field, value) = match link {
-                    Link::Conversation => (
-                        "conversationId",
-                        self.text("task_conversation_id")
-                            .or_else(|| self.text("conversation_id")),
-                    ),
-                    Link::Activity => ("activityId", self.text("call_id")),
-                    Link::PhoneNumber => ("phoneNumberId", None),
-                };
-                let (field, value) = match value {
-                    Some(v) => (field, v),
-                    None => (
-                        "phoneNumberId",
-                        self.text("phone_number_id").unwrap_or_default(),
-                    ),
-                };
-                body[field] = json!(value);
-                let ex = s
-                    .send(
-                        request("POST", "/v1/tasks", &[], Some(body)),
-                        "v1 API: tasks > POST /v1/tasks",
-                        true,
-                    )
-                    .await;
-                let id = created_id(&ex, "taskId");
-                self.tasks.push(LiveTask {
-                    id: id.clone(),
-                    linked: field == "conversationId",
-                    ..LiveTask::default()
-                });
-                if let Some(id) = id {
-                    s.read_task(&id).await;
-                }
-                format!("create a task linked by {field}")
-            }
-            Step::PutTask {
-                task,
-                title,
-                description,
-            } => {
-                let body = json!({"title": title, "description": description});
-                self.change(
-                    s,
-                    *task,
-                    "PUT",
-                    "",
-                    Some(body),
-                    "v1 API: tasks > PUT /v1/tasks/{taskId}",
-                )
-                .await;
-                format!("PUT task {} with a new title and description", task + 1)
-            }
-            Step::CompleteTask(t) => {
-                if self.tasks[*t].completed {
-                    return format!("(task {} is completed already: nothing sent)", t + 1);
-                }
-                self.change(
-                    s,
-                    *t,
-                    "POST",
-                    "/complete",
-                    None,
-                    "States and transitions > Task > complete",
-                )
-                .await;
-                self.tasks[*t].completed = true;
-                format!("complete task {}", t + 1)
-            }
-            Step::ReopenTask(t) => {
-                if !self.tasks[*t].completed {
-                    return format!("(task {} is open: nothing sent)", t + 1);
-                }
-                self.change(
-                    s,
-                    *t,
-                    "POST",
-                    "/reopen",
-                    None,
-                    "States and transitions > Task > reopen",
-                )
-                .await;
-                self.tasks[*t].completed = false;
-                format!("reopen task {}", t + 1)
-            }
-            Step::Assign { task, users } => {
-                let mut named = Vec::new();
-                for u in users {
-                    let Some(user) = self.user(*u) else {
-                        continue;
-                    };
-                    if self.tasks[*task].assigned.contains(&user) {
-                        continue;
-                    }
-                    self.change(
-                        s,
-                        *task,
-                        "POST",
-                        "/assign",
-                        Some(json!({"userId": user})),
-                        "States and transitions > Task > assign and unassign",
-                    )
-                    .await;
-                    self.tasks[*task].assigned.push(user.clone());
-                    named.push(user);
-                }
-                if named.is_empty() {
-                    return format!(
-                        "(no user left to assign to task {}: nothing sent)",
-                        task + 1
-                    );
-                }
-                format!("assign {} to task {}", named.join(", "), task + 1)
-            }
-            Step::Unassign { task, pick } => {
-                let assigned = &self.tasks[*task].assigned;
-                if assigned.is_empty() {
-                    return format!("(nobody is assigned to task {}: nothing sent)", task + 1);
-                }
-                let user = assigned[pick % assigned.len()].clone();
-                self.change(
-                    s,
-                    *task,
-                    "POST",
-                    "/unassign",
-                    Some(json!({"userId": user})),
-                    "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
-                )
-                .await;
-                self.tasks[*task].assigned.retain(|u| *u != user);
-                format!("unassign {user} from task {}", task + 1)
-            }
-            _ => unreachable!("task_step is given its own steps only"),
-        }
-    }
-
-    async fn task_date_link_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
-        match step {
-            Step::ChangeDueDate { task, due } => {
-                // Timestamps are stated in UTC: a target may refuse another offset (400), and
-                // one it accepts must mean the same instant (the model judges the read-back).
-                s.expect = if due.ends_with('Z') {
-                    Expect::Success
-                } else {
-                    Expect::SuccessOr400
-                };
-                let accepted = self
-                    .change(
-                        s,
-                        *task,
-                        "POST",
-                        "/change-due-date",
-                        Some(json!({"dueDate": due})),
-                        "States and transitions > Task > due date",
-                    )
-                    .await;
-                s.expect = Expect::Success;
-                self.tasks[*task].due |= accepted;
-                format!("set the due date of task {} to {due}", task + 1)
-            }
-            Step::RemoveDueDate(t) => {
-                if !self.tasks[*t].due {
-                    return format!("(task {} has no due date: nothing sent)", t + 1);
-                }
-                self.change(
-                    s,
-                    *t,
-                    "POST",
-                    "/remove-due-date",
-                    None,
-                    "States and transitions > Task > due date",
-                )
-                .await;
-                self.tasks[*t].due = false;
-                format!("remove the due date of task {}", t + 1)
-            }
-            Step::LinkConversation(t) => {
-                let Some(c) = self
-                    .text("task_conversation_id")
-                    .or_else(|| self.text("conversation_id"))
-                else {
-                    return "(no conversation in the profile: nothing sent)".into();
-                };
-                if self.tasks[*t].linked {
-                    return format!("(task {} is linked already: nothing sent)", t + 1);
-                }
-                self.change(
-                    s,
-                    *t,
-                    "POST",
-                    "/link-conversation",
-                    Some(json!({"conversationId": c})),
-                    "States and transitions > Task > link conversation",
-                )
-                .await;
-                self.tasks[*t].linked = true;
-                format!("link task {} to conversation {c}", t + 1)
-            }
-            Step::UnlinkConversation(t) => {
-                let Some(c) = self
-                    .text("task_conversation_id")
-                    .or_else(|| self.text("conversation_id"))
-                else {
-                    return "(no conversation in the profile: nothing sent)".into();
-                };
-                if !self.tasks[*t].linked {
-                    return format!("(task {} is not linked: nothing sent)", t + 1);
-                }
-                self.change(
-                    s,
-                    *t,
-                    "POST",
-                    "/unlink-conversation",
-                    Some(json!({"conversationId": c})),
-                    "States and transitions > Task > link conversation",
-                )
-                .await;
-                self.tasks[*t].linked = false;
-                format!("unlink task {} from conversation {c}", t + 1)
-            }
-            Step::DeleteTask(t) => {
-                self.change(
-                    s,
-                    *t,
-                    "DELETE",
-                    "",
-                    None,
-                    "States and transitions > Task > delete",
-                )
-                .await;
-                self.tasks[*t].deleted = true;
-                format!("delete task {}", t + 1)
-            }
-            Step::ListTasks => {
-                s.walk("/v1/tasks", &[], "v1 API: tasks > GET /v1/tasks")
-                    .await;
-                "list the tasks".into()
-            }
-            _ => unreachable!("task_date_link_step is given its own steps only"),
-        }
-    }
-
-    async fn contact_step(&mut self, s: &mut Sender<'_>, step: &Step, tag: &str) -> String {
-        match step {
-            Step::CreateContact {
-                first,
-                last,
-                company,
-                emails,
-                phones,
-            } => {
-                let n = self.contacts.len();
-                // Letters of both cases: a filter by the id in other letter case must not match.
-                let external_id = format!("{tag}-Ct{n}");
-                let source = format!("{}-seq", self.run);
-                let mut defaults = contact_fields(first, last, emails, phones);
-                if let Some(c) = company {
-                    defaults["company"] = json!(c);
-                }
-                let body =
-                    json!({"defaultFields": defaults, "externalId": external_id, "source": source});
-                let ex = s
-                    .send(
-                        request("POST", "/v1/contacts", &[], Some(body)),
-                        "v1 API: contacts > POST /v1/contacts",
-                        true,
-                    )
-                    .await;
-                let id = created_id(&ex, "id");
-                // The source the target shows for it, which may be its own (READINGS 1.3).
-                let shown = ex
-                    .outcome
-                    .as_ref()
-                    .ok()
-                    .and_then(|r| r.json.as_ref())
-                    .and_then(|j| j.as_ref().ok())
-                    .and_then(|b| b.pointer("/data/source"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                self.contacts.push(LiveContact {
-                    id: id.clone(),
-                    external_id,
-                    source: shown.unwrap_or(source),
-                });
-                // Read back, and every list of the kind shows it as the model knows it: by its
-                // external id, and under a source filter it must not match. The four reads
-                // together (none changes anything: behind a slow network one round trip, not
-                // four), their exchanges kept in this order.
-                let (mut read, mut by_id, mut by_source, mut by_case) =
-                    (s.beside(), s.beside(), s.beside(), s.beside());
-                let this = &*self;
-                let read_back = async {
-                    if let Some(id) = &id {
-                        read.read(
-                            &format!("/contacts/{id}"),
-                            "Header-versioned API > GET /contacts/{contactId}",
-                        )
-                        .await;
-                    }
-                };
-                tokio::join!(
-                    read_back,
-                    this.list_contacts(&mut by_id, n, ContactFilter::ExternalId, tag),
-                    this.list_contacts(&mut by_source, n, ContactFilter::SourcePrefix, tag),
-                    this.list_contacts(&mut by_case, n, ContactFilter::V1ExternalIdsOtherCase, tag),
-                );
-                for other in [read, by_id, by_source, by_case] {
-                    s.absorb(other);
-                }
-                format!(
-                    "create contact {} (then read it, list it by externalId, by a prefix of its source and by its externalId in other letter case)",
-                    n + 1
-                )
-            }
-            Step::PatchContact {
-                contact,
-                first,
-                last,
-                emails,
-                phones,
-            } => {
-                let Some(id) = self.contacts[*contact].id.clone() else {
-                    return format!("(contact {} has no id: nothing sent)", contact + 1);
-                };
-                let body = json!({
-                    "defaultFields": contact_fields(first, last, emails, phones),
-                    "externalId": self.contacts[*contact].external_id,
-                });
-                s.send(
-                    request("PATCH", &format!("/v1/contacts/{id}"), &[], Some(body)),
-                    "v1 API: contacts > PATCH /v1/contacts/{id}",
-                    true,
-                )
-                .await;
-                s.read(
-                    &format!("/contacts/{id}"),
-                    "Header-versioned API > GET /contacts/{contactId}",
-                )
-                .await;
-                format!("PATCH contact {} (replacing its entries)", contact + 1)
-            }
-            _ => unreachable!("contact_step is given its own steps only"),
-        }
-    }
-
-    async fn message_step(&mut self, s: &mut Sender<'_>, step: &Step) -> String {
-        match step {
-            Step::SendMessage { text, recipients } => {
-                if self.cannot_send(s.exec).await {
-                    self.messages.push(None);
-                    return "(the run's workspace is the one whose subscription has expired: a message it sends is refused 402, so none is sent)".into();
-                }
-                let (Some(from), Some(to)) =
-                    (self.text("phone_number"), self.recipients(*recipients))
-                else {
-                    self.messages.push(None);
-                    return "(no sandbox recipient in the profile: nothing sent)".into();
-                };
-                let body = json!({"to": to, "from": from, "text": text});
-                let ex = s
-                    .send(
-                        request("POST", "/v1/messages", &[], Some(body)),
-                        "v1 API: messages > POST /v1/messages",
-                        true,
-                    )
-                    .await;
-                let id = created_id(&ex, "id");
-                self.messages.push(id.clone());
-                if let Some(id) = id {
-                    // The read and another workspace's read, together (neither changes it).
-                    let path = format!("/messages/{id}");
-                    let (mut own, mut foreign) = (s.beside(), s.beside());
-                    tokio::join!(
-                        own.read(&path, "Header-versioned API > GET /messages/{messageId}"),
-                        self.foreign_read(&mut foreign, &path),
-                    );
-                    s.absorb(own);
-                    s.absorb(foreign);
-                }
-                format!("send a message to {} recipient(s)", to.len())
-            }
-            Step::ReadMessage(m) => {
-                let Some(id) = self.messages[*m].clone() else {
-                    return format!("(message {} has no id: nothing sent)", m + 1);
-                };
-                s.read(
-                    &format!("/messages/{id}"),
-                    "Header-versioned API > GET /messages/{messageId}",
-                )
-                .await;
-                format!("read message {}", m + 1)
-            }
-            Step::ListMessages => {
-                s.walk("/messages", &[], "Header-versioned API > GET /messages")
-                    .await;
-                "list the messages".into()
-            }
-            _ => unreachable!("message_step is given its own steps only"),
-        }
-    }
-
-    async fn webhook_step(&mut self, s: &mut Sender<'_>, step: &Step, tag: &str) -> String {
-        match step {
-            Step::CreateWebhook {
-                label,
-                events,
-                every_number,
-            } => {
-                let n = self.webhooks.len();
-                let Some(url) = self.text("webhook_url") else {
-                    self.webhooks.push((None, true));
-                    return "(no webhook receiver in this run: nothing sent)".into();
-                };
-                let ids = if *every_number {
-                    json!(["*"])
-                } else {
-                    json!([self.text("phone_number_id").unwrap_or_default()])
-                };
-                let body = json!({"url": format!("{url}/{}w{n}", self.hooks_prefix), "events": events, "resourceIds": ids, "label": label});
-                let ex = s
-                    .send(
-                        request("POST", "/webhooks", &[], Some(body)),
-                        "Header-versioned API > POST /webhooks",
-                        true,
-                    )
-                    .await;
-                let id = created_id(&ex, "id");
-                self.webhooks.push((id.clone(), false));
-                if let Some(id) = id {
-                    s.read(
-                        &format!("/webhooks/{id}"),
-                        "Header-versioned API > GET /webhooks/{webhookId}",
-                    )
-                    .await;
-                }
-                format!("create webhook {} for {}", n + 1, events.join(", "))
-            }
-            Step::PatchWebhook {
-                webhook,
-                label,
-                events,
-            } => {
-                let Some(id) = self.webhooks[*webhook].0.clone() else {
-                    return format!("(webhook {} has no id: nothing sent)", webhook + 1);
-                };
-                let mut body = json!({});
-                if let Some(e) = events {
-                    body["events"] = json!(e);
-                }
-                if label.is_some() || events.is_none() {
-                    body["label"] =
-                        json!(label.clone().unwrap_or_else(|| format!("{tag} patched")));
-                }
-                s.send(
-                    request("PATCH", &format!("/webhooks/{id}"), &[], Some(body)),
-                    "Header-versioned API > webhook management",
-                    true,
-                )
-                .await;
-                s.read(
-                    &format!("/webhooks/{id}"),
-                    "Header-versioned API > GET /webhooks/{webhookId}",
-                )
-                .await;
-                format!("PATCH webhook {}", webhook + 1)
-            }
-            Step::RotateWebhook(w) => {
-                let Some(id) = self.webhooks[*w].0.clone() else {
-                    return format!("(webhook {} has no id: nothing sent)", w + 1);
-                };
-                s.send(
-                    request("POST", &format!("/webhooks/{id}/rotate"), &[], None),
-                    "Header-versioned API > POST /webhooks/{id}/rotate",
-                    true,
-                )
-                .await;
-                s.read(
-                    &format!("/webhooks/{id}"),
-                    "Header-versioned API > GET /webhooks/{webhookId}",
-                )
-                .await;
-                format!("rotate the secret of webhook {}", w + 1)
-            }
-            Step::DeleteWebhook(w) => {
-                let Some(id) = self.webhooks[*w].0.clone() else {
-                    return format!("(webhook {} has no id: nothing sent)", w + 1);
-                };
-                s.send(
-                    request("DELETE", &format!("/webhooks/{id}"), &[], None),
-                    "Header-versioned API > webhook management",
-                    true,
-                )
-                .await;
-                self.webhooks[*w].1 = true;
-                format!("delete webhook {}", w + 1)
-            }
-            Step::ListWebhooks => {
-                // The route table names no parameter of this list: none is sent.
-                s.read("/webhooks", "Header-versioned API > webhook management")
-                    .await;
-                "list the webhooks".into()
-            }
-            _ => unreachable!("webhook_step is given its own steps only"),
-        }
-    }
-
-    /// Lists the contacts under one filter that names contact `contact`.
-    async fn list_contacts(
-        &self,
-        s: &mut Sender<'_>,
-        contact: usize,
-        filter: ContactFilter,
-        tag: &str,
-    ) -> String {
-        let c = self.contacts[contact].clone();
-        let other = format!("{tag}-none");
-        let swapped: String = c
-            .external_id
-            .chars()
-            .map(|ch| {
-                if ch.is_lowercase() {
-                    ch.to_uppercase().next().unwrap_or(ch)
-                } else {
-                    ch.to_lowercase().next().unwrap_or(ch)
-                }
-            })
-            .collect();
-        let (path, query, clause) = match filter {
-            ContactFilter::ExternalId => (
-                "/contacts",
-                vec![("externalId", c.external_id.clone())],
-                "Pagination and collection conventions > filters",
-            ),
-            ContactFilter::ExternalIdIn => (
-                "/contacts",
-                vec![("externalId[in]", format!("{},{other}", c.external_id))],
-                "Pagination and collection conventions > in operator",
-            ),
-            ContactFilter::V1ExternalIds => (
-                "/v1/contacts",
-                vec![
-                    ("externalIds", c.external_id.clone()),
-                    ("externalIds", other),
-                ],
-                "v1 API: contacts > GET /v1/contacts",
-            ),
-            ContactFilter::ExternalIdOtherCase | ContactFilter::V1ExternalIdsOtherCase => {
-                // Every item listed must carry an external id the filter names, exactly: the
-                // filter rule of the model judges each (the contact itself must not be listed).
-                let (path, key, clause) = if filter == ContactFilter::ExternalIdOtherCase {
-                    (
-                        "/contacts",
-                        "externalId",
-                        "Pagination and collection conventions > filters",
-                    )
-                } else {
-                    (
-                        "/v1/contacts",
-                        "externalIds",
-                        "v1 API: contacts > GET /v1/contacts",
-                    )
-                };
-                s.walk(path, &[(key, swapped.clone())], clause).await;
-                return format!(
-                    "list the contacts by {key} {swapped:?}, contact {}'s in other letter case",
-                    contact + 1
-                );
-            }
-            ContactFilter::SourcePrefix => {
-                let cut: String = c
-                    .source
-                    .chars()
-                    .take(c.source.chars().count().div_ceil(2).max(1))
-                    .collect();
-                if cut == c.source {
-                    return format!(
-                        "(the source of contact {} has no proper prefix: nothing sent)",
-                        contact + 1
-                    );
-                }
-                let items = s
-                    .walk(
-                        "/contacts",
-                        &[("source", cut.clone())],
-                        "Pagination and collection conventions > filters",
-                    )
-                    .await;
-                let _ = items;
-                return format!(
-                    "list the contacts whose source is {cut:?}, a prefix of contact {}'s",
-                    contact + 1
-                );
-            }
-        };
-        let items = s.walk(path, &query, clause).await;
-        if let (Some(items), Some(id)) = (items, &c.id) {
-            // Every contact whose external id the filter names is listed (the filter
-            // "limits results to contacts with those external ids").
-            if !items
-                .iter()
-                .any(|i| i.get("id").and_then(Value::as_str) == Some(id))
-            {
-                if let Some(ex) = s.exchanges.last().cloned() {
-                    s.found.push((
-                        Finding::new(
-                            clause,
-                            "filter completeness",
-                            format!(
-                                "contact {id} listed: its externalId {:?} is one the filter names",
-                                c.external_id
-                            ),
-                            format!("{}, not it", crate::results::plural(items.len(), "item")),
-                        ),
-                        ex,
-                    ));
-                }
-            }
-        }
-        format!("list the contacts by {filter:?} of contact {}", contact + 1)
-    }
-
-    fn recipients(&self, n: usize) -> Option<Vec<String>> {
-        if n <= 1 {
-            return self.text("sandbox_recipient_number").map(|r| vec![r]);
-        }
-        match self.fixtures.get("sandbox_group_recipient_numbers")? {
-            Value::Array(items) => Some(
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect(),
-            ),
-            _ => None,
-        }
-    }
-
-    /// A change to task `t` (`suffix` after its path), then its read-back: whether the change
-    /// was accepted.
-    async fn change(
-        &mut self,
-        s: &mut Sender<'_>,
-        t: usize,
-        method: &str,
-        suffix: &str,
-        body: Option<Value>,
-        clause: &'static str,
-    ) -> bool {
-        let Some(id) = self.tasks[t].id.clone() else {
-            return false;
-        };
-        let ex = s
-            .send(
-                request(method, &format!("/v1/tasks/{id}{suffix}"), &[], body),
-                clause,
-                true,
-            )
-            .await;
-        s.read_task(&id).await;
-        ex.outcome
-            .as_ref()
-            .is_ok_and(|r| (200..300).contains(&r.status))
-    }
-}
-
-/// What a step's request must get.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Expect {
-    Success,
-    SuccessOr400,
-}
-
-/// Sends a sequence's requests and keeps what they showed.
-struct Sender<'a> {
-    exec: &'a Executor,
-    expect: Expect,
-    exchanges: Vec<Arc<Exchange>>,
-    found: Found,
-}
-
-impl<'a> Sender<'a> {
-    /// A sender whose requests must succeed.
-    fn new(exec: &'a Executor) -> Sender<'a> {
-        Sender {
-            exec,
-            expect: Expect::Success,
-            exchanges: Vec::new(),
-            found: Vec::new(),
-        }
-    }
-
-    /// A sender beside this one, with its expectation, for requests sent together with this
-    /// one's; [`Sender::absorb`] takes back what it sent and found.
-    fn beside(&self) -> Sender<'a> {
-        Sender {
-            exec: self.exec,
-            expect: self.expect,
-            exchanges: Vec::new(),
-            found: Vec::new(),
-        }
-    }
-
-    /// Takes what `other` (from [`Sender::beside`]) sent and found, after what this one holds.
-    fn absorb(&mut self, other: Sender<'a>) {
-        self.exchanges.extend(other.exchanges);
-        self.found.extend(other.found);
-    }
-
-    /// Sends `out`; its answer is held to the generic checks and, when `accepted`, must be a
-    /// success: the request is one the contract allows.
-    /// A GET of the run's own key that must succeed: a read the model judges.
-    async fn read(&mut self, path: &str, clause: &'static str) -> Arc<Exchange> {
-        self.send(request("GET", path, &[], None), clause, true)
-            .await
-    }
-
-    async fn send(&mut self, out: Outgoing, clause: &'static str, accepted: bool) -> Arc<Exchange> {
-        let (ex, by_rules) = self.exec.send(&out).await.into_parts();
-        self.judge(&ex, by_rules, clause, accepted);
+    /// Sends `out` and holds its answer to `want` (the rules' findings on it join the step's).
+    async fn send(&mut self, out: &Outgoing, want: Want, clause: &str) -> Arc<Exchange> {
+        let (ex, by_rules) = self.exec.send(out).await.into_parts();
+        self.judge(&ex, by_rules, &want, clause);
         ex
     }
 
-    /// Sends requests that do not depend on one another together (behind a slow network a
-    /// sequence's closing waits one round trip, not one per request), each judged as
-    /// [`Sender::send`] judges it, kept in the order given.
-    async fn send_all(&mut self, outs: Vec<Outgoing>, clause: &'static str) -> Vec<Arc<Exchange>> {
+    /// Sends requests that do not depend on one another together, each held to `want`.
+    async fn send_all(
+        &mut self,
+        outs: &[Outgoing],
+        want: Want,
+        clause: &str,
+    ) -> Vec<Arc<Exchange>> {
         let exec = self.exec;
-        let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
+        let sent = futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await;
         sent.into_iter()
-            .map(|judged| {
-                let (ex, by_rules) = judged.into_parts();
-                self.judge(&ex, by_rules, clause, true);
+            .map(|j| {
+                let (ex, by_rules) = j.into_parts();
+                self.judge(&ex, by_rules, &want, clause);
                 ex
             })
             .collect()
     }
 
-    /// Holds an answer to the generic checks and, when `accepted`, to a success: the request is
-    /// one the contract allows.
-    fn judge(
-        &mut self,
-        ex: &Arc<Exchange>,
-        by_rules: Vec<Finding>,
-        clause: &'static str,
-        accepted: bool,
-    ) {
-        let transport = ex.outcome.is_err();
-        self.found
+    fn judge(&mut self, ex: &Arc<Exchange>, by_rules: Vec<Finding>, want: &Want, clause: &str) {
+        self.now
+            .1
             .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
-        if let Ok(resp) = &ex.outcome {
-            let allowed = (200..300).contains(&resp.status)
-                || (self.expect == Expect::SuccessOr400 && resp.status == 400);
-            if accepted && !allowed && !transport {
-                let expected = match self.expect {
-                    Expect::Success => {
-                        "a success (2xx): the request is one the contract allows, on a resource the sequence created"
-                    }
-                    Expect::SuccessOr400 => {
-                        "a success (2xx), or 400 for a timestamp not in UTC (timestamps are stated in UTC)"
-                    }
-                };
-                let class = match self.expect {
-                    Expect::Success => "2xx",
-                    Expect::SuccessOr400 => "2xx or 400",
-                };
-                self.found.push((
-                    Finding::new(clause, "status", expected, resp.status.to_string())
-                        .status_class(class),
-                    ex.clone(),
-                ));
+        self.now.0.push(ex.clone());
+        let Ok(resp) = &ex.outcome else {
+            return;
+        };
+        let s = resp.status;
+        let ok = (200..300).contains(&s);
+        let refused = (400..500).contains(&s);
+        let (fine, expected, class, clause) = match want {
+            Want::Success => (ok, "a success (2xx): the request is one the contract states for the resource's state".to_string(), "2xx", clause),
+            Want::SuccessOr400 => (ok || s == 400, "a success (2xx), or 400 for a value a target may refuse (a field whose required-ness is not shown left out, a timestamp not in UTC, a century away)".to_string(), "2xx or 400", clause),
+            Want::Either => (ok || refused, "a success or a refusal (2xx or 4xx): the contract does not state the request in this state".to_string(), "2xx or 4xx", clause),
+            Want::Refusal(Some(code), why, own) => (s == *code, format!("{code}: the request breaks a stated constraint ({why})"), "4xx", own.as_deref().unwrap_or(clause)),
+            Want::Refusal(None, why, own) => (refused, format!("a refusal (4xx): the request breaks a stated constraint ({why})"), "4xx", own.as_deref().unwrap_or(clause)),
+            Want::Unauthorized => (s == 401, "401: the request carries no valid key".to_string(), "4xx", "Authentication > 3"),
+            Want::Foreign => (refused, "a refusal (403, or 404): a key of another workspace has no access to a resource the run's key created".to_string(), "4xx", "Authentication > 3"),
+            Want::NotUnauthorized => (s != 401, "any answer but 401: the second key of the workspace is valid".to_string(), "not 401", "Authentication > 3"),
+        };
+        if !fine {
+            self.now.1.push((
+                Finding::new(clause, "status", expected, s.to_string()).status_class(class),
+                ex.clone(),
+            ));
+        }
+    }
+}
+
+/// The events the operations on `kind` fire, as the table says: what a watcher subscribes to.
+fn events_of(contract: &Contract, kind: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in contract.routes.iter().filter(|r| r.effect.on == kind) {
+        for f in &r.effect.fires {
+            if !out.contains(&f.event) {
+                out.push(f.event.clone());
             }
         }
-        self.exchanges.push(ex.clone());
     }
+    out
+}
 
-    /// Reads a task back; a deleted one may answer 404 (or show `isDeleted`, which the model
-    /// judges).
-    async fn read_task(&mut self, id: &str) {
-        self.read_tasks(&[id]).await;
-    }
+/// A list request to send: its query, the pointer of the items' field it filters on, and what
+/// its answer must be.
+type Ask = (Vec<(String, String)>, Option<String>, Want);
 
-    /// Reads tasks back, together (as [`Sender::read_task`]).
-    async fn read_tasks(&mut self, ids: &[&str]) {
-        let outs: Vec<Outgoing> = ids
+impl Explorer<'_> {
+    /// The round's watchers: two webhooks on every task event of every number, so that the model
+    /// has deliveries to predict whatever the steps are (the second is deleted before the
+    /// closing changes, whose events it must then not receive); and the users the steps may
+    /// assign, read beside them.
+    async fn watch(&mut self) {
+        let users = request("GET", "/users", &[("maxResults", "50".into())], None);
+        let mut outs = vec![users];
+        if let Some(url) = self.text("webhook_url") {
+            let events = events_of(&self.exec.contract, "task");
+            for n in 0..2 {
+                let body = json!({
+                    "url": format!("{url}/{}watch{n}", self.prefix),
+                    "events": events,
+                    "resourceIds": ["*"],
+                    "label": format!("{} sequence watcher {n}", self.exec.run_id),
+                });
+                outs.push(request("POST", "/webhooks", &[], Some(body)));
+            }
+        }
+        let sent = self
+            .send_all(
+                &outs,
+                Want::Success,
+                "Header-versioned API > POST /webhooks",
+            )
+            .await;
+        if let Some(body) = sent.first().and_then(|ex| json_of(ex)) {
+            self.users = body
+                .get("data")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|u| u.get("id").and_then(Value::as_str).map(str::to_string))
+                .collect();
+        }
+        if self.users.is_empty() {
+            self.users.extend(self.text("user_id"));
+        }
+        self.watchers = sent
             .iter()
-            .map(|id| request("GET", &format!("/v1/tasks/{id}"), &[], None))
+            .skip(1)
+            .filter_map(|ex| created_id(ex, "/id"))
             .collect();
-        let exec = self.exec;
-        let sent = futures_util::future::join_all(outs.iter().map(|out| exec.send(out))).await;
-        for judged in sent {
-            let (ex, by_rules) = judged.into_parts();
-            self.found
-                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
-            self.exchanges.push(ex);
-        }
+        self.close("read the users; create two webhooks on every task event of every number (\"*\"), to watch the deliveries".into());
     }
 
-    /// Walks a list with `query`, `maxResults` 50, at most [`MAX_PAGES`] pages: every item, or
-    /// `None` when a page was not a list or the walk did not end.
-    async fn walk(
-        &mut self,
-        path: &str,
-        query: &[(&str, String)],
-        clause: &'static str,
-    ) -> Option<Vec<Value>> {
-        let mut items = Vec::new();
-        let mut token: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let mut q: Vec<(&str, String)> = query.to_vec();
-            q.push(("maxResults", "50".into()));
-            if let Some(t) = &token {
-                q.push(("pageToken", t.clone()));
-            }
-            let ex = self
-                .send(request("GET", path, &q, None), clause, true)
-                .await;
-            let body = ex.outcome.as_ref().ok()?.json.as_ref()?.as_ref().ok()?;
-            items.extend(body.get("data")?.as_array()?.iter().cloned());
-            match body.get("nextPageToken") {
-                Some(Value::String(t)) if !t.is_empty() => token = Some(t.clone()),
-                _ => return Some(items),
+    /// The live resources of `kind` the round created, as the model knows them.
+    fn live(&self, kind: &str) -> Vec<String> {
+        self.created
+            .get(kind)
+            .into_iter()
+            .flatten()
+            .filter(|id| {
+                self.exec
+                    .model
+                    .view(kind, id)
+                    .is_some_and(|v| !v.now.deleted && !v.now.unknown)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The closing changes: every user still assigned to a live task is unassigned, each read
+    /// back; the second watcher is deleted, then the live tasks, whose events must reach the
+    /// first watcher and not the deleted one.
+    async fn closing(&mut self) {
+        let tasks = self.live("task");
+        let mut unassign = Vec::new();
+        for id in &tasks {
+            if let Some(v) = self.exec.model.view("task", id) {
+                for user in v.added.difference(&v.removed) {
+                    unassign.push(request(
+                        "POST",
+                        &format!("/v1/tasks/{id}/unassign"),
+                        &[],
+                        Some(json!({"userId": user})),
+                    ));
+                }
             }
         }
-        None
+        if !unassign.is_empty() {
+            self.send_all(
+                &unassign,
+                Want::Success,
+                "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+            )
+            .await;
+            let reads: Vec<Outgoing> = tasks
+                .iter()
+                .map(|id| request("GET", &format!("/v1/tasks/{id}"), &[], None))
+                .collect();
+            self.send_all(
+                &reads,
+                Want::Either,
+                "v1 API: tasks > GET /v1/tasks/{taskId}",
+            )
+            .await;
+            self.close("unassign every user the sequence assigned and left assigned".into());
+        }
+        if let Some(w) = self.watchers.get(1).cloned() {
+            self.send(
+                &request("DELETE", &format!("/webhooks/{w}"), &[], None),
+                Want::Success,
+                "Header-versioned API > webhook management",
+            )
+            .await;
+        }
+        let deletes: Vec<Outgoing> = tasks
+            .iter()
+            .map(|id| request("DELETE", &format!("/v1/tasks/{id}"), &[], None))
+            .collect();
+        self.send_all(
+            &deletes,
+            Want::Success,
+            "States and transitions > Task > delete",
+        )
+        .await;
+        self.close("delete the second watcher, then the tasks the sequence left".into());
+    }
+
+    /// Judges the deliveries of the round's webhooks, as the model predicts them
+    /// (`execute::deliveries`), and the records of their history.
+    async fn deliveries(&mut self) {
+        let (Some(receiver), Some(base)) = (&self.exec.receiver, self.text("webhook_url")) else {
+            return;
+        };
+        let webhooks: Vec<String> = self
+            .watchers
+            .iter()
+            .chain(self.created.get("webhook").into_iter().flatten())
+            .cloned()
+            .collect();
+        let resources: BTreeSet<(String, String)> = self
+            .created
+            .iter()
+            .flat_map(|(k, ids)| ids.iter().map(move |id| (k.clone(), id.clone())))
+            .collect();
+        let predicted = super::deliveries::predict(&self.exec.model, &base, &webhooks, &resources);
+        if predicted.is_empty() {
+            return;
+        }
+        let found = predicted
+            .judge(
+                receiver,
+                &self.exec.run_id,
+                &self.trial,
+                self.exec.bounds().delivery,
+            )
+            .await;
+        self.now.1.extend(found);
+        let histories = predicted.received(receiver, &self.exec.run_id, &self.trial);
+        let reads: Vec<Outgoing> = histories
+            .iter()
+            .map(|h| request("GET", &format!("/webhooks/{}/events", h.webhook), &[], None))
+            .collect();
+        let exs = self
+            .send_all(
+                &reads,
+                Want::Success,
+                "Header-versioned API > webhook delivery history",
+            )
+            .await;
+        for (history, ex) in histories.iter().zip(exs) {
+            if let Some(body) = json_of(&ex).filter(|_| ok(&ex)) {
+                let found = super::deliveries::judge_records(body, history);
+                self.now
+                    .1
+                    .extend(found.into_iter().map(|f| (f, ex.clone())));
+            }
+        }
+        self.close("read the delivery history of the webhooks".into());
+    }
+
+    /// The webhooks the round made and did not delete go now: the counted states (open tasks,
+    /// webhooks) are back where they were for the trials that follow.
+    async fn tidy(&mut self) {
+        let mut hooks: Vec<String> = self.watchers.first().cloned().into_iter().collect();
+        hooks.extend(self.live("webhook"));
+        let outs: Vec<Outgoing> = hooks
+            .iter()
+            .map(|id| request("DELETE", &format!("/webhooks/{id}"), &[], None))
+            .collect();
+        self.send_all(
+            &outs,
+            Want::Either,
+            "Header-versioned API > webhook management",
+        )
+        .await;
+        self.close("delete the webhooks the sequence made".into());
     }
 }
 
-fn contact_fields(first: &str, last: &str, emails: &[String], phones: &[usize]) -> Value {
-    json!({
-        "firstName": first,
-        "lastName": last,
-        "emails": emails.iter().enumerate().map(|(i, e)| json!({"name": if i == 0 { "work" } else { "home" }, "value": format!("{e}.{i}@example.test")})).collect::<Vec<_>>(),
-        "phoneNumbers": phones.iter().map(|p| json!({"name": "mobile", "value": e164(*p)})).collect::<Vec<_>>(),
-    })
-}
-
-/// The id an accepted create answered (`data.{field}`), if it did.
-fn created_id(ex: &Exchange, field: &str) -> Option<String> {
-    let resp = ex
-        .outcome
+fn ok(ex: &Exchange) -> bool {
+    ex.outcome
         .as_ref()
-        .ok()
-        .filter(|r| (200..300).contains(&r.status))?;
-    let body = resp.json.as_ref()?.as_ref().ok()?;
-    match body.get("data")?.get(field)? {
+        .is_ok_and(|r| (200..300).contains(&r.status))
+}
+
+fn json_of(ex: &Exchange) -> Option<&Value> {
+    ex.outcome.as_ref().ok()?.value()
+}
+
+/// The id an accepted create answered (`data` at `pointer`), if it did.
+fn created_id(ex: &Exchange, pointer: &str) -> Option<String> {
+    if !ok(ex) {
+        return None;
+    }
+    match json_of(ex)?.get("data")?.pointer(pointer)? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
@@ -1434,4 +548,1761 @@ pub(super) fn request(
         raw_body: None,
         auth: Auth::Primary,
     }
+}
+
+/// Most creates of each kind one round sends (contacts have no delete, and messages are real
+/// sends to the profile's sandbox numbers).
+const MOST_CREATES: &[(&str, usize)] =
+    &[("task", 8), ("contact", 4), ("message", 3), ("webhook", 4)];
+
+fn cap(table: &[(&str, usize)], kind: &str) -> usize {
+    table
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The schema a request body field has: the operation's request schema at `pointer`, else (where
+/// the contract shows no body, a webhook's update) the create's of the same kind.
+fn field_schema(contract: &Contract, route: &Route, pointer: &str) -> Option<Value> {
+    let at = |schema: &Value| -> Option<Value> {
+        let mut s = schema.clone();
+        for part in pointer.trim_start_matches('/').split('/') {
+            s = s.get("properties")?.get(part)?.clone();
+        }
+        Some(s)
+    };
+    route.request_schema.as_ref().and_then(at).or_else(|| {
+        contract
+            .routes
+            .iter()
+            .filter(|r| r.effect.on == route.effect.on && r.effect.does == Does::Create)
+            .find_map(|r| r.request_schema.as_ref().and_then(at))
+    })
+}
+
+/// Whether the body field at `pointer` is one the request must carry: required by its schema,
+/// or named by the operation's purpose (READINGS 6.3), or without which the effect is unknown.
+fn required(route: &Route, pointer: &str) -> bool {
+    presence(route, pointer) == Presence::Required
+}
+
+/// Whether the body field `pointer` of `route` may be left out: required by the schema, the
+/// purpose or the table; stated optional where the table states that a change leaving it out
+/// keeps it; else not shown (READINGS 6.3: a target may require it).
+fn presence(route: &Route, pointer: &str) -> Presence {
+    let mut parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    let last = parts.pop().unwrap_or("");
+    let in_schema = route.request_schema.as_ref().and_then(|s| {
+        let mut node = s.clone();
+        for p in &parts {
+            node = node.get("properties").and_then(|x| x.get(*p))?.clone();
+        }
+        node.get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().any(|v| v.as_str() == Some(last)))
+    }) == Some(true);
+    let kept = route.effect.does == Does::Change
+        && route.effect.fields.iter().any(|f| {
+            f.absent == conformance_contract::operations::Absent::Keep
+                && matches!(&f.set, Set::From(p) if p == pointer)
+        });
+    let purpose = route
+        .purpose
+        .as_ref()
+        .and_then(|p| p.get("body"))
+        .and_then(Value::as_array)
+        .is_some_and(|b| b.iter().any(|v| v.as_str() == Some(pointer)));
+    let effect = route.effect.fields.iter().any(|f| {
+        f.required && matches!(&f.set, Set::From(p) | Set::Add(p) | Set::Remove(p) if p == pointer)
+    });
+    if in_schema || purpose || effect {
+        Presence::Required
+    } else if kept {
+        Presence::Optional
+    } else {
+        Presence::NotShown
+    }
+}
+
+/// Sets `value` at `pointer` of `body`, making the objects on the way (`None`: removes it).
+fn put(body: &mut Value, pointer: &str, value: Option<Value>) {
+    let parts: Vec<String> = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let Some((last, path)) = parts.split_last() else {
+        return;
+    };
+    let mut node = body;
+    for p in path {
+        node = match node {
+            Value::Array(items) => match p.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                Some(item) => item,
+                None => return,
+            },
+            other => {
+                if !other.is_object() {
+                    *other = json!({});
+                }
+                let Value::Object(m) = other else { return };
+                m.entry(p.clone()).or_insert_with(|| json!({}))
+            }
+        };
+    }
+    match (node, value) {
+        (Value::Array(items), value) => {
+            let Ok(i) = last.parse::<usize>() else { return };
+            match value {
+                Some(v) if i < items.len() => items[i] = v,
+                Some(v) if i == items.len() => items.push(v),
+                None if i < items.len() => {
+                    items.remove(i);
+                }
+                _ => {}
+            }
+        }
+        (Value::Object(m), Some(v)) => {
+            m.insert(last.clone(), v);
+        }
+        (Value::Object(m), None) => {
+            m.remove(last.as_str());
+        }
+        _ => {}
+    }
+}
+
+impl Explorer<'_> {
+    /// The body of a valid request of `route`: its example's or its access cell's, rendered with
+    /// the fixtures and the round's receiver, what it names tagged with the round (distinct
+    /// between creates), a webhook's URL at the round's receiver, and a default of the contract
+    /// (a webhook's `status`) left to the target.
+    fn body(&mut self, route: &Route) -> Result<Option<Value>, String> {
+        let source = route
+            .example
+            .as_ref()
+            .and_then(|e| e.pointer("/request/body"))
+            .or_else(|| route.access.as_ref().and_then(|a| a.get("body")));
+        let Some(source) = source else {
+            return Ok(route.request_schema.as_ref().map(|_| json!({})));
+        };
+        let mut vars = self.fixtures.clone();
+        vars.set("run", json!(self.tag));
+        let mut body = vars
+            .render_value(source)
+            .map_err(|m| format!("its request needs {m}, which the profile does not give"))?;
+        let kind = route.effect.on.clone();
+        let n = self.sent.get(&kind).copied().unwrap_or(0);
+        retag(
+            &mut body,
+            &self.tag,
+            &format!("{}{n}", &kind[..1].to_uppercase()),
+        );
+        if let (Some(url), Some(_)) = (self.text("webhook_url"), body.get("url")) {
+            put(
+                &mut body,
+                "/url",
+                Some(json!(format!("{url}/{}w{n}", self.prefix))),
+            );
+            let events = events_of(&self.exec.contract, "task");
+            let take = self.rng.random_range(1..=events.len().max(1));
+            put(
+                &mut body,
+                "/events",
+                Some(json!(events[..take.min(events.len())].to_vec())),
+            );
+            // A number of the workspace, not the wildcard the watchers use: a change that puts
+            // a field back to a value the target may default to then shows.
+            let ids = match self.text("phone_number_id") {
+                Some(id) => json!([id]),
+                None => json!(["*"]),
+            };
+            put(&mut body, "/resourceIds", Some(ids));
+            put(&mut body, "/status", None);
+        }
+        Ok(Some(body))
+    }
+
+    /// The path of `route` naming the resource `id` (its `id` parameter; `of` for a list of a
+    /// resource's parts).
+    fn path(route: &Route, id: Option<&str>) -> String {
+        let mut path = route.template.clone();
+        for name in route.effect.id.iter().chain(route.effect.of.iter()) {
+            if let Some(id) = id {
+                path = path.replace(&format!("{{{name}}}"), id);
+            }
+        }
+        path
+    }
+
+    /// A live resource of `kind` the round created, or a new one.
+    async fn ensure(&mut self, kind: &str) -> Result<String, String> {
+        if let Some(id) = self.live(kind).last() {
+            return Ok(id.clone());
+        }
+        let create = self
+            .exec
+            .contract
+            .routes
+            .iter()
+            .find(|r| r.effect.on == kind && r.effect.does == Does::Create)
+            .ok_or_else(|| format!("no operation creates a {kind}"))?;
+        self.create(create, None).await?;
+        self.live(kind)
+            .last()
+            .cloned()
+            .ok_or_else(|| format!("the create of a {kind} was not accepted"))
+    }
+
+    /// Sends a create of `route` with `body` (its valid body when `None`), held to `want`; the
+    /// created resource is read back. Its id, when the target made one.
+    async fn create_with(
+        &mut self,
+        route: &Route,
+        body: Option<Value>,
+        want: Want,
+    ) -> Result<Option<String>, String> {
+        if route.sends && self.cannot_send().await {
+            return Err(NO_SENDS.into());
+        }
+        let kind = route.effect.on.clone();
+        let made = self.sent.get(&kind).copied().unwrap_or(0);
+        if made >= cap(MOST_CREATES, &kind) {
+            return Err(format!(
+                "the sequence made the {made} {kind}s of its share already"
+            ));
+        }
+        if self.live(&kind).len() >= cap(CAPS, &kind) {
+            // Within what the plan counts it holding: the oldest goes first.
+            if let Some(old) = self.live(&kind).first().cloned() {
+                self.delete(&kind, &old).await;
+            }
+        }
+        let body = match body {
+            Some(b) => Some(b),
+            None => self.body(route)?,
+        };
+        self.sent.insert(kind.clone(), made + 1);
+        let out = Outgoing {
+            body,
+            ..request(&route.method, &route.template, &[], None)
+        };
+        let ex = self.send(&out, want, &route.clause).await;
+        let resource = self.exec.contract.resources.get(&kind);
+        let id = resource.and_then(|r| {
+            json_of(&ex)
+                .and_then(|b| b.get("data"))
+                .and_then(|d| r.id_of(d))
+        });
+        if let (Some(id), true) = (&id, ok(&ex)) {
+            self.created
+                .entry(kind.clone())
+                .or_default()
+                .push(id.clone());
+            self.read_back(&kind, id, false).await;
+        }
+        Ok(id.filter(|_| ok(&ex)))
+    }
+
+    async fn create(
+        &mut self,
+        route: &Route,
+        body: Option<Value>,
+    ) -> Result<Option<String>, String> {
+        self.create_with(route, body, Want::Success).await
+    }
+
+    /// Deletes the round's `id` of `kind` where an operation does, and reads it back.
+    async fn delete(&mut self, kind: &str, id: &str) {
+        let Some(route) = self
+            .exec
+            .contract
+            .routes
+            .iter()
+            .find(|r| r.effect.on == kind && r.effect.does == Does::Delete)
+        else {
+            return;
+        };
+        let out = request(&route.method, &Self::path(route, Some(id)), &[], None);
+        self.send(&out, Want::Success, &route.clause).await;
+    }
+
+    /// What the change `route` with `body` must get from the resource `id` in its state now:
+    /// a success where the table's from-state holds, else either.
+    fn want(&self, route: &Route, id: &str, body: Option<&Value>) -> Want {
+        let body = body.cloned().unwrap_or(Value::Null);
+        match self.exec.model.stated(route, &route.effect.on, id, &body) {
+            Some(true) => Want::Success,
+            _ => Want::Either,
+        }
+    }
+
+    /// Sends the change `route` to `id` with `body`, held to what the state asks, then reads the
+    /// resource back.
+    async fn change(
+        &mut self,
+        route: &Route,
+        id: &str,
+        body: Option<Value>,
+        want: Option<Want>,
+        lists: bool,
+    ) -> Arc<Exchange> {
+        let want = want.unwrap_or_else(|| self.want(route, id, body.as_ref()));
+        let out = Outgoing {
+            body,
+            ..request(&route.method, &Self::path(route, Some(id)), &[], None)
+        };
+        let ex = self.send(&out, want, &route.clause).await;
+        self.read_back(&route.effect.on, id, lists).await;
+        ex
+    }
+}
+
+/// Gives every string of `body` that carries the run's tag a suffix of its own, so that what a
+/// round creates is distinct from what it created before (an external id).
+fn retag(body: &mut Value, tag: &str, suffix: &str) {
+    match body {
+        Value::String(s) if s.starts_with(tag) && !s.contains(' ') => {
+            s.push('-');
+            s.push_str(suffix);
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| retag(v, tag, suffix)),
+        Value::Object(m) => m.values_mut().for_each(|v| retag(v, tag, suffix)),
+        _ => {}
+    }
+}
+
+/// The profile fixtures that give a value of a request field naming a resource, by the field's
+/// name: what an input that must be accepted may name (READINGS 6.6).
+const NAMED: &[(&str, &[&str])] = &[
+    ("phoneNumberId", &["phone_number_id"]),
+    (
+        "conversationId",
+        &["task_conversation_id", "conversation_id"],
+    ),
+    ("activityId", &["call_id"]),
+    ("userId", &["user_id"]),
+];
+
+/// The last name of a pointer.
+fn leaf(pointer: &str) -> &str {
+    pointer.rsplit('/').next().unwrap_or(pointer)
+}
+
+/// A string of a value: a string itself, a number or bool written out.
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The same text with the letter case of each letter swapped.
+fn swapped(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_lowercase() {
+                c.to_uppercase().next().unwrap_or(c)
+            } else {
+                c.to_lowercase().next().unwrap_or(c)
+            }
+        })
+        .collect()
+}
+
+/// The page size a list is walked with: the stated maximum of `maxResults`, at most 50 (READINGS
+/// 4.4), or `small` where the walk should take several pages.
+fn page_size(route: &Route, small: bool) -> Option<String> {
+    let schema = &route.query_param("maxResults")?.schema;
+    let max = schema
+        .get("maximum")
+        .and_then(Value::as_u64)
+        .unwrap_or(50)
+        .min(50);
+    let min = schema
+        .get("minimum")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(1);
+    Some(if small { min.max(1).min(max) } else { max }.to_string())
+}
+
+/// Whether the filter `rule` with the query values `set` admits an item whose field holds
+/// `actual`: `None` where the rule does not decide (an instant on the bound, another shape).
+fn admits(rule: &Rule, set: &[String], actual: &str) -> Option<bool> {
+    match rule {
+        Rule::Eq => Some(set.first().is_some_and(|v| v.trim() == actual.trim())),
+        Rule::InComma | Rule::InRepeated => Some(set.iter().any(|v| v.trim() == actual.trim())),
+        Rule::InRepeatedIds(prefix) => set
+            .iter()
+            .all(|v| v.starts_with(prefix.as_str()))
+            .then(|| set.iter().any(|v| v == actual)),
+        _ => None,
+    }
+}
+
+/// One page of a walk: its exchange, the rules' findings on it, and its items.
+struct Page {
+    ex: Arc<Exchange>,
+    by_rules: Vec<Finding>,
+    items: Vec<Value>,
+}
+
+/// A walk of a list: its pages, and whether it reached the page whose token is null.
+struct Walked {
+    pages: Vec<Page>,
+    ended: bool,
+}
+
+/// Walks the list `out` asks for, at most `pages` pages, resending its query with each token.
+async fn walk(exec: &Executor, out: Outgoing, pages: usize) -> Walked {
+    let mut walked = Walked {
+        pages: Vec::new(),
+        ended: false,
+    };
+    let mut token: Option<String> = None;
+    for _ in 0..pages.max(1) {
+        let mut o = out.clone();
+        if let Some(t) = &token {
+            o.query.retain(|(k, _)| k != "pageToken");
+            o.query.push(("pageToken".into(), t.clone()));
+        }
+        let (ex, by_rules) = exec.send(&o).await.into_parts();
+        let body = json_of(&ex).filter(|_| ok(&ex)).cloned();
+        let items = body
+            .as_ref()
+            .and_then(|b| b.get("data"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let next = body
+            .as_ref()
+            .and_then(|b| b.get("nextPageToken"))
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string);
+        let answered = body.is_some();
+        walked.pages.push(Page {
+            ex,
+            by_rules,
+            items,
+        });
+        match next {
+            Some(t) if answered => token = Some(t),
+            _ => {
+                walked.ended = answered;
+                break;
+            }
+        }
+    }
+    walked
+}
+
+/// The step that walks again the lists that had not shown a resource listed late.
+const RELISTED: &str = "the lists whose filters admit a resource of the run's that they had not shown yet, walked again";
+
+/// Why a sequence sends nothing under an expired subscription (Errors > Rules 7).
+const NO_SENDS: &str = "the run's own workspace is the one whose subscription has expired (the target shows its key as the profile's subscription_expired_api_key): a send is refused 402";
+
+/// Near misses of the free-text filter value `v`: the same letters in the other case, and its
+/// first half (a prefix). An item holding `v` is admitted by neither.
+fn near_misses(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let other = swapped(v);
+    if other != v {
+        out.push(other);
+    }
+    let n = v.chars().count();
+    if n > 1 {
+        out.push(v.chars().take(n.div_ceil(2)).collect());
+    }
+    out
+}
+
+/// A list request: `route`'s path with the query `query` and the headers of its generation.
+fn list(route: &Route, path: &str, query: Vec<(String, String)>) -> Outgoing {
+    Outgoing {
+        query,
+        ..request(&route.method, path, &[], None)
+    }
+}
+
+impl Explorer<'_> {
+    /// Puts `route` in `situation`; why not, where it cannot.
+    async fn exercise(&mut self, route: &Route, situation: Situation) -> Result<(), String> {
+        if route.sends && self.cannot_send().await {
+            return Err(NO_SENDS.into());
+        }
+        match situation {
+            Situation::ReadBack => self.read_back_after(route).await,
+            Situation::RepeatSame => self.repeat(route, false).await,
+            Situation::RepeatOther => self.repeat(route, true).await,
+            Situation::ChangeOne => self.change_one(route).await,
+            Situation::Values => self.values(route).await,
+            Situation::InvalidOne => self.invalid_one(route).await,
+            Situation::Actors => self.actors(route).await,
+            Situation::BodyShapes => self.body_shapes(route).await,
+            Situation::WalkWrite => self.walk_write(route).await,
+            Situation::FilterValues => self.filter_values(route, false).await,
+            Situation::FiltersCombined => self.filter_values(route, true).await,
+            Situation::ConcurrentLimit => {
+                Err("carried by the limit cases, whose last wave crosses the limit with concurrent creates".into())
+            }
+        }
+    }
+
+    /// Whether the run's own workspace is the one whose subscription has expired: its sends are
+    /// refused 402, so the sequence sends none.
+    async fn cannot_send(&self) -> bool {
+        self.fixtures.get("subscription_expired_api_key").is_some()
+            && self
+                .exec
+                .workspaces()
+                .await
+                .same(None, Some("subscription_expired_api_key"))
+                == Some(true)
+    }
+
+    /// A resource of `route`'s kind for a change or delete to act on, in the state the change is
+    /// stated for where the table's other operations can bring it there for `bodies`.
+    async fn subject(&mut self, route: &Route, bodies: &[Option<Value>]) -> Result<String, String> {
+        let id = self.ensure(&route.effect.on).await?;
+        for body in bodies {
+            self.prepare(route, &id, body.as_ref()).await;
+        }
+        Ok(id)
+    }
+
+    /// Brings the resource `id` into the from-state of `route` (for the member `body` names):
+    /// each condition that does not hold is made to by an operation of the table that sets the
+    /// field so (a completion before a reopen, an assignment before an unassignment).
+    async fn prepare(&mut self, route: &Route, id: &str, body: Option<&Value>) {
+        let exec = self.exec;
+        for (field, cond) in &route.effect.from {
+            if self.want(route, id, body) == Want::Success {
+                return;
+            }
+            let maker = exec.contract.routes.iter().find(|r| {
+                r.effect.on == route.effect.on
+                    && r.effect.does == Does::Change
+                    && r.effect.fields.iter().any(|f| {
+                        &f.field == field
+                            && match (cond, &f.set) {
+                                (From::Is(v), Set::Value(w)) => v == w,
+                                (From::Set, Set::From(_)) => true,
+                                (From::Unset, Set::Clear) => true,
+                                (From::HasMember, Set::Add(_)) => true,
+                                _ => false,
+                            }
+                    })
+            });
+            let Some(maker) = maker else {
+                continue;
+            };
+            let Ok(mut made) = self.body(maker) else {
+                continue;
+            };
+            // The member the change names is the one added.
+            let mut added = None;
+            if let (From::HasMember, Some(b), Some(m)) = (cond, body, made.as_mut()) {
+                for f in &maker.effect.fields {
+                    if let Set::Add(p) = &f.set {
+                        let named = route.effect.fields.iter().find_map(|g| match &g.set {
+                            Set::Remove(q) | Set::Add(q) if g.field == f.field => {
+                                b.pointer(q).cloned()
+                            }
+                            _ => None,
+                        });
+                        if let Some(v) = named {
+                            put(m, p, Some(v.clone()));
+                            added = Some((p.clone(), v));
+                        }
+                    }
+                }
+            }
+            let again = made.clone();
+            self.change(maker, id, made, None, false).await;
+            // Then another member after it, where the profile or the target offers one: the
+            // member the change names is then not the last one added, so a removal by position
+            // shows apart from a removal by name.
+            if let (Some((p, named)), Some(mut second)) = (added, again) {
+                let other = self.users.iter().map(|u| json!(u)).find(|u| *u != named);
+                if let Some(other) = other {
+                    put(&mut second, &p, Some(other));
+                    self.change(maker, id, Some(second), None, false).await;
+                }
+            }
+        }
+    }
+
+    /// A request body for `route` whose fields are drawn anew: for each field the change or
+    /// create reads, a value of a class of its domain (`values::classes`), or a resource of the
+    /// profile or the target for a field that names one. The classes sent, by field.
+    fn drawn(
+        &mut self,
+        route: &Route,
+        fields: &[String],
+        differ: Option<&Value>,
+    ) -> Result<(Option<Value>, Vec<Class>), String> {
+        let mut body = self.body(route)?;
+        let mut classes = Vec::new();
+        let exec = self.exec;
+        for pointer in fields {
+            let before = differ.and_then(|d| d.pointer(pointer)).cloned();
+            let Some(b) = body.as_mut() else { break };
+            if let Some((v, class)) = self.draw(route, pointer, before.as_ref()) {
+                put(b, pointer, v);
+                classes.extend(class);
+            }
+        }
+        let _ = exec;
+        Ok((body, classes))
+    }
+
+    /// A value for the body field `pointer` of `route`, other than `differ` where one can be:
+    /// `None` inside to leave it out. The class it is of, where its domain has classes.
+    fn draw(
+        &mut self,
+        route: &Route,
+        pointer: &str,
+        differ: Option<&Value>,
+    ) -> Option<(Option<Value>, Option<Class>)> {
+        let schema = field_schema(&self.exec.contract, route, pointer)?;
+        let name = leaf(pointer);
+        // A field that names a resource: a user the target listed, a fixture of the profile.
+        let pool: Vec<Value> = if name == "userId" {
+            self.users.iter().map(|u| json!(u)).collect()
+        } else if let Some((_, fixtures)) = NAMED.iter().find(|(n, _)| *n == name) {
+            fixtures
+                .iter()
+                .filter_map(|f| self.text(f))
+                .map(Value::String)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !pool.is_empty() {
+            let other: Vec<&Value> = pool.iter().filter(|v| Some(*v) != differ).collect();
+            let from = if other.is_empty() {
+                pool.iter().collect()
+            } else {
+                other
+            };
+            let v = from[self.rng.random_range(0..from.len())].clone();
+            return Some((Some(v), None));
+        }
+        // A set of events, of resource ids: a subset the run's watchers can follow.
+        if name == "events" {
+            let events = events_of(&self.exec.contract, &route.effect.on);
+            let events = if events.is_empty() {
+                events_of(&self.exec.contract, "task")
+            } else {
+                events
+            };
+            let take = self.rng.random_range(1..=events.len().max(1));
+            return Some((Some(json!(events[..take.min(events.len())].to_vec())), None));
+        }
+        if name == "resourceIds" {
+            let v = if differ == Some(&json!(["*"])) || self.rng.random_range(0..2) == 0 {
+                json!([self.text("phone_number_id").unwrap_or_default()])
+            } else {
+                json!(["*"])
+            };
+            return Some((Some(v), None));
+        }
+        let link = name.to_ascii_lowercase().ends_with("url");
+        let mut classes = values::classes(&schema, presence(route, pointer), link);
+        // A field whose value must be unique (the example's `unique`: an external id) keeps
+        // the round's tag: a value too short to hold it may be one another round, or another
+        // run on the same target, already holds (contacts are never deleted).
+        let unique = route
+            .example
+            .as_ref()
+            .and_then(|e| e.get("unique"))
+            .and_then(Value::as_array)
+            .is_some_and(|u| u.iter().any(|p| p.as_str() == Some(pointer)));
+        if unique {
+            let least = self.tag.chars().count() + 4;
+            classes.retain(|c| !matches!(c, Class::Length(n) if (*n as usize) < least));
+        }
+        if classes.is_empty() {
+            return None;
+        }
+        let n = self.sent.values().sum::<usize>();
+        for _ in 0..4 {
+            let class = classes[self.rng.random_range(0..classes.len())].clone();
+            let tag = format!("{}-{}{n}", self.tag, &name[..1]);
+            let mut v = values::value(&class, &tag, &mut self.rng);
+            if link {
+                // A webhook's URL stays at the round's receiver, so its deliveries stay the run's.
+                if let (Some(url), true) = (self.text("webhook_url"), route.effect.on == "webhook")
+                {
+                    v = Some(json!(format!("{url}/{}v{n}", self.prefix)));
+                }
+            }
+            if v.as_ref() != differ || classes.len() == 1 {
+                return Some((v, Some(class)));
+            }
+        }
+        None
+    }
+
+    /// Records the classes a request of `route` carried.
+    fn classes(&self, route: &Route, classes: &[Class]) {
+        let op = route.operation_id.clone().unwrap_or_default();
+        for c in classes {
+            self.exec.situations.class(&op, &c.name());
+        }
+    }
+
+    /// A create, change or delete of `route`, then every route that shows its resource.
+    async fn read_back_after(&mut self, route: &Route) -> Result<(), String> {
+        let kind = route.effect.on.clone();
+        match route.effect.does {
+            Does::Create => {
+                let id = self
+                    .create(route, None)
+                    .await?
+                    .ok_or("the create was not accepted")?;
+                self.read_back(&kind, &id, true).await;
+            }
+            Does::Delete => {
+                let id = self.subject(route, &[]).await?;
+                self.delete(&kind, &id).await;
+                self.read_back(&kind, &id, true).await;
+            }
+            _ => {
+                let id = self.subject(route, &[]).await?;
+                let body = self.body(route)?;
+                self.prepare(route, &id, body.as_ref()).await;
+                self.change(route, &id, body, None, true).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// The change or delete of `route` twice on one resource: with the same arguments, or with
+    /// others (each in the from-state where the table can bring it there first).
+    async fn repeat(&mut self, route: &Route, other: bool) -> Result<(), String> {
+        let kind = route.effect.on.clone();
+        if route.effect.does == Does::Delete {
+            let id = self.subject(route, &[]).await?;
+            self.delete(&kind, &id).await;
+            self.read_back(&kind, &id, false).await;
+            let out = request(&route.method, &Self::path(route, Some(&id)), &[], None);
+            self.send(&out, Want::Either, &route.clause).await;
+            self.read_back(&kind, &id, true).await;
+            return Ok(());
+        }
+        let fields = situations::body_fields(route);
+        let (first, classes) = self.drawn(route, &fields, None)?;
+        let (second, more) = if other {
+            let (b, more) = self.drawn(route, &fields, first.as_ref())?;
+            self.classes(route, &more);
+            if b == first {
+                return Err(
+                    "the profile and the target offer one value only for its fields".into(),
+                );
+            }
+            (b, more)
+        } else {
+            (first.clone(), classes.clone())
+        };
+        self.classes(route, &classes);
+        let id = self
+            .subject(route, &[first.clone(), second.clone()])
+            .await?;
+        let want = |c: &[Class]| {
+            c.iter()
+                .any(Class::may_be_refused)
+                .then_some(Want::SuccessOr400)
+        };
+        self.change(route, &id, first, want(&classes), false).await;
+        self.change(route, &id, second, want(&more), true).await;
+        Ok(())
+    }
+
+    /// A change of one field of several: the others left out where the change keeps them, else
+    /// sent as the resource holds them.
+    async fn change_one(&mut self, route: &Route) -> Result<(), String> {
+        let fields = situations::body_fields(route);
+        let id = self.subject(route, &[]).await?;
+        // First every field at the value a create of the run sends (a number of the workspace,
+        // not a wildcard; text, not null): a change that puts another field back to a default
+        // then shows.
+        let create = self
+            .exec
+            .contract
+            .routes
+            .iter()
+            .find(|r| r.effect.on == route.effect.on && r.effect.does == Does::Create);
+        if let Some(Some(made)) = create.map(|c| self.body(c)).transpose()? {
+            let mut restate = json!({});
+            for p in &fields {
+                if let Some(v) = made.pointer(p).filter(|v| !v.is_null()) {
+                    put(&mut restate, p, Some(v.clone()));
+                }
+            }
+            if restate.as_object().is_some_and(|m| m.len() >= 2) {
+                self.change(route, &id, Some(restate), None, false).await;
+            }
+        }
+        // Each field in turn, the others kept: a change of one field that moves another shows
+        // whichever field it is.
+        for one in &fields {
+            self.change_only(route, &id, one).await?;
+        }
+        Ok(())
+    }
+
+    /// A change of the field `one` of the resource `id`, the others left out where the change
+    /// keeps them, else sent as the resource holds them.
+    async fn change_only(&mut self, route: &Route, id: &str, one: &str) -> Result<(), String> {
+        let Some(mut body) = self.body(route)? else {
+            return Err("the operation has no body".into());
+        };
+        let view = self.exec.model.view(&route.effect.on, id);
+        for f in &route.effect.fields {
+            let (Set::From(p), Some(view)) = (&f.set, &view) else {
+                continue;
+            };
+            if p == one {
+                continue;
+            }
+            let keeps = f.absent == conformance_contract::operations::Absent::Keep
+                && !route.effect.replaces;
+            if keeps && !required(route, p) {
+                put(&mut body, p, None);
+            } else if let Some(v) = view.now.value(&f.field).filter(|v| !v.is_null()) {
+                // The model holds entries by their values, not in the form a body sends them:
+                // those stay as the body has them.
+                let shape = self
+                    .exec
+                    .contract
+                    .resources
+                    .get(&route.effect.on)
+                    .and_then(|r| r.field(&f.field))
+                    .map(|f| f.shape);
+                if !matches!(shape, Some(Shape::Entries { .. } | Shape::Members)) {
+                    put(&mut body, p, Some(v));
+                }
+            }
+        }
+        let before = body.pointer(one).cloned();
+        let mut want = None;
+        if let Some((v, class)) = self.draw(route, one, before.as_ref()) {
+            put(&mut body, one, v);
+            if class.as_ref().is_some_and(Class::may_be_refused) {
+                want = Some(Want::SuccessOr400);
+            }
+            self.classes(route, &class.into_iter().collect::<Vec<_>>());
+        }
+        self.change(route, id, Some(body), want, true).await;
+        Ok(())
+    }
+
+    /// A create or change with each field's value drawn from a class of its domain.
+    async fn values(&mut self, route: &Route) -> Result<(), String> {
+        let fields = situations::body_fields(route);
+        let Some(base) = self.body(route)? else {
+            return Err("the operation has no body".into());
+        };
+        // Each field drawn; those whose class a target may refuse (an offset, a century away, a
+        // field left out whose required-ness is not shown) go in a request of their own, so the
+        // values every target must accept are sent in one that must be accepted.
+        let (mut sure, mut risky) = (base.clone(), base);
+        let (mut sure_classes, mut risky_classes) = (Vec::new(), Vec::new());
+        for pointer in &fields {
+            let Some((v, class)) = self.draw(route, pointer, None) else {
+                continue;
+            };
+            if class.as_ref().is_some_and(Class::may_be_refused) {
+                put(&mut risky, pointer, v);
+                risky_classes.extend(class);
+            } else {
+                put(&mut sure, pointer, v.clone());
+                put(&mut risky, pointer, v);
+                sure_classes.extend(class);
+            }
+        }
+        self.classes(route, &sure_classes);
+        self.classes(route, &risky_classes);
+        let mut sends = vec![(sure, Want::Success)];
+        if !risky_classes.is_empty() {
+            sends.push((risky, Want::SuccessOr400));
+        }
+        for (body, want) in sends {
+            if route.effect.does == Does::Create {
+                if let Some(id) = self.create_with(route, Some(body), want).await? {
+                    self.read_back(&route.effect.on, &id, true).await;
+                }
+            } else {
+                let body = Some(body);
+                let id = self.subject(route, std::slice::from_ref(&body)).await?;
+                let want = (want == Want::SuccessOr400).then_some(want);
+                self.change(route, &id, body, want, true).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// One stated constraint of the body broken: refused, and afterwards the resource as it was.
+    async fn invalid_one(&mut self, route: &Route) -> Result<(), String> {
+        let (Some(schema), Some(body)) = (route.request_schema.clone(), self.body(route)?) else {
+            return Err("the operation has no body".into());
+        };
+        let phone = self.exec.contract.e164.clone();
+        let mut broken = Vec::new();
+        for (pointer, c, leaf) in crate::cases::constraint::of_body(&schema, &body, &phone) {
+            if matches!(c, crate::cases::constraint::Constraint::NotItem(_)) {
+                continue;
+            }
+            // The clause that states the constraint, where its schema names one (a phone
+            // number's form, a limit), else the operation's.
+            let own = leaf
+                .get("x-clause")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let ctx = crate::cases::properties::generate::Context {
+                example: body.pointer(&pointer).cloned().unwrap_or(Value::Null),
+                keeps_format: false,
+                avoid: Vec::new(),
+                pool: Vec::new(),
+                resources: false,
+                excluded: None,
+            };
+            for v in crate::cases::properties::generate::boundaries(&c, &ctx).invalid {
+                broken.push((pointer.clone(), c.describe(), v, own.clone()));
+            }
+        }
+        if broken.is_empty() {
+            return Err("the body the run sends fills no constrained field".into());
+        }
+        let (pointer, rule, value, own) =
+            broken.swap_remove(self.rng.random_range(0..broken.len()));
+        let mut bad = body;
+        put(&mut bad, &pointer, Some(value));
+        let code = route
+            .responses
+            .iter()
+            .any(|r| r.status == StatusKey::Exact(400))
+            .then_some(400);
+        let want = Want::Refusal(code, format!("{pointer}: {rule}"), own);
+        if route.effect.does == Does::Create {
+            let id = self.create_with(route, Some(bad), want).await?;
+            if let Some(id) = id {
+                self.read_back(&route.effect.on, &id, false).await;
+            }
+        } else {
+            let id = self.subject(route, &[]).await?;
+            self.change(route, &id, Some(bad), Some(want), true).await;
+        }
+        Ok(())
+    }
+
+    /// The request with each actor the profile gives: no key and a wrong key (401), a key the
+    /// target shows to be of another workspace (refused), the second key of the workspace (not
+    /// 401). A change is sent by one actor at a time: two changes of one resource in flight at
+    /// once leave the model without its state.
+    async fn actors(&mut self, route: &Route) -> Result<(), String> {
+        let kind = route.effect.on.clone();
+        let id = match route.effect.does {
+            Does::Create => None,
+            _ => Some(self.subject(route, &[]).await?),
+        };
+        let body = self.body(route)?;
+        let base = Outgoing {
+            body,
+            ..request(&route.method, &Self::path(route, id.as_deref()), &[], None)
+        };
+        let mut actors = vec![
+            (Auth::None, Want::Unauthorized),
+            (Auth::NearMiss, Want::Unauthorized),
+        ];
+        // A key of another workspace creates in its own workspace: only what names the run's
+        // resources is refused to it.
+        // Only a kind the contract puts on a number of the workspace is refused to another
+        // workspace's key (x-resources `of-number`).
+        let names_own = route.effect.does != Does::Create
+            && self
+                .exec
+                .contract
+                .resources
+                .get(&kind)
+                .is_some_and(|r| r.of_number);
+        let workspaces = self.exec.workspaces().await;
+        for fixture in crate::workspaces::KEY_FIXTURES {
+            let Some(key) = self.text(fixture).filter(|k| !k.is_empty()) else {
+                continue;
+            };
+            let auth = Auth::Key {
+                key,
+                label: format!("<{}>", fixture.to_ascii_uppercase()),
+            };
+            match workspaces.same(None, Some(fixture)) {
+                Some(false) if names_own => actors.push((auth, Want::Foreign)),
+                _ if *fixture == "restricted_api_key"
+                    && matches!(route.effect.does, Does::Read | Does::Change) =>
+                {
+                    actors.push((auth, Want::NotUnauthorized));
+                }
+                _ => {}
+            }
+        }
+        let clause = route.clause.clone();
+        if route.effect.does == Does::Read {
+            let exec = self.exec;
+            let outs: Vec<(Outgoing, Want)> = actors
+                .into_iter()
+                .map(|(auth, want)| {
+                    (
+                        Outgoing {
+                            auth,
+                            ..base.clone()
+                        },
+                        want,
+                    )
+                })
+                .collect();
+            let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
+            for (j, (_, want)) in sent.into_iter().zip(&outs) {
+                let (ex, by_rules) = j.into_parts();
+                self.judge(&ex, by_rules, want, &clause);
+            }
+        } else {
+            for (auth, want) in actors {
+                let ex = self
+                    .send(
+                        &Outgoing {
+                            auth,
+                            ..base.clone()
+                        },
+                        want,
+                        &clause,
+                    )
+                    .await;
+                // What a refused create made all the same is the run's to delete.
+                if route.effect.does == Does::Create {
+                    if let Some(made) = self.exec.contract.resources.get(&kind).and_then(|r| {
+                        json_of(&ex)
+                            .filter(|_| ok(&ex))
+                            .and_then(|b| b.get("data"))
+                            .and_then(|d| r.id_of(d))
+                    }) {
+                        self.created.entry(kind.clone()).or_default().push(made);
+                    }
+                }
+            }
+        }
+        if let Some(id) = id {
+            self.read_back(&kind, &id, false).await;
+        }
+        Ok(())
+    }
+
+    /// A create in each form of body the contract allows: for each group of alternatives
+    /// (`x-purpose`), each alternative alone, with its value from the profile.
+    async fn body_shapes(&mut self, route: &Route) -> Result<(), String> {
+        let mut sent = 0;
+        let mut missing = Vec::new();
+        for group in situations::body_shapes(route) {
+            for alt in &group {
+                let Some(mut body) = self.body(route)? else {
+                    continue;
+                };
+                for other in &group {
+                    put(&mut body, other, None);
+                }
+                let value = NAMED
+                    .iter()
+                    .find(|(n, _)| *n == leaf(alt))
+                    .and_then(|(_, fixtures)| fixtures.iter().find_map(|f| self.text(f)));
+                let Some(value) = value else {
+                    missing.push(alt.clone());
+                    continue;
+                };
+                put(&mut body, alt, Some(json!(value)));
+                if let Some(id) = self.create(route, Some(body)).await? {
+                    self.read_back(&route.effect.on, &id, true).await;
+                }
+                sent += 1;
+            }
+        }
+        if sent == 0 {
+            return Err(format!(
+                "the profile gives no value for {}",
+                missing.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// A list walked while the run writes: after the first page, a resource of the kind is
+    /// created and the item the page's token points after is deleted where it is the run's own;
+    /// the walk then goes on with the token and must show no id twice (READINGS 4.2), nor the
+    /// deleted item (the model).
+    async fn walk_write(&mut self, route: &Route) -> Result<(), String> {
+        let kind = route.effect.on.clone();
+        self.ensure(&kind).await?;
+        // Two of the run's own at least, so that a walk of them alone has a second page.
+        if self.live(&kind).len() < 2 && cap(CAPS, &kind) >= 2 {
+            if let Some(create) = self
+                .exec
+                .contract
+                .routes
+                .iter()
+                .find(|r| r.effect.on == kind && r.effect.does == Does::Create)
+            {
+                let _ = self.create(create, None).await;
+            }
+        }
+        let mut query = self.query(route)?;
+        // Where a filter can name the run's own resources, the walk is of them only.
+        let mine = self.live(&kind);
+        let exec = self.exec;
+        let own = route.effect.filters.iter().find_map(|f| {
+            let values: Vec<String> = mine
+                .iter()
+                .filter_map(|id| {
+                    exec.model
+                        .view(&kind, id)?
+                        .now
+                        .value(&f.field)
+                        .as_ref()
+                        .and_then(text_of)
+                })
+                .collect();
+            (matches!(f.rule, Rule::InComma | Rule::InRepeated) && !values.is_empty())
+                .then_some((f, values))
+        });
+        if let Some((f, values)) = &own {
+            query.retain(|(k, _)| k != &f.param);
+            match f.rule {
+                Rule::InComma => query.push((f.param.clone(), values.join(","))),
+                _ => query.extend(values.iter().map(|v| (f.param.clone(), v.clone()))),
+            }
+        }
+        query.retain(|(k, _)| k != "maxResults");
+        if let Some(n) = page_size(route, true) {
+            query.push(("maxResults".into(), n));
+        }
+        let out = list(route, &route.template, query);
+        let first = walk(exec, out.clone(), 1).await;
+        let token = first.pages.last().and_then(|p| {
+            json_of(&p.ex)?
+                .get("nextPageToken")?
+                .as_str()
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+        });
+        let page_one: Vec<String> = first
+            .pages
+            .iter()
+            .flat_map(|p| p.items.iter())
+            .filter_map(|i| exec.contract.resources.get(&kind)?.id_of(i))
+            .collect();
+        self.absorb(first, &Want::Success, &route.clause, &kind);
+        let Some(token) = token else {
+            return Err("the list held one page only".into());
+        };
+        // The writes between the pages.
+        let create = exec
+            .contract
+            .routes
+            .iter()
+            .find(|r| r.effect.on == kind && r.effect.does == Does::Create);
+        if let Some(create) = create {
+            let _ = self.create(create, None).await;
+        }
+        if let Some(last) = page_one
+            .last()
+            .filter(|id| self.live(&kind).contains(id))
+            .cloned()
+        {
+            self.delete(&kind, &last).await;
+        }
+        let mut rest = out;
+        rest.query.push(("pageToken".into(), token));
+        let walked = walk(exec, rest, 3).await;
+        let resource = exec.contract.resources.get(&kind);
+        let mut seen: BTreeSet<String> = page_one.into_iter().collect();
+        for page in &walked.pages {
+            for item in &page.items {
+                let Some(id) = resource.and_then(|r| r.id_of(item)) else {
+                    continue;
+                };
+                if !seen.insert(id.clone()) {
+                    self.now.1.push((
+                        Finding::new(
+                            "Pagination and collection conventions > pageToken",
+                            "pagination",
+                            "no id twice in a walk of the pages (READINGS 4.2), a resource created and one deleted between two pages included".to_string(),
+                            format!("{id} again"),
+                        ),
+                        page.ex.clone(),
+                    ));
+                }
+            }
+        }
+        self.absorb(walked, &Want::Success, &route.clause, &kind);
+        Ok(())
+    }
+
+    /// Takes a walk's pages into the step, each held to `want`.
+    fn absorb(&mut self, walked: Walked, want: &Want, clause: &str, _kind: &str) {
+        for page in walked.pages {
+            self.judge(&page.ex, page.by_rules, want, clause);
+        }
+    }
+
+    /// The base query of a list: the parameters its purpose needs (READINGS 6.3), rendered with
+    /// the profile, and its largest page.
+    fn query(&self, route: &Route) -> Result<Vec<(String, String)>, String> {
+        let purpose: Vec<String> = route
+            .purpose
+            .as_ref()
+            .and_then(|p| p.get("query"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        let source = route
+            .access
+            .as_ref()
+            .and_then(|a| a.get("query"))
+            .cloned()
+            .or_else(|| {
+                let q = route
+                    .example
+                    .as_ref()?
+                    .pointer("/request/query")?
+                    .as_object()?;
+                Some(Value::Object(
+                    q.iter()
+                        .filter(|(k, _)| purpose.contains(k))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ))
+            });
+        let mut out = Vec::new();
+        if let Some(source) = source {
+            let rendered = self
+                .fixtures
+                .render_value(&source)
+                .map_err(|m| format!("its query needs {m}, which the profile does not give"))?;
+            for (k, v) in rendered.as_object().into_iter().flatten() {
+                match v {
+                    Value::Array(items) => {
+                        out.extend(items.iter().filter_map(text_of).map(|t| (k.clone(), t)))
+                    }
+                    other => out.extend(text_of(other).map(|t| (k.clone(), t))),
+                }
+            }
+        }
+        if !out.iter().any(|(k, _)| k == "maxResults") {
+            if let Some(n) = page_size(route, false) {
+                out.push(("maxResults".into(), n));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Each filter of a list sent with the values the run's own resources, the target's items and
+    /// the profile offer (the value, the value in the other letter case, a proper prefix, a
+    /// value no item has, each value of an enumeration; an instant, and the same instant at
+    /// another offset), or (`combined`) two filters of different fields at once, with the values
+    /// of one item. The filter rule judges every item; a resource of the run's own that every
+    /// filter of the query admits must be listed when the walk ends.
+    async fn filter_values(&mut self, route: &Route, combined: bool) -> Result<(), String> {
+        let exec = self.exec;
+        let kind = route.effect.on.clone();
+        let resource = exec.contract.resources.get(&kind);
+        let base = self.query(route)?;
+        // The items to draw values from: the run's own (live, known), else the first page.
+        let mut sources: Vec<(Value, bool)> = Vec::new();
+        if resource.is_some_and(|r| !r.fields.is_empty()) {
+            if self.live(&kind).is_empty()
+                && exec
+                    .contract
+                    .routes
+                    .iter()
+                    .any(|r| r.effect.on == kind && r.effect.does == Does::Create)
+            {
+                let _ = self.ensure(&kind).await;
+            }
+            for id in self.live(&kind) {
+                if let Some(v) = exec.model.view(&kind, &id) {
+                    let mut item = json!({});
+                    for pointer in v.now.pointers() {
+                        put(
+                            &mut item,
+                            &pointer,
+                            Some(v.now.value(&pointer).unwrap_or(Value::Null)),
+                        );
+                    }
+                    if let Some(r) = resource {
+                        put(&mut item, &r.id, Some(json!(id)));
+                    }
+                    sources.push((item, true));
+                }
+            }
+        }
+        let first = walk(exec, list(route, &route.template, base.clone()), 1).await;
+        sources.extend(
+            first
+                .pages
+                .iter()
+                .flat_map(|p| p.items.iter().take(5).cloned())
+                .map(|i| (i, false)),
+        );
+        self.absorb(first, &Want::Success, &route.clause, &kind);
+        let filters = &route.effect.filters;
+        let value_of = |item: &Value, f: &conformance_contract::operations::Filter| {
+            item.pointer(&f.field)
+                .and_then(text_of)
+                .filter(|t| !t.is_empty())
+        };
+        // (query, the run's own item it must list, when the walk ends)
+        let mut asks: Vec<Ask> = Vec::new();
+        let with = |pairs: &[(&str, String)]| -> Vec<(String, String)> {
+            let mut q: Vec<(String, String)> = base
+                .iter()
+                .filter(|(k, _)| !pairs.iter().any(|(p, _)| p == k))
+                .cloned()
+                .collect();
+            q.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
+            q
+        };
+        let own_id = |item: &Value, mine: bool| -> Option<String> {
+            mine.then(|| resource.and_then(|r| r.id_of(item))).flatten()
+        };
+        if combined {
+            let mut pick: Option<(usize, usize, &Value, bool)> = None;
+            'items: for (item, mine) in &sources {
+                for (i, a) in filters.iter().enumerate() {
+                    for (j, b) in filters.iter().enumerate().skip(i + 1) {
+                        if a.field != b.field
+                            && value_of(item, a).is_some()
+                            && value_of(item, b).is_some()
+                            && !matches!(
+                                a.rule,
+                                Rule::After | Rule::Before | Rule::AtOrAfter | Rule::AtOrBefore
+                            )
+                        {
+                            pick = Some((i, j, item, *mine));
+                            if self.rng.random_range(0..2) == 0 {
+                                break 'items;
+                            }
+                        }
+                    }
+                }
+            }
+            let Some((i, j, item, mine)) = pick else {
+                return Err(
+                    "no item the run or the target shows has values for two of its filters".into(),
+                );
+            };
+            let (a, b) = (&filters[i], &filters[j]);
+            let (va, vb) = (
+                value_of(item, a).unwrap_or_default(),
+                value_of(item, b).unwrap_or_default(),
+            );
+            let q = with(&[(a.param.as_str(), va), (b.param.as_str(), vb)]);
+            asks.push((q, own_id(item, mine), Want::Success));
+        } else {
+            for f in filters {
+                let schema = route
+                    .query_param(&f.param)
+                    .map(|p| p.schema.clone())
+                    .unwrap_or(Value::Null);
+                // Free text (an external id, a source): other letter case, a prefix and a value no
+                // item has are values of its domain, each a near miss of a value an item holds.
+                // Elsewhere (a status, an id, an instant) only values the target showed are sent.
+                let string = matches!(schema.get("type"), Some(Value::String(t)) if t == "string")
+                    || schema.pointer("/items/type").and_then(Value::as_str) == Some("string");
+                let free = string
+                    && schema.get("pattern").is_none()
+                    && schema.pointer("/items/pattern").is_none()
+                    && schema.get("format").is_none()
+                    && schema.pointer("/items/format").is_none()
+                    && schema.get("enum").is_none()
+                    && schema.pointer("/items/enum").is_none();
+                if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+                    for v in values.iter().filter_map(text_of) {
+                        asks.push((with(&[(f.param.as_str(), v)]), None, Want::Success));
+                    }
+                    continue;
+                }
+                let Some((item, mine)) = sources.iter().find(|(i, _)| value_of(i, f).is_some())
+                else {
+                    continue;
+                };
+                let v = value_of(item, f).unwrap_or_default();
+                match f.rule {
+                    Rule::After | Rule::Before | Rule::AtOrAfter | Rule::AtOrBefore => {
+                        asks.push((with(&[(f.param.as_str(), v.clone())]), None, Want::Success));
+                        if let Some(shifted) = at_other_offset(&v) {
+                            asks.push((
+                                with(&[(f.param.as_str(), shifted)]),
+                                None,
+                                Want::SuccessOr400,
+                            ));
+                        }
+                    }
+                    Rule::InComma | Rule::InRepeated | Rule::InRepeatedIds(_) => {
+                        // A second value: one no item has (free text), else another the target
+                        // showed for the field.
+                        let second = if free {
+                            Some(format!("{}-none", self.tag))
+                        } else {
+                            sources
+                                .iter()
+                                .filter_map(|(i, _)| value_of(i, f))
+                                .find(|w| *w != v)
+                        };
+                        let q = match (&f.rule, second) {
+                            (Rule::InComma, Some(w)) => {
+                                with(&[(f.param.as_str(), format!("{v},{w}"))])
+                            }
+                            (Rule::InComma, None) => with(&[(f.param.as_str(), v.clone())]),
+                            (_, second) => {
+                                let mut q = with(&[(f.param.as_str(), v.clone())]);
+                                q.extend(second.map(|w| (f.param.clone(), w)));
+                                q
+                            }
+                        };
+                        asks.push((q, own_id(item, *mine), Want::Success));
+                        if free {
+                            for near in near_misses(&v) {
+                                asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
+                            }
+                        }
+                    }
+                    Rule::Eq => {
+                        asks.push((
+                            with(&[(f.param.as_str(), v.clone())]),
+                            own_id(item, *mine),
+                            Want::Success,
+                        ));
+                        if free {
+                            for near in near_misses(&v) {
+                                asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if asks.is_empty() {
+            return Err(
+                "no value of its filters is offered by the run, the target or the profile".into(),
+            );
+        }
+        let walks = futures_util::future::join_all(asks.iter().map(|(q, own, _)| {
+            walk(
+                exec,
+                list(route, &route.template, q.clone()),
+                if own.is_some() { MAX_PAGES } else { 1 },
+            )
+        }))
+        .await;
+        for (walked, (q, own, want)) in walks.into_iter().zip(asks) {
+            let listed = walked.ended.then(|| {
+                walked
+                    .pages
+                    .iter()
+                    .flat_map(|p| p.items.iter())
+                    .filter_map(|i| resource?.id_of(i))
+                    .collect::<BTreeSet<String>>()
+            });
+            let last = walked.pages.last().map(|p| p.ex.clone());
+            // A value of a filter refused breaks the clause that states the filter.
+            let clause = q
+                .iter()
+                .find_map(|(k, _)| filters.iter().find(|f| &f.param == k))
+                .map_or_else(|| route.clause.clone(), |f| f.clause.clone());
+            self.absorb(walked, &want, &clause, &kind);
+            if let (Some(own), Some(listed), Some(last)) = (own, listed, last) {
+                self.complete(route, &kind, &own, &q, &listed, &last);
+            }
+        }
+        Ok(())
+    }
+
+    /// The lists that did not yet show a resource whose listing may come late, walked again a
+    /// quarter second apart until they show it or the profile's `effect_seconds` have passed
+    /// (READINGS 7.1); one that never does is a finding that says how long was waited.
+    async fn relist(&mut self) {
+        let late = std::mem::take(&mut self.late);
+        if late.is_empty() {
+            return;
+        }
+        let exec = self.exec;
+        let bound = exec.effect_bound();
+        let started = std::time::Instant::now();
+        let mut waiting = late;
+        loop {
+            let walks = futures_util::future::join_all(
+                waiting.iter().map(|l| walk(exec, l.out.clone(), MAX_PAGES)),
+            )
+            .await;
+            let mut still = Vec::new();
+            let mut last = Vec::new();
+            for (w, l) in walks.into_iter().zip(waiting) {
+                let resource = exec.contract.resources.get(&l.kind);
+                let shown =
+                    w.pages.iter().flat_map(|p| p.items.iter()).any(|i| {
+                        resource.and_then(|r| r.id_of(i)).as_deref() == Some(l.id.as_str())
+                    });
+                let live = exec
+                    .model
+                    .view(&l.kind, &l.id)
+                    .is_some_and(|v| !v.now.deleted && !v.now.unknown);
+                let ended = w.ended;
+                let items = w.pages.iter().map(|p| p.items.len()).sum::<usize>();
+                let ex = w.pages.last().map(|p| p.ex.clone());
+                self.absorb(w, &Want::Success, &l.clause, &l.kind);
+                if !shown && live && ended {
+                    if let Some(ex) = ex {
+                        last.push((ex, items));
+                        still.push(l);
+                    }
+                }
+            }
+            if still.is_empty() {
+                self.close(RELISTED.into());
+                return;
+            }
+            if started.elapsed() >= bound {
+                for (l, (ex, items)) in still.into_iter().zip(last) {
+                    self.now.1.push((
+                        Finding::new(
+                            &l.clause,
+                            "filter completeness",
+                            format!(
+                                "the run's {} {} listed: every filter of the query admits it (listed again for {:.1} s, the profile's effect_seconds, READINGS 7.1)",
+                                l.kind,
+                                l.id,
+                                started.elapsed().as_secs_f64()
+                            ),
+                            format!("a walk of {} without it", crate::results::plural(items, "item")),
+                        ),
+                        ex,
+                    ));
+                }
+                self.close(RELISTED.into());
+                return;
+            }
+            waiting = still;
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+    }
+
+    /// A resource of the run's own that every filter of `query` admits is listed by a walk that
+    /// ended (a filter "limits results to" the items it admits: those it admits are results).
+    fn complete(
+        &mut self,
+        route: &Route,
+        kind: &str,
+        id: &str,
+        query: &[(String, String)],
+        listed: &BTreeSet<String>,
+        ex: &Arc<Exchange>,
+    ) {
+        let Some(view) = self.exec.model.view(kind, id) else {
+            return;
+        };
+        if view.now.deleted || view.now.unknown || listed.contains(id) {
+            return;
+        }
+        let mut clause = None;
+        for (k, _) in query {
+            if k == "maxResults" || k == "pageToken" {
+                continue;
+            }
+            let Some(f) = route.effect.filters.iter().find(|f| &f.param == k) else {
+                return;
+            };
+            let set: Vec<String> = query
+                .iter()
+                .filter(|(p, _)| p == k)
+                .flat_map(|(_, v)| {
+                    if f.rule == Rule::InComma {
+                        v.split(',').map(str::to_string).collect()
+                    } else {
+                        vec![v.clone()]
+                    }
+                })
+                .collect();
+            let Some(actual) = view.now.value(&f.field).as_ref().and_then(text_of) else {
+                return;
+            };
+            if admits(&f.rule, &set, &actual) != Some(true) {
+                return;
+            }
+            clause.get_or_insert(f.clause.clone());
+        }
+        let Some(clause) = clause else { return };
+        if self
+            .exec
+            .contract
+            .resources
+            .get(kind)
+            .is_some_and(|r| r.listed_late)
+        {
+            let mut out = list(route, &route.template, query.to_vec());
+            out.query.retain(|(k, _)| k != "pageToken");
+            self.late.push(Late {
+                out,
+                kind: kind.to_string(),
+                id: id.to_string(),
+                clause,
+            });
+            return;
+        }
+        self.now.1.push((
+            Finding::new(
+                &clause,
+                "filter completeness",
+                format!("the run's {kind} {id} listed: every filter of the query admits it"),
+                format!(
+                    "a walk of {} without it",
+                    crate::results::plural(listed.len(), "item")
+                ),
+            ),
+            ex.clone(),
+        ));
+    }
+
+    /// Reads the resource `id` of `kind` back from every route that shows it: each generation's
+    /// read, the lists of its parts, and (`lists`) each list of its kind under each filter that
+    /// names it, walked; a live resource every filter admits must be listed.
+    async fn read_back(&mut self, kind: &str, id: &str, lists: bool) {
+        let exec = self.exec;
+        let Some(view) = exec.model.view(kind, id) else {
+            return;
+        };
+        if view.now.unknown {
+            return;
+        }
+        let live = !view.now.deleted;
+        let want = if live { Want::Success } else { Want::Either };
+        let reads: Vec<&Route> = exec
+            .contract
+            .routes
+            .iter()
+            .filter(|r| r.effect.on == kind && r.effect.does == Does::Read && r.effect.id.is_some())
+            .collect();
+        let parts: Vec<&Route> = exec
+            .contract
+            .routes
+            .iter()
+            .filter(|r| {
+                r.effect.does == Does::List
+                    && r.effect.of.is_some()
+                    && reads.iter().any(|read| {
+                        r.template.strip_prefix(&read.template).is_some_and(|rest| {
+                            rest.starts_with('/') && rest.matches('/').count() == 1
+                        })
+                    })
+            })
+            .collect();
+        let mut outs: Vec<(Outgoing, Want, String)> = reads
+            .iter()
+            .map(|r| {
+                (
+                    request("GET", &Self::path(r, Some(id)), &[], None),
+                    want.clone(),
+                    r.clause.clone(),
+                )
+            })
+            .collect();
+        for r in &parts {
+            let mut q = Vec::new();
+            if let Some(n) = page_size(r, false) {
+                q.push(("maxResults".to_string(), n));
+            }
+            let path = r
+                .template
+                .replace(&format!("{{{}}}", r.effect.of.as_deref().unwrap_or("")), id);
+            let want = if live { Want::Success } else { Want::Either };
+            outs.push((list(r, &path, q), want, r.clause.clone()));
+        }
+        let mut walks: Vec<(Outgoing, bool, String)> = Vec::new();
+        if lists {
+            for r in exec.contract.routes.iter().filter(|r| {
+                r.effect.on == kind && r.effect.does == Does::List && r.effect.of.is_none()
+            }) {
+                let Ok(base) = self.query(r) else { continue };
+                let mut named = false;
+                for f in &r.effect.filters {
+                    let Some(v) = view
+                        .now
+                        .value(&f.field)
+                        .as_ref()
+                        .and_then(text_of)
+                        .filter(|v| !v.is_empty())
+                    else {
+                        continue;
+                    };
+                    if admits(&f.rule, std::slice::from_ref(&v), &v) != Some(true) {
+                        continue;
+                    }
+                    let mut q: Vec<(String, String)> = base
+                        .iter()
+                        .filter(|(k, _)| *k != f.param)
+                        .cloned()
+                        .collect();
+                    q.push((f.param.clone(), v));
+                    walks.push((list(r, &r.template, q), true, r.clause.clone()));
+                    named = true;
+                }
+                if !named {
+                    walks.push((list(r, &r.template, base), false, r.clause.clone()));
+                }
+            }
+        }
+        let (sent, walked) =
+            futures_util::future::join(
+                futures_util::future::join_all(outs.iter().map(|(o, _, _)| exec.send(o))),
+                futures_util::future::join_all(walks.iter().map(|(o, named, _)| {
+                    walk(exec, o.clone(), if *named { MAX_PAGES } else { 1 })
+                })),
+            )
+            .await;
+        for (j, (_, want, clause)) in sent.into_iter().zip(&outs) {
+            let (ex, by_rules) = j.into_parts();
+            self.judge(&ex, by_rules, want, clause);
+        }
+        let resource = exec.contract.resources.get(kind);
+        for (w, (out, named, clause)) in walked.into_iter().zip(walks) {
+            let listed = (w.ended && named).then(|| {
+                w.pages
+                    .iter()
+                    .flat_map(|p| p.items.iter())
+                    .filter_map(|i| resource?.id_of(i))
+                    .collect::<BTreeSet<String>>()
+            });
+            let last = w.pages.last().map(|p| p.ex.clone());
+            self.absorb(w, &Want::Success, &clause, kind);
+            if let (Some(listed), Some(last), true) = (listed, last, live) {
+                let route = exec.contract.route("GET", &out.path);
+                if let Some(route) = route {
+                    self.complete(route, kind, id, &out.query, &listed, &last);
+                }
+            }
+        }
+    }
+}
+
+/// The instant `text` at an offset of +05:45: the same instant written otherwise.
+fn at_other_offset(text: &str) -> Option<String> {
+    use time::format_description::well_known::Rfc3339;
+    let t = time::OffsetDateTime::parse(text.trim(), &Rfc3339).ok()?;
+    let offset = time::UtcOffset::from_hms(5, 45, 0).ok()?;
+    t.to_offset(offset).format(&Rfc3339).ok()
 }

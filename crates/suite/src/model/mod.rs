@@ -156,13 +156,24 @@ impl Model {
             }) => {
                 let resource = &contract.resources[&kind];
                 let status = ex.outcome.as_ref().map(|r| r.status).ok();
+                // Whether the change came in the state the contract states it for: only then
+                // is what the table says it fires sure to fire.
+                let mut stated = false;
                 let accepted = if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone()))
                 {
                     t.pending = t.pending.saturating_sub(1);
                     t.changed = now;
+                    stated = !t.unknown && stated_for(route, &t.snapshot(), t.members(), &request);
                     let accepted = match status {
                         Some(s) if (200..300).contains(&s) => {
+                            let before = state_of(t);
                             t.apply(route, resource, &request);
+                            // A change that leaves the resource as it was (a member added again,
+                            // a value set to what it held) is no "corresponding change": what it
+                            // fires is not stated either.
+                            if state_of(t) == before {
+                                stated = false;
+                            }
                             true
                         }
                         // A refusal changes nothing (Errors > Rules; READINGS 2.4).
@@ -179,6 +190,12 @@ impl Model {
                 };
                 if accepted {
                     state.fire(route, &kind, resource, &id, now, ex);
+                    if !stated {
+                        // Outside its from-state, what a change fires is not stated.
+                        for f in state.fired.iter_mut().rev().take(route.effect.fires.len()) {
+                            f.sure = false;
+                        }
+                    }
                 }
             }
             Some(Op::Read { kind, id }) if primary(out) => {
@@ -220,6 +237,20 @@ pub(crate) struct View {
 }
 
 impl Model {
+    /// Whether the change `route` with `body` to the resource `id` of `kind` is one the contract
+    /// states in the resource's state now; `None` when the model does not track it.
+    pub(crate) fn stated(
+        &self,
+        route: &conformance_contract::Route,
+        kind: &str,
+        id: &str,
+        body: &Value,
+    ) -> Option<bool> {
+        let state = self.lock();
+        let t = state.resources.get(&(kind.to_string(), id.to_string()))?;
+        Some(stated_for(route, &t.snapshot(), t.members(), body))
+    }
+
     /// What the model knows of the resource `id` of `kind` now, if it tracks it.
     pub(crate) fn view(&self, kind: &str, id: &str) -> Option<View> {
         let state = self.lock();
@@ -280,6 +311,41 @@ impl State {
             });
         }
     }
+}
+
+/// Whether the resource `now` (with its members `added` and `removed`) is in the state in which
+/// the contract states the change `route` with the body `request`: every condition of the
+/// table's from-state holds (a change without one is stated in every state).
+pub(crate) fn stated_for(
+    route: &conformance_contract::Route,
+    now: &Snapshot,
+    (added, removed): (
+        std::collections::BTreeSet<String>,
+        std::collections::BTreeSet<String>,
+    ),
+    request: &Value,
+) -> bool {
+    use conformance_contract::operations::{From, Set};
+    if now.deleted || now.unknown {
+        return false;
+    }
+    route.effect.from.iter().all(|(field, cond)| {
+        let value = now.value(field);
+        match cond {
+            From::Is(v) => value.as_ref() == Some(v),
+            From::Set => value.as_ref().is_some_and(|v| !v.is_null()),
+            From::Unset => value.as_ref().is_none_or(Value::is_null),
+            From::HasMember => route
+                .effect
+                .fields
+                .iter()
+                .find_map(|f| match &f.set {
+                    Set::Remove(p) | Set::Add(p) => request.pointer(p).and_then(Value::as_str),
+                    _ => None,
+                })
+                .is_some_and(|m| added.contains(m) && !removed.contains(m)),
+        }
+    })
 }
 
 /// Whether the request carries the run's own key: what other keys are shown is not stated.
@@ -358,4 +424,24 @@ impl State {
         }
         found
     }
+}
+
+/// What the model knows of a resource, comparable: its known fields by pointer, and its members.
+type Members = (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeSet<String>,
+);
+
+fn state_of(t: &Tracked) -> (Vec<(String, Option<Value>)>, Members) {
+    let now = t.snapshot();
+    let mut fields: Vec<(String, Option<Value>)> = now
+        .pointers()
+        .into_iter()
+        .map(|p| {
+            let v = now.value(&p);
+            (p, v)
+        })
+        .collect();
+    fields.sort_by(|a, b| a.0.cmp(&b.0));
+    (fields, t.members())
 }

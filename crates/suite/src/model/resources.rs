@@ -172,6 +172,11 @@ impl Snapshot {
             .find(|(p, _)| p == pointer)
             .map(|(_, k)| known_value(k))
     }
+
+    /// The fields whose value is known.
+    pub(crate) fn pointers(&self) -> Vec<String> {
+        self.fields.iter().map(|(p, _)| p.clone()).collect()
+    }
 }
 
 /// A known value as JSON: a set as an array of strings, a cleared field as null.
@@ -199,6 +204,31 @@ fn trimmed(v: &Value) -> Option<String> {
 
 fn instant(v: &Value) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(v.as_str()?, &Rfc3339).ok()
+}
+
+/// Whether the shown date-time `v` is the instant `sent`, at the precision the target shows:
+/// the contract allows fractional seconds (READINGS 5.2) and states no precision, so a target
+/// that keeps whole seconds, or milliseconds, shows the sent instant truncated or rounded to
+/// the digits it shows.
+fn same_instant(sent: OffsetDateTime, v: &Value) -> bool {
+    let Some(shown) = instant(v) else {
+        return false;
+    };
+    if shown == sent {
+        return true;
+    }
+    let text = v.as_str().unwrap_or_default();
+    let digits = text.split_once('.').map_or(0, |(_, rest)| {
+        rest.chars().take_while(char::is_ascii_digit).count()
+    });
+    if digits >= 9 {
+        return false;
+    }
+    let unit = 10i64.pow(9 - digits as u32);
+    let nanos = i64::from(sent.nanosecond());
+    let down = sent - time::Duration::nanoseconds(nanos % unit);
+    let up = down + time::Duration::nanoseconds(unit);
+    shown == down || (shown == up && nanos % unit * 2 >= unit)
 }
 
 fn strings(v: &Value) -> Option<BTreeSet<String>> {
@@ -481,7 +511,7 @@ impl Tracked {
                 (Known::Text(t), Some(v)) => (trimmed(v).as_deref() != Some(t.as_str()))
                     .then(|| (describe(known), v.clone())),
                 (Known::Instant(t), Some(v)) => {
-                    (instant(v) != Some(*t)).then(|| (describe(known), v.clone()))
+                    (!same_instant(*t, v)).then(|| (describe(known), v.clone()))
                 }
                 (Known::Bool(b), Some(v)) => {
                     (v.as_bool() != Some(*b)).then(|| (describe(known), v.clone()))

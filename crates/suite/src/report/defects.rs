@@ -236,6 +236,9 @@ fn by_model(f: &FailureOut) -> bool {
     check_name(&f.check).starts_with("model: ")
 }
 
+/// The trials of the sequences generated from the operation table.
+const SEQUENCES: &str = "latest.sequences.";
+
 /// Whether a key leads a defect steadily: the model's findings come in a run where a read met
 /// no change in flight, so a case's own key leads where the defect has one.
 fn steady(k: &Key) -> bool {
@@ -475,7 +478,8 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
 /// the clauses' words for the titles.
 ///
 /// A defect's key is the key of its component that a case's own check gave (the model's come
-/// only where a read met no change in flight), met in the most trials, then the least: its
+/// only where a read met no change in flight; a case's before one only the generated sequences
+/// met), met in the most trials, then the least: its
 /// fingerprint, title and first clause. Worst first: by severity, then by fingerprint, so that
 /// every run and merge lists the same defects in the same order.
 pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
@@ -502,10 +506,16 @@ pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
             let lead = key_trials
                 .get(&r)
                 .and_then(|m| {
+                    // A case's key before one only the generated sequences met: a case is
+                    // written from its clause, a sequence meets a defect on the way.
+                    let by_case = |ts: &BTreeSet<usize>| {
+                        ts.iter().any(|t| !trials[*t].name.starts_with(SEQUENCES))
+                    };
                     m.iter()
                         .max_by(|a, b| {
                             steady(a.0)
                                 .cmp(&steady(b.0))
+                                .then(by_case(a.1).cmp(&by_case(b.1)))
                                 .then(a.1.len().cmp(&b.1.len()))
                                 .then(b.0.cmp(a.0))
                         })

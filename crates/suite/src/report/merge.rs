@@ -287,6 +287,9 @@ fn join(mut parts: Vec<Report>, missing: Vec<String>, contract: &Contract) -> Me
             ..first.selection.clone()
         },
         parts: part_list,
+        situations: crate::results::situations::SituationCoverage::merged(
+            parts.iter().filter_map(|p| p.situations.as_ref()),
+        ),
         ..first
     };
     Merged { report, missing }

@@ -29,6 +29,7 @@ use time::OffsetDateTime;
 use crate::cases::Case;
 use crate::client::{Exchange, Redactor};
 use crate::results::severity::{self, Severity};
+use crate::results::situations::SituationCoverage;
 use crate::results::{CaseResult, Failure, Rule, Summary, Verdict, explain};
 use conformance_contract::API_VERSION;
 use conformance_contract::Contract;
@@ -77,6 +78,8 @@ pub struct RunInfo {
     pub serve: Option<String>,
     /// The HAR file the run writes (`--har`).
     pub har: Option<String>,
+    /// Which situations the run put each operation of the operation table in.
+    pub situations: Option<SituationCoverage>,
 }
 
 /// Where a run's target came from, beyond its URL and faults: what `--rerun` needs to certify
@@ -185,6 +188,10 @@ pub struct Report {
     /// The HAR file of the run's exchanges (`--har`), which the HTML report links to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub har: Option<String>,
+    /// Situation coverage: for each operation of the operation table, the situations the run
+    /// put it in and the value classes it sent, and why not for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub situations: Option<SituationCoverage>,
 }
 
 /// One part of a merged certificate: which part it was, and the seed and run id that replay it.
@@ -587,6 +594,7 @@ impl Report {
             comparison: None,
             serve: info.serve.clone(),
             har: info.har.clone(),
+            situations: info.situations.clone(),
         }
     }
 

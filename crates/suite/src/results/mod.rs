@@ -1,11 +1,13 @@
 //! The results of a run, in one place: execution writes them and the reports read them. A
 //! trial's result (its verdict with the findings and exchanges behind it), each finding with its
-//! clause and severity, the explanation of a failure, and what the cleanup did.
+//! clause and severity, the explanation of a failure, what the cleanup did, and which situations
+//! the run put each operation in.
 
 mod cleanup;
 pub mod explain;
 mod finding;
 pub mod severity;
+pub mod situations;
 
 use std::sync::Arc;
 use std::time::Duration;

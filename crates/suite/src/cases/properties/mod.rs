@@ -458,11 +458,12 @@ fn relations() -> Vec<Case> {
     .collect()
 }
 
-/// Random sequences in the default run: trials of the same kind, each with its own seeded
-/// sequences (`--depth` runs more of them in each).
-pub const SEQUENCE_TRIALS: usize = 6;
+/// Sequence trials in the default run: each carries its share of the pairs of operation and
+/// situation the operation table yields (`--depth` runs more rounds of each share, in other
+/// orders and with other values).
+pub const SEQUENCE_TRIALS: usize = 8;
 
-/// The random-sequence trials (`cases::sequence`, run by `execute::sequences`).
+/// The sequence trials (`cases::situations`, run by `execute::sequences`).
 fn sequences() -> Vec<Case> {
     (1..=SEQUENCE_TRIALS)
         .map(|n| Case {
@@ -476,10 +477,20 @@ fn sequences() -> Vec<Case> {
                 "v1 API: messages > POST /v1/messages".into(),
                 "Header-versioned API > webhook management".into(),
                 "Pagination and collection conventions > filters".into(),
+                "Pagination and collection conventions > pageToken".into(),
+                "Authentication > 3".into(),
             ],
-            readings: vec!["1.3".into(), "2.6".into(), "4.2".into(), "6.7".into()],
+            readings: vec![
+                "1.3".into(),
+                "2.6".into(),
+                "4.2".into(),
+                "6.6".into(),
+                "6.7".into(),
+                "6.10".into(),
+                "6.11".into(),
+            ],
             summary: Some(
-                "Random sequences of creates, updates, transitions, assignments and deletes of tasks, contacts, messages and webhooks, on both generations, with lists under filters; the model judges every answer."
+                "Sequences generated from the operation table: every operation it describes put in every situation it yields (read back everywhere it shows, repeated, one field changed, values of each class of its fields' domains, one constraint broken, each actor, each body shape, a write during a walk, each filter value alone and combined), on the run's own resources; the model, the rules and the delivery predictions judge every answer."
                     .into(),
             ),
             tags: vec!["property".into(), "sequence".into()],
@@ -490,7 +501,10 @@ fn sequences() -> Vec<Case> {
             fixtures: ["phone_number_id"].into_iter().map(str::to_string).collect(),
             file: "src/cases/sequence.rs".into(),
             line: 0,
-            property: Some(Arc::new(Property::Sequence)),
+            property: Some(Arc::new(Property::Sequence {
+                index: n - 1,
+                of: SEQUENCE_TRIALS,
+            })),
             receiver: Vec::new(),
             uses_receiver: true,
             setups: Vec::new(),
