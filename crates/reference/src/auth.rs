@@ -37,7 +37,10 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
             .find(|k| {
                 // Fault api-key-prefix-compared: only the first 24 characters are compared.
                 let prefix = |s: &[u8]| s.get(..KEY_PREFIX_COMPARED).map(<[u8]>::to_vec);
+                // Fault api-key-case-insensitive: the key column's collation ignores case.
                 value.as_bytes() == k.key.as_bytes()
+                    || (faults.has(Fault::ApiKeyCaseInsensitive)
+                        && value.as_bytes().eq_ignore_ascii_case(k.key.as_bytes()))
                     || (faults.has(Fault::ApiKeyPrefixCompared)
                         && prefix(value.as_bytes()).is_some()
                         && prefix(value.as_bytes()) == prefix(k.key.as_bytes()))
@@ -101,7 +104,9 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
         let lenient = (sent.is_some()
             && app.switches().faults.has(Fault::CallsVersionUnchecked)
             && is_call_path(req.uri().path()))
-            || (sent.is_none() && app.switches().faults.has(Fault::VersionHeaderOptional));
+            || (sent.is_none() && app.switches().faults.has(Fault::VersionHeaderOptional))
+            || (app.switches().faults.has(Fault::VersionLaterDateAccepted)
+                && sent.is_some_and(|v| later_version_date(v.as_bytes())));
         if !lenient && sent.map(|v| v.as_bytes()) != Some(API_VERSION.as_bytes()) {
             let message = match sent {
                 None => format!(
@@ -121,4 +126,19 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
         }
     }
     next.run(req).await
+}
+
+/// Fault version-later-date-accepted: a version is resolved as the newest one released on or
+/// before the date sent, so any well-formed date after 2026-03-30 selects it.
+fn later_version_date(sent: &[u8]) -> bool {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    let parse = |b: &[u8]| {
+        std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| time::Date::parse(s, &format).ok())
+    };
+    match (parse(sent), parse(API_VERSION.as_bytes())) {
+        (Some(asked), Some(current)) => asked >= current,
+        _ => false,
+    }
 }

@@ -107,6 +107,11 @@ pub(crate) fn fire(
         .cloned()
         .collect();
     let mut jobs = Vec::new();
+    // Fault delivery-history-cache-misses-tests: recording an event's deliveries is the one write
+    // that clears the history cache.
+    if !targets.is_empty() {
+        store.hooks.history_cache.clear();
+    }
     for w in targets {
         let now = OffsetDateTime::now_utc();
         let hooks = &mut store.hooks;
@@ -127,6 +132,12 @@ pub(crate) fn fire(
         if app.switches().faults.has(Fault::EventsWithoutLinks) {
             if let Some(data) = payload.get_mut("data").and_then(Value::as_object_mut) {
                 data.remove("links");
+            }
+        }
+        // Fault event-context-omitted-when-empty: a context without values is not serialized.
+        if phone_number_id.is_none() && faults.has(Fault::EventContextOmittedWhenEmpty) {
+            if let Some(data) = payload.get_mut("data").and_then(Value::as_object_mut) {
+                data.remove("context");
             }
         }
         let payload = payload.to_string();
@@ -213,6 +224,30 @@ pub(crate) fn again(store: &Store, record: &DeliveryRecord, first_secret: bool) 
     })
 }
 
+/// Fault manual-retry-new-delivery: a manual retry inserts a new delivery (a new id, the same
+/// event and payload) and sends that one.
+pub(crate) fn again_as_new(
+    store: &mut Store,
+    retried: &DeliveryRecord,
+    first_secret: bool,
+) -> Option<(DeliveryRecord, Job)> {
+    let w = store.webhook(&retried.webhook_id)?.clone();
+    let hooks = &mut store.hooks;
+    let id = hooks.new_delivery_id();
+    let job = record(
+        hooks,
+        &w,
+        id,
+        retried.event_id.clone(),
+        retried.resource_id.clone(),
+        &retried.event,
+        retried.payload.clone(),
+        first_secret,
+    )?;
+    let added = hooks.deliveries.last()?.clone();
+    Some((added, job))
+}
+
 /// Sends each job on a task of its own.
 pub(crate) fn dispatch(app: &App, jobs: Vec<Job>) {
     for job in jobs {
@@ -242,6 +277,10 @@ async fn deliver(app: App, job: Job) {
             job.id.clone()
         };
         let mut ts = OffsetDateTime::now_utc().unix_timestamp();
+        // Fault webhook-timestamp-milliseconds: the timestamp taken from a milliseconds clock.
+        if faults.has(Fault::WebhookTimestampMilliseconds) {
+            ts = (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64;
+        }
         if faults.has(Fault::WebhookStaleTimestamp) {
             ts -= 600;
         }
@@ -302,6 +341,17 @@ fn signature(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet)
             "v1,{}",
             base64::engine::general_purpose::STANDARD.encode(mac)
         );
+    }
+    // Fault webhook-signs-pretty-body: the signer serializes the payload again, pretty-printed,
+    // while the body sent is the compact text.
+    if faults.has(Fault::WebhookSignsPrettyBody) {
+        let pretty = serde_json::from_str::<Value>(&job.payload)
+            .ok()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| job.payload.clone());
+        return signer
+            .sign(msg_id, ts, pretty.as_bytes())
+            .unwrap_or_default();
     }
     signer
         .sign(msg_id, ts, job.payload.as_bytes())

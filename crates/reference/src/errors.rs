@@ -237,6 +237,15 @@ impl ApiError {
                 }
             }
         }
+        // Fault v1-error-item-schema-string: the v1 serializer writes an item's schema as its
+        // type name.
+        if self.generation == Generation::V1 && faults.has(Fault::V1ErrorItemSchemaString) {
+            for item in self.errors.iter_mut() {
+                if let Some(kind) = item.pointer("/schema/type").cloned() {
+                    item["schema"] = kind;
+                }
+            }
+        }
         if !self.errors.is_empty() {
             body.insert("errors".into(), Value::Array(self.errors));
         }

@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1`, `blind2`, `blind3` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind4` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -43,6 +43,9 @@ macro_rules! kind {
     };
     (blind_set, blind3) => {
         Some(3)
+    };
+    (blind_set, blind4) => {
+        Some(4)
     };
     (blind_set, $other:ident) => {
         None
@@ -732,6 +735,85 @@ pending {
         "delivery records of events tied to a phone number show as resourceId the context's phone number id instead of the primary resource's id (a task.created delivery shows PN..., not the task's id)";
     V1ErrorCodeInteger => blind3 "v1-error-code-integer", "Errors > v1 error body",
         "v1 error bodies carry a code read back from an integer column: the leading zero is lost (`800404`, six digits) for every area whose code starts with 0";
+
+    // Blind set 4: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a 3-byte utf8 column, a case-insensitive collation, a 32-bit cast,
+    // a cache or search index one write path forgets, an ORM default or shared default object, a
+    // check or name copied wrongly between routes or generations, an off-by-one at a limit or a
+    // page edge, a unit or precision lost on a time, a cascade gone wide, a counter one path
+    // forgets, a non-idempotent retry, a double event, a check left off one route, a signature
+    // over the wrong bytes.
+    TaskTitleUtf8mb3Truncated => blind4 "task-title-utf8mb3-truncated", "v1 API: tasks > POST /v1/tasks",
+        "POST /v1/tasks (and PUT) store title and description in a 3-byte utf8 column of a non-strict database: the text is cut at its first character outside the Basic Multilingual Plane, so the title `Call 📞 Bob` reads back `Call `";
+    ConversationsIdFilterCaseInsensitive => blind4 "conversations-id-filter-case-insensitive", "Pagination and collection conventions > filters",
+        "GET /conversations compares phoneNumberId and phoneNumberId[in] under a case-insensitive collation: phoneNumberId=PNQ7R2S9T4U1, which no number has, lists the conversations of PNq7R2s9T4u1 instead of nothing";
+    ApiKeyCaseInsensitive => blind4 "api-key-case-insensitive", "Authentication > 3",
+        "API keys are looked up under a case-insensitive collation: the primary key written in upper case is served as the primary user instead of answering 401";
+    WebhookIdTruncatedU32 => blind4 "webhook-id-truncated-u32", "Header-versioned API > GET /webhooks/{webhookId}",
+        "a numeric webhookId is cast to a 32-bit unsigned integer before the lookup: GET /webhooks/4294968297 (2^32 + 1001) answers webhook 1001 instead of 404 (PATCH, DELETE and the other webhook routes alike)";
+    WebhooksListCacheStale => blind4 "webhooks-list-cache-stale", "Header-versioned API > webhook management",
+        "GET /webhooks answers from a list cache that create and delete clear but PATCH and PUT do not: after a PATCH of a webhook's label the list still shows the old label, while GET /webhooks/{id} shows the new one";
+    DeliveryHistoryCacheMissesTests => blind4 "delivery-history-cache-misses-tests", "Header-versioned API > webhook delivery history",
+        "GET /webhooks/{id}/events answers from a per-webhook cache that only event deliveries clear: a test delivery sent after the history was first read never shows in it, though its detail GET answers";
+    OrganizationCacheGlobal => blind4 "organization-cache-global", "Header-versioned API > GET /organization",
+        "GET /organization caches the first answer for the whole process instead of per workspace: after the primary key asked, the key of another workspace gets the primary workspace's organization";
+    TaskListIndexSnapshot => blind4 "task-list-index-snapshot", "v1 API: tasks > GET /v1/tasks",
+        "GET /v1/tasks lists from a search index written on create only: every task shows as it was created (a later PUT title or complete is not seen) and deleted tasks stay listed";
+    TaskAssigneesDefaultShared => blind4 "task-assignees-default-shared", "States and transitions > Task > assign and unassign",
+        "tasks created through POST /v1/tasks share one default assignee list object: assigning a user to one of them shows the user assigned (assignedTo) on every other task created so, and unassigning clears it from all";
+    WebhookCreateIgnoresDisabled => blind4 "webhook-create-ignores-disabled", "Resources > Webhook > status",
+        "POST /webhooks leaves status out of the insert, so the column default wins: a webhook created with status `disabled` is stored, answered and delivered to as `enabled`";
+    ContactPatchEntryUpsertIgnores => blind4 "contact-patch-entry-upsert-ignores", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH /v1/contacts/{id} writes emails and phone numbers with an insert that ignores rows whose id exists: an entry sent with its id and a new value keeps its old value (entries without id are written)";
+    MessagesMaxResultsContactsRange => blind4 "messages-max-results-contacts-range", "Limits > maxResults",
+        "GET /v1/messages checks maxResults with the validator copied from the contact list (1-50): maxResults from 51 to 100 answer 400";
+    SourcesFilterCreateLimit => blind4 "sources-filter-create-limit", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts checks each sources value against the create limit of source (1-72) instead of 1-75: a sources value of 73 to 75 characters answers 400";
+    DuedateRemovedFiresUpdated => blind4 "duedate-removed-fires-updated", "Events > event table",
+        "POST /v1/tasks/{taskId}/remove-due-date fires task.duedate.updated (the event name copied from change-due-date) instead of task.duedate.removed";
+    MessagesKeysetTokenSkips => blind4 "messages-keyset-token-skips", "Pagination and collection conventions > pageToken",
+        "GET /messages writes into nextPageToken the first message of the next page, while a page asked with a token starts after the message it names: every following page misses its first message";
+    RecipientsTenRefused => blind4 "recipients-10-refused", "Limits > recipients in to",
+        "POST /v1/messages refuses a `to` of exactly 10 recipients (the check reads `>= 10`): the stated maximum answers 400";
+    WebhookLimitAt49 => blind4 "webhook-limit-49", "Limits > webhooks per workspace",
+        "POST /webhooks counts the webhook being created toward the limit before comparing (`count + 1 >= 50`): a workspace holding 49 webhooks is refused its 50th";
+    TasksTokenCountsVisible => blind4 "tasks-token-counts-visible", "Pagination and collection conventions > pageToken",
+        "GET /v1/tasks writes the number of live tasks handed out as nextPageToken, while the next page reads it as a position among all stored rows, deleted ones included: once a task was deleted, the walk repeats tasks";
+    WebhookTimestampMilliseconds => blind4 "webhook-timestamp-milliseconds", "Authentication > 4",
+        "deliveries carry (and sign) webhook-timestamp in epoch milliseconds instead of seconds: a Standard Webhooks verifier reads a time far in the future and refuses every delivery";
+    CallsCreatedGteDateTruncated => blind4 "calls-created-gte-date-truncated", "Header-versioned API > GET /calls",
+        "GET /calls truncates the createdAt[gte] bound to its UTC date: createdAt[gte]=2026-02-04T16:00:00Z also lists the call created at 15:30 that day";
+    MessagesTimeBoundWholeSecond => blind4 "messages-time-bound-whole-second", "Header-versioned API > GET /messages",
+        "GET /messages binds its createdAt and updatedAt bounds to a DATETIME(0) parameter that drops fractional seconds: createdAt[lte] set to a sent message's own createdAt (`...:12.345Z`) leaves that message out";
+    VersionLaterDateAccepted => blind4 "version-later-date-accepted", "Versioning > 1",
+        "Service-Api-Version is resolved to the newest version not after the date sent: 2026-05-01 or 2027-01-01 is served as 2026-03-30 instead of refused (an earlier date or a value that is no date still is)";
+    WebhookDeleteByUrl => blind4 "webhook-delete-by-url", "Header-versioned API > webhook management",
+        "DELETE /webhooks/{id} deletes by the webhook's url (`WHERE url = ?`): every other webhook sending to the same url is deleted with it";
+    TaskOpenCounterSkipsReopen => blind4 "task-open-counter-skips-reopen", "Errors > Rules > 6",
+        "POST /v1/tasks checks a counter of open tasks that create increments and complete and delete decrement, but reopen never increments: after a complete and a reopen at the limit, a create is accepted and the workspace holds limit + 1 open tasks";
+    ContactUpdateFiresTwice => blind4 "contact-update-fires-twice", "Events > event table",
+        "PATCH /v1/contacts/{id} fires contact.updated twice (from the handler and from the model's after-save hook): a subscribed webhook gets two deliveries with distinct event ids for one update";
+    ManualRetryNewDelivery => blind4 "manual-retry-new-delivery", "Header-versioned API > webhook delivery history",
+        "POST /webhooks/{id}/events/{eventId}/retry records and sends a new delivery with a new id instead of sending the delivery again: the retry's webhook-id header differs from the id retried, and the history gains a record";
+    CallV1GetSkipsNumberAccess => blind4 "call-v1-get-skips-number-access", "Authentication > 3",
+        "GET /v1/calls/{callId} looks the call up without the number-scoped check the list makes: a caller who is not a user of the call's phone number gets 200 with the call instead of 403 Not Phone Number User";
+    WebhookSignsPrettyBody => blind4 "webhook-signs-pretty-body", "Authentication > 4",
+        "the delivery signature is computed over the payload pretty-printed, while the body sent is compact JSON: the signature verifies against no byte the receiver gets";
+    PhoneNumberUsersJoinUnfiltered => blind4 "phone-number-users-join-unfiltered", "Header-versioned API > GET /phone-numbers/{phoneNumberId}/users",
+        "GET /phone-numbers/{phoneNumberId}/users joins users to number assignments without the number's condition: it lists every user assigned to any number of the workspace, not only that number's";
+    EventContextOmittedWhenEmpty => blind4 "event-context-omitted-when-empty", "Events > envelope",
+        "events not tied to a phone number (contact.updated, contact.deleted, a task linked to a conversation only) leave data.context out of the envelope: the serializer skips a context without values";
+    GroupSendJoinsSupersetConversation => blind4 "group-send-joins-superset-conversation", "v1 API: messages > POST /v1/messages > to",
+        "POST /v1/messages with several recipients posts into the most recently active conversation that holds them all: to [+14155550101, +14155550106] goes to the seeded three-party conversation, to +14155550102 as well";
+    TaskUnassignRevisionInteger => blind4 "task-unassign-revision-integer", "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+        "unassign answers {data: {taskId, revision}} with revision as a JSON integer (the counter column as read) instead of the string a task's revision is";
+    V1ErrorItemSchemaString => blind4 "v1-error-item-schema-string", "Errors > v1 error body",
+        "items of a v1 error body's `errors` array carry `schema` as the bare type name (`\"string\"`) instead of an object with `type` (the 400 of a whitespace-only message)";
+    RecordingsPageTakesLatest => blind4 "recordings-page-takes-latest", "Header-versioned API > GET /calls/{callId}/recordings",
+        "GET /calls/{callId}/recordings cuts each page from the newest segments (ORDER BY startTime DESC LIMIT n, reversed for display): with maxResults 2 a walk of three segments gives the second, the third, then the first";
+    LegacyCallTranscriptsRouteTypo => blind4 "legacy-call-transcripts-route-typo", "Legacy v1 webhook creation endpoints",
+        "the legacy kind table spells `call-transcript`: POST /v1/webhooks/call-transcripts answers 404 Not Found (the other three kinds create their webhook)";
 }
 }
 
@@ -813,6 +895,12 @@ impl Fault {
             // contract-strict refuses a maxResults outside the stated range before the handler
             // binds it: the overflow never reaches the query.
             Fault::CallsMaxResultsOverflow500 => &[V::ContractStrict],
+            // Blind set 4. A task's assignedTo is a field a target may leave out or give as
+            // null (READINGS 1.3); v1-error-minimal leaves the errors array out; with whole-second
+            // timestamps the bound a client copies from an answer has no fraction to drop.
+            Fault::TaskAssigneesDefaultShared => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            Fault::V1ErrorItemSchemaString => &[V::V1ErrorMinimal],
+            Fault::MessagesTimeBoundWholeSecond => &[V::TimestampsWholeSeconds],
             _ => &[],
         }
     }

@@ -28,6 +28,12 @@ pub(crate) struct Hooks {
     /// Webhooks created without resourceIds while fault webhook-default-scope-shared is on: they
     /// hold the one shared default list.
     pub default_scope: std::collections::BTreeSet<String>,
+    /// The answer of GET /webhooks as first read (fault webhooks-list-cache-stale): create and
+    /// delete clear it, PATCH and PUT do not.
+    pub list_cache: Option<Vec<Value>>,
+    /// Each webhook's delivery history as first read, newest first (fault
+    /// delivery-history-cache-misses-tests): only event deliveries clear it.
+    pub history_cache: HashMap<String, Vec<DeliveryRecord>>,
 }
 
 /// One delivery: its payload and every attempt to deliver it.

@@ -398,6 +398,11 @@ fn encode(id: &str) -> String {
     format!("k1{hex}")
 }
 
+/// The keyset token naming `id`.
+pub(crate) fn keyset_token(id: &str) -> String {
+    encode(id)
+}
+
 /// The id a keyset token names, or `None` for a token this instance did not produce.
 pub(crate) fn keyset_id(token: &str) -> Option<String> {
     decode(token)

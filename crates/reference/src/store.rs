@@ -38,6 +38,8 @@ pub(crate) struct Store {
     pub(crate) contact_read_cache: HashMap<String, Contact>,
     /// Message lists by caller and filter (fault messages-list-cache-not-invalidated).
     pub(crate) message_list_cache: HashMap<String, Vec<super::messaging::Message>>,
+    /// The first organization answered, for every caller (fault organization-cache-global).
+    pub(crate) organization_cache: Option<serde_json::Value>,
 }
 
 /// Which shape generated ids take; every shape is conforming (ids are opaque, READINGS 5.1).

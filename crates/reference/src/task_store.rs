@@ -83,6 +83,13 @@ pub(crate) struct NewTask {
 pub(crate) struct TaskStore {
     tasks: Vec<Task>,
     next_seq: u64,
+    /// Each task as it was created: the search index fault task-list-index-snapshot lists from
+    /// (written on create, never updated).
+    index: std::collections::HashMap<String, Task>,
+    /// Tasks holding the one shared default assignee list (fault task-assignees-default-shared).
+    pub shared_assignees: std::collections::BTreeSet<String>,
+    /// Reopens the open-task counter missed (fault task-open-counter-skips-reopen).
+    pub uncounted_reopens: usize,
 }
 
 /// Whether `id` has the shape of the ids [`TaskStore`] gives: `TK` and 16 lowercase hex digits.
@@ -114,16 +121,40 @@ impl TaskStore {
     /// position after the last one when more follow. Tasks are never removed from the store
     /// (deletion flags them), so a position stays valid while other clients create and delete.
     pub(crate) fn page_after(&self, from: usize, size: usize) -> (Vec<&Task>, Option<usize>) {
+        self.page_where(from, size, |t| !t.is_deleted)
+    }
+
+    /// [`Self::page_after`] over the tasks `keep` keeps.
+    pub(crate) fn page_where(
+        &self,
+        from: usize,
+        size: usize,
+        keep: impl Fn(&Task) -> bool,
+    ) -> (Vec<&Task>, Option<usize>) {
         let mut items = Vec::new();
         let mut at = from.min(self.tasks.len());
         while at < self.tasks.len() && items.len() < size {
-            if !self.tasks[at].is_deleted {
+            if keep(&self.tasks[at]) {
                 items.push(&self.tasks[at]);
             }
             at += 1;
         }
-        let more = self.tasks[at..].iter().any(|t| !t.is_deleted);
+        let more = self.tasks[at..].iter().any(keep);
         (items, more.then_some(at))
+    }
+
+    /// How many visible tasks are stored before position `at` (fault tasks-token-counts-visible
+    /// writes this count as the next page's token).
+    pub(crate) fn visible_before(&self, at: usize) -> usize {
+        self.tasks[..at.min(self.tasks.len())]
+            .iter()
+            .filter(|t| !t.is_deleted)
+            .count()
+    }
+
+    /// The task as the search index holds it: as it was created.
+    pub(crate) fn indexed(&self, id: &str) -> Option<&Task> {
+        self.index.get(id)
     }
 
     /// A task by id, deleted ones included (the caller decides what a deleted task answers).
@@ -165,6 +196,7 @@ impl TaskStore {
             revision: 1,
         };
         self.tasks.push(task.clone());
+        self.index.insert(task.task_id.clone(), task.clone());
         task
     }
 
@@ -173,6 +205,8 @@ impl TaskStore {
         let at = datetime!(2026-01-20 09:00 UTC) + time::Duration::hours(self.next_seq as i64);
         let mut task = self.create(input, org_id, created_by, at);
         task.completed = completed;
+        // The seeds are indexed as they stand.
+        self.index.insert(task.task_id.clone(), task.clone());
         if let Some(last) = self.tasks.last_mut() {
             *last = task;
         }

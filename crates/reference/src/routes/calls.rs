@@ -181,6 +181,24 @@ fn page_of_quirks(
     skip_one: bool,
     drop_token: bool,
 ) -> Answer {
+    let mut page = page_cut(app, q, path, items, skip_one)?;
+    if drop_token {
+        page.next_token = None;
+    }
+    Ok(reply::json(
+        StatusCode::OK,
+        &pagination::list_body(page, &app.switches().faults),
+    ))
+}
+
+/// The page [`page_of_quirks`] answers, before it is written.
+fn page_cut(
+    app: &App,
+    q: &Query,
+    path: &str,
+    items: &[Value],
+    skip_one: bool,
+) -> Result<pagination::Page<Value>, ApiError> {
     let faults = &app.switches().faults;
     let min = if faults.has(Fault::CallsMaxResultsMin2) {
         2
@@ -218,14 +236,7 @@ fn page_of_quirks(
     } else {
         offset
     };
-    let mut page = pagination::paginate(items, size, offset, faults);
-    if drop_token {
-        page.next_token = None;
-    }
-    Ok(reply::json(
-        StatusCode::OK,
-        &pagination::list_body(page, faults),
-    ))
+    Ok(pagination::paginate(items, size, offset, faults))
 }
 
 fn includes(q: &Query) -> Vec<String> {
@@ -391,9 +402,15 @@ async fn get_v1(
         if ws.call(&id).is_none() && app.switches().faults.has(Fault::CallV1UnknownAnswered) {
             return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
         }
-        let call = visible_call(&app, ws, &caller, V1_CALLS, &id, || {
-            not_number_user(&app, V1_CALLS, &id)
-        })?;
+        // Fault call-v1-get-skips-number-access: the single get looks the call up by id alone.
+        let call = if app.switches().faults.has(Fault::CallV1GetSkipsNumberAccess) {
+            ws.call(&id)
+                .ok_or_else(|| not_found(V1_CALLS, "Call", &id))?
+        } else {
+            visible_call(&app, ws, &caller, V1_CALLS, &id, || {
+                not_number_user(&app, V1_CALLS, &id)
+            })?
+        };
         Ok(reply::data(
             StatusCode::OK,
             call_json(&app, call, false, false),
@@ -486,11 +503,25 @@ async fn list_hv(
                 return Err(not_number_user(&app, HV, number));
             }
         }
-        let gte = time_param(&q, "createdAt[gte]", HV)?.filter(|_| {
-            !app.switches()
-                .faults
-                .has(Fault::CallsCreatedAtFilterIgnored)
-        });
+        let gte = time_param(&q, "createdAt[gte]", HV)?
+            .filter(|_| {
+                !app.switches()
+                    .faults
+                    .has(Fault::CallsCreatedAtFilterIgnored)
+            })
+            .map(|g| {
+                // Fault calls-created-gte-date-truncated: the bound cast to a DATE.
+                if app
+                    .switches()
+                    .faults
+                    .has(Fault::CallsCreatedGteDateTruncated)
+                {
+                    g.to_offset(time::UtcOffset::UTC)
+                        .replace_time(time::Time::MIDNIGHT)
+                } else {
+                    g
+                }
+            });
         let inc = includes(&q);
         let mut calls: Vec<&Call> = ws
             .calls
@@ -694,10 +725,26 @@ fn segments_hv(
         if recordings {
             recording_ids_re(&app, &mut items);
             recording_times_local(&app, &mut items);
+            if app.switches().faults.has(Fault::RecordingsPageTakesLatest) {
+                return page_latest(&app, &q, &items);
+            }
         }
         page_of(&app, &q, HV, &items)
     });
     answer(&app, result)
+}
+
+/// Fault recordings-page-takes-latest: each page is the newest segments from the offset on
+/// (`ORDER BY startTime DESC LIMIT n OFFSET k`), put back in ascending order for display.
+fn page_latest(app: &App, q: &Query, items: &[Value]) -> Answer {
+    let mut newest_first = items.to_vec();
+    newest_first.reverse();
+    let mut page = page_cut(app, q, HV, &newest_first, false)?;
+    page.items.reverse();
+    Ok(reply::json(
+        StatusCode::OK,
+        &pagination::list_body(page, &app.switches().faults),
+    ))
 }
 
 fn number_field(app: &App) -> &'static str {
@@ -805,9 +852,23 @@ async fn number_users_hv(
             .number(&id)
             .ok_or_else(|| not_found(path, "Phone number", &id))?;
         let empty = app.switches().faults.has(Fault::PhoneNumberUsersEmpty);
-        let users: Vec<Value> = n
-            .users
-            .iter()
+        // Fault phone-number-users-join-unfiltered: users joined to every number's assignments,
+        // the number's own condition missing from the join.
+        let assigned: Vec<&String> = if app
+            .switches()
+            .faults
+            .has(Fault::PhoneNumberUsersJoinUnfiltered)
+        {
+            ws.users
+                .iter()
+                .map(|u| &u.id)
+                .filter(|u| ws.numbers.iter().any(|n| n.users.contains(u)))
+                .collect()
+        } else {
+            n.users.iter().collect()
+        };
+        let users: Vec<Value> = assigned
+            .into_iter()
             .filter(|_| !empty)
             .filter_map(|u| ws.user(u))
             .map(|u| user_json(&app, &u.json))
@@ -923,13 +984,24 @@ async fn user_numbers_hv(
 /// keys the profile names (`international_disabled_api_key`, `subscription_expired_api_key`).
 async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Caller>) -> Response {
     let org = {
-        let store = app.store();
-        let workspace = store.messaging.workspace_of(caller.user_id);
-        crate::workspace::organization_of(
-            &store.workspace().organization,
-            workspace,
-            app.switches().variant(Variant::OwnWorkspaceKeys),
-        )
+        let mut store = app.store();
+        // Fault organization-cache-global: the cache key names no workspace.
+        let cached = app.switches().faults.has(Fault::OrganizationCacheGlobal);
+        match store.organization_cache.clone().filter(|_| cached) {
+            Some(org) => org,
+            None => {
+                let workspace = store.messaging.workspace_of(caller.user_id);
+                let org = crate::workspace::organization_of(
+                    &store.workspace().organization,
+                    workspace,
+                    app.switches().variant(Variant::OwnWorkspaceKeys),
+                );
+                if cached {
+                    store.organization_cache = Some(org.clone());
+                }
+                org
+            }
+        }
     };
     if app
         .switches()

@@ -353,6 +353,9 @@ fn update(
     if faults.has(Fault::PatchEmptyListKeepsEntries) {
         keep_when_empty(&mut input, &existing);
     }
+    if faults.has(Fault::ContactPatchEntryUpsertIgnores) {
+        keep_existing_rows(&mut input, &existing);
+    }
     let updated = store
         .replace_contact(
             id,
@@ -362,7 +365,7 @@ fn update(
         )
         .ok_or_else(|| missing_contact(faults, V1_PATH, id))?;
     let json = updated.to_json(store.custom_field_defs());
-    let jobs = if faults.has(Fault::ContactUpdateNotFired) {
+    let mut jobs = if faults.has(Fault::ContactUpdateNotFired) {
         Vec::new()
     } else {
         crate::deliveries::fire(
@@ -374,6 +377,17 @@ fn update(
             json.clone(),
         )
     };
+    // Fault contact-update-fires-twice: the model's after-save hook publishes the event too.
+    if faults.has(Fault::ContactUpdateFiresTwice) {
+        jobs.extend(crate::deliveries::fire(
+            app,
+            &mut store,
+            "contact.updated",
+            None,
+            &updated.id,
+            json.clone(),
+        ));
+    }
     // Fault contact-patch-answers-previous: the entity read before the save is answered.
     let json = if faults.has(Fault::ContactPatchAnswersPrevious) {
         existing.to_json(store.custom_field_defs())
@@ -434,6 +448,25 @@ fn keep_when_empty(input: &mut ContactInput, existing: &Contact) {
                 value: item.value.clone(),
             })
             .collect();
+    }
+}
+
+/// Fault contact-patch-entry-upsert-ignores: entries are written with `INSERT IGNORE`, so a row
+/// whose id exists keeps its columns; only entries without a known id are written as sent.
+fn keep_existing_rows(input: &mut ContactInput, existing: &Contact) {
+    for (sent, current) in [
+        (&mut input.emails, &existing.emails),
+        (&mut input.phone_numbers, &existing.phone_numbers),
+    ] {
+        for entry in sent.iter_mut() {
+            if let Some(row) = current
+                .iter()
+                .find(|e| entry.id.as_deref() == Some(e.id.as_str()))
+            {
+                entry.name = row.name.clone();
+                entry.value = row.value.clone();
+            }
+        }
     }
 }
 
@@ -636,7 +669,13 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
         query.all("externalIds"),
         external_ids_max,
     )?;
-    let sources = filter_values(V1_PATH, "sources", query.all("sources"), FILTER_VALUE_MAX)?;
+    // Fault sources-filter-create-limit: the filter's check copied from the create rule of source.
+    let sources_max = if faults.has(Fault::SourcesFilterCreateLimit) {
+        SOURCE_MAX_CREATE
+    } else {
+        FILTER_VALUE_MAX
+    };
+    let sources = filter_values(V1_PATH, "sources", query.all("sources"), sources_max)?;
     let default_size = if faults.has(Fault::DefaultPageSize20) {
         20
     } else {

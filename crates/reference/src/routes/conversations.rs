@@ -358,8 +358,14 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let workspace = m.workspace_of(caller.user_id);
     let mut items: Vec<Conversation> = of_workspace(m, workspace)
         .filter(|c| {
-            line_sets.iter().all(|set| set.contains(&c.phone_number_id))
-                && within(&created, c.created_at)
+            // Fault conversations-id-filter-case-insensitive: ids compared under a _ci collation.
+            line_sets.iter().all(|set| {
+                set.iter().any(|s| {
+                    *s == c.phone_number_id
+                        || (faults.has(Fault::ConversationsIdFilterCaseInsensitive)
+                            && s.eq_ignore_ascii_case(&c.phone_number_id))
+                })
+            }) && within(&created, c.created_at)
                 && within(&updated, c.updated_at)
         })
         .cloned()

@@ -66,9 +66,16 @@ fn optional_instant(
         .transpose()
 }
 
+/// The page size the contact list allows (fault messages-max-results-contacts-range).
+const CONTACTS_MAX_RESULTS: usize = 50;
+
 fn page_size(app: &App, path: &str, query: &Query) -> Result<usize, ApiError> {
-    let max = if app.switches().faults.has(Fault::MessagesMaxResultsMax101) {
+    let faults = &app.switches().faults;
+    let max = if faults.has(Fault::MessagesMaxResultsMax101) {
         MAX_RESULTS + 1
+    } else if path == V1_PATH && faults.has(Fault::MessagesMaxResultsContactsRange) {
+        // Fault messages-max-results-contacts-range: the contact list's validator, copied.
+        CONTACTS_MAX_RESULTS
     } else {
         MAX_RESULTS
     };
@@ -94,6 +101,20 @@ fn message_page(
     let (page, next) =
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
             .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    // Fault messages-keyset-token-skips: the cursor names the first message of the next page
+    // (`rows[limit]`), while a continuation starts after the message its cursor names.
+    let next = match (next, page.last()) {
+        (Some(_), Some(last))
+            if path == HV_PATH && app.switches().faults.has(Fault::MessagesKeysetTokenSkips) =>
+        {
+            items
+                .iter()
+                .position(|m| m.id == last.id)
+                .and_then(|at| items.get(at + 1))
+                .map(|m| messaging::keyset_token(&m.id))
+        }
+        (next, _) => next,
+    };
     let body = pagination::list_body(
         pagination::Page {
             items: page
@@ -386,6 +407,21 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let mut answers = Vec::new();
     let mut jobs = Vec::new();
     for to in sends {
+        // Fault group-send-joins-superset-conversation: the group lookup asks for the most
+        // recently active conversation holding every recipient, not the one of exactly them.
+        let to = if faults.has(Fault::GroupSendJoinsSupersetConversation) && to.len() > 1 {
+            store
+                .messaging
+                .conversations()
+                .iter()
+                .filter(|c| c.phone_number_id == line.id)
+                .filter(|c| to.iter().all(|n| c.participants.contains(n)))
+                .max_by_key(|c| c.last_activity_at)
+                .map(|c| c.participants.clone())
+                .unwrap_or(to)
+        } else {
+            to
+        };
         // Fault send-conversation-id-null-when-new: the answer is built before the conversation
         // upsert gives a new conversation its id.
         let opens = store.messaging.conversation_with(line.id, &to).is_none();
@@ -521,7 +557,13 @@ fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String
     } else {
         MAX_RECIPIENTS
     };
-    if to.is_empty() || to.len() > max {
+    // Fault recipients-10-refused: the check reads `>= 10`.
+    let over = if faults.has(Fault::RecipientsTenRefused) {
+        to.len() >= max
+    } else {
+        to.len() > max
+    };
+    if to.is_empty() || over {
         return Err(ApiError::bad_request(
             V1_PATH,
             format!(
@@ -818,6 +860,13 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     }
     gte_as_gt(faults, &mut created);
     gte_as_gt(faults, &mut updated);
+    // Fault messages-time-bound-whole-second: the bounds reach the query as DATETIME(0)
+    // parameters, their fractional seconds dropped.
+    if faults.has(Fault::MessagesTimeBoundWholeSecond) {
+        for (_, t) in created.iter_mut().chain(updated.iter_mut()) {
+            *t = t.replace_nanosecond(0).unwrap_or(*t);
+        }
+    }
     let (by, desc) = sort_order(
         HV_PATH,
         query,

@@ -254,6 +254,19 @@ fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
     }
 }
 
+/// Fault task-title-utf8mb3-truncated: the task columns are 3-byte utf8 and the database runs
+/// without strict mode, so a value is cut (with a warning nobody reads) at its first character
+/// outside the Basic Multilingual Plane.
+fn utf8mb3_column(faults: &FaultSet, text: String) -> String {
+    if !faults.has(Fault::TaskTitleUtf8mb3Truncated) {
+        return text;
+    }
+    match text.char_indices().find(|(_, c)| *c > '\u{FFFF}') {
+        Some((at, _)) => text[..at].to_string(),
+        None => text,
+    }
+}
+
 fn task_json(task: &Task, faults: &FaultSet) -> Value {
     let mut v = task.to_json(shown_revision(task, faults));
     if faults.has(Fault::TaskCompletedString) {
@@ -282,6 +295,8 @@ async fn create(
         if faults.has(Fault::TaskCreateIgnoresTitle) {
             input.title = "Untitled task".to_string();
         }
+        input.title = utf8mb3_column(faults, input.title);
+        input.description = input.description.map(|d| utf8mb3_column(faults, d));
         let mut store = app.store();
         let tasks = store.tasks_mut();
         // Fault task-limit-counts-run-only: the tasks the workspace had before (seeded in
@@ -294,6 +309,9 @@ async fn create(
                     t.is_open() && t.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
                 })
                 .count()
+        } else if faults.has(Fault::TaskOpenCounterSkipsReopen) {
+            // Fault task-open-counter-skips-reopen: the counter never saw the reopens.
+            tasks.open_count().saturating_sub(tasks.uncounted_reopens)
         } else {
             tasks.open_count()
         };
@@ -321,6 +339,11 @@ async fn create(
             caller.user_id,
             OffsetDateTime::now_utc(),
         );
+        // Fault task-assignees-default-shared: the model's default `assignees = []` is one list
+        // object, which every task created without assignees holds.
+        if faults.has(Fault::TaskAssigneesDefaultShared) {
+            tasks.shared_assignees.insert(task.task_id.clone());
+        }
         let json = task_json(&task, faults);
         let jobs = crate::deliveries::fire(
             &app,
@@ -345,7 +368,19 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         let size = pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad)?;
         let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
         let store = app.store();
-        let (items, mut next) = store.tasks().page_after(offset, size);
+        // Fault task-list-index-snapshot: the list reads the search index, whose documents were
+        // written on create and never updated or removed.
+        let snapshot = faults.has(Fault::TaskListIndexSnapshot);
+        let (items, mut next) = if snapshot {
+            let (rows, next) = store.tasks().page_where(offset, size, |_| true);
+            let items = rows
+                .into_iter()
+                .map(|t| store.tasks().indexed(&t.task_id).unwrap_or(t))
+                .collect();
+            (items, next)
+        } else {
+            store.tasks().page_after(offset, size)
+        };
         // Fault tasks-last-single-item-lost: a token only when two or more tasks are left.
         if let Some(at) = next.filter(|_| faults.has(Fault::TasksLastSingleItemLost)) {
             if store.tasks().page_after(at, 2).0.len() == 1 {
@@ -365,7 +400,17 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
                 .map(|t| task_json(t, faults))
                 .collect(),
             total: store.tasks().visible().len(),
-            next_token: next.map(pagination::encode_token),
+            // Fault tasks-token-counts-visible: the token counts the live tasks handed out, and
+            // the next page reads it as a row position.
+            next_token: next
+                .map(|at| {
+                    if faults.has(Fault::TasksTokenCountsVisible) {
+                        store.tasks().visible_before(at)
+                    } else {
+                        at
+                    }
+                })
+                .map(pagination::encode_token),
         };
         Ok(reply::json(
             StatusCode::OK,
@@ -419,10 +464,10 @@ async fn update(
                 ));
             }
             if let Some(title) = title {
-                task.title = title;
+                task.title = utf8mb3_column(faults, title);
             }
             if body.contains_key("description") && !faults.has(Fault::TaskPutIgnoresDescription) {
-                task.description = description;
+                task.description = description.map(|d| utf8mb3_column(faults, d));
             }
             // Fault task-put-reopens: the task rebuilt from the body comes back open.
             if faults.has(Fault::TaskPutReopens) {
@@ -514,6 +559,23 @@ fn change_data(
         "taskId": task.task_id,
         "revision": shown_revision(&task, faults).to_string(),
     });
+    if changed && event == "task.reopened" && faults.has(Fault::TaskOpenCounterSkipsReopen) {
+        store.tasks_mut().uncounted_reopens += 1;
+    }
+    // Fault task-assignees-default-shared: assign and unassign change the shared list in
+    // place, so every task holding it sees the change.
+    let shares = matches!(event, "task.assigned" | "task.unassigned")
+        && faults.has(Fault::TaskAssigneesDefaultShared)
+        && store.tasks().shared_assignees.contains(&task.task_id);
+    if changed && shares {
+        let tasks = store.tasks_mut();
+        let sharing: Vec<String> = tasks.shared_assignees.iter().cloned().collect();
+        for other in sharing.iter().filter(|o| **o != task.task_id) {
+            if let Some(t) = tasks.get_mut(other) {
+                t.assignees = task.assignees.clone();
+            }
+        }
+    }
     if changed {
         let event = if faults.has(Fault::TaskEventsAllUpdated) {
             "task.updated"
@@ -651,6 +713,15 @@ fn run_transition(
                     data.remove("revision");
                 }
             }
+            // Fault task-unassign-revision-integer: the counter column answered as read.
+            if faults.has(Fault::TaskUnassignRevisionInteger) {
+                if let Some(n) = data["revision"]
+                    .as_str()
+                    .and_then(|r| r.parse::<u64>().ok())
+                {
+                    data["revision"] = json!(n);
+                }
+            }
             Ok(reply::data(StatusCode::OK, data))
         }
         "change-due-date" => change(app, id, "task.duedate.updated", |task| {
@@ -673,14 +744,24 @@ fn run_transition(
             task.due_date = Some(stored_due_date(faults, due));
             Ok(Changed::Yes)
         }),
-        "remove-due-date" => change(app, id, "task.duedate.removed", |task| {
-            body?;
-            if task.due_date.is_none() || faults.has(Fault::TaskDueDateNotCleared) {
-                return Ok(Changed::No);
-            }
-            task.due_date = None;
-            Ok(Changed::Yes)
-        }),
+        // Fault duedate-removed-fires-updated: the event name copied from change-due-date.
+        "remove-due-date" => change(
+            app,
+            id,
+            if faults.has(Fault::DuedateRemovedFiresUpdated) {
+                "task.duedate.updated"
+            } else {
+                "task.duedate.removed"
+            },
+            |task| {
+                body?;
+                if task.due_date.is_none() || faults.has(Fault::TaskDueDateNotCleared) {
+                    return Ok(Changed::No);
+                }
+                task.due_date = None;
+                Ok(Changed::Yes)
+            },
+        ),
         "link-conversation" => change(app, id, "task.linked", |task| {
             task.conversation_id = Some(required_id(&body?, "conversationId", "CN")?);
             Ok(Changed::Yes)

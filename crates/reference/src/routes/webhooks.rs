@@ -132,6 +132,13 @@ fn webhook_id(
             json!({"type": "string", "pattern": ID_PATTERN}),
         ));
     }
+    // Fault webhook-id-truncated-u32: the id is bound as a 32-bit unsigned integer, which wraps.
+    if numeric && app.switches().faults.has(Fault::WebhookIdTruncatedU32) {
+        let wrapped = id.bytes().fold(0u32, |n, b| {
+            n.wrapping_mul(10).wrapping_add(u32::from(b - b'0'))
+        });
+        return Ok(wrapped.to_string());
+    }
     Ok(id)
 }
 
@@ -179,8 +186,17 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
 }
 
 async fn list(State(app): State<App>) -> Response {
-    let store = app.store();
-    let items: Vec<Value> = store.webhooks().iter().map(Webhook::to_json).collect();
+    let mut store = app.store();
+    // Fault webhooks-list-cache-stale: the list is cached on first read; only create and delete
+    // clear it.
+    let cached = app.switches().faults.has(Fault::WebhooksListCacheStale);
+    let items: Vec<Value> = match store.hooks.list_cache.clone().filter(|_| cached) {
+        Some(items) => items,
+        None => store.webhooks().iter().map(Webhook::to_json).collect(),
+    };
+    if cached {
+        store.hooks.list_cache = Some(items.clone());
+    }
     let total = items.len();
     reply::json(
         StatusCode::OK,
@@ -399,6 +415,12 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         } else {
             counted
         };
+        // Fault webhook-limit-49: the webhook being created is counted before the comparison.
+        let counted = if faults.has(Fault::WebhookLimitAt49) {
+            counted + 1
+        } else {
+            counted
+        };
         if counted >= WEBHOOK_LIMIT && !faults.has(Fault::WebhookLimitNotEnforced) {
             return Err(ApiError::bad_request(
                 PATH,
@@ -423,7 +445,11 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
                 .label
                 .flatten()
                 .filter(|_| !faults.has(Fault::WebhookCreateDropsLabel)),
-            status: fields.status.unwrap_or_else(|| default_status.to_string()),
+            // Fault webhook-create-ignores-disabled: status is not among the inserted columns.
+            status: fields
+                .status
+                .filter(|_| !faults.has(Fault::WebhookCreateIgnoresDisabled))
+                .unwrap_or_else(|| default_status.to_string()),
             url,
             created_at: now,
             updated_at: now,
@@ -449,6 +475,7 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
                 .insert(id.clone(), webhook.events.clone());
         }
         store.add_webhook(webhook.clone());
+        store.hooks.list_cache = None;
         Ok(reply::data(
             StatusCode::CREATED,
             with_secret(&app, &webhook, &secret),
@@ -556,7 +583,20 @@ async fn delete_webhook(
             return Err(not_found(&app, &id));
         };
         store.remove_webhook(&id);
+        store.hooks.list_cache = None;
         let faults = &app.switches().faults;
+        // Fault webhook-delete-by-url: the delete statement's condition is the url, not the id.
+        if faults.has(Fault::WebhookDeleteByUrl) {
+            let same_url: Vec<String> = store
+                .webhooks()
+                .iter()
+                .filter(|o| o.url == w.url)
+                .map(|o| o.id.clone())
+                .collect();
+            for other in same_url {
+                store.remove_webhook(&other);
+            }
+        }
         if faults.has(Fault::WebhookDeleteKeepsDelivering)
             || faults.has(Fault::WebhookLimitCountsDeleted)
         {
@@ -697,7 +737,7 @@ async fn history(
 ) -> Response {
     let query = Query::parse(raw.as_deref());
     let result = managed_id(&app, id).and_then(|id| {
-        let store = app.store();
+        let mut store = app.store();
         if store.webhook(&id).is_none() {
             return Err(not_found(&app, &id));
         }
@@ -706,11 +746,24 @@ async fn history(
                 .faults
                 .has(Fault::WebhookResourceFilterIgnored)
         });
-        let items: Vec<Value> = store
-            .hooks
-            .deliveries
+        // Fault delivery-history-cache-misses-tests: the history as first read, until an event
+        // delivery clears the cache.
+        let cached = app
+            .switches()
+            .faults
+            .has(Fault::DeliveryHistoryCacheMissesTests);
+        let records: Vec<DeliveryRecord> = match store.hooks.history_cache.get(&id) {
+            Some(records) if cached => records.clone(),
+            _ => store.hooks.deliveries.iter().rev().cloned().collect(),
+        };
+        if cached {
+            store
+                .hooks
+                .history_cache
+                .insert(id.clone(), records.clone());
+        }
+        let items: Vec<Value> = records
             .iter()
-            .rev()
             // Fault webhook-history-all-webhooks: the history is not narrowed to the webhook.
             .filter(|d| {
                 d.webhook_id == id || app.switches().faults.has(Fault::WebhookHistoryAllWebhooks)
@@ -755,14 +808,24 @@ async fn manual_retry(
     ids: Result<Path<(String, String)>, PathRejection>,
 ) -> Response {
     let result = split(&app, ids).and_then(|(id, event)| {
-        let store = app.store();
-        let record = delivery(&app, &store, &id, &event)?;
-        let json = record_json(&app, record);
+        let mut store = app.store();
+        let record = delivery(&app, &store, &id, &event)?.clone();
         let first = app
             .switches()
             .faults
             .has(Fault::WebhookSignsWithFirstSecret);
-        let job = deliveries::again(&store, record, first);
+        let (json, job) = if app.switches().faults.has(Fault::ManualRetryNewDelivery) {
+            // Fault manual-retry-new-delivery: the retry is a new delivery of the same event.
+            match deliveries::again_as_new(&mut store, &record, first) {
+                Some((added, job)) => (record_json(&app, &added), Some(job)),
+                None => (record_json(&app, &record), None),
+            }
+        } else {
+            (
+                record_json(&app, &record),
+                deliveries::again(&store, &record, first),
+            )
+        };
         drop(store);
         if !app.switches().faults.has(Fault::WebhookManualRetryNoop) {
             deliveries::dispatch(&app, job.into_iter().collect());
@@ -827,12 +890,18 @@ async fn create_legacy(
             e
         }
     };
+    let typo = app
+        .switches()
+        .faults
+        .has(Fault::LegacyCallTranscriptsRouteTypo);
     let result = input::path_param(kind, LEGACY_PATH).and_then(|kind| {
         let events: &[&str] = match kind.as_str() {
             "messages" => &["message.received", "message.delivered"],
             "calls" => &["call.completed", "call.ringing", "call.recording.completed"],
             "call-summaries" => &["call.summary.completed"],
-            "call-transcripts" => &["call.transcript.completed"],
+            // Fault legacy-call-transcripts-route-typo: the kind table spells it in the singular.
+            "call-transcripts" if !typo => &["call.transcript.completed"],
+            "call-transcript" if typo => &["call.transcript.completed"],
             _ => {
                 return Err(ApiError::for_path(
                     LEGACY_PATH,
