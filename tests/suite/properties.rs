@@ -41,6 +41,12 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
     // A page token is the target's (read from its answer, and it names items other trials
     // created): it is no input either.
     let token = regex::Regex::new(r"pageToken=[^& ]*").expect("pattern");
+    // Nor is an instant the target showed (a resource's creation time, which a filter of the
+    // generated sequences sends back): the run's own resources are created at the time it runs.
+    let instant = regex::Regex::new(
+        r"20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}%3A[0-9]{2}%3A[0-9.]+(Z|%2B[0-9%A]+|-[0-9%A]+)",
+    )
+    .expect("pattern");
     let mut out = BTreeMap::new();
     for (case, result) in results {
         let verdict = match &result.verdict {
@@ -70,6 +76,7 @@ fn inputs_and_verdicts(seed: u64) -> BTreeMap<String, (String, Vec<String>)> {
                     ex.request_body.clone().unwrap_or_default()
                 );
                 let text = token.replace_all(&text, "pageToken=TOKEN");
+                let text = instant.replace_all(&text, "INSTANT");
                 port.replace_all(&text, "127.0.0.1:PORT").into_owned()
             })
             .collect();

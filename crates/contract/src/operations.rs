@@ -269,6 +269,29 @@ pub(crate) fn resources(doc: &Value) -> Result<BTreeMap<String, Resource>, (Stri
     Ok(out)
 }
 
+/// How the filter `param` of a list compares (its `rule`, and a prefix where it needs one).
+fn filter_rule(param: &str, f: &Value) -> Result<Rule, String> {
+    let get = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+    Ok(match get("rule").as_deref() {
+        Some("eq") => Rule::Eq,
+        Some("in-comma") => Rule::InComma,
+        Some("in-repeated") => Rule::InRepeated,
+        Some("in-repeated-ids") => match get("prefix") {
+            Some(p) => Rule::InRepeatedIds(p),
+            None => {
+                return Err(format!(
+                    "filter `{param}`: in-repeated-ids needs its `prefix`"
+                ));
+            }
+        },
+        Some("after") => Rule::After,
+        Some("before") => Rule::Before,
+        Some("at-or-after") => Rule::AtOrAfter,
+        Some("at-or-before") => Rule::AtOrBefore,
+        other => return Err(format!("filter `{param}` has an unknown rule {other:?}")),
+    })
+}
+
 /// Reads the `x-effect` of one operation at `at`, checking it against the resources, the
 /// operation's parameters and the clause catalog (`known_clause`).
 pub(crate) fn effect(
@@ -409,23 +432,9 @@ pub(crate) fn effect(
         .flatten()
     {
         let get = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
-        let rule = match get("rule").as_deref() {
-            Some("eq") => Rule::Eq,
-            Some("in-comma") => Rule::InComma,
-            Some("in-repeated") => Rule::InRepeated,
-            Some("in-repeated-ids") => match get("prefix") {
-                Some(p) => Rule::InRepeatedIds(p),
-                None => {
-                    return fail(format!(
-                        "filter `{param}`: in-repeated-ids needs its `prefix`"
-                    ));
-                }
-            },
-            Some("after") => Rule::After,
-            Some("before") => Rule::Before,
-            Some("at-or-after") => Rule::AtOrAfter,
-            Some("at-or-before") => Rule::AtOrBefore,
-            other => return fail(format!("filter `{param}` has an unknown rule {other:?}")),
+        let rule = match filter_rule(param, f) {
+            Ok(rule) => rule,
+            Err(m) => return fail(m),
         };
         let (Some(field), Some(clause)) = (get("field"), get("clause")) else {
             return fail(format!(

@@ -94,14 +94,6 @@ pub fn say_verdict(
     script: Option<&std::path::Path>,
 ) {
     crate::output::say(&request_line(sent));
-    if let Some(sc) = model.situations.as_ref().filter(|sc| sc.exercised > 0) {
-        crate::output::say(&format!(
-            "situations: {} of the {} pairs of an operation and a situation the operation table yields were exercised ({}%; the JSON and HTML reports say why for the others)",
-            sc.exercised,
-            sc.pairs,
-            sc.percent()
-        ));
-    }
     let lines = conformance_suite::report::defect_lines(model);
     if !lines.is_empty() {
         crate::output::say(&lines);

@@ -225,7 +225,7 @@ impl<'a> Explorer<'a> {
                 );
                 match self.exercise(route, situation).await {
                     Ok(()) => self.exec.situations.done(&op, situation, &self.trial),
-                    Err(why) => self.exec.situations.skipped(&op, situation, &why),
+                    Err(why) => self.exec.situations.skipped(&op, situation, &why.0),
                 }
                 self.close(what);
             }
@@ -678,7 +678,7 @@ impl Explorer<'_> {
     /// the fixtures and the round's receiver, what it names tagged with the round (distinct
     /// between creates), a webhook's URL at the round's receiver, and a default of the contract
     /// (a webhook's `status`) left to the target.
-    fn body(&mut self, route: &Route) -> Result<Option<Value>, String> {
+    fn body(&mut self, route: &Route) -> Result<Option<Value>, Skip> {
         let source = route
             .example
             .as_ref()
@@ -737,7 +737,7 @@ impl Explorer<'_> {
     }
 
     /// A live resource of `kind` the round created, or a new one.
-    async fn ensure(&mut self, kind: &str) -> Result<String, String> {
+    async fn ensure(&mut self, kind: &str) -> Result<String, Skip> {
         if let Some(id) = self.live(kind).last() {
             return Ok(id.clone());
         }
@@ -752,7 +752,7 @@ impl Explorer<'_> {
         self.live(kind)
             .last()
             .cloned()
-            .ok_or_else(|| format!("the create of a {kind} was not accepted"))
+            .ok_or_else(|| format!("the create of a {kind} was not accepted").into())
     }
 
     /// Sends a create of `route` with `body` (its valid body when `None`), held to `want`; the
@@ -762,16 +762,16 @@ impl Explorer<'_> {
         route: &Route,
         body: Option<Value>,
         want: Want,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, Skip> {
         if route.sends && self.cannot_send().await {
             return Err(NO_SENDS.into());
         }
         let kind = route.effect.on.clone();
         let made = self.sent.get(&kind).copied().unwrap_or(0);
         if made >= cap(MOST_CREATES, &kind) {
-            return Err(format!(
-                "the sequence made the {made} {kind}s of its share already"
-            ));
+            return Err(
+                format!("the sequence made the {made} {kind}s of its share already").into(),
+            );
         }
         if self.live(&kind).len() >= cap(CAPS, &kind) {
             // Within what the plan counts it holding: the oldest goes first.
@@ -805,11 +805,7 @@ impl Explorer<'_> {
         Ok(id.filter(|_| ok(&ex)))
     }
 
-    async fn create(
-        &mut self,
-        route: &Route,
-        body: Option<Value>,
-    ) -> Result<Option<String>, String> {
+    async fn create(&mut self, route: &Route, body: Option<Value>) -> Result<Option<String>, Skip> {
         self.create_with(route, body, Want::Success).await
     }
 
@@ -1001,6 +997,23 @@ async fn walk(exec: &Executor, out: Outgoing, pages: usize) -> Walked {
     walked
 }
 
+/// Why an operation could not be put in a situation (a fixture the profile lacks, a state the
+/// target does not offer): the reason the situation coverage gives.
+#[derive(Debug)]
+struct Skip(String);
+
+impl std::convert::From<String> for Skip {
+    fn from(why: String) -> Skip {
+        Skip(why)
+    }
+}
+
+impl std::convert::From<&str> for Skip {
+    fn from(why: &str) -> Skip {
+        Skip(why.to_string())
+    }
+}
+
 /// The step that walks again the lists that had not shown a resource listed late.
 const RELISTED: &str = "the lists whose filters admit a resource of the run's that they had not shown yet, walked again";
 
@@ -1032,7 +1045,7 @@ fn list(route: &Route, path: &str, query: Vec<(String, String)>) -> Outgoing {
 
 impl Explorer<'_> {
     /// Puts `route` in `situation`; why not, where it cannot.
-    async fn exercise(&mut self, route: &Route, situation: Situation) -> Result<(), String> {
+    async fn exercise(&mut self, route: &Route, situation: Situation) -> Result<(), Skip> {
         if route.sends && self.cannot_send().await {
             return Err(NO_SENDS.into());
         }
@@ -1068,7 +1081,7 @@ impl Explorer<'_> {
 
     /// A resource of `route`'s kind for a change or delete to act on, in the state the change is
     /// stated for where the table's other operations can bring it there for `bodies`.
-    async fn subject(&mut self, route: &Route, bodies: &[Option<Value>]) -> Result<String, String> {
+    async fn subject(&mut self, route: &Route, bodies: &[Option<Value>]) -> Result<String, Skip> {
         let id = self.ensure(&route.effect.on).await?;
         for body in bodies {
             self.prepare(route, &id, body.as_ref()).await;
@@ -1146,7 +1159,7 @@ impl Explorer<'_> {
         route: &Route,
         fields: &[String],
         differ: Option<&Value>,
-    ) -> Result<(Option<Value>, Vec<Class>), String> {
+    ) -> Result<(Option<Value>, Vec<Class>), Skip> {
         let mut body = self.body(route)?;
         let mut classes = Vec::new();
         let exec = self.exec;
@@ -1259,7 +1272,7 @@ impl Explorer<'_> {
     }
 
     /// A create, change or delete of `route`, then every route that shows its resource.
-    async fn read_back_after(&mut self, route: &Route) -> Result<(), String> {
+    async fn read_back_after(&mut self, route: &Route) -> Result<(), Skip> {
         let kind = route.effect.on.clone();
         match route.effect.does {
             Does::Create => {
@@ -1286,7 +1299,7 @@ impl Explorer<'_> {
 
     /// The change or delete of `route` twice on one resource: with the same arguments, or with
     /// others (each in the from-state where the table can bring it there first).
-    async fn repeat(&mut self, route: &Route, other: bool) -> Result<(), String> {
+    async fn repeat(&mut self, route: &Route, other: bool) -> Result<(), Skip> {
         let kind = route.effect.on.clone();
         if route.effect.does == Does::Delete {
             let id = self.subject(route, &[]).await?;
@@ -1327,7 +1340,7 @@ impl Explorer<'_> {
 
     /// A change of one field of several: the others left out where the change keeps them, else
     /// sent as the resource holds them.
-    async fn change_one(&mut self, route: &Route) -> Result<(), String> {
+    async fn change_one(&mut self, route: &Route) -> Result<(), Skip> {
         let fields = situations::body_fields(route);
         let id = self.subject(route, &[]).await?;
         // First every field at the value a create of the run sends (a number of the workspace,
@@ -1360,7 +1373,7 @@ impl Explorer<'_> {
 
     /// A change of the field `one` of the resource `id`, the others left out where the change
     /// keeps them, else sent as the resource holds them.
-    async fn change_only(&mut self, route: &Route, id: &str, one: &str) -> Result<(), String> {
+    async fn change_only(&mut self, route: &Route, id: &str, one: &str) -> Result<(), Skip> {
         let Some(mut body) = self.body(route)? else {
             return Err("the operation has no body".into());
         };
@@ -1405,7 +1418,7 @@ impl Explorer<'_> {
     }
 
     /// A create or change with each field's value drawn from a class of its domain.
-    async fn values(&mut self, route: &Route) -> Result<(), String> {
+    async fn values(&mut self, route: &Route) -> Result<(), Skip> {
         let fields = situations::body_fields(route);
         let Some(base) = self.body(route)? else {
             return Err("the operation has no body".into());
@@ -1413,44 +1426,53 @@ impl Explorer<'_> {
         // Each field drawn; those whose class a target may refuse (an offset, a century away, a
         // field left out whose required-ness is not shown) go in a request of their own, so the
         // values every target must accept are sent in one that must be accepted.
-        let (mut sure, mut risky) = (base.clone(), base);
+        let mut sure = base;
+        let mut risky_fields = Vec::new();
         let (mut sure_classes, mut risky_classes) = (Vec::new(), Vec::new());
         for pointer in &fields {
             let Some((v, class)) = self.draw(route, pointer, None) else {
                 continue;
             };
             if class.as_ref().is_some_and(Class::may_be_refused) {
-                put(&mut risky, pointer, v);
+                risky_fields.push((pointer.clone(), v));
                 risky_classes.extend(class);
             } else {
-                put(&mut sure, pointer, v.clone());
-                put(&mut risky, pointer, v);
+                put(&mut sure, pointer, v);
                 sure_classes.extend(class);
             }
         }
         self.classes(route, &sure_classes);
         self.classes(route, &risky_classes);
-        let mut sends = vec![(sure, Want::Success)];
-        if !risky_classes.is_empty() {
-            sends.push((risky, Want::SuccessOr400));
-        }
-        for (body, want) in sends {
-            if route.effect.does == Does::Create {
-                if let Some(id) = self.create_with(route, Some(body), want).await? {
-                    self.read_back(&route.effect.on, &id, true).await;
-                }
-            } else {
-                let body = Some(body);
-                let id = self.subject(route, std::slice::from_ref(&body)).await?;
-                let want = (want == Want::SuccessOr400).then_some(want);
-                self.change(route, &id, body, want, true).await;
+        self.send_values(route, sure, Want::Success).await?;
+        if !risky_fields.is_empty() {
+            // A body of its own, made after the first went (what must be unique, an external
+            // id, is tagged anew).
+            let mut risky = self.body(route)?.unwrap_or_default();
+            for (pointer, v) in risky_fields {
+                put(&mut risky, &pointer, v);
             }
+            self.send_values(route, risky, Want::SuccessOr400).await?;
+        }
+        Ok(())
+    }
+
+    /// A create or change of `route` with `body`, held to `want`, read back.
+    async fn send_values(&mut self, route: &Route, body: Value, want: Want) -> Result<(), Skip> {
+        if route.effect.does == Does::Create {
+            if let Some(id) = self.create_with(route, Some(body), want).await? {
+                self.read_back(&route.effect.on, &id, true).await;
+            }
+        } else {
+            let body = Some(body);
+            let id = self.subject(route, std::slice::from_ref(&body)).await?;
+            let want = (want == Want::SuccessOr400).then_some(want);
+            self.change(route, &id, body, want, true).await;
         }
         Ok(())
     }
 
     /// One stated constraint of the body broken: refused, and afterwards the resource as it was.
-    async fn invalid_one(&mut self, route: &Route) -> Result<(), String> {
+    async fn invalid_one(&mut self, route: &Route) -> Result<(), Skip> {
         let (Some(schema), Some(body)) = (route.request_schema.clone(), self.body(route)?) else {
             return Err("the operation has no body".into());
         };
@@ -1507,7 +1529,7 @@ impl Explorer<'_> {
     /// target shows to be of another workspace (refused), the second key of the workspace (not
     /// 401). A change is sent by one actor at a time: two changes of one resource in flight at
     /// once leave the model without its state.
-    async fn actors(&mut self, route: &Route) -> Result<(), String> {
+    async fn actors(&mut self, route: &Route) -> Result<(), Skip> {
         let kind = route.effect.on.clone();
         let id = match route.effect.does {
             Does::Create => None,
@@ -1605,7 +1627,7 @@ impl Explorer<'_> {
 
     /// A create in each form of body the contract allows: for each group of alternatives
     /// (`x-purpose`), each alternative alone, with its value from the profile.
-    async fn body_shapes(&mut self, route: &Route) -> Result<(), String> {
+    async fn body_shapes(&mut self, route: &Route) -> Result<(), Skip> {
         let mut sent = 0;
         let mut missing = Vec::new();
         for group in situations::body_shapes(route) {
@@ -1632,10 +1654,7 @@ impl Explorer<'_> {
             }
         }
         if sent == 0 {
-            return Err(format!(
-                "the profile gives no value for {}",
-                missing.join(", ")
-            ));
+            return Err(format!("the profile gives no value for {}", missing.join(", ")).into());
         }
         Ok(())
     }
@@ -1644,7 +1663,7 @@ impl Explorer<'_> {
     /// created and the item the page's token points after is deleted where it is the run's own;
     /// the walk then goes on with the token and must show no id twice (READINGS 4.2), nor the
     /// deleted item (the model).
-    async fn walk_write(&mut self, route: &Route) -> Result<(), String> {
+    async fn walk_write(&mut self, route: &Route) -> Result<(), Skip> {
         let kind = route.effect.on.clone();
         self.ensure(&kind).await?;
         // Two of the run's own at least, so that a walk of them alone has a second page.
@@ -1760,7 +1779,7 @@ impl Explorer<'_> {
 
     /// The base query of a list: the parameters its purpose needs (READINGS 6.3), rendered with
     /// the profile, and its largest page.
-    fn query(&self, route: &Route) -> Result<Vec<(String, String)>, String> {
+    fn query(&self, route: &Route) -> Result<Vec<(String, String)>, Skip> {
         let purpose: Vec<String> = route
             .purpose
             .as_ref()
@@ -1817,7 +1836,7 @@ impl Explorer<'_> {
     /// another offset), or (`combined`) two filters of different fields at once, with the values
     /// of one item. The filter rule judges every item; a resource of the run's own that every
     /// filter of the query admits must be listed when the walk ends.
-    async fn filter_values(&mut self, route: &Route, combined: bool) -> Result<(), String> {
+    async fn filter_values(&mut self, route: &Route, combined: bool) -> Result<(), Skip> {
         let exec = self.exec;
         let kind = route.effect.on.clone();
         let resource = exec.contract.resources.get(&kind);
@@ -2002,6 +2021,17 @@ impl Explorer<'_> {
                 "no value of its filters is offered by the run, the target or the profile".into(),
             );
         }
+        self.walk_asks(route, &kind, asks).await;
+        Ok(())
+    }
+
+    /// Walks the list of `route` under each query of `asks`, each answer held to its want and
+    /// the clause of the filter it sends; a resource of the run's own that every filter admits
+    /// must be listed by a walk that ended.
+    async fn walk_asks(&mut self, route: &Route, kind: &str, asks: Vec<Ask>) {
+        let exec = self.exec;
+        let resource = exec.contract.resources.get(kind);
+        let filters = &route.effect.filters;
         let walks = futures_util::future::join_all(asks.iter().map(|(q, own, _)| {
             walk(
                 exec,
@@ -2025,12 +2055,11 @@ impl Explorer<'_> {
                 .iter()
                 .find_map(|(k, _)| filters.iter().find(|f| &f.param == k))
                 .map_or_else(|| route.clause.clone(), |f| f.clause.clone());
-            self.absorb(walked, &want, &clause, &kind);
+            self.absorb(walked, &want, &clause, kind);
             if let (Some(own), Some(listed), Some(last)) = (own, listed, last) {
-                self.complete(route, &kind, &own, &q, &listed, &last);
+                self.complete(route, kind, &own, &q, &listed, &last);
             }
         }
-        Ok(())
     }
 
     /// The lists that did not yet show a resource whose listing may come late, walked again a
