@@ -95,7 +95,15 @@ fn same_seed_gives_same_inputs_and_verdicts() {
     );
     for (name, a) in &first {
         let b = &second[name];
-        if a != b {
+        // A generated sequence's inputs are the seed's; its verdict may also rest on what it
+        // reads of the items other trials left (a list's first page), and which trials ran
+        // before it is the scheduler's: its inputs are compared, not its verdict.
+        let same = if name.starts_with("latest.sequences.") {
+            a.1 == b.1
+        } else {
+            a == b
+        };
+        if !same {
             let diff: Vec<_> =
                 a.1.iter()
                     .zip(&b.1)
