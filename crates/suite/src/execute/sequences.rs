@@ -2031,7 +2031,6 @@ impl Explorer<'_> {
     async fn walk_asks(&mut self, route: &Route, kind: &str, asks: Vec<Ask>) {
         let exec = self.exec;
         let resource = exec.contract.resources.get(kind);
-        let filters = &route.effect.filters;
         let walks = futures_util::future::join_all(asks.iter().map(|(q, own, _)| {
             walk(
                 exec,
@@ -2050,12 +2049,7 @@ impl Explorer<'_> {
                     .collect::<BTreeSet<String>>()
             });
             let last = walked.pages.last().map(|p| p.ex.clone());
-            // A value of a filter refused breaks the clause that states the filter.
-            let clause = q
-                .iter()
-                .find_map(|(k, _)| filters.iter().find(|f| &f.param == k))
-                .map_or_else(|| route.clause.clone(), |f| f.clause.clone());
-            self.absorb(walked, &want, &clause, kind);
+            self.absorb(walked, &want, &route.clause, kind);
             if let (Some(own), Some(listed), Some(last)) = (own, listed, last) {
                 self.complete(route, kind, &own, &q, &listed, &last);
             }

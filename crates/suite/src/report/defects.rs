@@ -478,8 +478,8 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
 /// the clauses' words for the titles.
 ///
 /// A defect's key is the key of its component that a case's own check gave (the model's come
-/// only where a read met no change in flight; a case's before one only the generated sequences
-/// met), met in the most trials, then the least: its
+/// only where a read met no change in flight), met in the most cases (the generated sequences
+/// apart: among keys no case met, the one met in the most trials), then the least: its
 /// fingerprint, title and first clause. Worst first: by severity, then by fingerprint, so that
 /// every run and merge lists the same defects in the same order.
 pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
@@ -506,17 +506,25 @@ pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
             let lead = key_trials
                 .get(&r)
                 .and_then(|m| {
-                    // A case's key before one only the generated sequences met: a case is
-                    // written from its clause, a sequence meets a defect on the way.
-                    let by_case = |ts: &BTreeSet<usize>| {
-                        ts.iter().any(|t| !trials[*t].name.starts_with(SEQUENCES))
+                    // The key met in the most cases leads: a case is written from its clause,
+                    // a generated sequence meets a defect on the way (and the more sequences a
+                    // run has, the more it would meet). Met in no case, the most trials.
+                    let cases = |ts: &BTreeSet<usize>| {
+                        ts.iter()
+                            .filter(|t| !trials[**t].name.starts_with(SEQUENCES))
+                            .count()
                     };
                     m.iter()
                         .max_by(|a, b| {
+                            let (ca, cb) = (cases(a.1), cases(b.1));
                             steady(a.0)
                                 .cmp(&steady(b.0))
-                                .then(by_case(a.1).cmp(&by_case(b.1)))
-                                .then(a.1.len().cmp(&b.1.len()))
+                                .then(ca.cmp(&cb))
+                                .then(if ca == 0 && cb == 0 {
+                                    a.1.len().cmp(&b.1.len())
+                                } else {
+                                    std::cmp::Ordering::Equal
+                                })
                                 .then(b.0.cmp(a.0))
                         })
                         .map(|(k, _)| k.clone())
