@@ -572,7 +572,8 @@ fn gather(
     trials: &[TrialOut],
     keys: &[Vec<Option<Key>>],
 ) -> Group {
-    let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
+    // Per clause: how many findings of the lead key cite it in cases, and in all trials.
+    let mut cited: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     let mut g = Group {
         kind: CheckKind::Suite,
         lead_clause: lead.clause.clone(),
@@ -602,8 +603,11 @@ fn gather(
             g.operations.insert(op.clone());
         }
         if keys[ti][fi].as_ref() == Some(&g.key) {
+            let case = !t.name.starts_with(SEQUENCES);
             for c in &f.clauses {
-                *cited.entry(c.as_str()).or_default() += 1;
+                let n = cited.entry(c.as_str()).or_default();
+                n.0 += usize::from(case);
+                n.1 += 1;
             }
             // The first finding of the lead key by trial name and step, one with an exchange
             // before one without.
@@ -619,7 +623,8 @@ fn gather(
     g.kind = kind(&trials[g.example.0].failures[g.example.1]);
     if g.lead_clause.is_empty() {
         // A key without a clause (a schema keyword, a refusal's status) is led by the clause
-        // its findings cite most.
+        // its findings cite most: in cases, which are written from their clause, then in all
+        // trials (a generated sequence meets a defect on the way, under its operation's clause).
         g.lead_clause = cited
             .iter()
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
