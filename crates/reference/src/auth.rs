@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::app::App;
-use super::errors::ApiError;
+use super::errors::{ApiError, Generation};
 use super::faults::Fault;
 use super::paths::{API_VERSION, is_call_path};
 use super::variants::Variant;
@@ -71,6 +71,13 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
             StatusCode::UNAUTHORIZED
         };
         let mut error = ApiError::for_path(req.uri().path(), status, message);
+        // Fault v1-401-generic-code: the layer before routing knows no v1 area.
+        if status == StatusCode::UNAUTHORIZED
+            && faults.has(Fault::V1UnauthorizedGenericCode)
+            && Generation::of_path(req.uri().path()) == Generation::V1
+        {
+            error = error.with_code("0000401");
+        }
         if faults.has(Fault::UnauthorizedWrongTitle) {
             error = error.with_title("Unauthenticated");
         }
@@ -99,7 +106,10 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
 
 /// Requires `Service-Api-Version: 2026-03-30` on header-versioned routes.
 pub(crate) async fn require_version(State(app): State<App>, req: Request, next: Next) -> Response {
-    if !app.switches().faults.has(Fault::VersionHeaderIgnored) {
+    // Fault hv-write-version-unchecked: the check sits in the read middleware only.
+    let write_unchecked = app.switches().faults.has(Fault::HvWriteVersionUnchecked)
+        && req.method() != axum::http::Method::GET;
+    if !app.switches().faults.has(Fault::VersionHeaderIgnored) && !write_unchecked {
         let sent = req.headers().get(VERSION_HEADER);
         let lenient = (sent.is_some()
             && app.switches().faults.has(Fault::CallsVersionUnchecked)

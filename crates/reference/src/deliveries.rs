@@ -292,7 +292,16 @@ async fn deliver(app: App, job: Job) {
             .header("webhook-id", &msg_id)
             .header("webhook-timestamp", ts.to_string());
         if !faults.has(Fault::WebhookUnsigned) {
-            req = req.header("webhook-signature", signature(&job, &msg_id, ts, &faults));
+            // Fault webhook-retry-signs-job-id: the retry job signs its own id, not the header's.
+            let signed_id = if attempt > 0 && faults.has(Fault::WebhookRetrySignsJobId) {
+                format!("{}-r{attempt}", job.id)
+            } else {
+                msg_id.clone()
+            };
+            req = req.header(
+                "webhook-signature",
+                signature(&job, &signed_id, ts, &faults),
+            );
         }
         let answer = req.body(job.payload.clone()).send().await;
         let status = answer.as_ref().ok().map(|r| r.status().as_u16());
@@ -304,6 +313,16 @@ async fn deliver(app: App, job: Job) {
                     "webhookId": msg_id,
                     "responseStatus": status,
                 }));
+            }
+            // Fault delivery-retry-duplicates-record: every retry inserts the delivery again.
+            if attempt > 0 && faults.has(Fault::DeliveryRetryDuplicatesRecord) {
+                let again = store
+                    .hooks
+                    .deliveries
+                    .iter()
+                    .find(|d| d.id == job.id)
+                    .cloned();
+                store.hooks.deliveries.extend(again);
             }
         }
         let delivered = status.is_some_and(|s| (200..300).contains(&s));

@@ -664,6 +664,96 @@ pending {
     OutboundFiresMessageReceived => blind2 "outbound-fires-message-received", "Events > event table",
         "POST /v1/messages fires message.received for the outgoing message too (besides message.delivered): a webhook subscribed to inbound messages gets the workspace's own sends";
 
+    // Blind set 5: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a column too narrow for a stated length, a COUNT that comes back as
+    // a string, a DATETIME passed through as text, a soft delete one read forgets, a cache one
+    // write path forgets, a mutable shared default, a handler or title copied between routes or
+    // generations, a lookup not scoped to its parent or workspace, a normalization applied to one
+    // side of a comparison, an off-by-one slice, a read replica lagging a write, a record written
+    // before the check that refuses it, a retry that reuses what it should recompute, an event
+    // built from the wrong object or not fired at all.
+    ExternalIdColumn64Truncated => blind5 "external-id-column-64-truncated", "Resources > Contact > externalId",
+        "POST and PATCH /v1/contacts store externalId in a VARCHAR(64) column of a non-strict database: an externalId of 65 to 75 characters is accepted but cut to its first 64, so the answer and later reads show another id and externalIds=<the id sent> lists nothing";
+    ContactsSourcesNullAsPublicApi => blind5 "contacts-sources-null-as-public-api", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts filters on COALESCE(source, 'public-api') (the create default written into the query): sources=public-api also lists the contacts created in the UI, whose source is null";
+    PatchCustomFieldGenericTitle => blind5 "patch-custom-field-generic-title", "Errors > Rules > 1",
+        "PATCH /v1/contacts/{id} with an invalid custom field item answers 400 with the generic code 0800400 and title `Bad Request` (the update path maps the validator's error as any other) instead of 0801400 `Invalid Custom Field Item`; create still answers the named row";
+    ContactGetIgnoresSoftDelete => blind5 "contact-get-ignores-soft-delete", "Header-versioned API > GET /contacts/{contactId}",
+        "a contact deleted in the app is only flagged deleted, and GET /contacts/{contactId} reads by primary key without the flag's condition: after contact.deleted it still answers 200 with the contact instead of 404";
+    ContactDeletedEventIdNull => blind5 "contact-deleted-event-id-null", "Events > envelope",
+        "contact.deleted is serialized from the model instance after its delete, which clears the primary key: data.resource carries `id: null`, so the deleted contact cannot be identified";
+    ContactCustomFieldsDefaultShared => blind5 "contact-custom-fields-default-shared", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "contacts created through POST /v1/contacts without customFields share one default list object, which PATCH clears and refills in place: setting customFields on one of them shows the same items on every other contact created so";
+    MessageGetTextHtmlEscaped => blind5 "message-get-text-html-escaped", "Header-versioned API > GET /messages/{messageId}",
+        "GET /messages/{messageId} answers the text HTML-escaped by a template filter applied to the JSON view: `Don't <stop> & go` reads back `Don&#x27;t &lt;stop&gt; &amp; go`";
+    SendFromOtherWorkspaceNumber => blind5 "send-from-other-workspace-number", "Authentication > 3",
+        "POST /v1/messages looks the `from` number up among every workspace's numbers (the lookup is not scoped to the caller's workspace): the primary key sends from another workspace's number with 202 instead of 403";
+    ExpiredSendStillRecorded => blind5 "expired-send-still-recorded", "Errors > Rules > 7",
+        "POST /v1/messages under an expired subscription answers 402 Subscription Expired but the message row was inserted before the check: the workspace's message lists show a message the refusal said was not sent";
+    MessageDeliveredResourceConversation => blind5 "message-delivered-resource-conversation", "Events > envelope",
+        "message.delivered of POST /v1/messages is built from the conversation the send upserted: data.resource is the conversation (id CN..., no text) instead of the message";
+    MessagesSinceDroppedWithCreatedAfter => blind5 "messages-since-dropped-with-created-after", "Versioning > 5",
+        "GET /v1/messages reads the deprecated `since` only when createdAfter is absent (an else-if between the two): createdAfter=A&since=B lists the messages after A, those after B included, instead of those between A and B";
+    A2pCapWrongTitle => blind5 "a2p-cap-wrong-title", "Errors > v1 codes",
+        "sending from a number that reached its A2P 10DLC daily cap answers 403 with code 0204403 but the title `A2P Registration Not Approved` (the title constant of the neighbouring arm) instead of `A2P 10DLC Daily Message Cap Reached`";
+    SendDuplicateConversationReplicaLag => blind5 "send-duplicate-conversation-replica-lag", "v1 API: messages > GET /v1/messages > participants",
+        "POST /v1/messages looks up the recipients' conversation on a read replica lagging by seconds: a second send within 5 s of the one that opened a conversation opens another with the same participants, and GET /v1/messages with phoneNumberId and that participant lists only the first conversation's messages";
+    ConversationsUserIdOwnerOnly => blind5 "conversations-user-id-owner-only", "v1 API: conversations > GET /v1/conversations > userId",
+        "GET /v1/conversations with userId keeps the conversations of the numbers that user owns (first user of the number) instead of those accessible to the user: a member of a shared number gets none of its conversations";
+    MarkV1ErrorHvShape => blind5 "mark-v1-error-hv-shape", "Errors > v1 error body",
+        "mark-as-* on /v1/conversations of a missing conversation answers 404 with the header-versioned body {message, docs, title}: the inbox handler shared by both generations builds its not-found error with the latest path, so code, status and trace are missing";
+    ConversationsTotalItemsString => blind5 "conversations-total-items-string", "Pagination and collection conventions > list shape",
+        "GET /v1/conversations and GET /conversations answer totalItems as a string (\"12\"), the BIGINT of COUNT(*) as the database driver returns it, instead of an integer";
+    ConversationsEmptyPhoneNumbersDropped => blind5 "conversations-empty-phone-numbers-dropped", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+        "GET /v1/conversations drops empty phoneNumbers values before validating them (a filter(Boolean)): phoneNumbers= (an empty item) answers 200 with every conversation instead of 400";
+    CallsParticipantFilterDigitsOnly => blind5 "calls-participant-filter-digits-only", "Header-versioned API > GET /calls",
+        "GET /calls normalizes the participant filter to digits (the `+` stripped, as the search index stores numbers) but compares it with the E.164 column: a filter by a call's participant lists nothing";
+    RecordingsV1MissingCallEmpty => blind5 "recordings-v1-missing-call-empty", "v1 API: calls and recordings > GET /v1/call-recordings/{callId}",
+        "GET /v1/call-recordings/{callId} queries the recordings table by call id without looking the call up: a call that does not exist answers 200 {data: []} instead of 404";
+    CallsHvListUnscoped => blind5 "calls-hv-list-unscoped", "Authentication > 3",
+        "GET /calls joins the number-scoped access check only when phoneNumberId is given: without that filter, a caller lists the calls of workspace numbers it is not a user of";
+    CallMenuSelectedNotFired => blind5 "call-menu-selected-not-fired", "Events > event table",
+        "a call routed through a phone menu fires ringing, forwarded and completed but no call.menu.selected (the menu step publishes only from the newer menu engine)";
+    AvailableAreaCodeOffset => blind5 "available-area-code-offset", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available compares areaCode with the digits right after the `+`, the country code not skipped: areaCode=415 lists nothing while the search offers +1415... numbers (areaCode=141 lists them)";
+    OrganizationInternalId => blind5 "organization-internal-id", "Conventions > identifier prefixes",
+        "GET /organization answers the table's internal numeric key as id (`10921`) instead of the public id with the prefix `OR` (webhooks still show orgId OR...)";
+    UsersTokenWraps => blind5 "users-token-wraps", "Pagination and collection conventions > last page",
+        "GET /users computes the next offset modulo the number of users: the page holding the last user carries a nextPageToken back to the first page instead of null, and a walk repeats every user";
+    TaskLimitCountsCompleted => blind5 "task-limit-counts-completed", "Limits > open tasks",
+        "POST /v1/tasks counts every live task toward the open-task limit, completed ones included (the count query lacks `completed = false`): a workspace is refused below its limit of open tasks, and completing a task frees no room";
+    TaskGetCacheMissesTransitions => blind5 "task-get-cache-misses-transitions", "v1 API: tasks > GET /v1/tasks/{taskId}",
+        "GET /v1/tasks/{taskId} answers from a cache that PUT and DELETE invalidate but the transitions (complete, reopen, assign, unassign, due date, link) do not: after a read, a completed task still reads completed false";
+    TaskLinkConversationPrefixUnchecked => blind5 "task-link-conversation-prefix-unchecked", "Conventions > identifier prefixes",
+        "POST /v1/tasks/{taskId}/link-conversation takes conversationId as any string (the unlink validator, which only reads it, copied): `abc` is linked with 200 instead of 400, and the task shows conversationId `abc`";
+    TaskDeletedNotFired => blind5 "task-deleted-not-fired", "Events > event table",
+        "DELETE /v1/tasks/{taskId} soft-deletes with a bulk UPDATE that bypasses the model's hooks: no task.deleted is fired (the other task events are)";
+    WebhookRetrySignsJobId => blind5 "webhook-retry-signs-job-id", "Authentication > 4",
+        "an automatic retry is signed by the retry queue's job, over its own job id (`msg_...-r1`), while the webhook-id header keeps the delivery's id: the first attempt verifies, every retried one does not";
+    DeliveryRetryDuplicatesRecord => blind5 "delivery-retry-duplicates-record", "Events > delivery records",
+        "each automatic retry inserts the delivery again into the history under the same id: GET /webhooks/{id}/events lists one delivery several times, and its id no longer identifies one record";
+    DeliveryCutoffInverted => blind5 "delivery-cutoff-inverted", "Events > delivery records",
+        "delivery records compare their creation with the cutoff date the wrong way round: every delivery created after the cutoff shows eventId and resourceId null, as only older and test deliveries should";
+    ManualRetryTestDelivery404 => blind5 "manual-retry-test-delivery-404", "Header-versioned API > webhook delivery history",
+        "POST /webhooks/{id}/events/{eventId}/retry joins the delivery to its event: a test delivery, which has no event, answers 404 instead of being sent again";
+    WebhookHistoryDetailCrossWebhook => blind5 "webhook-history-detail-cross-webhook", "Header-versioned API > webhook delivery history",
+        "GET /webhooks/{id}/events/{eventId} (and its retry) find the delivery by its id alone, not under the webhook of the path: another webhook's delivery answers 200 instead of 404";
+    WebhookDeleteSoftGetAnswers => blind5 "webhook-delete-soft-get-answers", "Header-versioned API > webhook management",
+        "DELETE /webhooks/{id} flags the webhook deleted; the list filters the flag but GET /webhooks/{webhookId} reads by primary key: a deleted webhook still answers 200 instead of 404";
+    WebhookPinHeaderUnvalidated => blind5 "webhook-pin-header-unvalidated", "Resources > Webhook > apiVersion",
+        "POST /webhooks stores x-service-api-version as sent: a create with `2025-01-01` answers 201 with apiVersion `2025-01-01`, a value apiVersion does not allow, instead of refusing it";
+    WebhookPatchLabelNullIgnored => blind5 "webhook-patch-label-null-ignored", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} writes label only when it is truthy (`if body.label:`): label null or \"\" keeps the old label instead of clearing it";
+    WebhookTimestampsSqlFormat => blind5 "webhook-timestamps-sql-format", "Conventions > timestamps",
+        "GET /webhooks and GET /webhooks/{webhookId} pass the DATETIME columns through as text: createdAt and updatedAt read `2026-01-10 12:00:00` (no T, no offset) instead of ISO 8601 UTC (create and update answers keep the ISO form)";
+    V1UnauthorizedGenericCode => blind5 "v1-401-generic-code", "Errors > v1 codes",
+        "401 answers of v1 paths carry the code 0000401 (the authentication layer, which runs before routing, knows no area) instead of the area's row (0800401 for contacts, 0200401 for messages, ...)";
+    HvWriteVersionUnchecked => blind5 "hv-write-version-unchecked", "Versioning > 1",
+        "the version check of the header-versioned API sits in the read middleware only: POST, PATCH, PUT and DELETE (webhooks, rotate, retry, mark-as-*) are served without Service-Api-Version or with any value";
+    LegacyWebhookMissingUrl500 => blind5 "legacy-webhook-missing-url-500", "Errors > no server errors",
+        "POST /v1/webhooks/{kind} with a body that has no url answers 500 (the handler indexes body['url'] before validating) instead of a 4xx";
+
     // Blind set 3: written from API.md, READINGS and the reference alone, without the suite's
     // checks or cases; each is a defect of a kind real backends ship (a stale cache or index, a
     // column too narrow, a shared default, a copied handler, a day or zone boundary, an
@@ -904,6 +994,11 @@ impl Fault {
             Fault::TaskAssigneesDefaultShared => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
             Fault::V1ErrorItemSchemaString => &[V::V1ErrorMinimal],
             Fault::MessagesTimeBoundWholeSecond => &[V::TimestampsWholeSeconds],
+            // Blind set 5. contract-strict refuses an invalid link or filter item before the handler
+            // reads it; with own-workspace-keys the profile names no number of another workspace.
+            Fault::TaskLinkConversationPrefixUnchecked
+            | Fault::ConversationsEmptyPhoneNumbersDropped => &[V::ContractStrict],
+            Fault::SendFromOtherWorkspaceNumber => &[V::OwnWorkspaceKeys],
             _ => &[],
         }
     }

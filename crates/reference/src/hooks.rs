@@ -34,6 +34,9 @@ pub(crate) struct Hooks {
     /// Each webhook's delivery history as first read, newest first (fault
     /// delivery-history-cache-misses-tests): only event deliveries clear it.
     pub history_cache: HashMap<String, Vec<DeliveryRecord>>,
+    /// Webhooks deleted while fault webhook-delete-soft-get-answers is on: flagged, still read
+    /// by the single GET.
+    pub soft_deleted: Vec<Webhook>,
 }
 
 /// One delivery: its payload and every attempt to deliver it.

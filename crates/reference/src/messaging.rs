@@ -162,6 +162,9 @@ pub(crate) struct Messaging {
     messages: Vec<Message>,
     conversations: Vec<Conversation>,
     seq: u64,
+    /// The next record opens a conversation of its own whatever exists (fault
+    /// send-duplicate-conversation-replica-lag: the lookup ran on a lagging replica).
+    pub(crate) force_new_conversation: bool,
 }
 
 impl Messaging {
@@ -194,6 +197,14 @@ impl Messaging {
         })
     }
 
+    /// A line of any workspace named by its id or its number (fault
+    /// send-from-other-workspace-number).
+    pub(crate) fn line_in_any_workspace(&self, id_or_number: &str) -> Option<&Line> {
+        self.lines
+            .iter()
+            .find(|l| l.id == id_or_number || l.number == id_or_number)
+    }
+
     pub(crate) fn line_by_id(&self, id: &str) -> Option<&Line> {
         self.lines.iter().find(|l| l.id == id)
     }
@@ -224,7 +235,10 @@ impl Messaging {
         participants: &[String],
         at: OffsetDateTime,
     ) -> usize {
-        if let Some(c) = self.conversation_with(line_id, participants) {
+        if let Some(c) = self
+            .conversation_with(line_id, participants)
+            .filter(|_| !self.force_new_conversation)
+        {
             let id = c.id.clone();
             return self
                 .conversations

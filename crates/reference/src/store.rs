@@ -40,6 +40,11 @@ pub(crate) struct Store {
     pub(crate) message_list_cache: HashMap<String, Vec<super::messaging::Message>>,
     /// The first organization answered, for every caller (fault organization-cache-global).
     pub(crate) organization_cache: Option<serde_json::Value>,
+    /// Contacts deleted in the app, kept flagged (fault contact-get-ignores-soft-delete).
+    pub(crate) deleted_contacts: Vec<Contact>,
+    /// Contacts holding the one shared default custom field list (fault
+    /// contact-custom-fields-default-shared).
+    pub(crate) shared_custom_fields: std::collections::BTreeSet<String>,
 }
 
 /// Which shape generated ids take; every shape is conforming (ids are opaque, READINGS 5.1).
@@ -132,6 +137,10 @@ impl Store {
 
     pub fn contact(&self, id: &str) -> Option<&Contact> {
         self.contacts.iter().find(|c| c.id == id)
+    }
+
+    pub(crate) fn contact_mut(&mut self, id: &str) -> Option<&mut Contact> {
+        self.contacts.iter_mut().find(|c| c.id == id)
     }
 
     /// The externalId the index holds for a contact: the one it was created with.

@@ -90,6 +90,8 @@ pub(crate) struct TaskStore {
     pub shared_assignees: std::collections::BTreeSet<String>,
     /// Reopens the open-task counter missed (fault task-open-counter-skips-reopen).
     pub uncounted_reopens: usize,
+    /// Tasks as a first GET read them (fault task-get-cache-misses-transitions).
+    pub get_cache: std::collections::HashMap<String, Task>,
 }
 
 /// Whether `id` has the shape of the ids [`TaskStore`] gives: `TK` and 16 lowercase hex digits.

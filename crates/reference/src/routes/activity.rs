@@ -207,6 +207,10 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let json = call.to_json(false, false, "AC");
     let mut jobs = Vec::new();
     for event in steps.iter().copied() {
+        // Fault call-menu-selected-not-fired: the menu step publishes nothing.
+        if event == "call.menu.selected" && faults.has(Fault::CallMenuSelectedNotFired) {
+            continue;
+        }
         // Fault voicemail-fires-call-answered: reaching voicemail counts as answered, whatever
         // the call's direction.
         let event = if event == "call.missed" && faults.has(Fault::VoicemailFiresCallAnswered) {
@@ -274,7 +278,20 @@ fn delete_contact(app: &App, body: &Map<String, Value>) -> Result<Response, ApiE
             format!("no contact {id}"),
         ));
     };
-    let json = contact.to_json(store.custom_field_defs());
+    let mut json = contact.to_json(store.custom_field_defs());
+    // Fault contact-deleted-event-id-null: the instance is serialized after its delete, which
+    // cleared its primary key.
+    if app.switches().faults.has(Fault::ContactDeletedEventIdNull) {
+        json["id"] = Value::Null;
+    }
+    // Fault contact-get-ignores-soft-delete: the delete only flags the row.
+    if app
+        .switches()
+        .faults
+        .has(Fault::ContactGetIgnoresSoftDelete)
+    {
+        store.deleted_contacts.push(contact);
+    }
     let jobs = if app.switches().faults.has(Fault::ContactDeletedNotFired) {
         Vec::new()
     } else {

@@ -427,6 +427,15 @@ async fn recordings_v1(
     let result = input::path_param(id, V1_RECORDINGS).and_then(|id| {
         let guard = app.store();
         let ws = guard.workspace();
+        // Fault recordings-v1-missing-call-empty: the recordings table queried without the call.
+        if ws.call(&id).is_none()
+            && app
+                .switches()
+                .faults
+                .has(Fault::RecordingsV1MissingCallEmpty)
+        {
+            return Ok(reply::data(StatusCode::OK, Value::Array(Vec::new())));
+        }
         let call = visible_call(&app, ws, &caller, V1_RECORDINGS, &id, || {
             // Fault recordings-no-access-404: a call the caller may not see is hidden as missing.
             if app.switches().faults.has(Fault::RecordingsNoAccess404) {
@@ -523,18 +532,32 @@ async fn list_hv(
                 }
             });
         let inc = includes(&q);
+        // Fault calls-hv-list-unscoped: the access join only comes with the number filter.
+        let unscoped = app.switches().faults.has(Fault::CallsHvListUnscoped)
+            && q.first("phoneNumberId").is_none();
+        // Fault calls-participant-filter-digits-only: the filter normalized to digits.
+        let digits_only = app
+            .switches()
+            .faults
+            .has(Fault::CallsParticipantFilterDigitsOnly);
         let mut calls: Vec<&Call> = ws
             .calls
             .iter()
-            .filter(|c| ws.is_number_user(&c.phone_number_id, caller.user_id))
+            .filter(|c| unscoped || ws.is_number_user(&c.phone_number_id, caller.user_id))
             .filter(|c| {
                 q.first("phoneNumberId")
                     .is_none_or(|n| c.phone_number_id == n)
             })
             .filter(|c| q.first("actorId").is_none_or(|a| c.user_id == a))
             .filter(|c| {
-                q.first("participants")
-                    .is_none_or(|p| c.participants.iter().any(|x| x == p))
+                q.first("participants").is_none_or(|p| {
+                    let p = if digits_only {
+                        p.trim_start_matches('+')
+                    } else {
+                        p
+                    };
+                    c.participants.iter().any(|x| x == p)
+                })
             })
             .filter(|c| {
                 q.first("direction")
@@ -881,6 +904,12 @@ async fn number_users_hv(
 async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
     let q = Query::parse(raw.as_deref());
     let area = q.first("areaCode");
+    // Fault available-area-code-offset: the area code read right after the `+`.
+    let area_at = if app.switches().faults.has(Fault::AvailableAreaCodeOffset) {
+        1
+    } else {
+        2
+    };
     let toll_free = q.first("tollFree").map(|v| v == "true");
     let items: Vec<Value> = AVAILABLE
         .iter()
@@ -888,7 +917,7 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
         .filter(|(_, _, region, ..)| q.first("region").is_none_or(|r| r.eq_ignore_ascii_case(region)))
         .filter(|(.., city, _)| q.first("city").is_none_or(|c| c.eq_ignore_ascii_case(city)))
         .filter(|(.., tf)| toll_free.is_none_or(|t| t == *tf))
-        .filter(|(n, ..)| area.is_none_or(|a| n.get(2..2 + a.len()) == Some(a)))
+        .filter(|(n, ..)| area.is_none_or(|a| n.get(area_at..area_at + a.len()) == Some(a)))
         .filter(|(n, ..)| q.first("contains").is_none_or(|s| n.contains(s)))
         .map(|(n, country, region, city, tf)| {
             json!({ "phoneNumber": n, "country": country, "region": region, "city": city, "tollFree": tf })
@@ -925,6 +954,20 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .map(|u| user_json(&app, &u.json))
         .collect();
     let skip_one = app.switches().faults.has(Fault::UsersPageSkipsItem);
+    // Fault users-token-wraps: the next offset is taken modulo the count, so the last page
+    // points back to the first.
+    if app.switches().faults.has(Fault::UsersTokenWraps) {
+        let page = page_cut(&app, &q, "/users", &items, skip_one).map(|mut page| {
+            if page.next_token.is_none() && !items.is_empty() {
+                page.next_token = Some(pagination::encode_token(0));
+            }
+            reply::json(
+                StatusCode::OK,
+                &pagination::list_body(page, &app.switches().faults),
+            )
+        });
+        return answer(&app, page);
+    }
     answer(
         &app,
         page_of_quirks(&app, &q, "/users", &items, skip_one, false),
@@ -1003,6 +1046,15 @@ async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Ca
             }
         }
     };
+    // Fault organization-internal-id: the table's numeric key answered as the id.
+    let mut org = org;
+    if app.switches().faults.has(Fault::OrganizationInternalId) {
+        let key = org["id"]
+            .as_str()
+            .map(|id| 10_000 + id.bytes().map(u64::from).sum::<u64>())
+            .unwrap_or(10_000);
+        org["id"] = json!(key.to_string());
+    }
     if app
         .switches()
         .faults

@@ -127,6 +127,13 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
                 _ => c,
             }
         });
+        // Fault contact-get-ignores-soft-delete: the read by primary key misses the deleted flag.
+        let found = found.or_else(|| {
+            faults
+                .has(Fault::ContactGetIgnoresSoftDelete)
+                .then(|| store.deleted_contacts.iter().find(|c| c.id == id))
+                .flatten()
+        });
         let Some(contact) = found else {
             if faults.has(Fault::ContactIdNotFoundAs500) {
                 return Err(ApiError::for_path(
@@ -201,8 +208,9 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     };
     external_id_bytes(faults, body)?;
     let mut store = app.store();
-    let input = parse_contact(body, &rules, store.custom_field_defs())
+    let mut input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
+    external_id_column(faults, &mut input);
     // Fault contact-emoji-500: the store's text columns take 3-byte UTF-8 only.
     let names = [
         &input.company,
@@ -236,7 +244,6 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         .created_by_user_id
         .clone()
         .unwrap_or_else(|| caller.user_id.to_string());
-    let mut input = input;
     if faults.has(Fault::ContactEmailsFirstOnly) {
         input.emails.truncate(1);
     }
@@ -245,7 +252,13 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
             entry.value = entry.value.trim_start_matches('+').to_string();
         }
     }
+    let shares_default = input.custom_fields.is_empty();
     let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
+    // Fault contact-custom-fields-default-shared: the model's default `custom_fields = []` is one
+    // list object, held by every contact created without custom fields.
+    if shares_default && faults.has(Fault::ContactCustomFieldsDefaultShared) {
+        store.shared_custom_fields.insert(contact.id.clone());
+    }
     let mut json = contact.to_json(store.custom_field_defs());
     if faults.has(Fault::CustomFieldItemsWithoutId) {
         if let Some(Value::Array(items)) = json.get_mut("customFields") {
@@ -343,8 +356,15 @@ fn update(
     };
     let body = body?;
     external_id_bytes(faults, &body)?;
-    let mut input = parse_contact(&body, &rules, store.custom_field_defs())
-        .map_err(|e| input_error(faults, e))?;
+    let mut input =
+        parse_contact(&body, &rules, store.custom_field_defs()).map_err(|e| match e {
+            // Fault patch-custom-field-generic-title: the update path maps every refusal alike.
+            InputError::CustomField(message) if faults.has(Fault::PatchCustomFieldGenericTitle) => {
+                ApiError::bad_request(V1_PATH, message)
+            }
+            e => input_error(faults, e),
+        })?;
+    external_id_column(faults, &mut input);
     external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
     source_url_column(faults, &input)?;
     if faults.has(Fault::PatchMergesEntries) {
@@ -364,6 +384,18 @@ fn update(
             app.switches().variant(Variant::PatchClearsOmittedFields),
         )
         .ok_or_else(|| missing_contact(faults, V1_PATH, id))?;
+    // Fault contact-custom-fields-default-shared: the shared list is cleared and refilled in
+    // place, so every contact holding it shows the new items.
+    if faults.has(Fault::ContactCustomFieldsDefaultShared)
+        && store.shared_custom_fields.contains(id)
+    {
+        let sharing: Vec<String> = store.shared_custom_fields.iter().cloned().collect();
+        for other in sharing.iter().filter(|o| o.as_str() != id) {
+            if let Some(c) = store.contact_mut(other) {
+                c.custom_fields = updated.custom_fields.clone();
+            }
+        }
+    }
     let json = updated.to_json(store.custom_field_defs());
     let mut jobs = if faults.has(Fault::ContactUpdateNotFired) {
         Vec::new()
@@ -397,6 +429,19 @@ fn update(
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
+}
+
+/// The width of the externalId column under fault external-id-column-64-truncated.
+const EXTERNAL_ID_COLUMN: usize = 64;
+
+/// Fault external-id-column-64-truncated: a non-strict database cuts a value wider than its
+/// column (with a warning nobody reads) instead of refusing it.
+fn external_id_column(faults: &FaultSet, input: &mut ContactInput) {
+    if faults.has(Fault::ExternalIdColumn64Truncated) {
+        if let Some(id) = input.external_id.as_mut() {
+            *id = id.chars().take(EXTERNAL_ID_COLUMN).collect();
+        }
+    }
 }
 
 /// The width of the sourceUrl column under fault source-url-column-191 (the utf8mb4 index limit).
@@ -594,6 +639,8 @@ struct Filter {
     external_id_fold_case: bool,
     /// Fault contacts-external-id-index-stale: external ids read from the create-time index.
     external_id_from_index: bool,
+    /// Fault contacts-sources-null-as-public-api: a null source filtered as `public-api`.
+    source_null_as_public_api: bool,
 }
 
 impl Filter {
@@ -619,13 +666,18 @@ impl Filter {
             folded(&external_id, &self.external_id_in)
         } else {
             within(&external_id, &self.external_id_in)
-        }) && within(&contact.source, &self.source_in)
-            && self.source_prefix.iter().all(|p| {
-                contact
-                    .source
-                    .as_ref()
-                    .is_some_and(|s| s.starts_with(p.as_str()))
-            })
+        }) && within(
+            &contact.source.clone().or_else(|| {
+                self.source_null_as_public_api
+                    .then(|| "public-api".to_string())
+            }),
+            &self.source_in,
+        ) && self.source_prefix.iter().all(|p| {
+            contact
+                .source
+                .as_ref()
+                .is_some_and(|s| s.starts_with(p.as_str()))
+        })
     }
 }
 
@@ -697,6 +749,7 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let mut filter = Filter {
         external_id_fold_case: faults.has(Fault::ContactsExternalIdsCaseInsensitive),
         external_id_from_index: faults.has(Fault::ContactsExternalIdIndexStale),
+        source_null_as_public_api: faults.has(Fault::ContactsSourcesNullAsPublicApi),
         ..Filter::default()
     };
     // Fault contacts-filter-first-page-only: a continued page forgets the filters.

@@ -88,7 +88,7 @@ fn page(
     if sort_within_page {
         page.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
     }
-    let body = pagination::list_body(
+    let mut body = pagination::list_body(
         pagination::Page {
             items: page.iter().map(|c| conversation_json(app, c)).collect(),
             total: items.len(),
@@ -96,6 +96,16 @@ fn page(
         },
         &app.switches().faults,
     );
+    // Fault conversations-total-items-string: COUNT(*) comes back from the driver as a string.
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationsTotalItemsString)
+    {
+        if let Some(total) = body.get_mut("totalItems") {
+            *total = serde_json::Value::String(total.to_string());
+        }
+    }
     Ok(reply::json(StatusCode::OK, &body))
 }
 
@@ -142,6 +152,10 @@ fn optional(path: &str, query: &Query, name: &str) -> Result<Option<OffsetDateTi
 fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let mut numbers: Vec<&str> = query.all("phoneNumbers");
+    // Fault conversations-empty-phone-numbers-dropped: empty items are dropped, not refused.
+    if faults.has(Fault::ConversationsEmptyPhoneNumbersDropped) {
+        numbers.retain(|n| !n.is_empty());
+    }
     let max_numbers = if faults.has(Fault::ConversationPhoneNumbersMax101) {
         MAX_PHONE_NUMBERS + 1
     } else {
@@ -280,8 +294,15 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             let line = m.line_by_id(&c.phone_number_id);
             (filtered.is_empty() || lines.contains(&c.phone_number_id.as_str()))
                 && user_filter.is_none_or(|u| {
-                    line.is_some_and(|l| l.users.contains(&u))
-                        != faults.has(Fault::ConversationsUserIdInverted)
+                    // Fault conversations-user-id-owner-only: only the number's first user counts.
+                    let owner_only = faults.has(Fault::ConversationsUserIdOwnerOnly);
+                    line.is_some_and(|l| {
+                        if owner_only {
+                            l.users.first() == Some(&u)
+                        } else {
+                            l.users.contains(&u)
+                        }
+                    }) != faults.has(Fault::ConversationsUserIdInverted)
                 })
                 && created_after.is_none_or(|t| c.created_at > t || at(c.created_at, t))
                 && (created_before.is_none_or(|t| c.created_at < t || at(c.created_at, t))
@@ -466,8 +487,14 @@ fn mark(
             }
         }
         let Some(updated) = updated else {
+            // Fault mark-v1-error-hv-shape: the shared handler builds its 404 on the latest path.
+            let shaped = if faults.has(Fault::MarkV1ErrorHvShape) {
+                HV_PATH
+            } else {
+                path
+            };
             let mut error = ApiError::for_path(
-                path,
+                shaped,
                 StatusCode::NOT_FOUND,
                 format!("conversation '{id}' was not found"),
             );

@@ -268,6 +268,9 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             }
         });
     let since = optional_instant(V1_PATH, query, "since")?;
+    // Fault messages-since-dropped-with-created-after: `since` is read only without createdAfter.
+    let since = since
+        .filter(|_| !(after.is_some() && faults.has(Fault::MessagesSinceDroppedWithCreatedAfter)));
     let (after, before) = if faults.has(Fault::SinceAsCreatedAfter) {
         (after.or(since), before)
     } else {
@@ -378,9 +381,16 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     let unresolved = faults.has(Fault::FromNumberUnresolved)
         && body.contains_key("from")
         && !sender.starts_with("PN");
+    // Fault send-from-other-workspace-number: the number looked up in every workspace.
     let line = store
         .messaging
         .line(workspace, &sender)
+        .or_else(|| {
+            faults
+                .has(Fault::SendFromOtherWorkspaceNumber)
+                .then(|| store.messaging.line_in_any_workspace(&sender))
+                .flatten()
+        })
         .filter(|_| !unresolved)
         .cloned()
         .ok_or_else(|| {
@@ -390,7 +400,24 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 format!("'{sender}' is not a phone number of your workspace"),
             )
         })?;
-    may_send(faults, limits(app, workspace), &line, &recipients)?;
+    if let Err(refused) = may_send(faults, limits(app, workspace), &line, &recipients) {
+        // Fault expired-send-still-recorded: the row was inserted before the subscription check.
+        if refused.status() == StatusCode::PAYMENT_REQUIRED
+            && faults.has(Fault::ExpiredSendStillRecorded)
+        {
+            store.messaging.record(
+                &line,
+                &recipients,
+                true,
+                None,
+                &stored,
+                Some(caller.user_id),
+                "queued",
+                OffsetDateTime::now_utc(),
+            );
+        }
+        return Err(refused);
+    }
     let mut recipients = recipients;
     if faults.has(Fault::GroupToListsSender) && recipients.len() > 1 {
         // The group's participants with the workspace number, one recipient short.
@@ -425,6 +452,16 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         // Fault send-conversation-id-null-when-new: the answer is built before the conversation
         // upsert gives a new conversation its id.
         let opens = store.messaging.conversation_with(line.id, &to).is_none();
+        // Fault send-duplicate-conversation-replica-lag: a conversation opened less than 5 s ago
+        // is not on the replica yet, so the send opens another with the same participants.
+        store.messaging.force_new_conversation = faults
+            .has(Fault::SendDuplicateConversationReplicaLag)
+            && store
+                .messaging
+                .conversation_with(line.id, &to)
+                .is_some_and(|c| {
+                    OffsetDateTime::now_utc() - c.created_at < time::Duration::seconds(5)
+                });
         let mut message = store.messaging.record(
             &line,
             &to,
@@ -435,6 +472,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             "sent",
             OffsetDateTime::now_utc(),
         );
+        store.messaging.force_new_conversation = false;
         // Fault message-from-phone-number-id: the sender kept as named, a phone number id.
         if faults.has(Fault::MessageFromPhoneNumberId) && sender.starts_with("PN") {
             store.messaging.set_from(&message.id, &sender);
@@ -449,13 +487,23 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         } else {
             json.clone()
         };
+        // Fault message-delivered-resource-conversation: the event built from the conversation.
+        let delivered = if faults.has(Fault::MessageDeliveredResourceConversation) {
+            store
+                .messaging
+                .conversation(&message.conversation_id)
+                .map(messaging::Conversation::to_json)
+                .unwrap_or_else(|| json.clone())
+        } else {
+            json.clone()
+        };
         jobs.extend(crate::deliveries::fire(
             app,
             &mut store,
             "message.delivered",
             Some(line.id),
             &id,
-            json.clone(),
+            delivered,
         ));
         // Fault outbound-fires-message-received: the direction is not looked at.
         if faults.has(Fault::OutboundFiresMessageReceived) {
@@ -712,7 +760,12 @@ fn may_send(
                 format!("{} reached its daily A2P 10DLC message cap", line.number),
             )
             .with_code("0204403")
-            .with_title("A2P 10DLC Daily Message Cap Reached"));
+            // Fault a2p-cap-wrong-title: the title constant of the neighbouring arm.
+            .with_title(if faults.has(Fault::A2pCapWrongTitle) {
+                "A2P Registration Not Approved"
+            } else {
+                "A2P 10DLC Daily Message Cap Reached"
+            }));
         }
     }
     // Fault international-first-recipient-only: only the first recipient is looked at.
@@ -940,6 +993,20 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
 
 // --- GET /messages/{messageId}, POST /messages/{messageId}/retry --------------------------
 
+/// What an HTML template's autoescape makes of a text (fault message-get-text-html-escaped).
+fn html_escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '"' => "&quot;".to_string(),
+            '\'' => "&#x27;".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 fn missing_message(id: &str) -> ApiError {
     ApiError::for_path(
         HV_PATH,
@@ -980,6 +1047,10 @@ async fn get_hv(
         .ok_or_else(|| missing_message(&id))?;
         let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
         media_type_from_extension(&app, &mut json);
+        // Fault message-get-text-html-escaped: the view's template filter escapes the text.
+        if faults.has(Fault::MessageGetTextHtmlEscaped) {
+            json["text"] = Value::String(html_escaped(&message.text));
+        }
         if faults.has(Fault::MessageMediaDropped) {
             if let Some(o) = json.as_object_mut() {
                 o.remove("media");

@@ -309,6 +309,9 @@ async fn create(
                     t.is_open() && t.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
                 })
                 .count()
+        } else if faults.has(Fault::TaskLimitCountsCompleted) {
+            // Fault task-limit-counts-completed: every live task counted, completed ones too.
+            tasks.visible().len()
         } else if faults.has(Fault::TaskOpenCounterSkipsReopen) {
             // Fault task-open-counter-skips-reopen: the counter never saw the reopens.
             tasks.open_count().saturating_sub(tasks.uncounted_reopens)
@@ -423,7 +426,16 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
 async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
     let result = task_id_of(&app, id).and_then(|id| {
         let faults = &app.switches().faults;
-        let store = app.store();
+        let mut store = app.store();
+        // Fault task-get-cache-misses-transitions: a read-through cache of the task.
+        if faults.has(Fault::TaskGetCacheMissesTransitions) {
+            if let Some(cached) = store.tasks().get_cache.get(&id) {
+                return Ok(reply::data(StatusCode::OK, task_json(cached, faults)));
+            }
+            if let Some(task) = store.tasks().get(&id).filter(|t| !t.is_deleted).cloned() {
+                store.tasks_mut().get_cache.insert(id.clone(), task);
+            }
+        }
         match store.tasks().get(&id) {
             Some(task) if !task.is_deleted && faults.has(Fault::TaskGetAnswersFirst) => {
                 let first = store.tasks().visible().first().copied().unwrap_or(task);
@@ -555,6 +567,13 @@ fn change_data(
         *task = updated;
     }
     let task = task.clone();
+    // Fault task-get-cache-misses-transitions: only PUT and DELETE invalidate the cache.
+    if changed
+        && matches!(event, "task.updated" | "task.deleted")
+        && faults.has(Fault::TaskGetCacheMissesTransitions)
+    {
+        store.tasks_mut().get_cache.remove(id);
+    }
     let data = json!({
         "taskId": task.task_id,
         "revision": shown_revision(&task, faults).to_string(),
@@ -576,7 +595,9 @@ fn change_data(
             }
         }
     }
-    if changed {
+    // Fault task-deleted-not-fired: the soft delete's bulk UPDATE runs no model hook.
+    let silent = event == "task.deleted" && faults.has(Fault::TaskDeletedNotFired);
+    if changed && !silent {
         let event = if faults.has(Fault::TaskEventsAllUpdated) {
             "task.updated"
         } else {
@@ -763,7 +784,16 @@ fn run_transition(
             },
         ),
         "link-conversation" => change(app, id, "task.linked", |task| {
-            task.conversation_id = Some(required_id(&body?, "conversationId", "CN")?);
+            let body = body?;
+            // Fault task-link-conversation-prefix-unchecked: the unlink validator, copied.
+            let linked = if faults.has(Fault::TaskLinkConversationPrefixUnchecked) {
+                string_field(&body, "conversationId")?.ok_or_else(|| {
+                    ApiError::bad_request(V1_PATH, "body field conversationId is required")
+                })?
+            } else {
+                required_id(&body, "conversationId", "CN")?
+            };
+            task.conversation_id = Some(linked);
             Ok(Changed::Yes)
         }),
         "unlink-conversation" => change(app, id, "task.unlinked", |task| {

@@ -168,10 +168,19 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
     let strict = !app.switches().faults.has(Fault::WebhookIdPatternUnchecked);
     let result = webhook_id(&app, id, strict).and_then(|id| {
         let store = app.store();
+        // Fault webhook-delete-soft-get-answers: the read by primary key misses the flag.
+        let soft_deleted = || {
+            app.switches()
+                .faults
+                .has(Fault::WebhookDeleteSoftGetAnswers)
+                .then(|| store.hooks.soft_deleted.iter().find(|w| w.id == id))
+                .flatten()
+        };
         store
             .webhook(&id)
+            .or_else(soft_deleted)
             .map(|w| {
-                let mut json = w.to_json();
+                let mut json = read_json(&app, w);
                 // Fault webhook-get-drops-org-id: the single get's view lacks orgId.
                 if app.switches().faults.has(Fault::WebhookGetDropsOrgId) {
                     if let Some(o) = json.as_object_mut() {
@@ -192,7 +201,11 @@ async fn list(State(app): State<App>) -> Response {
     let cached = app.switches().faults.has(Fault::WebhooksListCacheStale);
     let items: Vec<Value> = match store.hooks.list_cache.clone().filter(|_| cached) {
         Some(items) => items,
-        None => store.webhooks().iter().map(Webhook::to_json).collect(),
+        None => store
+            .webhooks()
+            .iter()
+            .map(|w| read_json(&app, w))
+            .collect(),
     };
     if cached {
         store.hooks.list_cache = Some(items.clone());
@@ -202,6 +215,22 @@ async fn list(State(app): State<App>) -> Response {
         StatusCode::OK,
         &json!({"data": items, "totalItems": total, "nextPageToken": null}),
     )
+}
+
+/// A webhook as the reads answer it; fault webhook-timestamps-sql-format passes the DATETIME
+/// columns through as the database's text.
+fn read_json(app: &App, w: &Webhook) -> Value {
+    let mut json = w.to_json();
+    if app.switches().faults.has(Fault::WebhookTimestampsSqlFormat) {
+        let format =
+            time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
+        for (field, at) in [("createdAt", w.created_at), ("updatedAt", w.updated_at)] {
+            if let Ok(text) = at.to_offset(time::UtcOffset::UTC).format(&format) {
+                json[field] = json!(text);
+            }
+        }
+    }
+    json
 }
 
 /// The fields of a create, PUT or PATCH body, validated; `None` where the body leaves one out.
@@ -387,6 +416,13 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             .events
             .ok_or_else(|| ApiError::bad_request(PATH, "events is required"))?;
         let pinned = match headers.get(PIN_HEADER) {
+            // Fault webhook-pin-header-unvalidated: the header is stored as sent.
+            Some(v)
+                if v.as_bytes() != crate::paths::API_VERSION.as_bytes()
+                    && faults.has(Fault::WebhookPinHeaderUnvalidated) =>
+            {
+                String::from_utf8_lossy(v.as_bytes()).into_owned()
+            }
             Some(v) if v.as_bytes() != crate::paths::API_VERSION.as_bytes() => {
                 return Err(ApiError::bad_request(
                     PATH,
@@ -551,8 +587,15 @@ fn update(
         w.status = fields.status.unwrap_or_else(|| "enabled".to_string());
         w.resource_ids = fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]);
     } else {
+        // Fault webhook-patch-label-null-ignored: `if body.label:` skips null and "".
+        let falsy = |l: &Option<String>| l.as_deref().is_none_or(str::is_empty);
         if let Some(label) = fields.label
             && !app.switches().faults.has(Fault::WebhookPatchIgnoresLabel)
+            && !(falsy(&label)
+                && app
+                    .switches()
+                    .faults
+                    .has(Fault::WebhookPatchLabelNullIgnored))
         {
             w.label = label;
         }
@@ -585,6 +628,9 @@ async fn delete_webhook(
         store.remove_webhook(&id);
         store.hooks.list_cache = None;
         let faults = &app.switches().faults;
+        if faults.has(Fault::WebhookDeleteSoftGetAnswers) {
+            store.hooks.soft_deleted.push(w.clone());
+        }
         // Fault webhook-delete-by-url: the delete statement's condition is the url, not the id.
         if faults.has(Fault::WebhookDeleteByUrl) {
             let same_url: Vec<String> = store
@@ -690,6 +736,11 @@ fn record_json(app: &App, record: &DeliveryRecord) -> Value {
     // Fault webhook-event-id-not-payload-id: the delivery's id shown as the event's.
     if faults.has(Fault::WebhookEventIdNotPayloadId) && record.event_id.is_some() {
         v["eventId"] = json!(record.id);
+    }
+    // Fault delivery-cutoff-inverted: a delivery after the cutoff shows what only older ones do.
+    if faults.has(Fault::DeliveryCutoffInverted) && record.event_id.is_some() {
+        v["eventId"] = Value::Null;
+        v["resourceId"] = Value::Null;
     }
     v
 }
@@ -810,6 +861,11 @@ async fn manual_retry(
     let result = split(&app, ids).and_then(|(id, event)| {
         let mut store = app.store();
         let record = delivery(&app, &store, &id, &event)?.clone();
+        // Fault manual-retry-test-delivery-404: the delivery is joined to its event.
+        if record.event_id.is_none() && app.switches().faults.has(Fault::ManualRetryTestDelivery404)
+        {
+            return Err(missing_delivery(&event));
+        }
         let first = app
             .switches()
             .faults
@@ -842,9 +898,23 @@ fn delivery<'a>(
     id: &str,
     event: &str,
 ) -> Result<&'a DeliveryRecord, ApiError> {
+    let key = delivery_key(app, event);
+    // Fault webhook-history-detail-cross-webhook: the delivery found by its id alone.
+    if app
+        .switches()
+        .faults
+        .has(Fault::WebhookHistoryDetailCrossWebhook)
+    {
+        return store
+            .hooks
+            .deliveries
+            .iter()
+            .find(|d| d.id == key)
+            .ok_or_else(|| missing_delivery(event));
+    }
     store
         .hooks
-        .delivery(id, &delivery_key(app, event))
+        .delivery(id, &key)
         .ok_or_else(|| missing_delivery(event))
 }
 
@@ -913,6 +983,14 @@ async fn create_legacy(
         let body = body?;
         let url = match body.get("url") {
             Some(Value::String(u)) if u.starts_with("http://") || u.starts_with("https://") => u,
+            // Fault legacy-webhook-missing-url-500: body['url'] indexed before it is validated.
+            None if app.switches().faults.has(Fault::LegacyWebhookMissingUrl500) => {
+                return Err(ApiError::for_path(
+                    LEGACY_PATH,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "KeyError: 'url'",
+                ));
+            }
             _ => {
                 return Err(ApiError::bad_request(
                     LEGACY_PATH,
