@@ -49,10 +49,14 @@ pub enum Situation {
     FiltersCombined,
     /// Concurrent requests at a counted limit: no more accepted than its places.
     ConcurrentLimit,
+    /// The resource's id changed as a storage or a lookup might confuse it with the id (its
+    /// letters in the other case, a character more or fewer, a 32-bit wrap): the operation
+    /// reaches no resource of the run's.
+    LookAlike,
 }
 
 impl Situation {
-    pub const ALL: [Situation; 12] = [
+    pub const ALL: [Situation; 13] = [
         Situation::ReadBack,
         Situation::RepeatSame,
         Situation::RepeatOther,
@@ -65,6 +69,7 @@ impl Situation {
         Situation::FilterValues,
         Situation::FiltersCombined,
         Situation::ConcurrentLimit,
+        Situation::LookAlike,
     ];
 
     /// Its name in reports.
@@ -82,6 +87,7 @@ impl Situation {
             Situation::FilterValues => "filter-values",
             Situation::FiltersCombined => "filters-combined",
             Situation::ConcurrentLimit => "concurrent-at-limit",
+            Situation::LookAlike => "look-alike-id",
         }
     }
 }
@@ -200,15 +206,28 @@ pub fn applicable(contract: &Contract, route: &Route) -> Vec<Situation> {
     if !e.adds.is_empty() {
         out.push(Situation::ConcurrentLimit);
     }
+    if tracked && e.id.is_some() && matches!(e.does, Does::Read | Does::Change | Does::Delete) {
+        out.push(Situation::LookAlike);
+    }
     out
 }
 
 /// How many resources of each kind one sequence holds at once: what the plan counts it holding
-/// (the webhooks beside its two watchers).
+/// (the webhooks beside its watchers).
 pub const CAPS: &[(&str, usize)] = &[("task", 2), ("contact", 2), ("message", 2), ("webhook", 1)];
 
-/// The webhooks a sequence keeps to watch its deliveries.
-pub const WATCHERS: usize = 2;
+/// The kinds a sequence's webhooks watch, one webhook each: every kind whose changes fire an
+/// event (the operation table's `fires`), the tasks twice (the second is deleted before the
+/// closing changes, whose events it must then not receive).
+pub fn watched(contract: &Contract) -> Vec<String> {
+    let mut out = vec!["task".to_string(), "task".to_string()];
+    for r in &contract.routes {
+        if !r.effect.fires.is_empty() && !out.contains(&r.effect.on) {
+            out.push(r.effect.on.clone());
+        }
+    }
+    out
+}
 
 /// Every request (method, path template) a sequence trial may send: each operation the table
 /// puts in a situation, the reads and lists of the kinds they act on, the users it assigns,
@@ -240,7 +259,7 @@ pub fn requests(contract: &Contract) -> Vec<(String, String)> {
                 .find(|(k, _)| *k == r.effect.on)
                 .map_or(0, |(_, n)| *n)
                 + if r.effect.on == "webhook" {
-                    WATCHERS
+                    watched(contract).len()
                 } else {
                     0
                 };
@@ -282,6 +301,8 @@ pub fn agenda(contract: &Contract, index: usize, of: usize) -> Vec<(usize, Situa
         .collect()
 }
 
+/// Every pair but the counted limits, in table order; the look-alike ids last, so that each
+/// trial's round ends with them, on the resources it made.
 fn all_pairs(contract: &Contract) -> Vec<(usize, Situation)> {
     let mut all = Vec::new();
     for (i, r) in contract.routes.iter().enumerate() {
@@ -291,6 +312,7 @@ fn all_pairs(contract: &Contract) -> Vec<(usize, Situation)> {
             }
         }
     }
+    all.sort_by_key(|(_, s)| *s == Situation::LookAlike);
     all
 }
 

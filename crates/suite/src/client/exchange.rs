@@ -16,10 +16,53 @@ pub enum Auth {
     None,
     /// Another key (a fixture, or a made-up invalid key), shown as `label` in reproductions.
     Key { key: String, label: String },
-    /// The run's key without its last character: a wrong key as near the real one as a key can
-    /// be, which a target comparing keys by prefix, or only in part, would serve. Without a
-    /// run key, a made-up one.
-    NearMiss,
+    /// A wrong key as near the run's key as a key can be, which a target comparing keys by
+    /// prefix, only in part or without case would serve. Without a run key, a made-up one.
+    NearMiss(NearKey),
+}
+
+/// How a near-miss key differs from the run's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NearKey {
+    /// Without its last character.
+    Cut,
+    /// Its letters in the other case (the key itself where it has none).
+    OtherCase,
+    /// With one character more.
+    Longer,
+}
+
+impl NearKey {
+    /// The near-miss of `key`, if it is another key.
+    pub fn of(self, key: &str) -> Option<String> {
+        let near = match self {
+            NearKey::Cut => key
+                .char_indices()
+                .last()
+                .map(|(i, _)| key[..i].to_string())?,
+            NearKey::OtherCase => key
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_lowercase() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                })
+                .collect(),
+            NearKey::Longer => format!("{key}{}", key.chars().last().unwrap_or('0')),
+        };
+        (!near.is_empty() && near != key).then_some(near)
+    }
+
+    /// Its words in a reproduction.
+    pub fn name(self) -> &'static str {
+        match self {
+            NearKey::Cut => "near miss",
+            NearKey::OtherCase => "near miss (other case)",
+            NearKey::Longer => "near miss (longer)",
+        }
+    }
 }
 
 /// A request to send.

@@ -12,6 +12,6 @@ mod transport;
 pub use crate::redact::Redactor;
 pub(crate) use crate::redact::{API_KEY_PLACEHOLDER, NEAR_MISS_PLACEHOLDER};
 pub(crate) use body::{large_answers_seen, with_large_body_slot};
-pub use exchange::{Auth, Outgoing, Response, TransportError};
+pub use exchange::{Auth, NearKey, Outgoing, Response, TransportError};
 pub(crate) use exchange::{EXCERPT_CHARS, Exchange, NotJson};
 pub use transport::{Client, ClientConfig};

@@ -404,15 +404,12 @@ impl Client {
                 req = req.header("Authorization", key);
                 shown_headers.push(("Authorization".to_string(), label.clone()));
             }
-            Auth::NearMiss => {
-                let near = self.api_key.as_deref().and_then(|k| {
-                    let cut = k.char_indices().last().map(|(i, _)| &k[..i])?;
-                    (!cut.is_empty()).then_some(cut)
-                });
+            Auth::NearMiss(how) => {
+                let near = self.api_key.as_deref().and_then(|k| how.of(k));
                 match near {
                     Some(near) => {
                         // It is most of the key: never shown either.
-                        self.redactor.api_key_part(near);
+                        self.redactor.api_key_part(&near);
                         req = req.header("Authorization", near);
                         shown_headers.push((
                             "Authorization".to_string(),

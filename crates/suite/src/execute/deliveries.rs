@@ -69,6 +69,9 @@ pub(super) struct Predictions {
     /// The webhooks live at the end, by id.
     live: BTreeSet<String>,
     verdicts: Verdicts,
+    /// The writes each resource accepted (`None`: not known): a change fires an event once, so
+    /// no webhook gets more events of one kind for the resource (a retry repeats its ids).
+    writes: BTreeMap<String, Option<usize>>,
 }
 
 /// Predicts the deliveries of the sequence's webhooks (`webhooks`: their ids) from what the
@@ -102,7 +105,11 @@ pub(super) fn predict(
             .collect()
     };
     let mut verdicts: Verdicts = BTreeMap::new();
+    let mut writes: BTreeMap<String, Option<usize>> = BTreeMap::new();
     for fired in model.fired(resources) {
+        writes
+            .entry(fired.resource.clone())
+            .or_insert_with(|| model.writes(&fired.kind, &fired.resource));
         for (id, sub) in &hooks {
             let Some(then) = model.at("webhook", id, fired.clock) else {
                 // Made after the change: what it gets for changes before it is not stated.
@@ -168,6 +175,7 @@ pub(super) fn predict(
             .collect(),
         hooks: hooks.into_iter().map(|(id, sub)| (sub, id)).collect(),
         verdicts,
+        writes,
     }
 }
 
@@ -184,6 +192,23 @@ fn is_of(d: &Delivery, event: &str, of: &str, resource: &str) -> bool {
         p.get("type").and_then(Value::as_str) == Some(event)
             && resource_of(p, of).as_deref() == Some(resource)
     })
+}
+
+/// How many events at least came among `ds`: the fewer of the distinct payload ids and the
+/// distinct `webhook-id`s (a retry, automatic or manual, repeats one of them).
+fn events_at_least(ds: &[Delivery]) -> usize {
+    let ids = |f: &dyn Fn(&Delivery) -> Option<String>| -> usize {
+        ds.iter()
+            .map(|d| f(d).unwrap_or_else(|| String::from_utf8_lossy(&d.body).into_owned()))
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
+    let by_payload = ids(&|d| {
+        d.json()
+            .and_then(|p| p.get("id").and_then(Value::as_str).map(str::to_string))
+    });
+    let by_header = ids(&|d| d.header("webhook-id").map(str::to_string));
+    by_payload.min(by_header)
 }
 
 /// How many events of `event` for `resource` came: distinct `webhook-id`s (a retry repeats
@@ -246,6 +271,27 @@ impl Predictions {
                 .cloned()
                 .collect();
             let webhook = self.hooks.get(sub).map_or("?", String::as_str);
+            if let Some(Some(bound)) = self.writes.get(resource) {
+                let many = events_at_least(&came);
+                if many > *bound {
+                    found.push((
+                        Finding::new(
+                            TABLE,
+                            "model: deliveries",
+                            format!(
+                                "at most {} of {event} for {resource} delivered to webhook {webhook}: a change fires an event once, and the resource accepted {}",
+                                crate::results::plural(*bound, "event"),
+                                crate::results::plural(*bound, "write")
+                            ),
+                            format!(
+                                "{many} events (distinct event ids and webhook-ids): {}",
+                                came.iter().map(Delivery::describe).collect::<Vec<_>>().join("; ")
+                            ),
+                        ),
+                        cause.clone(),
+                    ));
+                }
+            }
             match verdict {
                 Verdict::Must(n) if events_of(&came, event, of, resource) < *n => found.push((
                     Finding::new(

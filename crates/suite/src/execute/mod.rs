@@ -836,7 +836,7 @@ impl Executor {
         let auth = match &out.auth {
             Auth::Primary => "primary".to_string(),
             Auth::None => "none".to_string(),
-            Auth::NearMiss => "near miss".to_string(),
+            Auth::NearMiss(how) => how.name().to_string(),
             // Held in memory for the run only, never shown.
             Auth::Key { key, .. } => format!("key {key}"),
         };
@@ -990,7 +990,7 @@ impl Executor {
             Some("none") => Auth::None,
             // A wrong key: the run's own without its last character, the nearest wrong key
             // there is (Authentication 3: any key the target did not issue is refused).
-            Some("invalid") => Auth::NearMiss,
+            Some("invalid") => Auth::NearMiss(crate::client::NearKey::Cut),
             Some(fixture) => Auth::Key {
                 key: vars
                     .get(fixture)

@@ -26,7 +26,7 @@ use super::values::{self, Class, Presence};
 use crate::cases::Case;
 use crate::cases::situations::{self, Situation};
 use crate::cases::template::Vars;
-use crate::client::{Auth, Exchange, Outgoing};
+use crate::client::{Auth, Exchange, NearKey, Outgoing};
 use crate::redact::Redactor;
 use crate::results::{Failure, Finding};
 use conformance_contract::operations::{Does, From, Rule, Set, Shape};
@@ -35,6 +35,8 @@ use conformance_contract::{Api, Contract, Route, StatusKey};
 /// Pages a list walk of a sequence reads at most.
 const MAX_PAGES: usize = 5;
 use crate::cases::situations::CAPS;
+
+mod look_alike;
 
 type Found = Vec<(Finding, Arc<Exchange>)>;
 
@@ -131,6 +133,9 @@ enum Want {
     Foreign,
     /// Any answer but 401 (the second key of the workspace).
     NotUnauthorized,
+    /// An id like a resource's: any answer but 401 that is not about that resource (`reached`:
+    /// a success that shows its id).
+    LookAlike { reached: bool, why: String },
 }
 
 /// A sequence's resources and the fixtures it works with.
@@ -287,6 +292,7 @@ impl<'a> Explorer<'a> {
             Want::Unauthorized => (s == 401, "401: the request carries no valid key".to_string(), "4xx", "Authentication > 3"),
             Want::Foreign => (refused, "a refusal (403, or 404): a key of another workspace has no access to a resource the run's key created".to_string(), "4xx", "Authentication > 3"),
             Want::NotUnauthorized => (s != 401, "any answer but 401: the second key of the workspace is valid".to_string(), "not 401", "Authentication > 3"),
+            Want::LookAlike { reached, why } => (!reached && s != 401, why.clone(), "not the resource", clause),
         };
         if !fine {
             self.now.1.push((
@@ -317,17 +323,18 @@ type Ask = (Vec<(String, String)>, Option<String>, Want);
 impl Explorer<'_> {
     /// The round's watchers: two webhooks on every task event of every number, so that the model
     /// has deliveries to predict whatever the steps are (the second is deleted before the
-    /// closing changes, whose events it must then not receive); and the users the steps may
-    /// assign, read beside them.
+    /// closing changes, whose events it must then not receive), and one on the events of each
+    /// other kind whose changes fire some; and the users the steps may assign, read beside them.
     async fn watch(&mut self) {
         let users = request("GET", "/users", &[("maxResults", "50".into())], None);
         let mut outs = vec![users];
         if let Some(url) = self.text("webhook_url") {
-            let events = events_of(&self.exec.contract, "task");
-            for n in 0..2 {
+            // One webhook per kind whose changes fire events (a webhook's events are of one
+            // variant of the union), two on the tasks'.
+            for (n, kind) in situations::watched(&self.exec.contract).iter().enumerate() {
                 let body = json!({
                     "url": format!("{url}/{}watch{n}", self.prefix),
-                    "events": events,
+                    "events": events_of(&self.exec.contract, kind),
                     "resourceIds": ["*"],
                     "label": format!("{} sequence watcher {n}", self.exec.run_id),
                 });
@@ -358,7 +365,7 @@ impl Explorer<'_> {
             .skip(1)
             .filter_map(|ex| created_id(ex, "/id"))
             .collect();
-        self.close("read the users; create two webhooks on every task event of every number (\"*\"), to watch the deliveries".into());
+        self.close("read the users; create two webhooks on every task event of every number (\"*\") and one on the events of each other kind, to watch the deliveries".into());
     }
 
     /// The live resources of `kind` the round created, as the model knows them.
@@ -491,7 +498,14 @@ impl Explorer<'_> {
     /// The webhooks the round made and did not delete go now: the counted states (open tasks,
     /// webhooks) are back where they were for the trials that follow.
     async fn tidy(&mut self) {
-        let mut hooks: Vec<String> = self.watchers.first().cloned().into_iter().collect();
+        // All but the second watcher, deleted before the closing changes.
+        let mut hooks: Vec<String> = self
+            .watchers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, w)| w.clone())
+            .collect();
         hooks.extend(self.live("webhook"));
         let outs: Vec<Outgoing> = hooks
             .iter()
@@ -1061,6 +1075,7 @@ impl Explorer<'_> {
             Situation::WalkWrite => self.walk_write(route).await,
             Situation::FilterValues => self.filter_values(route, false).await,
             Situation::FiltersCombined => self.filter_values(route, true).await,
+            Situation::LookAlike => self.look_alike(route).await,
             Situation::ConcurrentLimit => {
                 Err("carried by the limit cases, whose last wave crosses the limit with concurrent creates".into())
             }
@@ -1542,7 +1557,9 @@ impl Explorer<'_> {
         };
         let mut actors = vec![
             (Auth::None, Want::Unauthorized),
-            (Auth::NearMiss, Want::Unauthorized),
+            (Auth::NearMiss(NearKey::Cut), Want::Unauthorized),
+            (Auth::NearMiss(NearKey::OtherCase), Want::Unauthorized),
+            (Auth::NearMiss(NearKey::Longer), Want::Unauthorized),
         ];
         // A key of another workspace creates in its own workspace: only what names the run's
         // resources is refused to it.
@@ -1964,6 +1981,12 @@ impl Explorer<'_> {
                 match f.rule {
                     Rule::After | Rule::Before | Rule::AtOrAfter | Rule::AtOrBefore => {
                         asks.push((with(&[(f.param.as_str(), v.clone())]), None, Want::Success));
+                        // A second either side of the item's instant: the same day, the same
+                        // minute; admitted on one side only.
+                        for (bound, admitted) in a_second_apart(&v, &f.rule) {
+                            let own = if admitted { own_id(item, *mine) } else { None };
+                            asks.push((with(&[(f.param.as_str(), bound)]), own, Want::Success));
+                        }
                         if let Some(shifted) = at_other_offset(&v) {
                             asks.push((
                                 with(&[(f.param.as_str(), shifted)]),
@@ -1999,6 +2022,16 @@ impl Explorer<'_> {
                             for near in near_misses(&v) {
                                 asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
                             }
+                        } else if let Some(prefix) = id_prefix(&schema) {
+                            // An id's look-alikes: a target may refuse one its kind never has
+                            // (400), or that names nothing (404); what it lists, the filter admits.
+                            for near in look_alike::look_alikes(&v, &prefix).into_iter().take(3) {
+                                asks.push((
+                                    with(&[(f.param.as_str(), near.id)]),
+                                    None,
+                                    Want::Either,
+                                ));
+                            }
                         }
                     }
                     Rule::Eq => {
@@ -2010,6 +2043,16 @@ impl Explorer<'_> {
                         if free {
                             for near in near_misses(&v) {
                                 asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
+                            }
+                        } else if let Some(prefix) = id_prefix(&schema) {
+                            // An id's look-alikes: a target may refuse one its kind never has
+                            // (400), or that names nothing (404); what it lists, the filter admits.
+                            for near in look_alike::look_alikes(&v, &prefix).into_iter().take(3) {
+                                asks.push((
+                                    with(&[(f.param.as_str(), near.id)]),
+                                    None,
+                                    Want::Either,
+                                ));
                             }
                         }
                     }
@@ -2323,6 +2366,39 @@ impl Explorer<'_> {
 }
 
 /// The instant `text` at an offset of +05:45: the same instant written otherwise.
+/// The stated prefix of an id filter (a pattern of leading capitals, of the value or of its
+/// items), `None` for a filter that is no id.
+fn id_prefix(schema: &Value) -> Option<String> {
+    let pattern = schema
+        .get("pattern")
+        .or_else(|| schema.pointer("/items/pattern"))?
+        .as_str()?
+        .strip_prefix('^')?;
+    let prefix: String = pattern
+        .chars()
+        .take_while(char::is_ascii_uppercase)
+        .collect();
+    (!prefix.is_empty()).then_some(prefix)
+}
+
+/// The instants a second before and a second after `text`, in UTC, each with whether a filter
+/// of `rule` bounded there admits an item at `text`.
+fn a_second_apart(text: &str, rule: &Rule) -> Vec<(String, bool)> {
+    use time::format_description::well_known::Rfc3339;
+    let Ok(t) = time::OffsetDateTime::parse(text.trim(), &Rfc3339) else {
+        return Vec::new();
+    };
+    let t = t.to_offset(time::UtcOffset::UTC);
+    let after = matches!(rule, Rule::After | Rule::AtOrAfter);
+    [
+        (t - time::Duration::SECOND, after),
+        (t + time::Duration::SECOND, !after),
+    ]
+    .into_iter()
+    .filter_map(|(at, admitted)| Some((at.format(&Rfc3339).ok()?, admitted)))
+    .collect()
+}
+
 fn at_other_offset(text: &str) -> Option<String> {
     use time::format_description::well_known::Rfc3339;
     let t = time::OffsetDateTime::parse(text.trim(), &Rfc3339).ok()?;

@@ -168,6 +168,7 @@ impl Model {
                         Some(s) if (200..300).contains(&s) => {
                             let before = state_of(t);
                             t.apply(route, resource, &request);
+                            t.writes += 1;
                             // A change that leaves the resource as it was (a member added again,
                             // a value set to what it held) is no "corresponding change": what it
                             // fires is not stated either.
@@ -271,6 +272,15 @@ impl Model {
             .get(&(kind.to_string(), id.to_string()))?
             .at(clock)
             .cloned()
+    }
+
+    /// How many writes the resource `id` of `kind` accepted, its create included, while the
+    /// model followed it; `None` once it could not (an answer it cannot read, a change in
+    /// flight).
+    pub(crate) fn writes(&self, kind: &str, id: &str) -> Option<usize> {
+        let state = self.lock();
+        let t = state.resources.get(&(kind.to_string(), id.to_string()))?;
+        (!t.unknown && t.pending == 0).then_some(t.writes)
     }
 
     /// The events the accepted changes of the resources `of` fired, in order.

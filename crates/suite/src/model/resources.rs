@@ -154,6 +154,8 @@ pub(crate) struct Tracked {
     /// What it was after each change, by the model's clock: what it was when another change
     /// fired an event (a webhook's events then) is read from here.
     history: Vec<(u64, Snapshot)>,
+    /// The writes accepted on it, its create included: no event fires more often.
+    pub(crate) writes: usize,
 }
 
 /// A resource as it was at one moment.
@@ -296,6 +298,7 @@ impl Tracked {
             changed: 0,
             unknown: false,
             history: Vec::new(),
+            writes: 1,
         };
         t.apply(route, resource, request);
         t
