@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind5` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind6` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -49,6 +49,9 @@ macro_rules! kind {
     };
     (blind_set, blind5) => {
         Some(5)
+    };
+    (blind_set, blind6) => {
+        Some(6)
     };
     (blind_set, $other:ident) => {
         None
