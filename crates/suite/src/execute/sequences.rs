@@ -1520,14 +1520,42 @@ impl Explorer<'_> {
         }
         let (pointer, rule, value, own) =
             broken.swap_remove(self.rng.random_range(0..broken.len()));
-        let mut bad = body;
+        let mut bad = body.clone();
         put(&mut bad, &pointer, Some(value));
         let code = route
             .responses
             .iter()
             .any(|r| r.status == StatusKey::Exact(400))
             .then_some(400);
-        let want = Want::Refusal(code, format!("{pointer}: {rule}"), own);
+        self.send_invalid(
+            route,
+            bad,
+            Want::Refusal(code, format!("{pointer}: {rule}"), own),
+        )
+        .await?;
+        // Each field the body schema requires, left out alone.
+        let required: Vec<String> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|f| body.get(*f).is_some())
+            .map(str::to_string)
+            .collect();
+        for field in required {
+            let mut bad = body.clone();
+            if let Some(m) = bad.as_object_mut() {
+                m.remove(&field);
+            }
+            let want = Want::Refusal(code, format!("/{field}: required, left out"), None);
+            self.send_invalid(route, bad, want).await?;
+        }
+        Ok(())
+    }
+
+    /// Sends `bad`, a body `route` must refuse, held to `want`; what it names is read back.
+    async fn send_invalid(&mut self, route: &Route, bad: Value, want: Want) -> Result<(), Skip> {
         if route.effect.does == Does::Create {
             let id = self.create_with(route, Some(bad), want).await?;
             if let Some(id) = id {
@@ -2287,6 +2315,18 @@ impl Explorer<'_> {
                 )
             })
             .collect();
+        // Another resource of the kind the round holds, read beside it: a change reaches no
+        // other resource (a default shared between them, a cache keyed by less than the id).
+        if let (Some(other), Some(r)) = (
+            self.live(kind).into_iter().rev().find(|o| o != id),
+            reads.first(),
+        ) {
+            outs.push((
+                request("GET", &Self::path(r, Some(&other)), &[], None),
+                Want::Success,
+                r.clause.clone(),
+            ));
+        }
         for r in &parts {
             let mut q = Vec::new();
             if let Some(n) = page_size(r, false) {
