@@ -132,7 +132,13 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
             } else {
                 StatusCode::BAD_REQUEST
             };
-            return ApiError::for_path(req.uri().path(), status, message).render(app.switches());
+            // Fault version-error-v1-shape: the refusal built with the v1 error helper.
+            let shaped = if app.switches().faults.has(Fault::VersionErrorV1Shape) {
+                "/v1"
+            } else {
+                req.uri().path()
+            };
+            return ApiError::for_path(shaped, status, message).render(app.switches());
         }
     }
     next.run(req).await

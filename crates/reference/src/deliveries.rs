@@ -28,6 +28,8 @@ pub(crate) struct Job {
     url: String,
     secret: String,
     payload: String,
+    /// A test delivery (fault webhook-test-delivery-unsigned sends it unsigned).
+    test: bool,
 }
 
 /// The family of an event name: `message` of `message.received`.
@@ -44,13 +46,16 @@ fn subscribed(
     phone_number_id: Option<&str>,
     any_resource: bool,
     by_family: bool,
+    wildcard_needs_number: bool,
 ) -> bool {
     let covers = |e: &String| e == event || (by_family && family(e) == family(event));
     if w.status != "enabled" || !events.iter().any(covers) {
         return false;
     }
+    // Fault webhook-wildcard-skips-unnumbered-events: `*` matches only events with a number.
+    let wildcard = phone_number_id.is_some() || !wildcard_needs_number;
     any_resource
-        || w.resource_ids.iter().any(|r| r == "*")
+        || (wildcard && w.resource_ids.iter().any(|r| r == "*"))
         || phone_number_id.is_some_and(|p| w.resource_ids.iter().any(|r| r == p))
 }
 
@@ -102,7 +107,15 @@ pub(crate) fn fire(
                 .get(&w.id)
                 .filter(|_| stale_events)
                 .unwrap_or(&w.events);
-            subscribed(w, events, event, scope.as_deref(), any_resource, by_family)
+            subscribed(
+                w,
+                events,
+                event,
+                scope.as_deref(),
+                any_resource,
+                by_family,
+                faults.has(Fault::WebhookWildcardSkipsUnnumberedEvents),
+            )
         })
         .cloned()
         .collect();
@@ -179,6 +192,7 @@ pub(crate) fn fire_test(store: &mut Store, webhook: &Webhook, first_secret: bool
         first_secret,
     )
     .into_iter()
+    .map(|job| Job { test: true, ..job })
     .collect()
 }
 
@@ -209,6 +223,7 @@ fn record(
         url: w.url.clone(),
         secret,
         payload,
+        test: false,
     })
 }
 
@@ -221,6 +236,7 @@ pub(crate) fn again(store: &Store, record: &DeliveryRecord, first_secret: bool) 
         url: w.url.clone(),
         secret: store.hooks.signing_secret(&w.id, first_secret)?.to_string(),
         payload: record.payload.clone(),
+        test: false,
     })
 }
 
@@ -291,7 +307,9 @@ async fn deliver(app: App, job: Job) {
             .header("content-type", "application/json")
             .header("webhook-id", &msg_id)
             .header("webhook-timestamp", ts.to_string());
-        if !faults.has(Fault::WebhookUnsigned) {
+        // Fault webhook-test-delivery-unsigned: the test path's client has no signing step.
+        let unsigned_test = job.test && faults.has(Fault::WebhookTestDeliveryUnsigned);
+        if !faults.has(Fault::WebhookUnsigned) && !unsigned_test {
             // Fault webhook-retry-signs-job-id: the retry job signs its own id, not the header's.
             let signed_id = if attempt > 0 && faults.has(Fault::WebhookRetrySignsJobId) {
                 format!("{}-r{attempt}", job.id)

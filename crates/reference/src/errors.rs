@@ -216,7 +216,12 @@ impl ApiError {
                 body.insert("status".into(), status);
                 body.insert("docs".into(), json!(docs));
                 body.insert("title".into(), json!(self.title));
-                body.insert("trace".into(), json!(trace_id()));
+                // Fault v1-error-trace-number: the logging middleware's request counter.
+                if faults.has(Fault::V1ErrorTraceNumber) {
+                    body.insert("trace".into(), json!(rand::random::<u32>()));
+                } else {
+                    body.insert("trace".into(), json!(trace_id()));
+                }
             }
             Generation::HeaderVersioned => {
                 let docs = format!(

@@ -910,6 +910,81 @@ pending {
         "GET /calls/{callId}/recordings cuts each page from the newest segments (ORDER BY startTime DESC LIMIT n, reversed for display): with maxResults 2 a walk of three segments gives the second, the third, then the first";
     LegacyCallTranscriptsRouteTypo => blind4 "legacy-call-transcripts-route-typo", "Legacy v1 webhook creation endpoints",
         "the legacy kind table spells `call-transcript`: POST /v1/webhooks/call-transcripts answers 404 Not Found (the other three kinds create their webhook)";
+
+    // Blind set 6: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a column too narrow for a text, a byte-wide integer, a DATE column,
+    // a soft delete one list forgets, a join that multiplies or widens rows, a filter bound to the
+    // wrong column, a lookup not scoped to the caller's workspace, a check left off one route, a
+    // PATCH that clobbers what it was not sent, a null turned into text, a serializer field left
+    // out, an event fired on the wrong transition or before its check, an error helper or title
+    // copied from the wrong generation or area, an off-by-one at the last page.
+    ContactPatchWithoutDefaultFields500 => blind6 "contact-patch-without-default-fields-500", "Errors > no server errors",
+        "PATCH /v1/contacts/{id} with a body that has no defaultFields (or defaultFields null) answers 500 (the handler reads body.defaultFields.emails without a guard) instead of replacing the contact";
+    ContactsListIgnoresSoftDelete => blind6 "contacts-list-ignores-soft-delete", "v1 API: contacts > GET /v1/contacts",
+        "a contact deleted in the app is only flagged deleted, and the contact lists (GET /v1/contacts, GET /contacts) query the table without the flag's condition: after contact.deleted the contact is still listed";
+    ContactDeleteFiresUpdated => blind6 "contact-delete-fires-updated", "Events > event table",
+        "a contact deleted in the app fires contact.updated (the model's save hook runs for the soft delete) instead of contact.deleted";
+    SendTextColumn160 => blind6 "send-text-column-160", "v1 API: messages > POST /v1/messages",
+        "POST /v1/messages stores the text in a VARCHAR(160) column (one SMS segment) of a non-strict database: a longer text is accepted and sent, but the answer and every later read show only its first 160 characters";
+    MessagesToFilterAnyRecipient => blind6 "messages-to-filter-any-recipient", "Header-versioned API > GET /messages",
+        "GET /messages reads the recipient filter `to` as `ANY(to) IN (...)`: to=+14155550101 also lists the group messages whose recipients include that number, instead of the messages sent to exactly that set";
+    MessagesFromFilterOnPhoneNumberId => blind6 "messages-from-filter-on-phone-number-id", "Pagination and collection conventions > filters",
+        "GET /messages binds the `from` filter to the phoneNumberId column (a copy of the line above): from=<an E.164 sender> lists nothing, and from=<a PN id> lists that line's messages";
+    MessagesV1ListWithoutConversationId => blind6 "messages-v1-list-without-conversation-id", "Resources > Message > conversationId",
+        "GET /v1/messages serializes its items with the v1 list's own field list, written before conversationId existed: the messages of the list carry no conversationId (the header-versioned answers keep it)";
+    ConversationsUpdatedFilterOnCreated => blind6 "conversations-updated-filter-on-created", "Header-versioned API > GET /conversations",
+        "GET /conversations applies its updatedAt[...] bounds to createdAt (the created branch copied): updatedAt[lte]=T lists conversations updated after T, and updatedAt[gte]=T leaves out those created before T but updated since";
+    MarkOpenSkipsNumberAccess => blind6 "mark-open-skips-number-access", "Authentication > 3",
+        "POST .../mark-as-open (both generations) skips the number-scoped check mark-as-done and mark-as-read make: a caller who is not a user of the conversation's number gets 200 instead of 403 Not Phone Number User";
+    ConversationsMaxResultsByteWrap => blind6 "conversations-max-results-byte-wrap", "Limits > maxResults",
+        "GET /v1/conversations and GET /conversations read maxResults into an 8-bit integer before the range check: maxResults=300 wraps to 44 and is served (257 to 1) instead of answering 400";
+    ConversationsV1OtherWorkspaceNumbers => blind6 "conversations-v1-other-workspace-numbers", "Authentication > 3",
+        "GET /v1/conversations resolves phoneNumbers across every workspace and filters conversations by phone number id alone: the key of another workspace naming the primary workspace's number lists its conversations instead of 403 or 404";
+    ConversationsBadRequestCode1001 => blind6 "conversations-400-code-1001", "Errors > v1 codes",
+        "the 400 answers of GET /v1/conversations carry the code 1001400 (the conversations module's error factory took the `1001` prefix of its 403 row) instead of 1000400 Bad Request";
+    CallsActorIdOnAnsweredBy => blind6 "calls-actor-id-on-answered-by", "Header-versioned API > GET /calls",
+        "GET /calls matches the actorId filter against the call's answeredBy instead of the user or agent of the call: the user's missed, voicemail and outgoing calls are left out";
+    RecordingsV1JoinedByNumber => blind6 "recordings-v1-joined-by-number", "v1 API: calls and recordings > GET /v1/call-recordings/{callId}",
+        "GET /v1/call-recordings/{callId} joins recordings to calls on the phone number instead of the call id: a call without recordings answers the recording segments of the other calls of its number";
+    RecordingsHvTranscriptJoinDuplicates => blind6 "recordings-hv-transcript-join-duplicates", "Header-versioned API > GET /calls/{callId}/recordings",
+        "GET /calls/{callId}/recordings loads its segments through a join with the call's transcript segments: every recording segment is listed once per transcript segment, so a walk shows the same id several times";
+    TranscriptsFullLastPageToken => blind6 "transcripts-full-last-page-token", "Pagination and collection conventions > last page",
+        "GET /calls/{callId}/transcripts gives a nextPageToken whenever the page is full (`len == maxResults`): a page that ends exactly at the last segment carries a token leading to an empty page instead of null";
+    CallAnsweredFiresMissed => blind6 "call-answered-fires-missed", "Events > event table",
+        "an answered incoming call also fires call.missed when it ends (the check reads the missing voicemail route, not whether the call was answered)";
+    AvailableContainsPrefixOnly => blind6 "available-contains-prefix-only", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available matches the `contains` substring as a prefix of the number (LIKE 'value%'): contains=5550901 lists nothing while +14155550901 is offered";
+    UserTimestampsDateOnly => blind6 "user-timestamps-date-only", "Conventions > timestamps",
+        "users are stored with DATE columns for createdAt and updatedAt: every user answer (GET /users, /users/{userId}, /v1/users/{userId}, a number's users) shows `2026-01-02` instead of an ISO 8601 date-time";
+    UserV1NotFoundHvShape => blind6 "user-v1-404-hv-shape", "Errors > v1 error body",
+        "GET /v1/users/{userId} of a missing user answers 404 with the header-versioned body {message, docs, title} (the handler copied from GET /users/{userId}): code, status and trace are missing";
+    TaskCreateIgnoresDueDate => blind6 "task-create-ignores-due-date", "v1 API: tasks > POST /v1/tasks",
+        "POST /v1/tasks leaves dueDate out of the create serializer's fields: a task created with a dueDate answers and reads back dueDate null (change-due-date still sets it)";
+    TaskCreatedFiredOnLimitRefusal => blind6 "task-created-fired-on-limit-refusal", "Events > event table",
+        "POST /v1/tasks publishes task.created before the open-task limit check: a create refused with 402 Open Tasks Limit Reached still delivers task.created for a task that does not exist";
+    TaskNotFoundTitle => blind6 "task-404-title-task-not-found", "Errors > v1 codes",
+        "404 answers of the task routes carry the title `Task Not Found` (the exception's class name) instead of the Tasks row's `Not Found`";
+    TaskReopenClearsDueDate => blind6 "task-reopen-clears-due-date", "States and transitions > Task > reopen",
+        "POST /v1/tasks/{taskId}/reopen resets the task to the defaults of a new open task: it is open again, but its due date is cleared";
+    WebhookTestDeliveryUnsigned => blind6 "webhook-test-delivery-unsigned", "Header-versioned API > POST /webhooks/{id}/events/test",
+        "POST /webhooks/{id}/events/test sends the test delivery through a plain HTTP client without the signing step: it carries webhook-id and webhook-timestamp but no webhook-signature";
+    WebhookWildcardSkipsUnnumberedEvents => blind6 "webhook-wildcard-skips-unnumbered-events", "Events > subscriptions",
+        "the wildcard resourceIds [\"*\"] matches only events tied to a phone number (`phone_number_id IS NOT NULL AND ...`): contact.updated, contact.deleted and tasks without a phone number reach no webhook";
+    WebhooksListIncludesLegacy => blind6 "webhooks-list-includes-legacy", "Resources > Webhook > id",
+        "GET /webhooks lists the legacy webhooks created with POST /v1/webhooks/{kind} (one table, no kind condition): their ids (`WH00000001`) are not stringified numbers";
+    WebhooksListHidesDisabled => blind6 "webhooks-list-hides-disabled", "Header-versioned API > webhook management",
+        "GET /webhooks reuses the delivery side's query of active subscriptions: a disabled webhook is missing from the list while GET /webhooks/{webhookId} still answers it";
+    WebhookHistoryUnknownWebhookEmpty => blind6 "webhook-history-unknown-webhook-empty", "Header-versioned API > webhook delivery history",
+        "GET /webhooks/{id}/events queries the deliveries table by webhook id without looking the webhook up: a deleted or unknown webhook answers 200 with its history (empty or not) instead of 404";
+    WebhookPatchClearsLabel => blind6 "webhook-patch-clears-label", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} binds the body to the full model, whose label defaults to null: a PATCH that does not send label (of status, url, events) clears the webhook's label";
+    WebhookLabelNullStringified => blind6 "webhook-label-null-stringified", "Header-versioned API > POST /webhooks",
+        "POST /webhooks and PATCH write label through a string conversion: label null is stored and answered as the string `null` instead of null";
+    V1ErrorTraceNumber => blind6 "v1-error-trace-number", "Errors > v1 error body",
+        "v1 error bodies carry trace as a JSON number (the request counter of the logging middleware) instead of a string";
+    VersionErrorV1Shape => blind6 "version-error-v1-shape", "Versioning > 1",
+        "the version check of the header-versioned routes builds its refusal with the v1 error helper: a missing or unsupported Service-Api-Version on a webhook endpoint answers a body with code, status and trace";
 }
 }
 
@@ -1002,6 +1077,14 @@ impl Fault {
             Fault::TaskLinkConversationPrefixUnchecked
             | Fault::ConversationsEmptyPhoneNumbersDropped => &[V::ContractStrict],
             Fault::SendFromOtherWorkspaceNumber => &[V::OwnWorkspaceKeys],
+            // Blind set 6. v1-error-minimal leaves trace out; contract-strict refuses a
+            // maxResults outside the range, and every refused conversation list query, before the
+            // handler reads it; with own-workspace-keys the profile's other key is the run's own.
+            Fault::V1ErrorTraceNumber => &[V::V1ErrorMinimal],
+            Fault::ConversationsMaxResultsByteWrap | Fault::ConversationsBadRequestCode1001 => {
+                &[V::ContractStrict]
+            }
+            Fault::ConversationsV1OtherWorkspaceNumbers => &[V::OwnWorkspaceKeys],
             _ => &[],
         }
     }

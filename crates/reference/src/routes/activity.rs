@@ -206,6 +206,13 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     };
     let json = call.to_json(false, false, "AC");
     let mut jobs = Vec::new();
+    // Fault call-answered-fires-missed: an incoming call without a voicemail route that ends is
+    // taken for missed, answered or not.
+    let mut steps: Vec<&str> = steps.to_vec();
+    if outcome == "answered" && faults.has(Fault::CallAnsweredFiresMissed) {
+        let end = steps.len().saturating_sub(1);
+        steps.insert(end, "call.missed");
+    }
     for event in steps.iter().copied() {
         // Fault call-menu-selected-not-fired: the menu step publishes nothing.
         if event == "call.menu.selected" && faults.has(Fault::CallMenuSelectedNotFired) {
@@ -284,18 +291,24 @@ fn delete_contact(app: &App, body: &Map<String, Value>) -> Result<Response, ApiE
     if app.switches().faults.has(Fault::ContactDeletedEventIdNull) {
         json["id"] = Value::Null;
     }
-    // Fault contact-get-ignores-soft-delete: the delete only flags the row.
-    if app
-        .switches()
-        .faults
-        .has(Fault::ContactGetIgnoresSoftDelete)
+    // Faults contact-get-ignores-soft-delete, contacts-list-ignores-soft-delete: the delete only
+    // flags the row.
+    let faults = &app.switches().faults;
+    if faults.has(Fault::ContactGetIgnoresSoftDelete)
+        || faults.has(Fault::ContactsListIgnoresSoftDelete)
     {
         store.deleted_contacts.push(contact);
     }
     let jobs = if app.switches().faults.has(Fault::ContactDeletedNotFired) {
         Vec::new()
     } else {
-        deliveries::fire(app, &mut store, "contact.deleted", None, id, json)
+        // Fault contact-delete-fires-updated: the soft delete runs the model's save hook.
+        let event = if faults.has(Fault::ContactDeleteFiresUpdated) {
+            "contact.updated"
+        } else {
+            "contact.deleted"
+        };
+        deliveries::fire(app, &mut store, event, None, id, json)
     };
     drop(store);
     deliveries::dispatch(app, jobs);

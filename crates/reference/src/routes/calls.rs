@@ -447,7 +447,17 @@ async fn recordings_v1(
                 format!("the caller may not access the recordings of call '{id}'"),
             )
         })?;
-        let mut segments = call.recordings.clone();
+        // Fault recordings-v1-joined-by-number: recordings joined to calls on the phone number.
+        let mut segments: Vec<Value> =
+            if app.switches().faults.has(Fault::RecordingsV1JoinedByNumber) {
+                ws.calls
+                    .iter()
+                    .filter(|c| c.phone_number_id == call.phone_number_id)
+                    .flat_map(|c| c.recordings.iter().cloned())
+                    .collect()
+            } else {
+                call.recordings.clone()
+            };
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             segments.reverse();
         }
@@ -461,6 +471,18 @@ async fn recordings_v1(
 /// A user as answered; fault `user-email-array` gives the email as an array.
 fn user_json(app: &App, user: &Value) -> Value {
     let mut v = user.clone();
+    // Fault user-timestamps-date-only: DATE columns, shown as they read.
+    if app.switches().faults.has(Fault::UserTimestampsDateOnly) {
+        for field in ["createdAt", "updatedAt"] {
+            if let Some(date) = v
+                .get(field)
+                .and_then(Value::as_str)
+                .and_then(|t| t.get(..10))
+            {
+                v[field] = json!(date.to_string());
+            }
+        }
+    }
     if app.switches().faults.has(Fault::UserEmailArray) {
         if let Some(email) = v.get("email").cloned() {
             v["email"] = json!([email]);
@@ -478,7 +500,10 @@ async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>
             return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
         }
         // Fault user-v1-404-calls-code: the handler copied from the calls routes kept their path.
-        let area = if app.switches().faults.has(Fault::UserV1NotFoundCallsCode) {
+        // Fault user-v1-404-hv-shape: the handler copied from GET /users/{userId} kept its path.
+        let area = if app.switches().faults.has(Fault::UserV1NotFoundHvShape) {
+            "/users"
+        } else if app.switches().faults.has(Fault::UserV1NotFoundCallsCode) {
             V1_CALLS
         } else {
             V1_USERS
@@ -548,7 +573,16 @@ async fn list_hv(
                 q.first("phoneNumberId")
                     .is_none_or(|n| c.phone_number_id == n)
             })
-            .filter(|c| q.first("actorId").is_none_or(|a| c.user_id == a))
+            .filter(|c| {
+                q.first("actorId").is_none_or(|a| {
+                    // Fault calls-actor-id-on-answered-by: the filter bound to answeredBy.
+                    if app.switches().faults.has(Fault::CallsActorIdOnAnsweredBy) {
+                        c.fields.get("answeredBy").and_then(Value::as_str) == Some(a)
+                    } else {
+                        c.user_id == a
+                    }
+                })
+            })
             .filter(|c| {
                 q.first("participants").is_none_or(|p| {
                     let p = if digits_only {
@@ -745,6 +779,40 @@ fn segments_hv(
             };
             items.sort_by_key(offset);
         }
+        // Fault recordings-hv-transcript-join-duplicates: one row per recording and transcript
+        // segment.
+        if recordings
+            && app
+                .switches()
+                .faults
+                .has(Fault::RecordingsHvTranscriptJoinDuplicates)
+        {
+            let times = call.transcripts.len().max(1);
+            items = items
+                .iter()
+                .flat_map(|s| std::iter::repeat_n(s.clone(), times))
+                .collect();
+        }
+        // Fault transcripts-full-last-page-token: a full page always carries a token.
+        if !recordings
+            && app
+                .switches()
+                .faults
+                .has(Fault::TranscriptsFullLastPageToken)
+        {
+            let mut page = page_cut(&app, &q, HV, &items, false)?;
+            let asked = q
+                .first("maxResults")
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(DEFAULT_PAGE);
+            if page.next_token.is_none() && !page.items.is_empty() && page.items.len() == asked {
+                page.next_token = Some(pagination::encode_token(items.len()));
+            }
+            return Ok(reply::json(
+                StatusCode::OK,
+                &pagination::list_body(page, &app.switches().faults),
+            ));
+        }
         if recordings {
             recording_ids_re(&app, &mut items);
             recording_times_local(&app, &mut items);
@@ -918,7 +986,16 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
         .filter(|(.., city, _)| q.first("city").is_none_or(|c| c.eq_ignore_ascii_case(city)))
         .filter(|(.., tf)| toll_free.is_none_or(|t| t == *tf))
         .filter(|(n, ..)| area.is_none_or(|a| n.get(area_at..area_at + a.len()) == Some(a)))
-        .filter(|(n, ..)| q.first("contains").is_none_or(|s| n.contains(s)))
+        // Fault available-contains-prefix-only: the substring matched as a prefix.
+        .filter(|(n, ..)| {
+            q.first("contains").is_none_or(|s| {
+                if app.switches().faults.has(Fault::AvailableContainsPrefixOnly) {
+                    n.starts_with(s)
+                } else {
+                    n.contains(s)
+                }
+            })
+        })
         .map(|(n, country, region, city, tf)| {
             json!({ "phoneNumber": n, "country": country, "region": region, "city": city, "tollFree": tf })
         })

@@ -355,6 +355,16 @@ fn update(
         ..limits(app.switches(), false)
     };
     let body = body?;
+    // Fault contact-patch-without-default-fields-500: body.defaultFields.emails read unguarded.
+    if faults.has(Fault::ContactPatchWithoutDefaultFields500)
+        && matches!(body.get("defaultFields"), None | Some(Value::Null))
+    {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "TypeError: Cannot read properties of undefined (reading 'emails')",
+        ));
+    }
     external_id_bytes(faults, &body)?;
     let mut input =
         parse_contact(&body, &rules, store.custom_field_defs()).map_err(|e| match e {
@@ -810,9 +820,16 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
 fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Response {
     let faults = &app.switches().faults;
     let store = app.store();
+    // Fault contacts-list-ignores-soft-delete: the list query misses the deleted flag.
+    let deleted: &[Contact] = if faults.has(Fault::ContactsListIgnoresSoftDelete) {
+        &store.deleted_contacts
+    } else {
+        &[]
+    };
     let mut matching: Vec<&Contact> = store
         .contacts()
         .iter()
+        .chain(deleted)
         .filter(|c| filter.matches(c, store.indexed_external_id(&c.id)))
         .collect();
     if app.switches().variant(Variant::ContactsNewestFirst) {

@@ -80,7 +80,18 @@ fn page(
     } else {
         MAX_RESULTS
     };
-    let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
+    // Fault conversations-max-results-byte-wrap: the value is read into an 8-bit integer first.
+    let wrapped = query
+        .first("maxResults")
+        .filter(|_| {
+            app.switches()
+                .faults
+                .has(Fault::ConversationsMaxResultsByteWrap)
+        })
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|n| (n % 256).to_string());
+    let value = wrapped.as_deref().or(query.first("maxResults"));
+    let size = pagination::max_results(value, DEFAULT_RESULTS, max)
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let (mut page, next) =
         messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
@@ -136,10 +147,20 @@ async fn list_v1(
     Extension(caller): Extension<Caller>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    answer(
-        &app,
-        list_v1_page(&app, &caller, &Query::parse(raw.as_deref())),
-    )
+    // Fault conversations-400-code-1001: the module's error factory uses its 403 row's prefix.
+    let result = list_v1_page(&app, &caller, &Query::parse(raw.as_deref())).map_err(|e| {
+        if e.status() == StatusCode::BAD_REQUEST
+            && app
+                .switches()
+                .faults
+                .has(Fault::ConversationsBadRequestCode1001)
+        {
+            e.with_code("1001400")
+        } else {
+            e
+        }
+    });
+    answer(&app, result)
 }
 
 fn optional(path: &str, query: &Query, name: &str) -> Result<Option<OffsetDateTime>, ApiError> {
@@ -268,9 +289,15 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .copied()
         .filter(|n| !e164_dropped || n.starts_with("PN"))
         .collect();
+    // Fault conversations-v1-other-workspace-numbers: numbers resolved in every workspace.
+    let cross = faults.has(Fault::ConversationsV1OtherWorkspaceNumbers);
+    let resolve = |n: &str| {
+        m.line(workspace, n)
+            .or_else(|| cross.then(|| m.line_in_any_workspace(n)).flatten())
+    };
     let lines: Vec<&str> = filtered
         .iter()
-        .filter_map(|n| m.line(workspace, n).map(|l| l.id))
+        .filter_map(|n| resolve(n).map(|l| l.id))
         .collect();
     // Fault conversations-user-id-dropped-with-numbers: `if numbers {..} else if userId {..}`.
     let user_filter = query.first("userId").filter(|_| {
@@ -281,7 +308,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .switches()
         .variant(crate::variants::Variant::UnknownResources404)
     {
-        if let Some(n) = numbers.iter().find(|n| m.line(workspace, n).is_none()) {
+        if let Some(n) = numbers.iter().find(|n| resolve(n).is_none()) {
             return Err(ApiError::for_path(
                 V1_PATH,
                 StatusCode::NOT_FOUND,
@@ -289,7 +316,13 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             ));
         }
     }
-    let mut items: Vec<Conversation> = of_workspace(m, workspace)
+    let pool: Vec<&Conversation> = if cross && !lines.is_empty() {
+        m.conversations().iter().collect()
+    } else {
+        of_workspace(m, workspace).collect()
+    };
+    let mut items: Vec<Conversation> = pool
+        .into_iter()
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);
             (filtered.is_empty() || lines.contains(&c.phone_number_id.as_str()))
@@ -387,7 +420,15 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                             && s.eq_ignore_ascii_case(&c.phone_number_id))
                 })
             }) && within(&created, c.created_at)
-                && within(&updated, c.updated_at)
+                // Fault conversations-updated-filter-on-created: the created branch, copied.
+                && within(
+                    &updated,
+                    if faults.has(Fault::ConversationsUpdatedFilterOnCreated) {
+                        c.created_at
+                    } else {
+                        c.updated_at
+                    },
+                )
         })
         .cloned()
         .collect();
@@ -440,6 +481,8 @@ fn mark(
         if let Some(number) = &number
             && !store.workspace().is_number_user(number, caller.user_id)
             && !faults.has(Fault::ConversationMarkIgnoresNumberAccess)
+            // Fault mark-open-skips-number-access: the check was left off one of the three.
+            && !(how == Mark::Open && faults.has(Fault::MarkOpenSkipsNumberAccess))
         {
             let error = ApiError::for_path(
                 path,

@@ -29,6 +29,8 @@ const MAX_RESULTS: usize = 100;
 const DEFAULT_RESULTS: usize = 10;
 const MAX_RECIPIENTS: usize = 10;
 const MAX_PARTICIPANTS: usize = 10;
+/// The width of the text column under fault send-text-column-160.
+const TEXT_COLUMN: usize = 160;
 /// The reference's home country: other country codes are international.
 const DOMESTIC_PREFIX: &str = "+1";
 
@@ -347,7 +349,9 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         items.reverse();
     }
     drop(store);
-    message_page(app, V1_PATH, &items, query, true)
+    // Fault messages-v1-list-without-conversation-id: the v1 list's own field list lacks it.
+    let with_conversation_id = !faults.has(Fault::MessagesV1ListWithoutConversationId);
+    message_page(app, V1_PATH, &items, query, with_conversation_id)
 }
 
 // --- POST /v1/messages --------------------------------------------------------------------
@@ -370,6 +374,12 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             .chars()
             .map(|c| if c.is_ascii() { c } else { '?' })
             .collect()
+    } else {
+        stored
+    };
+    // Fault send-text-column-160: the text column holds one SMS segment and cuts the rest.
+    let stored = if faults.has(Fault::SendTextColumn160) {
+        stored.chars().take(TEXT_COLUMN).collect()
     } else {
         stored
     };
@@ -946,6 +956,8 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     }
     let messaging = &store.messaging;
     let workspace = messaging.workspace_of(caller.user_id);
+    let from_on_line = faults.has(Fault::MessagesFromFilterOnPhoneNumberId);
+    let any_recipient = faults.has(Fault::MessagesToFilterAnyRecipient);
     let mut items: Vec<Message> = messaging
         .messages()
         .iter()
@@ -957,8 +969,16 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 .line_by_id(&m.phone_number_id)
                 .is_some_and(|l| l.workspace == workspace)
                 && {
+                    // Fault messages-from-filter-on-phone-number-id: `from` bound to that column.
+                    let column = |f: &str| {
+                        if f == "from" && from_on_line {
+                            Some(m.phone_number_id.as_str())
+                        } else {
+                            field(m, f)
+                        }
+                    };
                     let holds = |(f, set): &(&str, Vec<String>)| {
-                        field(m, f).is_some_and(|v| set.iter().any(|s| s == v))
+                        column(f).is_some_and(|v| set.iter().any(|s| s == v))
                     };
                     // Fault messages-filters-or: the exact filters combine with OR.
                     if faults.has(Fault::MessagesFiltersOr) {
@@ -967,7 +987,10 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                         exact.iter().all(holds)
                     }
                 }
-                && (to.is_empty() || sent == to)
+                && (to.is_empty()
+                    || sent == to
+                    // Fault messages-to-filter-any-recipient: any recipient in the set matches.
+                    || (any_recipient && to.iter().any(|t| sent.contains(t))))
                 && within(&created, m.created_at)
                 && within(&updated, m.updated_at)
         })

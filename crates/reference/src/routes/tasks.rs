@@ -27,7 +27,7 @@ use crate::fixtures;
 use crate::input::{self, Query};
 use crate::pagination::{self, Page, PageQueryError};
 use crate::reply;
-use crate::task_store::{NewTask, OPEN_TASK_LIMIT, Task};
+use crate::task_store::{NewTask, OPEN_TASK_LIMIT, Task, TaskStore};
 
 /// Picks the generation and the v1 area (Tasks, `06`) of every error body.
 const V1_PATH: &str = "/v1/tasks";
@@ -46,6 +46,21 @@ pub(super) fn v1_routes() -> Router<App> {
             "/v1/tasks/{taskId}/{action}",
             allow_only(post(transition), "POST"),
         )
+}
+
+/// The answer of a task route; fault task-404-title-task-not-found titles every 404 after the
+/// exception's class.
+fn respond(app: &App, result: Result<Response, ApiError>) -> Response {
+    let result = result.map_err(|e| {
+        if e.status() == StatusCode::NOT_FOUND
+            && app.switches().faults.has(Fault::TaskNotFoundTitle)
+        {
+            e.with_title("Task Not Found")
+        } else {
+            e
+        }
+    });
+    answer(app, result)
 }
 
 fn not_found(id: &str) -> ApiError {
@@ -292,6 +307,10 @@ async fn create(
         let faults = &app.switches().faults;
         let mut input = parse_new_task(&body, !faults.has(Fault::TaskActivityLinkRefused))?;
         input.due_date = input.due_date.map(|d| stored_due_date(faults, d));
+        // Fault task-create-ignores-due-date: dueDate is not among the serializer's fields.
+        if faults.has(Fault::TaskCreateIgnoresDueDate) {
+            input.due_date = None;
+        }
         if faults.has(Fault::TaskCreateIgnoresTitle) {
             input.title = "Untitled task".to_string();
         }
@@ -328,11 +347,30 @@ async fn create(
             // Fault task-limit-refusal-still-creates: the insert ran before the limit check.
             if faults.has(Fault::TaskLimitRefusalStillCreates) {
                 tasks.create(
+                    input.clone(),
+                    fixtures::ORG_ID,
+                    caller.user_id,
+                    OffsetDateTime::now_utc(),
+                );
+            }
+            // Fault task-created-fired-on-limit-refusal: the event is published before the check.
+            if faults.has(Fault::TaskCreatedFiredOnLimitRefusal) {
+                let ghost = TaskStore::default().create(
                     input,
                     fixtures::ORG_ID,
                     caller.user_id,
                     OffsetDateTime::now_utc(),
                 );
+                let jobs = crate::deliveries::fire(
+                    &app,
+                    &mut store,
+                    "task.created",
+                    ghost.phone_number_id.as_deref(),
+                    &ghost.task_id,
+                    task_json(&ghost, faults),
+                );
+                drop(store);
+                crate::deliveries::dispatch(&app, jobs);
             }
             return Err(limit_reached(faults));
         }
@@ -360,7 +398,7 @@ async fn create(
         crate::deliveries::dispatch(&app, jobs);
         Ok(reply::data(StatusCode::CREATED, json))
     });
-    answer(&app, result)
+    respond(&app, result)
 }
 
 async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
@@ -420,7 +458,7 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
             &pagination::list_body(page, faults),
         ))
     })();
-    answer(&app, result)
+    respond(&app, result)
 }
 
 async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -454,7 +492,7 @@ async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>
             _ => Err(not_found(&id)),
         }
     });
-    answer(&app, result)
+    respond(&app, result)
 }
 
 async fn update(
@@ -492,7 +530,7 @@ async fn update(
             Ok(Changed::Yes)
         })
     });
-    answer(&app, result)
+    respond(&app, result)
 }
 
 async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -518,7 +556,7 @@ async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>)
         }
         Ok(answer)
     });
-    answer(&app, result)
+    respond(&app, result)
 }
 
 /// Fault task-reopen-undeletes: reopen brings a deleted task back, open; `None` when the task is
@@ -635,7 +673,7 @@ async fn transition(
             check_id(&id)?;
             run_transition(&app, &caller, &id, &action, body)
         });
-    answer(&app, result)
+    respond(&app, result)
 }
 
 fn run_transition(
@@ -682,6 +720,10 @@ fn run_transition(
                     return Err(limit_reached(faults));
                 }
                 task.completed = false;
+                // Fault task-reopen-clears-due-date: reopened with a new task's defaults.
+                if faults.has(Fault::TaskReopenClearsDueDate) {
+                    task.due_date = None;
+                }
                 Ok(Changed::Yes)
             })
         }

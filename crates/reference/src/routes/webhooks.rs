@@ -204,11 +204,21 @@ async fn list(State(app): State<App>) -> Response {
         None => store
             .webhooks()
             .iter()
+            // Fault webhooks-list-hides-disabled: the query of active subscriptions, reused.
+            .filter(|w| {
+                w.status == "enabled"
+                    || !app.switches().faults.has(Fault::WebhooksListHidesDisabled)
+            })
             .map(|w| read_json(&app, w))
             .collect(),
     };
     if cached {
         store.hooks.list_cache = Some(items.clone());
+    }
+    // Fault webhooks-list-includes-legacy: one table for both kinds, no kind condition.
+    let mut items = items;
+    if app.switches().faults.has(Fault::WebhooksListIncludesLegacy) {
+        items.extend(store.hooks.legacy.iter().cloned());
     }
     let total = items.len();
     reply::json(
@@ -282,6 +292,10 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
     };
     let label = match body.get("label") {
         None => None,
+        // Fault webhook-label-null-stringified: the label goes through a string conversion.
+        Some(Value::Null) if faults.has(Fault::WebhookLabelNullStringified) => {
+            Some(Some("null".to_string()))
+        }
         Some(Value::Null) => Some(None),
         Some(Value::String(l)) => Some(Some(l.clone())),
         Some(_) => {
@@ -589,7 +603,12 @@ fn update(
     } else {
         // Fault webhook-patch-label-null-ignored: `if body.label:` skips null and "".
         let falsy = |l: &Option<String>| l.as_deref().is_none_or(str::is_empty);
-        if let Some(label) = fields.label
+        // Fault webhook-patch-clears-label: the body bound to the full model, label default null.
+        let sent_label = match fields.label {
+            None if app.switches().faults.has(Fault::WebhookPatchClearsLabel) => Some(None),
+            sent => sent,
+        };
+        if let Some(label) = sent_label
             && !app.switches().faults.has(Fault::WebhookPatchIgnoresLabel)
             && !(falsy(&label)
                 && app
@@ -789,7 +808,13 @@ async fn history(
     let query = Query::parse(raw.as_deref());
     let result = managed_id(&app, id).and_then(|id| {
         let mut store = app.store();
-        if store.webhook(&id).is_none() {
+        // Fault webhook-history-unknown-webhook-empty: the deliveries table queried alone.
+        if store.webhook(&id).is_none()
+            && !app
+                .switches()
+                .faults
+                .has(Fault::WebhookHistoryUnknownWebhookEmpty)
+        {
             return Err(not_found(&app, &id));
         }
         let filter = query.first("resourceId").filter(|_| {
