@@ -20,9 +20,6 @@ pub(crate) enum Class {
     BeyondBmp,
     /// Text with combining marks (a letter and its accent as two characters).
     Combining,
-    /// Text with the characters markup, queries and escapes give a meaning to (`<`, `&`, quotes,
-    /// a backslash, a percent sign): stored and shown as sent.
-    Markup,
     /// A length bound: exactly `n` characters.
     Length(u64),
     /// The maximum length in characters of more than one byte.
@@ -52,7 +49,6 @@ impl Class {
             Class::Plain => "plain text".into(),
             Class::BeyondBmp => "beyond the BMP".into(),
             Class::Combining => "combining marks".into(),
-            Class::Markup => "markup characters".into(),
             Class::Length(n) => format!("length {n}"),
             Class::LengthWide(n) => format!("length {n}, multi-byte"),
             Class::FarPast => "far past".into(),
@@ -152,12 +148,7 @@ pub(crate) fn classes(schema: &Value, presence: Presence, link: bool) -> Vec<Cla
             out.push(Class::Link(Some(max)));
         }
     } else if types.contains(&"string") && !names_resource(schema) {
-        out.extend([
-            Class::Plain,
-            Class::BeyondBmp,
-            Class::Combining,
-            Class::Markup,
-        ]);
+        out.extend([Class::Plain, Class::BeyondBmp, Class::Combining]);
         let min = schema.get("minLength").and_then(Value::as_u64);
         let max = schema.get("maxLength").and_then(Value::as_u64);
         if let Some(n) = min {
@@ -215,8 +206,6 @@ pub(crate) fn value(class: &Class, tag: &str, rng: &mut TestRng) -> Option<Value
         )),
         // A letter and a combining acute accent, then a letter and a combining diaeresis.
         Class::Combining => json!(format!("{tag} e\u{301}te\u{301} u\u{308}ber")),
-        // No longer than the other text classes: ten characters after the tag.
-        Class::Markup => json!(format!("{tag} <i>&\"'\\%x")),
         Class::Length(n) => json!(padded(tag, *n as usize, &['x', 'y', 'z'], rng)),
         Class::LengthWide(n) => json!(padded("", *n as usize, &['é', 'ß', 'ø', 'Ω', 'Ж'], rng)),
         Class::FarPast => json!("1901-01-01T00:00:00Z"),
