@@ -435,10 +435,19 @@ fn a_defect_reads_as_its_root_cause_and_the_html_says_it_in_plain_words() {
     .expect("a regex");
     let found: Vec<&str> = wrong.find_iter(&text).map(|m| m.as_str()).collect();
     assert!(found.is_empty(), "wrong plurals in the HTML: {found:?}");
-    assert!(
-        text.contains("1 trial,") || text.contains("1 trial "),
-        "a defect of one trial says so: the check above would pass on a page without counts"
-    );
+    // Each defect's counts are on the page, each with its noun in the right number: the check
+    // above would pass on a page without counts.
+    for d in defects {
+        for (count, noun) in [("trialCount", "trial"), ("findings", "finding")] {
+            let n = d[count].as_u64().expect("a count");
+            let words = format!("{n} {noun}{}", if n == 1 { "" } else { "s" });
+            assert!(
+                text.contains(&format!("{words},")) || text.contains(&format!("{words} ")),
+                "defect {} shows no `{words}`",
+                d["id"]
+            );
+        }
+    }
 }
 
 #[test]

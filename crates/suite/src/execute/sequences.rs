@@ -133,8 +133,8 @@ enum Want {
     Foreign,
     /// Any answer but 401 (the second key of the workspace).
     NotUnauthorized,
-    /// An id like a resource's: any answer but 401 that is not about that resource (`reached`:
-    /// a success that shows its id).
+    /// An id like a resource's: a refusal other than 401, or a success about another resource
+    /// (`reached`: a success that shows the resource's id).
     LookAlike { reached: bool, why: String },
 }
 
@@ -292,7 +292,7 @@ impl<'a> Explorer<'a> {
             Want::Unauthorized => (s == 401, "401: the request carries no valid key".to_string(), "4xx", "Authentication > 3"),
             Want::Foreign => (refused, "a refusal (403, or 404): a key of another workspace has no access to a resource the run's key created".to_string(), "4xx", "Authentication > 3"),
             Want::NotUnauthorized => (s != 401, "any answer but 401: the second key of the workspace is valid".to_string(), "not 401", "Authentication > 3"),
-            Want::LookAlike { reached, why } => (!reached && s != 401, why.clone(), "not the resource", clause),
+            Want::LookAlike { reached, why } => ((ok && !reached) || (refused && s != 401), why.clone(), "4xx or another resource", clause),
         };
         if !fine {
             self.now.1.push((
@@ -1875,31 +1875,30 @@ impl Explorer<'_> {
         Ok(out)
     }
 
-    /// Each filter of a list sent with the values the run's own resources, the target's items and
-    /// the profile offer (the value, the value in the other letter case, a proper prefix, a
-    /// value no item has, each value of an enumeration; an instant, and the same instant at
-    /// another offset), or (`combined`) two filters of different fields at once, with the values
-    /// of one item. The filter rule judges every item; a resource of the run's own that every
-    /// filter of the query admits must be listed when the walk ends.
-    async fn filter_values(&mut self, route: &Route, combined: bool) -> Result<(), Skip> {
+    /// The items a list's filter values are drawn from: the run's own of its kind (live, as the
+    /// model knows them; one made if the round holds none), then the first items of the list's
+    /// first page, each with whether it is the run's own.
+    async fn filter_sources(
+        &mut self,
+        route: &Route,
+        kind: &str,
+        base: &[(String, String)],
+    ) -> Vec<(Value, bool)> {
         let exec = self.exec;
-        let kind = route.effect.on.clone();
-        let resource = exec.contract.resources.get(&kind);
-        let base = self.query(route)?;
-        // The items to draw values from: the run's own (live, known), else the first page.
+        let resource = exec.contract.resources.get(kind);
         let mut sources: Vec<(Value, bool)> = Vec::new();
         if resource.is_some_and(|r| !r.fields.is_empty()) {
-            if self.live(&kind).is_empty()
+            if self.live(kind).is_empty()
                 && exec
                     .contract
                     .routes
                     .iter()
                     .any(|r| r.effect.on == kind && r.effect.does == Does::Create)
             {
-                let _ = self.ensure(&kind).await;
+                let _ = self.ensure(kind).await;
             }
-            for id in self.live(&kind) {
-                if let Some(v) = exec.model.view(&kind, &id) {
+            for id in self.live(kind) {
+                if let Some(v) = exec.model.view(kind, &id) {
                     let mut item = json!({});
                     for pointer in v.now.pointers() {
                         put(
@@ -1915,7 +1914,7 @@ impl Explorer<'_> {
                 }
             }
         }
-        let first = walk(exec, list(route, &route.template, base.clone()), 1).await;
+        let first = walk(exec, list(route, &route.template, base.to_vec()), 1).await;
         sources.extend(
             first
                 .pages
@@ -1923,7 +1922,23 @@ impl Explorer<'_> {
                 .flat_map(|p| p.items.iter().take(5).cloned())
                 .map(|i| (i, false)),
         );
-        self.absorb(first, &Want::Success, &route.clause, &kind);
+        self.absorb(first, &Want::Success, &route.clause, kind);
+        sources
+    }
+
+    /// Each filter of a list sent with the values the run's own resources, the target's items and
+    /// the profile offer (the value, the value in the other letter case, a proper prefix, a
+    /// value no item has, each value of an enumeration; an instant, the same instant at another
+    /// offset and a second either side; an id's look-alikes), or (`combined`) two filters of
+    /// different fields at once, with the values
+    /// of one item. The filter rule judges every item; a resource of the run's own that every
+    /// filter of the query admits must be listed when the walk ends.
+    async fn filter_values(&mut self, route: &Route, combined: bool) -> Result<(), Skip> {
+        let exec = self.exec;
+        let kind = route.effect.on.clone();
+        let resource = exec.contract.resources.get(&kind);
+        let base = self.query(route)?;
+        let sources = self.filter_sources(route, &kind, &base).await;
         let filters = &route.effect.filters;
         let value_of = |item: &Value, f: &conformance_contract::operations::Filter| {
             item.pointer(&f.field)

@@ -158,7 +158,7 @@ impl Explorer<'_> {
             let want = Want::LookAlike {
                 reached,
                 why: format!(
-                    "the id {} ({}) names no resource of the run's: the answer is a refusal, or about another resource, never about {id}",
+                    "the id {} ({}) names no resource of the run's: a refusal (4xx, not 401: the key is valid), or an answer about another resource, never about {id}",
                     l.id, l.how
                 ),
             };
