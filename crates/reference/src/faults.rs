@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind6` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind7` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -52,6 +52,9 @@ macro_rules! kind {
     };
     (blind_set, blind6) => {
         Some(6)
+    };
+    (blind_set, blind7) => {
+        Some(7)
     };
     (blind_set, $other:ident) => {
         None
