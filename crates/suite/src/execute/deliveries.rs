@@ -85,19 +85,27 @@ pub(super) fn predict(
     webhooks: &[String],
     resources: &BTreeSet<(String, String)>,
 ) -> Predictions {
-    let sub_of = |id: &str| -> Option<String> {
-        let first = model.at("webhook", id, u64::MAX)?;
-        let url = first.value("/url")?;
+    // The receiver sub-path of the webhook `id` as it was at `clock`: a webhook's deliveries go
+    // to its URL as it was when the change fired.
+    let sub_at = |id: &str, clock: u64| -> Option<String> {
+        let then = model.at("webhook", id, clock)?;
+        let url = then.value("/url")?;
         url.as_str()?
             .strip_prefix(base)?
             .strip_prefix('/')
             .filter(|rest| !rest.is_empty() && !rest.contains('/'))
             .map(str::to_string)
     };
-    let hooks: Vec<(String, String)> = webhooks
+    // Every sub-path a webhook had, with its id.
+    let mut subs: BTreeMap<String, String> = BTreeMap::new();
+    let hooks: Vec<String> = webhooks
         .iter()
-        .filter_map(|id| Some((id.clone(), sub_of(id)?)))
+        .filter(|id| sub_at(id, u64::MAX).is_some())
+        .cloned()
         .collect();
+    for id in &hooks {
+        subs.extend(sub_at(id, u64::MAX).map(|s| (s, id.clone())));
+    }
     let set = |v: Option<Value>| -> Option<BTreeSet<String>> {
         v?.as_array()?
             .iter()
@@ -110,15 +118,25 @@ pub(super) fn predict(
         writes
             .entry(fired.resource.clone())
             .or_insert_with(|| model.writes(&fired.kind, &fired.resource));
-        for (id, sub) in &hooks {
+        for id in &hooks {
             let Some(then) = model.at("webhook", id, fired.clock) else {
                 // Made after the change: what it gets for changes before it is not stated.
                 continue;
             };
+            let Some(sub) = sub_at(id, fired.clock) else {
+                continue;
+            };
+            subs.insert(sub.clone(), id.clone());
+            let sub = &sub;
             let events = set(then.value("/events"));
             let everywhere = set(then.value("/resourceIds")).is_none_or(|ids| ids.contains("*"));
+            // What a webhook whose status is not `enabled` receives is not stated (Resources >
+            // Webhook > status: its transitions and their meaning are not shown).
+            let enabled = then
+                .value("/status")
+                .is_none_or(|s| s.as_str() == Some("enabled"));
             let verdict = match events {
-                _ if then.unknown => Verdict::Open,
+                _ if then.unknown || !enabled => Verdict::Open,
                 _ if then.deleted => Verdict::MustNot(DELETED),
                 Some(events) if !events.contains(&fired.event) => Verdict::MustNot(SUBSCRIBED),
                 Some(_) if everywhere && fired.sure => Verdict::Must(1),
@@ -146,16 +164,27 @@ pub(super) fn predict(
             verdicts.insert(key, (merged, cause));
         }
     }
-    // A webhook deleted later, or whose events later dropped the event, may lose what was
-    // still on its way: what it must receive is what it still subscribes to at the end.
+    // A webhook deleted later, whose events later dropped the event, or whose URL later moved,
+    // may lose what was still on its way, or take it at its new URL: what it must receive is
+    // what it still subscribes to at the end, at the URL it still has.
     let now: BTreeMap<&str, Option<crate::model::Snapshot>> = hooks
         .iter()
-        .map(|(id, sub)| (sub.as_str(), model.at("webhook", id, u64::MAX)))
+        .map(|id| (id.as_str(), model.at("webhook", id, u64::MAX)))
+        .collect();
+    let last_sub: BTreeMap<&str, Option<String>> = hooks
+        .iter()
+        .map(|id| (id.as_str(), sub_at(id, u64::MAX)))
         .collect();
     let holds = |sub: &str, event: &str| {
-        now.get(sub).cloned().flatten().is_some_and(|s| {
-            !s.deleted && !s.unknown && set(s.value("/events")).is_some_and(|e| e.contains(event))
-        })
+        let Some(id) = subs.get(sub) else {
+            return false;
+        };
+        last_sub.get(id.as_str()).cloned().flatten().as_deref() == Some(sub)
+            && now.get(id.as_str()).cloned().flatten().is_some_and(|s| {
+                !s.deleted
+                    && !s.unknown
+                    && set(s.value("/events")).is_some_and(|e| e.contains(event))
+            })
     };
     for ((sub, event, _, _), (verdict, _)) in verdicts.iter_mut() {
         if matches!(verdict, Verdict::Must(_)) && !holds(sub, event) {
@@ -165,15 +194,15 @@ pub(super) fn predict(
     Predictions {
         live: hooks
             .iter()
-            .filter(|(_, sub)| {
-                now.get(sub.as_str())
+            .filter(|id| {
+                now.get(id.as_str())
                     .cloned()
                     .flatten()
                     .is_some_and(|s| !s.deleted && !s.unknown)
             })
-            .map(|(id, _)| id.clone())
+            .cloned()
             .collect(),
-        hooks: hooks.into_iter().map(|(id, sub)| (sub, id)).collect(),
+        hooks: subs,
         verdicts,
         writes,
     }
@@ -358,22 +387,34 @@ impl Predictions {
             }
         }
         let mut out = Vec::new();
-        for (sub, webhook) in self.hooks.iter().filter(|(_, w)| self.live.contains(*w)) {
+        for webhook in &self.live {
+            let mine: BTreeSet<&String> = self
+                .hooks
+                .iter()
+                .filter(|(_, w)| *w == webhook)
+                .map(|(sub, _)| sub)
+                .collect();
             let mut history = History {
                 webhook: webhook.clone(),
                 own: HashMap::new(),
                 foreign: HashMap::new(),
             };
             for (at, id, payload_id, (_, event, of, resource)) in &all {
-                if at == sub {
+                if mine.contains(at) {
                     history
                         .own
                         .insert(id.clone(), (payload_id.clone(), resource.clone()));
-                } else if matches!(
-                    self.verdicts
-                        .get(&(sub.clone(), event.clone(), of.clone(), resource.clone())),
-                    Some((Verdict::MustNot(SUBSCRIBED), _))
-                ) {
+                } else if mine.iter().any(|sub| {
+                    matches!(
+                        self.verdicts.get(&(
+                            (*sub).clone(),
+                            event.clone(),
+                            of.clone(),
+                            resource.clone()
+                        )),
+                        Some((Verdict::MustNot(SUBSCRIBED), _))
+                    )
+                }) {
                     history.foreign.insert(id.clone(), event.clone());
                 }
             }

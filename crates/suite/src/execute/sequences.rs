@@ -1031,6 +1031,9 @@ impl std::convert::From<&str> for Skip {
 /// The step that walks again the lists that had not shown a resource listed late.
 const RELISTED: &str = "the lists whose filters admit a resource of the run's that they had not shown yet, walked again";
 
+/// The most bodies a sweep of an operation's value classes sends.
+const SWEEP: usize = 6;
+
 /// Why a sequence sends nothing under an expired subscription (Errors > Rules 7).
 const NO_SENDS: &str = "the run's own workspace is the one whose subscription has expired (the target shows its key as the profile's subscription_expired_api_key): a send is refused 402";
 
@@ -1241,8 +1244,24 @@ impl Explorer<'_> {
             };
             return Some((Some(v), None));
         }
-        let link = name.to_ascii_lowercase().ends_with("url");
-        let mut classes = values::classes(&schema, presence(route, pointer), link);
+        let classes = self.field_classes(route, pointer, &schema);
+        if classes.is_empty() {
+            return None;
+        }
+        for _ in 0..4 {
+            let class = classes[self.rng.random_range(0..classes.len())].clone();
+            let v = self.of_class(route, pointer, &class);
+            if v.as_ref() != differ || classes.len() == 1 {
+                return Some((v, Some(class)));
+            }
+        }
+        None
+    }
+
+    /// The classes of the domain of the body field `pointer` of `route` (`schema`: its schema).
+    fn field_classes(&self, route: &Route, pointer: &str, schema: &Value) -> Vec<Class> {
+        let link = leaf(pointer).to_ascii_lowercase().ends_with("url");
+        let mut classes = values::classes(schema, presence(route, pointer), link);
         // A field whose value must be unique (the example's `unique`: an external id) keeps
         // the round's tag: a value too short to hold it may be one another round, or another
         // run on the same target, already holds (contacts are never deleted).
@@ -1256,26 +1275,22 @@ impl Explorer<'_> {
             let least = self.tag.chars().count() + 4;
             classes.retain(|c| !matches!(c, Class::Length(n) if (*n as usize) < least));
         }
-        if classes.is_empty() {
-            return None;
-        }
+        classes
+    }
+
+    /// A value of `class` for the body field `pointer` of `route`, tagged with the round's tag.
+    fn of_class(&mut self, route: &Route, pointer: &str, class: &Class) -> Option<Value> {
+        let name = leaf(pointer);
         let n = self.sent.values().sum::<usize>();
-        for _ in 0..4 {
-            let class = classes[self.rng.random_range(0..classes.len())].clone();
-            let tag = format!("{}-{}{n}", self.tag, &name[..1]);
-            let mut v = values::value(&class, &tag, &mut self.rng);
-            if link {
-                // A webhook's URL stays at the round's receiver, so its deliveries stay the run's.
-                if let (Some(url), true) = (self.text("webhook_url"), route.effect.on == "webhook")
-                {
-                    v = Some(json!(format!("{url}/{}v{n}", self.prefix)));
-                }
-            }
-            if v.as_ref() != differ || classes.len() == 1 {
-                return Some((v, Some(class)));
+        let tag = format!("{}-{}{n}", self.tag, &name[..1]);
+        let v = values::value(class, &tag, &mut self.rng);
+        if name.to_ascii_lowercase().ends_with("url") {
+            // A webhook's URL stays at the round's receiver, so its deliveries stay the run's.
+            if let (Some(url), true) = (self.text("webhook_url"), route.effect.on == "webhook") {
+                return Some(json!(format!("{url}/{}v{n}", self.prefix)));
             }
         }
-        None
+        v
     }
 
     /// Records the classes a request of `route` carried.
@@ -1468,6 +1483,76 @@ impl Explorer<'_> {
             }
             self.send_values(route, risky, Want::SuccessOr400).await?;
         }
+        self.sweep(route, &fields).await
+    }
+
+    /// Every class of each field's domain that every target must accept, in turn: body k gives
+    /// each field the k-th of its classes, until every class of every field went (at most
+    /// `SWEEP` bodies), each read back. What a create made is deleted where the table has a
+    /// delete, and the round does not keep it; the seed's draws for the rest of the round are
+    /// those it had without the sweep. A create that adds to a counted state, or sends a message,
+    /// is left to `--depth`.
+    async fn sweep(&mut self, route: &Route, fields: &[String]) -> Result<(), Skip> {
+        if !route.effect.adds.is_empty() || route.sends {
+            return Ok(());
+        }
+        let mut domains: Vec<(String, Vec<Class>)> = Vec::new();
+        for pointer in fields {
+            // What names a resource, or the events and numbers a webhook follows, is drawn from
+            // what the run has (`draw`), not from classes.
+            let name = leaf(pointer);
+            if ["userId", "events", "resourceIds"].contains(&name)
+                || NAMED.iter().any(|(n, _)| *n == name)
+            {
+                continue;
+            }
+            let Some(schema) = field_schema(&self.exec.contract, route, pointer) else {
+                continue;
+            };
+            let classes: Vec<Class> = self
+                .field_classes(route, pointer, &schema)
+                .into_iter()
+                .filter(|c| !c.may_be_refused())
+                .collect();
+            if classes.len() > 1 {
+                domains.push((pointer.clone(), classes));
+            }
+        }
+        let bodies = domains
+            .iter()
+            .map(|(_, c)| c.len())
+            .max()
+            .unwrap_or(0)
+            .min(SWEEP);
+        let saved = self.rng.clone();
+        let kind = route.effect.on.clone();
+        for k in 0..bodies {
+            let Some(mut body) = self.body(route)? else {
+                break;
+            };
+            let mut sent = Vec::new();
+            for (pointer, classes) in &domains {
+                let class = classes[k % classes.len()].clone();
+                let v = self.of_class(route, pointer, &class);
+                put(&mut body, pointer, v);
+                sent.push(class);
+            }
+            self.classes(route, &sent);
+            if route.effect.does == Does::Create {
+                let Some(id) = self.create_with(route, Some(body), Want::Success).await? else {
+                    continue;
+                };
+                self.read_back(&kind, &id, false).await;
+                self.delete(&kind, &id).await;
+                if let Some(ids) = self.created.get_mut(&kind) {
+                    ids.retain(|i| *i != id);
+                }
+            } else {
+                let id = self.subject(route, &[]).await?;
+                self.change(route, &id, Some(body), None, false).await;
+            }
+        }
+        self.rng = saved;
         Ok(())
     }
 
