@@ -44,6 +44,10 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
                     || (faults.has(Fault::ApiKeyPrefixCompared)
                         && prefix(value.as_bytes()).is_some()
                         && prefix(value.as_bytes()) == prefix(k.key.as_bytes()))
+                    // Fault api-key-truncated-accepted: `key LIKE 'sent%'`.
+                    || (faults.has(Fault::ApiKeyTruncatedAccepted)
+                        && !value.is_empty()
+                        && k.key.as_bytes().starts_with(value.as_bytes()))
             })
             .or_else(|| {
                 let calls = is_call_path(req.uri().path());
@@ -116,7 +120,10 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
             && is_call_path(req.uri().path()))
             || (sent.is_none() && app.switches().faults.has(Fault::VersionHeaderOptional))
             || (app.switches().faults.has(Fault::VersionLaterDateAccepted)
-                && sent.is_some_and(|v| later_version_date(v.as_bytes())));
+                && sent.is_some_and(|v| later_version_date(v.as_bytes())))
+            // Fault version-header-prefix-compared: `starts_with` where equality is meant.
+            || (app.switches().faults.has(Fault::VersionHeaderPrefixCompared)
+                && sent.is_some_and(|v| v.as_bytes().starts_with(API_VERSION.as_bytes())));
         if !lenient && sent.map(|v| v.as_bytes()) != Some(API_VERSION.as_bytes()) {
             let message = match sent {
                 None => format!(

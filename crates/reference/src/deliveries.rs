@@ -142,6 +142,10 @@ pub(crate) fn fire(
                 "links": {"webhook": format!("/webhooks/{}", w.id)},
             },
         });
+        // Fault event-resource-double-encoded: the resource column is text, serialized again.
+        if faults.has(Fault::EventResourceDoubleEncoded) {
+            payload["data"]["resource"] = Value::String(resource.to_string());
+        }
         if app.switches().faults.has(Fault::EventsWithoutLinks) {
             if let Some(data) = payload.get_mut("data").and_then(Value::as_object_mut) {
                 data.remove("links");
@@ -351,6 +355,15 @@ async fn deliver(app: App, job: Job) {
 }
 
 fn signature(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet) -> String {
+    let signed = signature_of(job, msg_id, ts, faults);
+    // Fault webhook-signature-equals-separator: another provider's `v1=` syntax.
+    if faults.has(Fault::WebhookSignatureEqualsSeparator) {
+        return signed.replacen("v1,", "v1=", 1);
+    }
+    signed
+}
+
+fn signature_of(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet) -> String {
     if faults.has(Fault::WebhookMalformedSignature) {
         return "v1,not a base64 signature!".to_string();
     }
@@ -364,6 +377,15 @@ fn signature(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet)
     } else {
         job.secret.clone()
     };
+    // Fault webhook-signs-undecoded-secret: the HMAC key is the secret's text, not its bytes.
+    if faults.has(Fault::WebhookSignsUndecodedSecret) {
+        let content = format!("{msg_id}.{ts}.{}", job.payload);
+        let mac = hmac_sha256::HMAC::mac(content.as_bytes(), secret.as_bytes());
+        return format!(
+            "v1,{}",
+            base64::engine::general_purpose::STANDARD.encode(mac)
+        );
+    }
     let Ok(signer) = standardwebhooks::Webhook::new(&secret) else {
         return String::new();
     };

@@ -42,6 +42,9 @@ pub(crate) struct ApiError {
     errors: Vec<Value>,
     /// The path is one of the webhook endpoints (their own error table).
     webhook: bool,
+    /// The `status` a v1 body shows when it is not the HTTP status (fault
+    /// international-403-body-status-400).
+    body_status: Option<u16>,
 }
 
 /// The v1 area of a path: the first two digits of its codes (the spec's "v1 codes" table).
@@ -126,6 +129,7 @@ impl ApiError {
             message: message.into(),
             errors: Vec::new(),
             webhook: path.starts_with("/webhooks"),
+            body_status: None,
         }
     }
 
@@ -155,6 +159,12 @@ impl ApiError {
 
     pub(crate) fn with_code(mut self, code: &str) -> Self {
         self.code = code.to_string();
+        self
+    }
+
+    /// The `status` the v1 body shows, when a fault makes it differ from the HTTP status.
+    pub(crate) fn with_body_status(mut self, status: Option<u16>) -> Self {
+        self.body_status = status;
         self
     }
 
@@ -211,7 +221,7 @@ impl ApiError {
                 let status = if faults.has(Fault::V1ErrorStatusMismatch) {
                     json!(self.status.as_u16().to_string())
                 } else {
-                    json!(self.status.as_u16())
+                    json!(self.body_status.unwrap_or(self.status.as_u16()))
                 };
                 body.insert("status".into(), status);
                 body.insert("docs".into(), json!(docs));
@@ -248,6 +258,15 @@ impl ApiError {
             for item in self.errors.iter_mut() {
                 if let Some(kind) = item.pointer("/schema/type").cloned() {
                     item["schema"] = kind;
+                }
+            }
+        }
+        // Fault v1-error-item-path-array: the validator's location tuple written as it is.
+        if self.generation == Generation::V1 && faults.has(Fault::V1ErrorItemPathArray) {
+            for item in self.errors.iter_mut() {
+                if let Some(path) = item["path"].as_str() {
+                    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+                    item["path"] = json!(segments);
                 }
             }
         }

@@ -944,6 +944,76 @@ pending {
         "GET /v1/conversations and GET /conversations read maxResults into an 8-bit integer before the range check: maxResults=300 wraps to 44 and is served (257 to 1) instead of answering 400";
     ConversationsV1OtherWorkspaceNumbers => blind6 "conversations-v1-other-workspace-numbers", "Authentication > 3",
         "GET /v1/conversations resolves phoneNumbers across every workspace and filters conversations by phone number id alone: the key of another workspace naming the primary workspace's number lists its conversations instead of 403 or 404";
+
+    // Blind set 7: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a falsy default, a wall time kept without its offset, an ETag of
+    // whole seconds, a title or code copied from the wrong row or area, an event named after the
+    // wrong transition, a page size the token forgets, a query parameter read under the wrong
+    // name, a list cache one write path forgets, a deprecated parameter resolved one way only, a
+    // framework's default error body, an HMAC keyed with the undecoded secret, a signature in
+    // another provider's syntax, a payload column stored as text, a delete that ignores the rows
+    // it touched, a validation one route skips, a prefix comparison where equality is stated.
+    ContactsMaxResultsZeroDefault => blind7 "contacts-max-results-zero-default", "Limits > maxResults contacts",
+        "GET /v1/contacts reads maxResults as `int(value) or 10`: maxResults=0 answers a page of the default 10 contacts instead of 400";
+    SendTimestampsOffsetNoColon => blind7 "send-timestamps-offset-no-colon", "Conventions > timestamps",
+        "the answer of POST /v1/messages formats createdAt and updatedAt with strftime's `%z`: `2026-03-02T10:00:00.000+0000`, an offset without its colon, which is no RFC 3339 date-time (reads keep the `Z` form)";
+    InternationalBodyStatus400 => blind7 "international-403-body-status-400", "Errors > v1 error body",
+        "the 403 of a send to an international number with international messaging disabled carries `status: 400` in its v1 body (the refusal is built from the validation error's template, and only the HTTP status was changed)";
+    V1ErrorItemPathArray => blind7 "v1-error-item-path-array", "Errors > v1 error body",
+        "items of a v1 error body's `errors` array carry `path` as an array of segments (the validator's location tuple, `[\"text\"]`) instead of a string";
+    RetryFiresMessageDelivered => blind7 "retry-fires-message-delivered", "Events > event table",
+        "POST /messages/{messageId}/retry publishes message.delivered as soon as the re-attempt is queued (the publisher hooked to the endpoint's success): a webhook hears that a message was delivered while it is failed again";
+    MessagesDirectionFilterInverted => blind7 "messages-direction-filter-inverted", "Pagination and collection conventions > filters",
+        "GET /messages maps the direction filter onto the carrier's enum, written from the other party's point of view: direction=outgoing lists the incoming messages and direction=incoming the outgoing ones";
+    ConversationsV1CreatedAfterOnUpdated => blind7 "conversations-v1-created-after-on-updated", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations applies createdAfter to updatedAt (the updated-after line copied): a conversation created before the bound but updated after it is listed";
+    ConversationsV1CacheMissesSends => blind7 "conversations-v1-cache-misses-sends", "v1 API: conversations > GET /v1/conversations",
+        "GET /v1/conversations answers a query asked before from a result cache that POST /v1/messages never invalidates: a conversation opened by a send after the first ask is missing from the organization's conversations";
+    ConversationsDeprecatedPhoneNumberE164 => blind7 "conversations-deprecated-phone-number-e164", "v1 API: conversations > GET /v1/conversations > phoneNumber",
+        "GET /v1/conversations binds the deprecated phoneNumber to the phone number id column as sent: phoneNumber=<an E.164 number of the workspace> lists nothing (an id still works)";
+    CallsV1PageTokenIgnored => blind7 "calls-v1-page-token-ignored", "Pagination and collection conventions > pageToken",
+        "GET /v1/calls reads the cursor from `page_token` (the snake-case name of the internal service): the pageToken sent is ignored and every page answers the first calls again";
+    RecordingsV1NotFoundCallsCode => blind7 "recordings-v1-404-calls-code", "Errors > v1 codes",
+        "GET /v1/call-recordings/{callId} of a call that does not exist answers 404 with the Calls code 0100404 (the call lookup's error, raised from the calls module) instead of the Recordings code 0900404";
+    CallHvNotFoundFrameworkBody => blind7 "call-hv-404-framework-body", "Errors > header-versioned error body",
+        "GET /calls/{callId} of a call that does not exist answers the web framework's default 404 body {error, statusCode}: no message, docs or title";
+    PhoneNumberUnknownNullData => blind7 "phone-number-unknown-null-data", "Header-versioned API > GET /phone-numbers",
+        "GET /phone-numbers/{phoneNumberId} of a number that does not exist answers 200 {data: null} (the ORM's `first()` returned nothing and the serializer wrote it) instead of 404";
+    AvailableTollFreeFalseTruthy => blind7 "available-toll-free-false-truthy", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available reads tollFree by its presence: tollFree=false lists only toll-free numbers";
+    TaskDueDateOffsetDropped => blind7 "task-due-date-offset-dropped", "States and transitions > Task > due date",
+        "change-due-date keeps the wall time of dueDate and drops its offset: a dueDate of 09:00+02:00 reads back 09:00Z instead of 07:00Z";
+    TaskRevisionWholeSeconds => blind7 "task-revision-whole-seconds", "Resources > Task > revision",
+        "a task's revision is derived from its update time in whole seconds: a second change within the same second as the one before leaves the revision unchanged";
+    TaskReopenLimitGenericTitle => blind7 "task-reopen-limit-generic-title", "Errors > v1 codes",
+        "POST /v1/tasks/{taskId}/reopen at the open-task limit answers 402 with the HTTP reason `Payment Required` as title (the reopen path builds its own error) instead of `Open Tasks Limit Reached`; create still answers the named row";
+    TaskReopenFiresCompleted => blind7 "task-reopen-fires-completed", "Events > event table",
+        "POST /v1/tasks/{taskId}/reopen fires task.completed (the toggle handler publishes the completion event for both directions) instead of task.reopened";
+    TasksPageSizeLostWithToken => blind7 "tasks-page-size-lost-with-token", "Pagination and collection conventions > maxResults",
+        "GET /v1/tasks takes maxResults only on the first page: a page asked with a pageToken holds the default 10 tasks whatever maxResults says";
+    TaskValidationContactsCode => blind7 "task-400-contacts-code", "Errors > v1 codes",
+        "the 400 answers of POST /v1/tasks carry the code 0801400 and the title `Invalid Custom Field Item` (the validation error class shared with the contacts module) instead of the Tasks row 0600400 `Bad Request`";
+    WebhookSignatureEqualsSeparator => blind7 "webhook-signature-equals-separator", "Authentication > 4",
+        "webhook-signature writes its version and signature as `v1=<base64>` (another provider's syntax) instead of `v1,<base64>`: a Standard Webhooks verifier finds no signature it knows";
+    WebhookSignsUndecodedSecret => blind7 "webhook-signs-undecoded-secret", "Authentication > 4",
+        "deliveries are signed with an HMAC keyed by the secret's text (`whsec_...` as UTF-8 bytes) instead of the base64-decoded bytes after `whsec_`: no Standard Webhooks library verifies them";
+    EventResourceDoubleEncoded => blind7 "event-resource-double-encoded", "Events > envelope",
+        "event payloads carry data.resource as a string holding JSON (the payload column stored as text and serialized again) instead of the resource object";
+    WebhookTestHasEventId => blind7 "webhook-test-has-event-id", "Events > delivery records",
+        "test deliveries show an eventId (the test payload's generated id) instead of null";
+    WebhookDeleteMissing204 => blind7 "webhook-delete-missing-204", "Header-versioned API > webhook management",
+        "DELETE /webhooks/{id} runs its DELETE statement without looking at the rows it touched: a webhook that does not exist (or was deleted already) answers 204 instead of 404";
+    HistoryDetailTestDelivery404 => blind7 "history-detail-test-delivery-404", "Header-versioned API > webhook delivery history",
+        "GET /webhooks/{id}/events/{eventId} joins the delivery to its event: a test delivery, which has none, answers 404 although the history lists it";
+    LegacyWebhookNoEnvelope => blind7 "legacy-webhook-create-no-envelope", "What the service does > data envelope",
+        "POST /v1/webhooks/{kind} answers the legacy webhook bare, without the `data` wrapper (the legacy handler returns the row as it is)";
+    WebhookPatchResourceIdsUnchecked => blind7 "webhook-patch-resource-ids-unchecked", "Resources > Webhook > resourceIds",
+        "PATCH /webhooks/{id} stores resourceIds without the validation create runs (the partial update's schema has no item pattern): resourceIds [\"abc\"] is accepted and answered";
+    ApiKeyTruncatedAccepted => blind7 "api-key-truncated-accepted", "Authentication > 3",
+        "an API key is looked up with `key LIKE 'sent%'`: a truncated key (any non-empty beginning of a real key) is served as the key's user instead of answering 401";
+    VersionHeaderPrefixCompared => blind7 "version-header-prefix-compared", "Versioning > 1",
+        "Service-Api-Version is checked with starts_with: `2026-03-30.beta` or `2026-03-301` is served as 2026-03-30 instead of refused";
     ConversationsBadRequestCode1001 => blind6 "conversations-400-code-1001", "Errors > v1 codes",
         "the 400 answers of GET /v1/conversations carry the code 1001400 (the conversations module's error factory took the `1001` prefix of its 403 row) instead of 1000400 Bad Request";
     CallsActorIdOnAnsweredBy => blind6 "calls-actor-id-on-answered-by", "Header-versioned API > GET /calls",
@@ -1088,6 +1158,14 @@ impl Fault {
                 &[V::ContractStrict]
             }
             Fault::ConversationsV1OtherWorkspaceNumbers => &[V::OwnWorkspaceKeys],
+            // Blind set 7. A message's direction is a field a target may leave out or give as
+            // null (READINGS 1.3); v1-error-minimal leaves the errors array out; contract-strict
+            // refuses a maxResults outside the range before the handler reads it.
+            Fault::MessagesDirectionFilterInverted => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::V1ErrorItemPathArray => &[V::V1ErrorMinimal],
+            Fault::ContactsMaxResultsZeroDefault => &[V::ContractStrict],
             _ => &[],
         }
     }

@@ -38,6 +38,8 @@ pub(crate) struct Store {
     pub(crate) contact_read_cache: HashMap<String, Contact>,
     /// Message lists by caller and filter (fault messages-list-cache-not-invalidated).
     pub(crate) message_list_cache: HashMap<String, Vec<super::messaging::Message>>,
+    /// v1 conversation lists by caller and filter (fault conversations-v1-cache-misses-sends).
+    pub(crate) conversation_list_cache: HashMap<String, Vec<super::messaging::Conversation>>,
     /// The first organization answered, for every caller (fault organization-cache-global).
     pub(crate) organization_cache: Option<serde_json::Value>,
     /// Contacts deleted in the app, kept flagged (fault contact-get-ignores-soft-delete).

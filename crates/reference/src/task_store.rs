@@ -92,6 +92,8 @@ pub(crate) struct TaskStore {
     pub uncounted_reopens: usize,
     /// Tasks as a first GET read them (fault task-get-cache-misses-transitions).
     pub get_cache: std::collections::HashMap<String, Task>,
+    /// The whole second of each task's last change (fault task-revision-whole-seconds).
+    pub revision_seconds: std::collections::HashMap<String, i64>,
 }
 
 /// Whether `id` has the shape of the ids [`TaskStore`] gives: `TK` and 16 lowercase hex digits.

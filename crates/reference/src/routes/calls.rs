@@ -229,7 +229,13 @@ fn page_cut(
     }
     let size = pagination::max_results_in(q.first("maxResults"), DEFAULT_PAGE, range)
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
-    let offset = pagination::page_token(q.first("pageToken"))
+    // Fault calls-v1-page-token-ignored: the cursor read under the internal service's name.
+    let token_name = if path == V1_CALLS && faults.has(Fault::CallsV1PageTokenIgnored) {
+        "page_token"
+    } else {
+        "pageToken"
+    };
+    let offset = pagination::page_token(q.first(token_name))
         .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     let offset = if skip_one && offset > 0 {
         offset + 1
@@ -465,6 +471,19 @@ async fn recordings_v1(
         recording_times_local(&app, &mut segments);
         Ok(reply::data(StatusCode::OK, Value::Array(segments)))
     });
+    // Fault recordings-v1-404-calls-code: the call lookup's error comes from the calls module.
+    let result = result.map_err(|e| {
+        if e.status() == StatusCode::NOT_FOUND
+            && app
+                .switches()
+                .faults
+                .has(Fault::RecordingsV1NotFoundCallsCode)
+        {
+            e.with_code("0100404")
+        } else {
+            e
+        }
+    });
     answer(&app, result)
 }
 
@@ -659,6 +678,20 @@ async fn get_hv(
         );
         Ok(reply::data(StatusCode::OK, json))
     });
+    // Fault call-hv-404-framework-body: the framework's default not-found answer.
+    if let Err(e) = &result {
+        if e.status() == StatusCode::NOT_FOUND
+            && app
+                .switches()
+                .faults
+                .has(Fault::CallHvNotFoundFrameworkBody)
+        {
+            return reply::json(
+                StatusCode::NOT_FOUND,
+                &serde_json::json!({"error": "Not Found", "statusCode": 404}),
+            );
+        }
+    }
     answer(&app, result)
 }
 
@@ -919,6 +952,12 @@ async fn number_hv(
     let path = "/phone-numbers";
     let result = input::path_param(id, path).and_then(|id| {
         let guard = app.store();
+        // Fault phone-number-unknown-null-data: `first()` gave nothing and was serialized.
+        if guard.workspace().number(&id).is_none()
+            && app.switches().faults.has(Fault::PhoneNumberUnknownNullData)
+        {
+            return Ok(reply::data(StatusCode::OK, Value::Null));
+        }
         let n = guard
             .workspace()
             .number(&id)
@@ -978,7 +1017,14 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
     } else {
         2
     };
-    let toll_free = q.first("tollFree").map(|v| v == "true");
+    // Fault available-toll-free-false-truthy: the flag read by its presence.
+    let toll_free = q.first("tollFree").map(|v| {
+        v == "true"
+            || app
+                .switches()
+                .faults
+                .has(Fault::AvailableTollFreeFalseTruthy)
+    });
     let items: Vec<Value> = AVAILABLE
         .iter()
         .filter(|(_, country, ..)| q.first("country").is_none_or(|c| c.eq_ignore_ascii_case(country)))

@@ -753,8 +753,12 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     } else {
         50
     };
-    let size = pagination::max_results_in(query.first("maxResults"), default_size, min..=max)
-        .map_err(bad_query(V1_PATH))?;
+    // Fault contacts-max-results-zero-default: `int(value) or 10` takes 0 for the default.
+    let asked = query
+        .first("maxResults")
+        .filter(|v| !(*v == "0" && faults.has(Fault::ContactsMaxResultsZeroDefault)));
+    let size =
+        pagination::max_results_in(asked, default_size, min..=max).map_err(bad_query(V1_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
     let mut filter = Filter {
         external_id_fold_case: faults.has(Fault::ContactsExternalIdsCaseInsensitive),

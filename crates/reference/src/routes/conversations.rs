@@ -200,9 +200,13 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         ));
     }
     let deprecated = query.first("phoneNumber");
+    let mut deprecated_as_id = false;
     if numbers.is_empty() || faults.has(Fault::DeprecatedPhoneNumberWins) {
         if let Some(n) = deprecated {
             numbers = vec![n];
+            // Fault conversations-deprecated-phone-number-e164: bound to the id column as sent.
+            deprecated_as_id =
+                is_e164(n) && faults.has(Fault::ConversationsDeprecatedPhoneNumberE164);
         }
     }
     if let Some(n) = numbers
@@ -337,13 +341,22 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                         }
                     }) != faults.has(Fault::ConversationsUserIdInverted)
                 })
-                && created_after.is_none_or(|t| c.created_at > t || at(c.created_at, t))
+                && created_after.is_none_or(|t| {
+                    // Fault conversations-v1-created-after-on-updated: the updated line copied.
+                    let column = if faults.has(Fault::ConversationsV1CreatedAfterOnUpdated) {
+                        c.updated_at
+                    } else {
+                        c.created_at
+                    };
+                    column > t || at(column, t)
+                })
                 && (created_before.is_none_or(|t| c.created_at < t || at(c.created_at, t))
                     || faults.has(Fault::ConversationsCreatedBeforeIgnored))
                 && updated_after.is_none_or(|t| c.updated_at > t || at(c.updated_at, t))
                 && updated_before.is_none_or(|t| c.updated_at < t || at(c.updated_at, t))
                 && (!exclude_inactive || c.active || faults.has(Fault::ExcludeInactiveIgnored))
                 && !(c.done && faults.has(Fault::ConversationsV1HideDone))
+                && !deprecated_as_id
         })
         .cloned()
         .collect();
@@ -360,6 +373,23 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         items.reverse();
     }
     drop(store);
+    // Fault conversations-v1-cache-misses-sends: the result of a query is cached by caller and
+    // query (paging aside), and a send that opens a conversation does not clear it.
+    if faults.has(Fault::ConversationsV1CacheMissesSends) {
+        let key = format!(
+            "{}?{}",
+            caller.user_id,
+            query.without(&["pageToken", "maxResults"])
+        );
+        let mut store = app.store();
+        let cached = store
+            .conversation_list_cache
+            .entry(key)
+            .or_insert(items)
+            .clone();
+        drop(store);
+        return page(app, V1_PATH, &cached, query, per_page);
+    }
     page(app, V1_PATH, &items, query, per_page)
 }
 

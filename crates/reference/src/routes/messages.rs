@@ -490,13 +490,21 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         }
         let json = message.to_json(true);
         let id = json["id"].as_str().unwrap_or_default().to_string();
-        let answered = if opens && faults.has(Fault::SendConversationIdNullWhenNew) {
+        let mut answered = if opens && faults.has(Fault::SendConversationIdNullWhenNew) {
             let mut answered = json.clone();
             answered["conversationId"] = Value::Null;
             answered
         } else {
             json.clone()
         };
+        // Fault send-timestamps-offset-no-colon: the send answer is formatted with `%z`.
+        if faults.has(Fault::SendTimestampsOffsetNoColon) {
+            for field in ["createdAt", "updatedAt"] {
+                if let Some(t) = answered[field].as_str().and_then(|t| t.strip_suffix('Z')) {
+                    answered[field] = Value::String(format!("{t}+0000"));
+                }
+            }
+        }
         // Fault message-delivered-resource-conversation: the event built from the conversation.
         let delivered = if faults.has(Fault::MessageDeliveredResourceConversation) {
             store
@@ -797,7 +805,9 @@ fn may_send(
                     "international messaging is disabled in this workspace; cannot send to {r}"
                 ),
             )
-            .with_title("International Messaging Disabled"));
+            .with_title("International Messaging Disabled")
+            // Fault international-403-body-status-400: the body of the validation template.
+            .with_body_status(faults.has(Fault::InternationalBodyStatus400).then_some(400)));
         }
     }
     Ok(())
@@ -958,6 +968,7 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let workspace = messaging.workspace_of(caller.user_id);
     let from_on_line = faults.has(Fault::MessagesFromFilterOnPhoneNumberId);
     let any_recipient = faults.has(Fault::MessagesToFilterAnyRecipient);
+    let direction_swapped = faults.has(Fault::MessagesDirectionFilterInverted);
     let mut items: Vec<Message> = messaging
         .messages()
         .iter()
@@ -973,6 +984,13 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                     let column = |f: &str| {
                         if f == "from" && from_on_line {
                             Some(m.phone_number_id.as_str())
+                        } else if f == "direction" && direction_swapped {
+                            // Fault messages-direction-filter-inverted: the other party's view.
+                            Some(if m.direction == "outgoing" {
+                                "incoming"
+                            } else {
+                                "outgoing"
+                            })
                         } else {
                             field(m, f)
                         }
@@ -1143,6 +1161,22 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             }
             other => other,
         };
+        // Fault retry-fires-message-delivered: the event is published when the retry is queued.
+        if let Some(m) = retried
+            .as_ref()
+            .ok()
+            .filter(|_| faults.has(Fault::RetryFiresMessageDelivered))
+        {
+            let jobs = crate::deliveries::fire(
+                &app,
+                &mut store,
+                "message.delivered",
+                Some(m.phone_number_id.as_str()),
+                &m.id,
+                m.to_json(true),
+            );
+            crate::deliveries::dispatch(&app, jobs);
+        }
         match retried {
             Ok(m) => Ok(reply::data(StatusCode::ACCEPTED, m.to_json(true))),
             Err(RetryRefusal::Missing) => Err(missing_message(&id)),

@@ -398,6 +398,17 @@ async fn create(
         crate::deliveries::dispatch(&app, jobs);
         Ok(reply::data(StatusCode::CREATED, json))
     });
+    // Fault task-400-contacts-code: the validation error class shared with the contacts module.
+    let result = result.map_err(|e| {
+        if e.status() == StatusCode::BAD_REQUEST
+            && app.switches().faults.has(Fault::TaskValidationContactsCode)
+        {
+            e.with_code("0801400")
+                .with_title("Invalid Custom Field Item")
+        } else {
+            e
+        }
+    });
     respond(&app, result)
 }
 
@@ -407,6 +418,14 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         let faults = &app.switches().faults;
         let bad = |e: PageQueryError| ApiError::bad_request(V1_PATH, e.to_string());
         let size = pagination::max_results(query.first("maxResults"), 10, 100).map_err(bad)?;
+        // Fault tasks-page-size-lost-with-token: a continued page takes the default size.
+        let size = if query.first("pageToken").is_some()
+            && faults.has(Fault::TasksPageSizeLostWithToken)
+        {
+            10
+        } else {
+            size
+        };
         let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
         let store = app.store();
         // Fault task-list-index-snapshot: the list reads the search index, whose documents were
@@ -600,11 +619,27 @@ fn change_data(
     };
     let mut updated = task.clone();
     let changed = matches!(op(&mut updated)?, Changed::Yes);
+    let now = OffsetDateTime::now_utc().unix_timestamp();
+    // Fault task-revision-whole-seconds: the revision follows the update time's whole seconds.
+    let same_second = faults.has(Fault::TaskRevisionWholeSeconds)
+        && store.tasks().revision_seconds.get(id) == Some(&now);
+    let task = match store.tasks_mut().get_mut(id) {
+        Some(task) => task,
+        None => return Err(not_found(id)),
+    };
     if changed {
-        updated.revision += 1;
+        if !same_second {
+            updated.revision += 1;
+        }
         *task = updated;
     }
     let task = task.clone();
+    if changed && faults.has(Fault::TaskRevisionWholeSeconds) {
+        store
+            .tasks_mut()
+            .revision_seconds
+            .insert(id.to_string(), now);
+    }
     // Fault task-get-cache-misses-transitions: only PUT and DELETE invalidate the cache.
     if changed
         && matches!(event, "task.updated" | "task.deleted")
@@ -711,12 +746,22 @@ fn run_transition(
         }
         "reopen" => {
             let open = app.store().tasks().open_count();
-            change(app, id, "task.reopened", |task| {
+            // Fault task-reopen-fires-completed: the toggle handler's one event name.
+            let event = if faults.has(Fault::TaskReopenFiresCompleted) {
+                "task.completed"
+            } else {
+                "task.reopened"
+            };
+            change(app, id, event, |task| {
                 body?;
                 if !task.completed || faults.has(Fault::TaskReopenNoEffect) {
                     return Ok(Changed::No);
                 }
                 if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskReopenIgnoresLimit) {
+                    // Fault task-reopen-limit-generic-title: the HTTP reason as title.
+                    if faults.has(Fault::TaskReopenLimitGenericTitle) {
+                        return Err(limit_reached(faults).with_title("Payment Required"));
+                    }
                     return Err(limit_reached(faults));
                 }
                 task.completed = false;
@@ -797,6 +842,12 @@ fn run_transition(
                 parsed => parsed?,
             }
             .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field dueDate is required"))?;
+            // Fault task-due-date-offset-dropped: the wall time kept, the offset dropped.
+            let due = if faults.has(Fault::TaskDueDateOffsetDropped) {
+                due.replace_offset(time::UtcOffset::UTC)
+            } else {
+                due
+            };
             // Fault task-due-date-truncated: only the date is kept.
             let due = if faults.has(Fault::TaskDueDateTruncated) {
                 due.to_offset(time::UtcOffset::UTC)

@@ -563,7 +563,29 @@ fn update(
     if app.store().webhook(&id).is_none() {
         return Err(not_found(app, &id));
     }
-    let fields = parse_fields(app, &body?)?;
+    let mut body = body?;
+    // Fault webhook-patch-resource-ids-unchecked: the partial update's schema has no pattern.
+    let unchecked_ids = if !replace
+        && app
+            .switches()
+            .faults
+            .has(Fault::WebhookPatchResourceIdsUnchecked)
+    {
+        body.remove("resourceIds")
+            .map(|ids| {
+                let mut only = Map::new();
+                only.insert("resourceIds".to_string(), ids);
+                strings(&only, "resourceIds")
+            })
+            .transpose()?
+            .flatten()
+    } else {
+        None
+    };
+    let mut fields = parse_fields(app, &body)?;
+    if unchecked_ids.is_some() {
+        fields.resource_ids = unchecked_ids;
+    }
     if replace && (fields.url.is_none() || fields.events.is_none()) {
         return Err(ApiError::bad_request(
             PATH,
@@ -642,6 +664,13 @@ async fn delete_webhook(
     let result = managed_id(&app, id).and_then(|id| {
         let mut store = app.store();
         let Some(w) = store.webhook(&id).cloned() else {
+            // Fault webhook-delete-missing-204: the rows the DELETE touched are not looked at.
+            if app.switches().faults.has(Fault::WebhookDeleteMissing204) {
+                return Ok(Response::builder()
+                    .status(StatusCode::NO_CONTENT)
+                    .body(Body::empty())
+                    .unwrap_or_default());
+            }
             return Err(not_found(&app, &id));
         };
         store.remove_webhook(&id);
@@ -755,6 +784,10 @@ fn record_json(app: &App, record: &DeliveryRecord) -> Value {
     // Fault webhook-event-id-not-payload-id: the delivery's id shown as the event's.
     if faults.has(Fault::WebhookEventIdNotPayloadId) && record.event_id.is_some() {
         v["eventId"] = json!(record.id);
+    }
+    // Fault webhook-test-has-event-id: the test payload's generated id shown as its event.
+    if faults.has(Fault::WebhookTestHasEventId) && record.event == "webhook.test" {
+        v["eventId"] = json!(format!("EV{}", record.id.get(4..).unwrap_or(&record.id)));
     }
     // Fault delivery-cutoff-inverted: a delivery after the cutoff shows what only older ones do.
     if faults.has(Fault::DeliveryCutoffInverted) && record.event_id.is_some() {
@@ -872,6 +905,15 @@ async fn history_one(
     let result = split(&app, ids).and_then(|(id, event)| {
         let store = app.store();
         let record = delivery(&app, &store, &id, &event)?;
+        // Fault history-detail-test-delivery-404: the detail joins the delivery to its event.
+        if record.event_id.is_none()
+            && app
+                .switches()
+                .faults
+                .has(Fault::HistoryDetailTestDelivery404)
+        {
+            return Err(missing_delivery(&event));
+        }
         let mut v = record_json(&app, record);
         v["payload"] = serde_json::from_str(&record.payload).unwrap_or(Value::Null);
         Ok(reply::data(StatusCode::OK, v))
@@ -1034,6 +1076,10 @@ async fn create_legacy(
             "createdAt": crate::model::timestamp(OffsetDateTime::now_utc()),
         });
         store.hooks.legacy.push(hook.clone());
+        // Fault legacy-webhook-create-no-envelope: the row answered as it is.
+        if app.switches().faults.has(Fault::LegacyWebhookNoEnvelope) {
+            return Ok(reply::json(StatusCode::CREATED, &hook));
+        }
         Ok(reply::data(StatusCode::CREATED, hook))
     });
     answer(&app, result.map_err(short_code))
