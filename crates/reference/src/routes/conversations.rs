@@ -325,7 +325,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     } else {
         of_workspace(m, workspace).collect()
     };
-    let mut items: Vec<Conversation> = pool
+    let items: Vec<Conversation> = pool
         .into_iter()
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);
@@ -360,6 +360,18 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         })
         .cloned()
         .collect();
+    drop(store);
+    order_and_page(app, caller, query, items)
+}
+
+/// The v1 list's items in its order (newest first), cut into the page the query asks for.
+fn order_and_page(
+    app: &App,
+    caller: &Caller,
+    query: &Query,
+    mut items: Vec<Conversation>,
+) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
     // Newest first. Fault conversations-v1-sorted-per-page: pages are cut in storage order and
     // sorted each on its own.
     let per_page = faults.has(Fault::ConversationsV1SortedPerPage);
@@ -372,7 +384,6 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     if faults.has(Fault::ConversationsV1OldestFirst) {
         items.reverse();
     }
-    drop(store);
     // Fault conversations-v1-cache-misses-sends: the result of a query is cached by caller and
     // query (paging aside), and a send that opens a conversation does not clear it.
     if faults.has(Fault::ConversationsV1CacheMissesSends) {
