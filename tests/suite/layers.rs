@@ -75,7 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "crates/cli/src",
+        "src",
         &["output", "cli", "exit", "error", "commands", "app"],
     ),
 ];

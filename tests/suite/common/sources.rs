@@ -9,7 +9,7 @@ pub const CRATES: [&str; 4] = [
     "crates/contract/src",
     "crates/reference/src",
     "crates/suite/src",
-    "crates/cli/src",
+    "src",
 ];
 
 /// The workspace root.
