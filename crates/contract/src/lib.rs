@@ -97,7 +97,7 @@ pub const OPENAPI_YAML: &str = include_str!("../../../schemas/openapi.yaml");
 pub const CLAUSES_YAML: &str = include_str!("../../../schemas/clauses.yaml");
 
 /// A contract file that cannot be used.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
 pub struct ContractError {
     pub file: String,
@@ -136,6 +136,17 @@ impl Contract {
     /// Loads the contract files embedded in the binary.
     pub fn embedded() -> Result<Contract, ContractError> {
         Contract::from_sources(OPENAPI_YAML, CLAUSES_YAML)
+    }
+
+    /// The embedded contract, built once per process and shared by all who ask: its compiled
+    /// validators take some 24 MB, and a default run holds the suite and the embedded
+    /// reference in one process.
+    pub fn shared() -> Result<std::sync::Arc<Contract>, ContractError> {
+        static SHARED: std::sync::OnceLock<Result<std::sync::Arc<Contract>, ContractError>> =
+            std::sync::OnceLock::new();
+        SHARED
+            .get_or_init(|| Contract::embedded().map(std::sync::Arc::new))
+            .clone()
     }
 
     /// Loads a contract from the text of the route table and of the clause catalog.

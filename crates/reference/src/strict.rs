@@ -29,8 +29,8 @@ use conformance_contract::{Api, Contract, ParamIn, Route, V1Codes, yaml};
 
 /// The route table the reference serves (the contract's).
 pub(crate) fn route_table() -> Option<&'static Contract> {
-    static CONTRACT: OnceLock<Option<Contract>> = OnceLock::new();
-    CONTRACT.get_or_init(|| Contract::embedded().ok()).as_ref()
+    static CONTRACT: OnceLock<Option<std::sync::Arc<Contract>>> = OnceLock::new();
+    CONTRACT.get_or_init(|| Contract::shared().ok()).as_deref()
 }
 
 /// The route table as a document, for the extensions `Route` does not carry (`x-purpose`,

@@ -49,7 +49,7 @@ impl CatalogError {
 
 /// Loads the contract and the case files (built-in, or from a directory).
 pub fn load(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>), CatalogError> {
-    let contract = Contract::embedded()?;
+    let contract = Contract::shared()?;
     let mut loaded = match dir {
         Some(d) => cases::load_dir(d, &contract),
         None => cases::load_embedded(&contract),
@@ -70,10 +70,7 @@ pub fn load(dir: Option<&Path>) -> Result<(Arc<Contract>, Vec<Arc<Case>>), Catal
         }
         loaded.push(case);
     }
-    Ok((
-        Arc::new(contract),
-        loaded.into_iter().map(Arc::new).collect(),
-    ))
+    Ok((contract, loaded.into_iter().map(Arc::new).collect()))
 }
 
 /// Which cases a run selects (`--area`, `--tag`, `--read-only`, `--partition`).

@@ -272,11 +272,8 @@ pub fn requests(contract: &Contract) -> Vec<(String, String)> {
 }
 
 /// The requests of a sequence trial, from the embedded contract.
-pub static REQUESTS: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
-    Contract::embedded()
-        .map(|c| requests(&c))
-        .unwrap_or_default()
-});
+pub static REQUESTS: LazyLock<Vec<(String, String)>> =
+    LazyLock::new(|| Contract::shared().map(|c| requests(&c)).unwrap_or_default());
 
 /// Every (operation, situation) pair the table yields, by `operationId`.
 pub fn pairs(contract: &Contract) -> BTreeMap<String, Vec<Situation>> {

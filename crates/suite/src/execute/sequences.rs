@@ -273,6 +273,9 @@ impl<'a> Explorer<'a> {
     }
 
     fn judge(&mut self, ex: &Arc<Exchange>, by_rules: Vec<Finding>, want: &Want, clause: &str) {
+        // The step keeps the exchange as the reports record it (its body's head, not the body
+        // and its parsed value): a round holds a hundred exchanges or more until it ends.
+        let ex = &Arc::new(ex.recorded());
         self.now
             .1
             .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
