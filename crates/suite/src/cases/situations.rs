@@ -212,8 +212,14 @@ pub fn applicable(contract: &Contract, route: &Route) -> Vec<Situation> {
     out
 }
 
-/// How many resources of each kind one sequence holds at once: what the plan counts it holding
-/// (the webhooks beside its watchers).
+/// The lanes of a sequence's round: its share of the pairs is dealt to them by kind, and they
+/// play side by side, each on resources of its own kinds, while the round's watchers hear them
+/// all. A round's chain of requests, one after the other, is what a run behind a slow
+/// network waits for last.
+pub const LANES: usize = 3;
+
+/// How many resources of each kind one sequence holds at once (a kind's pairs all go to one of
+/// its lanes): what the plan counts it holding (the webhooks beside its watchers).
 pub const CAPS: &[(&str, usize)] = &[("task", 2), ("contact", 2), ("message", 2), ("webhook", 1)];
 
 /// The kinds a sequence's webhooks watch, one webhook each: every kind whose changes fire an

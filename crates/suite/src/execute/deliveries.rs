@@ -135,8 +135,11 @@ pub(super) fn predict(
             let enabled = then
                 .value("/status")
                 .is_none_or(|s| s.as_str() == Some("enabled"));
+            // A change of the webhook in flight while the change fired: which the target
+            // applied first is not known, so neither is what the webhook then received.
+            let raced = model.changed_during("webhook", id, fired.sent, fired.clock);
             let verdict = match events {
-                _ if then.unknown || !enabled => Verdict::Open,
+                _ if then.unknown || !enabled || raced => Verdict::Open,
                 _ if then.deleted => Verdict::MustNot(DELETED),
                 Some(events) if !events.contains(&fired.event) => Verdict::MustNot(SUBSCRIBED),
                 Some(_) if everywhere && fired.sure => Verdict::Must(1),

@@ -55,11 +55,18 @@ pub(super) async fn run(
         let mut runner = runner_for(exec.seed, &format!("{}#{round}", case.name));
         let rng = runner.rng().clone();
         let mut x = Explorer::new(exec, vars, &case.name, round, rng);
+        let lanes: Vec<Explorer> = (1..situations::LANES)
+            .map(|lane| {
+                let mut runner = runner_for(exec.seed, &format!("{}#{round}/{lane}", case.name));
+                let rng = runner.rng().clone();
+                Explorer::new(exec, vars, &case.name, round, rng).in_lane(lane)
+            })
+            .collect();
         let mut pairs = situations::agenda(&exec.contract, index, of);
         if round > 0 {
             shuffle(&mut pairs, &mut x.rng);
         }
-        let (steps, found) = x.round(&pairs).await;
+        let (steps, found) = x.round(&pairs, lanes).await;
         for s in &steps {
             exchanges.extend(s.1.iter().cloned());
         }
@@ -68,6 +75,41 @@ pub(super) async fn run(
         }
     }
     failures
+}
+
+/// The kind whose events the webhooks a sequence makes subscribe to.
+const HEARD: &str = "task";
+
+/// The pairs dealt to `lanes` lanes by the kind their operation acts on: every pair of a kind
+/// goes to one lane (the kinds with the most pairs first, each to the lane with the fewest so
+/// far), so that a lane makes only resources of its own kinds and the round holds no more of a
+/// counted kind than one lane does. Each lane keeps the pairs in their order.
+fn deal(
+    contract: &Contract,
+    pairs: &[(usize, Situation)],
+    lanes: usize,
+) -> Vec<Vec<(usize, Situation)>> {
+    let kind = |p: &(usize, Situation)| contract.routes[p.0].effect.on.as_str();
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for p in pairs {
+        match kinds.iter_mut().find(|(k, _)| *k == kind(p)) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind(p), 1)),
+        }
+    }
+    kinds.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let mut load = vec![0usize; lanes.max(1)];
+    let mut lane_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for (k, n) in kinds {
+        let lightest = (0..load.len()).min_by_key(|&i| load[i]).unwrap_or(0);
+        load[lightest] += n;
+        lane_of.insert(k, lightest);
+    }
+    let mut out = vec![Vec::new(); lanes.max(1)];
+    for p in pairs {
+        out[lane_of.get(kind(p)).copied().unwrap_or(0)].push(*p);
+    }
+    out
 }
 
 fn shuffle<T>(items: &mut [T], rng: &mut TestRng) {
@@ -193,6 +235,27 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// This explorer as lane `lane` of its round: its own tag and receiver sub-paths, so that
+    /// what it names and the webhooks it makes are its own.
+    fn in_lane(mut self, lane: usize) -> Explorer<'a> {
+        self.tag = format!("{}l{lane}", self.tag);
+        self.prefix = format!("{}l{lane}", self.prefix);
+        self
+    }
+
+    /// Takes what a lane of the round made, sent, saw and found, after this explorer's own.
+    fn merge(&mut self, lane: Explorer<'_>) {
+        for (kind, ids) in lane.created {
+            self.created.entry(kind).or_default().extend(ids);
+        }
+        for (kind, n) in lane.sent {
+            *self.sent.entry(kind).or_default() += n;
+        }
+        self.steps.extend(lane.steps);
+        self.found.extend(lane.found);
+        self.late.extend(lane.late);
+    }
+
     fn text(&self, name: &str) -> Option<String> {
         self.fixtures
             .get(name)
@@ -209,30 +272,33 @@ impl<'a> Explorer<'a> {
         self.found.extend(found);
     }
 
-    /// One round: the watchers, the agenda, the closing changes, the deliveries and the tidying.
-    /// The steps with their exchanges, and what they showed wrong (the model's and the rules'
-    /// findings at the end included).
+    /// One round: the watchers, the agenda (its pairs dealt to the lanes, which play them side
+    /// by side on resources of their own), the closing changes, the deliveries and the
+    /// tidying. The steps with their exchanges, and what they showed wrong (the model's and the
+    /// rules' findings at the end included).
     async fn round(
         &mut self,
         pairs: &[(usize, Situation)],
+        mut lanes: Vec<Explorer<'_>>,
     ) -> (Vec<(String, Vec<Arc<Exchange>>)>, Found) {
         let ((), late) = crate::checks::rules::collect(async {
             self.watch().await;
-            let exec = self.exec;
-            for &(route, situation) in pairs {
-                let route = &exec.contract.routes[route];
-                let op = route.operation_id.clone().unwrap_or_default();
-                let what = format!(
-                    "{} of {} {}",
-                    situation.name(),
-                    route.method,
-                    route.template
-                );
-                match self.exercise(route, situation).await {
-                    Ok(()) => self.exec.situations.done(&op, situation, &self.trial),
-                    Err(why) => self.exec.situations.skipped(&op, situation, &why.0),
-                }
-                self.close(what);
+            for lane in &mut lanes {
+                lane.users = self.users.clone();
+                lane.watchers = self.watchers.clone();
+            }
+            let mut dealt = deal(&self.exec.contract, pairs, lanes.len() + 1).into_iter();
+            let own = dealt.next().unwrap_or_default();
+            let others: Vec<Vec<(usize, Situation)>> = dealt.collect();
+            futures_util::future::join(
+                self.play(&own),
+                futures_util::future::join_all(
+                    lanes.iter_mut().zip(&others).map(|(lane, p)| lane.play(p)),
+                ),
+            )
+            .await;
+            for lane in lanes {
+                self.merge(lane);
             }
             self.closing().await;
             self.relist().await;
@@ -245,6 +311,26 @@ impl<'a> Explorer<'a> {
             std::mem::take(&mut self.steps),
             std::mem::take(&mut self.found),
         )
+    }
+
+    /// Puts each operation in its situation, in turn, each a step of its own.
+    async fn play(&mut self, pairs: &[(usize, Situation)]) {
+        let exec = self.exec;
+        for &(route, situation) in pairs {
+            let route = &exec.contract.routes[route];
+            let op = route.operation_id.clone().unwrap_or_default();
+            let what = format!(
+                "{} of {} {}",
+                situation.name(),
+                route.method,
+                route.template
+            );
+            match self.exercise(route, situation).await {
+                Ok(()) => self.exec.situations.done(&op, situation, &self.trial),
+                Err(why) => self.exec.situations.skipped(&op, situation, &why.0),
+            }
+            self.close(what);
+        }
     }
 
     /// Sends `out` and holds its answer to `want` (the rules' findings on it join the step's).
@@ -722,7 +808,7 @@ impl Explorer<'_> {
                 "/url",
                 Some(json!(format!("{url}/{}w{n}", self.prefix))),
             );
-            let events = events_of(&self.exec.contract, "task");
+            let events = events_of(&self.exec.contract, HEARD);
             let take = self.rng.random_range(1..=events.len().max(1));
             put(
                 &mut body,

@@ -58,6 +58,8 @@ struct State {
 pub(crate) struct Fired {
     /// The model's clock when the change was answered.
     pub(crate) clock: u64,
+    /// The model's clock when the change was sent.
+    pub(crate) sent: u64,
     pub(crate) event: String,
     /// Where the event's resource holds its id (`/taskId`), and its id.
     pub(crate) id_at: String,
@@ -128,8 +130,8 @@ impl Model {
                             if let Some(id) = body.get("data").and_then(|d| resource.id_of(d)) {
                                 let mut t = Tracked::created(&kind, route, resource, &request);
                                 t.changed = now;
-                                t.record(now);
-                                state.fire(route, &kind, resource, &id, now, ex);
+                                t.record(ticket.clock, now);
+                                state.fire(route, &kind, resource, &id, (ticket.clock, now), ex);
                                 // The answer of a create is stated to be the resource for
                                 // contacts only (201 `{data: Contact}`); the others' answers
                                 // are not shown (READINGS 2.3) and say nothing here.
@@ -184,13 +186,13 @@ impl Model {
                             false
                         }
                     };
-                    t.record(now);
+                    t.record(ticket.clock, now);
                     accepted
                 } else {
                     false
                 };
                 if accepted {
-                    state.fire(route, &kind, resource, &id, now, ex);
+                    state.fire(route, &kind, resource, &id, (ticket.clock, now), ex);
                     if !stated {
                         // Outside its from-state, what a change fires is not stated.
                         for f in state.fired.iter_mut().rev().take(route.effect.fires.len()) {
@@ -219,7 +221,7 @@ impl Model {
                 // resource.
                 if let Some(t) = state.resources.get_mut(&(kind, id)) {
                     t.unknown = true;
-                    t.record(now);
+                    t.record(ticket.clock, now);
                 }
             }
             None => {}
@@ -274,6 +276,15 @@ impl Model {
             .cloned()
     }
 
+    /// Whether a change of the resource `id` of `kind` was in flight at some time between the
+    /// model's clocks `sent` and `answered` (the span of another request).
+    pub(crate) fn changed_during(&self, kind: &str, id: &str, sent: u64, answered: u64) -> bool {
+        self.lock()
+            .resources
+            .get(&(kind.to_string(), id.to_string()))
+            .is_some_and(|t| t.changed_during(sent, answered))
+    }
+
     /// How many writes the resource `id` of `kind` accepted, its create included, while the
     /// model followed it; `None` once it could not (an answer it cannot read, a change in
     /// flight).
@@ -302,7 +313,7 @@ impl State {
         kind: &Kind,
         resource: &conformance_contract::operations::Resource,
         id: &str,
-        clock: u64,
+        (sent, clock): (u64, u64),
         ex: &Exchange,
     ) {
         if route.effect.fires.is_empty() {
@@ -312,6 +323,7 @@ impl State {
         for f in &route.effect.fires {
             self.fired.push(Fired {
                 clock,
+                sent,
                 event: f.event.clone(),
                 id_at: resource.id.clone(),
                 resource: id.to_string(),

@@ -151,9 +151,10 @@ pub(crate) struct Tracked {
     pub(crate) changed: u64,
     /// Something the model cannot follow happened to it: it is judged no more.
     pub(crate) unknown: bool,
-    /// What it was after each change, by the model's clock: what it was when another change
-    /// fired an event (a webhook's events then) is read from here.
-    history: Vec<(u64, Snapshot)>,
+    /// What it was after each change, by the model's clock when the change was answered, with
+    /// the clock when it was sent: what it was when another change fired an event (a webhook's
+    /// events then) is read from here.
+    history: Vec<(u64, u64, Snapshot)>,
     /// The writes accepted on it, its create included: no event fires more often.
     pub(crate) writes: usize,
 }
@@ -317,10 +318,19 @@ impl Tracked {
         }
     }
 
-    /// Keeps what it is at `clock` (after a change, or once it is no longer known).
-    pub(crate) fn record(&mut self, clock: u64) {
+    /// Keeps what it is at `clock` (after a change sent at `sent`, or once it is no longer
+    /// known).
+    pub(crate) fn record(&mut self, sent: u64, clock: u64) {
         let now = self.snapshot();
-        self.history.push((clock, now));
+        self.history.push((clock, sent, now));
+    }
+
+    /// Whether one of its changes was in flight at some time between `sent` and `answered`:
+    /// which came first, that change or a request in flight then, is not known.
+    pub(crate) fn changed_during(&self, sent: u64, answered: u64) -> bool {
+        self.history
+            .iter()
+            .any(|(done, began, _)| *began < answered && *done > sent)
     }
 
     /// What it was at `clock`: after the last change the model saw before then.
@@ -328,8 +338,8 @@ impl Tracked {
         self.history
             .iter()
             .rev()
-            .find(|(c, _)| *c <= clock)
-            .map(|(_, s)| s)
+            .find(|(c, _, _)| *c <= clock)
+            .map(|(_, _, s)| s)
     }
 
     /// The members a members field holds as the run added and removed them: (added, removed).
