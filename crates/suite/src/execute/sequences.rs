@@ -200,6 +200,8 @@ struct Explorer<'a> {
     found: Found,
     /// The step being sent.
     now: (Vec<Arc<Exchange>>, Found),
+    /// The webhook URLs drawn so far (each names a receiver sub-path of its own).
+    urls: usize,
     /// Lists that did not yet show a resource of the run's own whose listing may come late
     /// (x-resources `listed-late`): walked again before the round ends.
     late: Vec<Late>,
@@ -231,6 +233,7 @@ impl<'a> Explorer<'a> {
             steps: Vec::new(),
             found: Vec::new(),
             now: Default::default(),
+            urls: 0,
             late: Vec::new(),
         }
     }
@@ -1375,8 +1378,11 @@ impl Explorer<'_> {
         let v = values::value(class, &tag, &mut self.rng);
         if name.to_ascii_lowercase().ends_with("url") {
             // A webhook's URL stays at the round's receiver, so its deliveries stay the run's.
+            // Each URL drawn is new: a receiver sub-path names one webhook for the whole round,
+            // so a delivery is never taken for that of another webhook that had its URL before.
             if let (Some(url), true) = (self.text("webhook_url"), route.effect.on == "webhook") {
-                return Some(json!(format!("{url}/{}v{n}", self.prefix)));
+                self.urls += 1;
+                return Some(json!(format!("{url}/{}v{}", self.prefix, self.urls)));
             }
         }
         v
