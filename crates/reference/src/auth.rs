@@ -123,7 +123,10 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
                 && sent.is_some_and(|v| later_version_date(v.as_bytes())))
             // Fault version-header-prefix-compared: `starts_with` where equality is meant.
             || (app.switches().faults.has(Fault::VersionHeaderPrefixCompared)
-                && sent.is_some_and(|v| v.as_bytes().starts_with(API_VERSION.as_bytes())));
+                && sent.is_some_and(|v| v.as_bytes().starts_with(API_VERSION.as_bytes())))
+            // Fault version-header-lenient-date-parse: any spelling of the version's date.
+            || (app.switches().faults.has(Fault::VersionHeaderLenientDateParse)
+                && sent.is_some_and(|v| version_date(v.as_bytes())));
         if !lenient && sent.map(|v| v.as_bytes()) != Some(API_VERSION.as_bytes()) {
             let message = match sent {
                 None => format!(
@@ -149,6 +152,36 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
         }
     }
     next.run(req).await
+}
+
+/// Fault version-header-lenient-date-parse: whether a lenient date parser reads the version's
+/// date in what was sent.
+fn version_date(sent: &[u8]) -> bool {
+    lenient_date(sent).is_some_and(|d| Some(d) == lenient_date(API_VERSION.as_bytes()))
+}
+
+/// The (year, month, day) a lenient date parser reads:
+/// three runs of digits between separators (`2026/03/30`, `2026-3-30`), or eight digits in a row
+/// (`20260330`).
+fn lenient_date(sent: &[u8]) -> Option<(u32, u32, u32)> {
+    let text = std::str::from_utf8(sent).ok()?;
+    if !text
+        .chars()
+        .all(|c| c.is_ascii_digit() || "-/. ".contains(c))
+    {
+        return None;
+    }
+    let runs: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|r| !r.is_empty())
+        .collect();
+    let parts: Vec<&str> = match runs.as_slice() {
+        [all] if all.len() == 8 => vec![&all[..4], &all[4..6], &all[6..]],
+        [y, m, d] if y.len() == 4 => vec![*y, *m, *d],
+        _ => return None,
+    };
+    let number = |s: &str| s.parse::<u32>().ok();
+    Some((number(parts[0])?, number(parts[1])?, number(parts[2])?))
 }
 
 /// Fault version-later-date-accepted: a version is resolved as the newest one released on or

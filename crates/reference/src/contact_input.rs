@@ -69,6 +69,8 @@ pub(crate) struct Rules<'a> {
     pub phone_leading_zero: bool,
     /// `contact-phone-e164-first-only`: a later phone entry that is not E.164 is left out.
     pub phone_first_only: bool,
+    /// `patch-phone-e164-unchecked`: phone entries are not checked against E.164 at all.
+    pub phone_unchecked: bool,
     /// Variant: custom field items with an unknown key are dropped instead of refused.
     pub ignore_unknown_custom_keys: bool,
     /// `custom-field-type-unchecked`: any string or list of strings fits any field.
@@ -263,7 +265,7 @@ fn parse_entries(
         if phone && i > 0 && rules.phone_first_only && !is_e164(&value) {
             continue;
         }
-        if phone && !is_e164(&value) && !leading_zero_ok {
+        if phone && !is_e164(&value) && !leading_zero_ok && !rules.phone_unchecked {
             return Err(InputError::Invalid(format!(
                 "{path}.value '{value}' must be an E.164 phone number matching ^\\+[1-9]\\d{{1,14}}$"
             )));
@@ -432,6 +434,7 @@ mod tests {
             source_url: (1, 200),
             phone_leading_zero: false,
             phone_first_only: false,
+            phone_unchecked: false,
             ignore_unknown_custom_keys: false,
             custom_field_types_unchecked: false,
             multi_select_options_unchecked: false,

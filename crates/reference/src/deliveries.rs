@@ -23,6 +23,7 @@ const RETRY_PAUSE: Duration = Duration::from_millis(60);
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A delivery to send: what the sending task needs without the store.
+#[derive(Clone)]
 pub(crate) struct Job {
     id: String,
     url: String,
@@ -116,6 +117,10 @@ pub(crate) fn fire(
                 by_family,
                 faults.has(Fault::WebhookWildcardSkipsUnnumberedEvents),
             )
+            // Fault webhook-scope-passes-unnumbered-events: `phone_number_id IS NULL OR ...`.
+            || (scope.is_none()
+                && faults.has(Fault::WebhookScopePassesUnnumberedEvents)
+                && subscribed(w, events, event, None, true, by_family, false))
         })
         .cloned()
         .collect();
@@ -125,6 +130,7 @@ pub(crate) fn fire(
     if !targets.is_empty() {
         store.hooks.history_cache.clear();
     }
+    let occurrence = store.hooks.new_occurrence();
     for w in targets {
         let now = OffsetDateTime::now_utc();
         let hooks = &mut store.hooks;
@@ -167,6 +173,7 @@ pub(crate) fn fire(
             event,
             payload,
             first_secret,
+            Some(occurrence),
         ));
     }
     jobs
@@ -194,6 +201,7 @@ pub(crate) fn fire_test(store: &mut Store, webhook: &Webhook, first_secret: bool
         "webhook.test",
         payload,
         first_secret,
+        None,
     )
     .into_iter()
     .map(|job| Job { test: true, ..job })
@@ -210,6 +218,7 @@ fn record(
     event: &str,
     payload: String,
     first_secret: bool,
+    occurrence: Option<u64>,
 ) -> Option<Job> {
     hooks.deliveries.push(DeliveryRecord {
         id: id.clone(),
@@ -220,6 +229,7 @@ fn record(
         payload: payload.clone(),
         created_at: OffsetDateTime::now_utc(),
         attempts: Vec::new(),
+        occurrence,
     });
     let secret = hooks.signing_secret(&w.id, first_secret)?.to_string();
     Some(Job {
@@ -263,6 +273,7 @@ pub(crate) fn again_as_new(
         &retried.event,
         retried.payload.clone(),
         first_secret,
+        retried.occurrence,
     )?;
     let added = hooks.deliveries.last()?.clone();
     Some((added, job))
@@ -304,6 +315,12 @@ async fn deliver(app: App, job: Job) {
         if faults.has(Fault::WebhookStaleTimestamp) {
             ts -= 600;
         }
+        // Fault delivery-retry-rerenders-payload: a retry renders the event again.
+        let job = if attempt > 0 && faults.has(Fault::DeliveryRetryRerendersPayload) {
+            rerendered(&job, attempt)
+        } else {
+            job.clone()
+        };
         let mut req = app
             .delivery_client()
             .post(&job.url)
@@ -317,6 +334,11 @@ async fn deliver(app: App, job: Job) {
             // Fault webhook-retry-signs-job-id: the retry job signs its own id, not the header's.
             let signed_id = if attempt > 0 && faults.has(Fault::WebhookRetrySignsJobId) {
                 format!("{}-r{attempt}", job.id)
+            } else if let Some(event_id) =
+                payload_id(&job.payload).filter(|_| faults.has(Fault::WebhookSignsEventId))
+            {
+                // Fault webhook-signs-event-id: the signer takes the event's id.
+                event_id
             } else {
                 msg_id.clone()
             };
@@ -354,6 +376,30 @@ async fn deliver(app: App, job: Job) {
     }
 }
 
+/// The `id` of a payload (an event's; test payloads have none).
+fn payload_id(payload: &str) -> Option<String> {
+    serde_json::from_str::<Value>(payload)
+        .ok()?
+        .get("id")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Fault delivery-retry-rerenders-payload: the job of a retry with the event rendered again, a
+/// new payload id and createdAt (the stored payload, and the record's eventId, keep the first).
+fn rerendered(job: &Job, attempt: usize) -> Job {
+    let mut again = job.clone();
+    if let Ok(mut payload) = serde_json::from_str::<Value>(&job.payload) {
+        if let Some(id) = payload.get("id").and_then(Value::as_str) {
+            let fresh: u32 = rand::random();
+            payload["id"] = json!(format!("{id}{attempt:x}{fresh:08x}"));
+        }
+        payload["createdAt"] = json!(timestamp(OffsetDateTime::now_utc()));
+        again.payload = payload.to_string();
+    }
+    again
+}
+
 fn signature(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultSet) -> String {
     let signed = signature_of(job, msg_id, ts, faults);
     // Fault webhook-signature-equals-separator: another provider's `v1=` syntax.
@@ -377,6 +423,24 @@ fn signature_of(job: &Job, msg_id: &str, ts: i64, faults: &super::faults::FaultS
     } else {
         job.secret.clone()
     };
+    // Fault webhook-secret-base64url: the secret's key is the URL-safe decoding of its text,
+    // which the standard signer cannot read.
+    if faults.has(Fault::WebhookSecretBase64Url) {
+        let key = secret
+            .strip_prefix("whsec_")
+            .and_then(|s| {
+                base64::engine::general_purpose::URL_SAFE_NO_PAD
+                    .decode(s)
+                    .ok()
+            })
+            .unwrap_or_default();
+        let content = format!("{msg_id}.{ts}.{}", job.payload);
+        let mac = hmac_sha256::HMAC::mac(content.as_bytes(), &key);
+        return format!(
+            "v1,{}",
+            base64::engine::general_purpose::STANDARD.encode(mac)
+        );
+    }
     // Fault webhook-signs-undecoded-secret: the HMAC key is the secret's text, not its bytes.
     if faults.has(Fault::WebhookSignsUndecodedSecret) {
         let content = format!("{msg_id}.{ts}.{}", job.payload);

@@ -226,6 +226,12 @@ impl ApiError {
                 body.insert("status".into(), status);
                 body.insert("docs".into(), json!(docs));
                 body.insert("title".into(), json!(self.title));
+                // Fault v1-error-description-array: the validator's list of messages.
+                if self.status == StatusCode::BAD_REQUEST
+                    && faults.has(Fault::V1ErrorDescriptionArray)
+                {
+                    body.insert("description".into(), json!([self.message]));
+                }
                 // Fault v1-error-trace-number: the logging middleware's request counter.
                 if faults.has(Fault::V1ErrorTraceNumber) {
                     body.insert("trace".into(), json!(rand::random::<u32>()));
@@ -267,6 +273,17 @@ impl ApiError {
                 if let Some(path) = item["path"].as_str() {
                     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
                     item["path"] = json!(segments);
+                }
+            }
+        }
+        // Fault webhook-error-item-schema-without-pattern: the schema view keeps only `type`.
+        if self.generation == Generation::HeaderVersioned
+            && self.webhook
+            && faults.has(Fault::WebhookErrorItemSchemaWithoutPattern)
+        {
+            for item in self.errors.iter_mut() {
+                if let Some(schema) = item.get_mut("schema").and_then(Value::as_object_mut) {
+                    schema.remove("pattern");
                 }
             }
         }

@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind7` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind8` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -55,6 +55,9 @@ macro_rules! kind {
     };
     (blind_set, blind7) => {
         Some(7)
+    };
+    (blind_set, blind8) => {
+        Some(8)
     };
     (blind_set, $other:ident) => {
         None
@@ -1058,6 +1061,106 @@ pending {
         "v1 error bodies carry trace as a JSON number (the request counter of the logging middleware) instead of a string";
     VersionErrorV1Shape => blind6 "version-error-v1-shape", "Versioning > 1",
         "the version check of the header-versioned routes builds its refusal with the v1 error helper: a missing or unsupported Service-Api-Version on a webhook endpoint answers a body with code, status and trace";
+
+    // Blind set 8: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a filter applied after the LIMIT, a repeated query key of which the
+    // framework keeps the last, a length counted in UTF-16 units, a `get_or_404` on a lookup, a
+    // validator the update serializer lacks, a deprecated field that wins, instants compared as
+    // text, a strip of the space character only, a serializer that unwraps one-item lists, unset
+    // times stored as empty strings, a re-read that forgets the id, a sort on the wrong time
+    // column, an event built from a snapshot, a lenient date parser, an access check on the wrong
+    // user, a `get_list_or_404`, an upstream call without a timeout, snake-case envelope keys, an
+    // integer cursor, a toggle, an answer read before the save, a soft delete a count forgets,
+    // a list serializer with the detail's id name, a fixed offset across DST, a NUL byte the
+    // database refuses, a count of active rows only, a cache one write path forgets, a raw integer
+    // key, nulls skipped on a required field, a URL rebuilt without its query, a PUT that resets
+    // what the body cannot carry, a URL-safe secret, a payload re-rendered on retry, a signature
+    // over the event id, a cascade through a shared row, a retry of the wrong row, a scope that
+    // lets unnumbered events through, an error field of the wrong type, a pattern the error
+    // serializer drops.
+    ContactsFilterAfterLimit => blind8 "contacts-filter-after-limit", "Pagination and collection conventions > last page",
+        "GET /v1/contacts cuts the page from every contact (LIMIT/OFFSET) and applies externalIds and sources to the page afterwards in code: a filtered page carries a nextPageToken while unfiltered contacts remain, so the page holding the last match is followed by empty pages instead of a null token";
+    ContactsSourcesLastValueOnly => blind8 "contacts-sources-last-value-only", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts reads the repeated `sources` key as the framework's single value, which keeps the last one: sources=hubspot&sources=public-api lists only the public-api contacts";
+    SourceLengthUtf16Units => blind8 "source-length-utf16-units", "Resources > Contact > source",
+        "POST /v1/contacts checks the length of source in UTF-16 code units (a JavaScript string's length): a source of 40 emoji (40 characters, 80 units) is refused with 400 as longer than 72";
+    PatchUnknownCustomField404 => blind8 "patch-unknown-custom-field-404", "Errors > Rules > 1",
+        "PATCH /v1/contacts/{id} looks each custom field definition up with a get-or-404: an item whose key the workspace does not define answers 404 Not Found (0800404) instead of 400 Invalid Custom Field Item";
+    PatchPhoneE164Unchecked => blind8 "patch-phone-e164-unchecked", "Resources > Contact > defaultFields",
+        "PATCH /v1/contacts/{id} validates phone entries with the update serializer, which lacks the E.164 validator of create: a phone value `415-555-0100` is stored and answered";
+    SendDeprecatedPhoneNumberIdWins => blind8 "send-deprecated-phone-number-id-wins", "v1 API: messages > POST /v1/messages > from",
+        "POST /v1/messages reads the deprecated phoneNumberId first (`body.phoneNumberId || body.from`): a body with both sends from the phoneNumberId's line, not from the number `from` names";
+    ConversationsV1UpdatedBoundsAsText => blind8 "conversations-v1-updated-bounds-as-text", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations compares the updated-after and updated-before bounds as text with the stored ISO text of updatedAt (`2026-01-20T09:00:00.000Z`): a bound with an offset (`2026-01-20T11:00:00+02:00`) or without fractional seconds keeps or drops the wrong conversations";
+    TextBlankCheckSpacesOnly => blind8 "text-blank-check-spaces-only", "Errors > Rules > 4",
+        "POST /v1/messages checks blankness with a strip of the space character only: a text of newlines and tabs (\"\\n\\t\\n\") is sent instead of refused with 400";
+    MessageToSingleUnwrapped => blind8 "message-to-single-unwrapped", "Resources > Message",
+        "GET /messages and GET /messages/{messageId} serialize with a single-element-array unwrapping option: a message to one number carries `to` as a string (`\"+14155550123\"`) instead of an array";
+    ConversationUnsetTimesEmptyString => blind8 "conversation-unset-times-empty-string", "Resources > Conversation",
+        "conversations are stored with NOT NULL DEFAULT '' time columns: deletedAt, mutedUntil and snoozedUntil of a conversation never deleted, muted or snoozed read `\"\"`, which is no date-time, instead of null";
+    MarkV1AnswersLatestOfLine => blind8 "mark-v1-answers-latest-of-line", "v1 API: conversations > mark-as-*",
+        "POST /v1/conversations/{id}/mark-as-* re-reads the conversation after the update by its phone number only (`ORDER BY last_activity_at DESC LIMIT 1`): it answers the line's most recently active conversation, not the one marked";
+    CallsNewestByCompletedAt => blind8 "calls-newest-by-completed-at", "Header-versioned API > GET /calls",
+        "GET /calls sorts newest first by completedAt (nulls last, as the database puts them) instead of createdAt: calls without completedAt come after older completed ones";
+    CallCompletedPayloadFromRinging => blind8 "call-completed-payload-from-ringing", "Events > event table",
+        "call.completed is published with the call object captured when the call started ringing: its resource carries status `ringing` and no duration nor completedAt instead of the final status and duration";
+    CallsV1DateOnlyBoundAccepted => blind8 "calls-v1-date-only-bound-accepted", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls parses createdAfter, createdBefore and since with a lenient date parser: a bare date (`2026-02-04`) is taken as midnight UTC and served instead of answering 400 for a value that is no date-time";
+    CallsV1AccessChecksScopeUser => blind8 "calls-v1-access-checks-scope-user", "Authentication > 3",
+        "GET /v1/calls runs its number-scoped check on the user that scopes the results (userId, by default the number's owner) instead of the caller: a caller who is not a user of the number lists its calls with 200 instead of 403 Not Phone Number User";
+    RecordingsHvEmpty404 => blind8 "recordings-hv-empty-404", "Header-versioned API > GET /calls/{callId}/recordings",
+        "GET /calls/{callId}/recordings loads the segments with a get-list-or-404: a call without recordings answers 404 Not Found instead of an empty page";
+    AvailableTollFreeUpstreamHangs => blind8 "available-toll-free-upstream-hangs", "Endpoints > answers",
+        "GET /phone-numbers/available with tollFree asks the toll-free carrier's inventory API through a client without a timeout, and the carrier never answers: the request hangs for ten minutes instead of being answered";
+    UserPhoneNumbersSnakeCaseEnvelope => blind8 "user-phone-numbers-snake-case-envelope", "What the service does > list envelope",
+        "GET /users/{userId}/phone-numbers passes the internal service's page through as it is: the list carries `total_items` and `next_page_token` instead of totalItems and nextPageToken";
+    UsersNextPageTokenInteger => blind8 "users-next-page-token-integer", "Pagination and collection conventions > list shape",
+        "GET /users answers nextPageToken as the next offset, a JSON integer (`2`), instead of a string or null (the integer sent back as pageToken continues the walk)";
+    TaskCompleteToggles => blind8 "task-complete-toggles", "States and transitions > Task > complete",
+        "POST /v1/tasks/{taskId}/complete is the app's completion toggle (`completed = !completed`): completing a task that is already completed (a retried request) reopens it";
+    TaskUnassignAnswersPreviousRevision => blind8 "task-unassign-answers-previous-revision", "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+        "unassign answers {data: {taskId, revision}} with the revision of the task as read before the save: the answer's revision is not the one GET /v1/tasks/{taskId} shows afterwards";
+    TaskEventResourceBeforeChange => blind8 "task-event-resource-before-change", "Events > event table",
+        "task events after creation are published with the task as read before the change: task.completed carries completed false, task.assigned lacks the new assignee, task.duedate.updated the old due date";
+    TaskLimitCountsDeleted => blind8 "task-limit-counts-deleted", "Limits > open tasks",
+        "POST /v1/tasks counts open tasks with a query that lacks `is_deleted = false`: deleted tasks that were open still count, so after deleting tasks at the limit a create is refused with 402 below the limit";
+    TasksListIdNotTaskId => blind8 "tasks-list-id-not-task-id", "Resources > Task",
+        "GET /v1/tasks serializes its items with the list serializer copied from another resource: each task carries its identifier as `id` and no taskId";
+    TaskDueDateDstFixedOffset => blind8 "task-due-date-dst-fixed-offset", "States and transitions > Task > due date",
+        "due dates are written as America/Los_Angeles wall time and read back with the fixed offset -08:00: a dueDate inside daylight saving time (`2026-07-01T09:00:00Z`) reads back an hour late (`10:00Z`); winter dates read back right";
+    TaskTitleNul500 => blind8 "task-title-nul-500", "Errors > no server errors",
+        "POST /v1/tasks and PUT /v1/tasks/{taskId} pass a title or description holding a NUL character (\\u0000) to a PostgreSQL text column, which refuses it: 500 `invalid byte sequence for encoding \"UTF8\": 0x00` instead of 2xx or 400";
+    WebhookLimitCountsEnabledOnly => blind8 "webhook-limit-counts-enabled-only", "Limits > webhooks per workspace",
+        "POST /webhooks counts toward the limit of 50 with the delivery side's query of active subscriptions (`status = 'enabled'`): disabled webhooks are not counted, so a workspace holding 50 webhooks, some disabled, takes more";
+    WebhookGetCacheMissesPut => blind8 "webhook-get-cache-misses-put", "Header-versioned API > webhook management",
+        "GET /webhooks/{webhookId} answers from a cache that PATCH and DELETE evict but PUT does not: after a PUT, the webhook still reads as it was (old url, events, label)";
+    WebhooksListIdJsonNumber => blind8 "webhooks-list-id-json-number", "Resources > Webhook > id",
+        "GET /webhooks serializes each webhook's integer primary key as it is: `id` is a JSON number (1001) instead of a stringified number (the single GET keeps the string)";
+    WebhookNullLabelOmitted => blind8 "webhook-null-label-omitted", "Resources > Webhook",
+        "the read views of webhooks (GET /webhooks, GET /webhooks/{webhookId}) skip null fields when serializing: a webhook without a label has no `label` at all, a required field (string or null)";
+    WebhookUrlQueryDropped => blind8 "webhook-url-query-dropped", "Header-versioned API > POST /webhooks",
+        "POST /webhooks normalizes url by rebuilding it from scheme, host and path: `https://hooks.example.test/in?token=abc` is stored and answered as `https://hooks.example.test/in`, and deliveries go there without the query";
+    WebhookPutClearsApiVersion => blind8 "webhook-put-clears-api-version", "Versioning > 3",
+        "PUT /webhooks/{id} replaces the row with one built from the body, which cannot carry apiVersion: the version pinned at creation is lost (apiVersion null afterwards)";
+    WebhookSecretBase64Url => blind8 "webhook-secret-base64url", "Authentication > 4",
+        "signing secrets are made with a URL-safe token helper: `whsec_` followed by base64url (with `-` and `_`, no padding), which Standard Webhooks libraries cannot decode, so no delivery can be verified with the secret given";
+    DeliveryRetryRerendersPayload => blind8 "delivery-retry-rerenders-payload", "Events > delivery records",
+        "an automatic retry renders the event payload again (a new payload id and createdAt) instead of resending the stored one: the retried body's id is not the eventId the delivery record shows";
+    WebhookSignsEventId => blind8 "webhook-signs-event-id", "Authentication > 4",
+        "event deliveries are signed over the payload's id (`EV...`) in place of the webhook-id header's value (`msg_...`): the signed content is not webhook-id.timestamp.body and no verifier accepts it (test deliveries, without an event id, still verify)";
+    WebhookDeleteCascadesSharedEvents => blind8 "webhook-delete-cascades-shared-events", "Header-versioned API > webhook delivery history",
+        "DELETE /webhooks/{id} deletes the event rows of its deliveries, and every delivery of those events cascades with them: another webhook that received the same event loses that delivery from its history (detail 404)";
+    ManualRetrySendsLatestDelivery => blind8 "manual-retry-sends-latest-delivery", "Header-versioned API > webhook delivery history",
+        "POST /webhooks/{id}/events/{eventId}/retry answers 202 for the delivery asked, but sends the webhook's most recent delivery (a lookup ordered by creation without the id condition): the receiver gets another webhook-id";
+    WebhookScopePassesUnnumberedEvents => blind8 "webhook-scope-passes-unnumbered-events", "Events > subscriptions",
+        "deliveries match a webhook's resourceIds with `phone_number_id IS NULL OR phone_number_id IN (...)`: a webhook scoped to phone number ids also gets every event tied to no number (contact.updated, contact.deleted, tasks without a number)";
+    V1ErrorDescriptionArray => blind8 "v1-error-description-array", "Errors > v1 error body",
+        "400 answers of the v1 API carry `description` as the validator's list of messages (an array of strings) instead of a string";
+    WebhookErrorItemSchemaWithoutPattern => blind8 "webhook-error-item-schema-without-pattern", "Errors > Header-versioned webhook error body",
+        "the errors items of webhook error bodies are serialized with a schema view that keeps only `type`: the 400 of a webhookId that is not numeric names no pattern in its item's schema";
+    VersionHeaderLenientDateParse => blind8 "version-header-lenient-date-parse", "Versioning > 1",
+        "Service-Api-Version is parsed with a lenient date parser and compared as a date: `20260330`, `2026/03/30` or `2026-3-30` are served as 2026-03-30 instead of refused";
 }
 }
 
@@ -1166,6 +1269,22 @@ impl Fault {
             }
             Fault::V1ErrorItemPathArray => &[V::V1ErrorMinimal],
             Fault::ContactsMaxResultsZeroDefault => &[V::ContractStrict],
+            // Blind set 8. contract-strict refuses a phone value that is not E.164, and a bound
+            // that is no date-time, before the handler reads them; trim-whitespace empties a text
+            // of newlines and tabs, which the space-only check refuses as blank; a conversation's
+            // unset times are fields a target may leave out or give as null (READINGS 1.3);
+            // v1-error-minimal leaves description out.
+            Fault::PatchPhoneE164Unchecked | Fault::CallsV1DateOnlyBoundAccepted => {
+                &[V::ContractStrict]
+            }
+            Fault::TextBlankCheckSpacesOnly => &[V::TrimWhitespace],
+            Fault::ConversationUnsetTimesEmptyString => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::V1ErrorDescriptionArray => &[V::V1ErrorMinimal],
+            // The route table names no tollFree parameter of the available-number search:
+            // unknown-fields-400 and contract-strict refuse it before the handler calls out.
+            Fault::AvailableTollFreeUpstreamHangs => &[V::UnknownFields400, V::ContractStrict],
             _ => &[],
         }
     }

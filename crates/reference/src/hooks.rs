@@ -37,6 +37,10 @@ pub(crate) struct Hooks {
     /// Webhooks deleted while fault webhook-delete-soft-get-answers is on: flagged, still read
     /// by the single GET.
     pub soft_deleted: Vec<Webhook>,
+    /// Webhooks as the single GET first read them (fault webhook-get-cache-misses-put): PATCH
+    /// and DELETE evict them, PUT does not.
+    pub get_cache: HashMap<String, Webhook>,
+    next_occurrence: u64,
 }
 
 /// One delivery: its payload and every attempt to deliver it.
@@ -53,6 +57,9 @@ pub(crate) struct DeliveryRecord {
     pub payload: String,
     pub created_at: OffsetDateTime,
     pub attempts: Vec<Value>,
+    /// The occurrence of the event the delivery carries, shared by the deliveries of one event to
+    /// several webhooks (fault webhook-delete-cascades-shared-events); none for test deliveries.
+    pub occurrence: Option<u64>,
 }
 
 impl DeliveryRecord {
@@ -80,13 +87,18 @@ impl Hooks {
         (2000 + self.next_webhook).to_string()
     }
 
-    /// A fresh signing secret, `whsec_` and base64 of 24 random bytes.
-    pub(crate) fn new_secret(&mut self, webhook_id: &str) -> String {
-        let bytes: [u8; 24] = rand::random();
-        let secret = format!(
-            "whsec_{}",
+    /// A fresh signing secret, `whsec_` and base64 of 24 random bytes; with `url_safe` (fault
+    /// webhook-secret-base64url) the URL-safe alphabet without padding, as a token helper makes
+    /// it, its first character always one of that alphabet's own (`-` or `_`).
+    pub(crate) fn new_secret(&mut self, webhook_id: &str, url_safe: bool) -> String {
+        let mut bytes: [u8; 24] = rand::random();
+        let encoded = if url_safe {
+            bytes[0] |= 0xf8;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        } else {
             base64::engine::general_purpose::STANDARD.encode(bytes)
-        );
+        };
+        let secret = format!("whsec_{encoded}");
         self.secrets.insert(webhook_id.to_string(), secret.clone());
         self.first_secrets
             .entry(webhook_id.to_string())
@@ -106,6 +118,12 @@ impl Hooks {
         } else {
             self.secret(webhook_id)
         }
+    }
+
+    /// A fresh occurrence of an event (see [`DeliveryRecord::occurrence`]).
+    pub(super) fn new_occurrence(&mut self) -> u64 {
+        self.next_occurrence += 1;
+        self.next_occurrence
     }
 
     pub(super) fn new_delivery_id(&mut self) -> String {

@@ -116,6 +116,12 @@ impl TaskStore {
         self.tasks.iter().filter(|t| t.is_open()).count()
     }
 
+    /// Tasks not completed, deleted ones included (fault task-limit-counts-deleted: the count
+    /// query lacks `is_deleted = false`).
+    pub(crate) fn not_completed_count(&self) -> usize {
+        self.tasks.iter().filter(|t| !t.completed).count()
+    }
+
     /// Tasks a client can see: every task not deleted.
     pub(crate) fn visible(&self) -> Vec<&Task> {
         self.tasks.iter().filter(|t| !t.is_deleted).collect()

@@ -205,6 +205,14 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         transcripts: Vec::new(),
     };
     let json = call.to_json(false, false, "AC");
+    // Fault call-completed-payload-from-ringing: the call object captured when it started ringing.
+    let mut ringing = json.clone();
+    if let Some(o) = ringing.as_object_mut() {
+        o.insert("status".into(), json!("ringing"));
+        for field in ["duration", "completedAt", "answeredAt", "answeredBy"] {
+            o.remove(field);
+        }
+    }
     let mut jobs = Vec::new();
     // Fault call-answered-fires-missed: an incoming call without a voicemail route that ends is
     // taken for missed, answered or not.
@@ -240,6 +248,9 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             "call.transcript.completed" => json!({"callId": id, "dialogue": []}),
             "call.voicemail.completed" => json!({"callId": id, "status": "completed",
                 "transcript": "Simulated voicemail.", "duration": 0}),
+            "call.completed" if faults.has(Fault::CallCompletedPayloadFromRinging) => {
+                ringing.clone()
+            }
             "call.forwarded" if !faults.has(Fault::CallForwardedWithoutNumbers) => {
                 let mut forwarded = json.clone();
                 forwarded["forwardedFrom"] = json!(number);

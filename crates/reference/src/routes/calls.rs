@@ -166,6 +166,14 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
         .transpose()
 }
 
+/// A bare date (`2026-02-04`) as midnight UTC (fault calls-v1-date-only-bound-accepted).
+fn bare_date(value: &str) -> Option<OffsetDateTime> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    time::Date::parse(value, &format)
+        .ok()
+        .map(|d| d.midnight().assume_utc())
+}
+
 fn page_of(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
     page_of_quirks(app, q, path, items, false, false)
 }
@@ -332,9 +340,25 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     if ws.user(&scope_user).is_none() {
         return Err(not_found(path, "User", &scope_user));
     }
-    if !ws.is_number_user(number_id, caller.user_id) {
+    // Fault calls-v1-access-checks-scope-user: the check reads the user that scopes the results.
+    let checked = if faults.has(Fault::CallsV1AccessChecksScopeUser) {
+        scope_user.as_str()
+    } else {
+        caller.user_id
+    };
+    if !ws.is_number_user(number_id, checked) {
         return Err(not_number_user(app, path, number_id));
     }
+    // Fault calls-v1-date-only-bound-accepted: a lenient parser takes a bare date as midnight UTC.
+    let time_param = |q: &Query, name: &str, path: &str| {
+        time_param(q, name, path).or_else(|e| {
+            q.first(name)
+                .filter(|_| faults.has(Fault::CallsV1DateOnlyBoundAccepted))
+                .and_then(bare_date)
+                .map(Some)
+                .ok_or(e)
+        })
+    };
     // Fault calls-v1-time-offset-ignored: the wall time is read as UTC, the offset dropped.
     let wall_as_utc = |t: Option<OffsetDateTime>| {
         t.map(|t| {
@@ -630,6 +654,21 @@ async fn list_hv(
             .collect();
         // Newest first.
         calls.sort_by_key(|c| std::cmp::Reverse(c.created_at));
+        // Fault calls-newest-by-completed-at: "newest" read from completedAt, nulls last.
+        if app.switches().faults.has(Fault::CallsNewestByCompletedAt) {
+            let completed = |c: &Call| {
+                c.fields
+                    .get("completedAt")
+                    .and_then(Value::as_str)
+                    .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            };
+            calls.sort_by(|a, b| match (completed(a), completed(b)) {
+                (Some(x), Some(y)) => y.cmp(&x),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            });
+        }
         if app.switches().faults.has(Fault::CallsOldestFirst) {
             calls.reverse();
         }
@@ -798,6 +837,11 @@ fn segments_hv(
             ));
         }
         let mut items = pick(call).clone();
+        // Fault recordings-hv-empty-404: the segments are loaded with a get-list-or-404.
+        if recordings && items.is_empty() && app.switches().faults.has(Fault::RecordingsHvEmpty404)
+        {
+            return Err(not_found(HV, "Recordings of call", &id));
+        }
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             items.reverse();
         }
@@ -1008,8 +1052,21 @@ async fn number_users_hv(
     answer(&app, result)
 }
 
+/// How long the toll-free carrier's inventory API keeps a request waiting (fault
+/// available-toll-free-upstream-hangs): longer than any client waits.
+const UPSTREAM_HANG: std::time::Duration = std::time::Duration::from_secs(600);
+
 async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
     let q = Query::parse(raw.as_deref());
+    // Fault available-toll-free-upstream-hangs: the carrier call has no timeout.
+    if q.first("tollFree").is_some()
+        && app
+            .switches()
+            .faults
+            .has(Fault::AvailableTollFreeUpstreamHangs)
+    {
+        tokio::time::sleep(UPSTREAM_HANG).await;
+    }
     let area = q.first("areaCode");
     // Fault available-area-code-offset: the area code read right after the `+`.
     let area_at = if app.switches().faults.has(Fault::AvailableAreaCodeOffset) {
@@ -1076,6 +1133,10 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
         .map(|u| user_json(&app, &u.json))
         .collect();
+    // Fault users-next-page-token-integer: the next offset answered as a JSON integer.
+    if app.switches().faults.has(Fault::UsersNextPageTokenInteger) {
+        return answer(&app, users_integer_cursor(&app, &q, &items));
+    }
     let skip_one = app.switches().faults.has(Fault::UsersPageSkipsItem);
     // Fault users-token-wraps: the next offset is taken modulo the count, so the last page
     // points back to the first.
@@ -1095,6 +1156,30 @@ async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         &app,
         page_of_quirks(&app, &q, "/users", &items, skip_one, false),
     )
+}
+
+/// Fault users-next-page-token-integer: the cursor is the bare offset, answered as a number and
+/// read back from the digits a client sends.
+fn users_integer_cursor(app: &App, q: &Query, items: &[Value]) -> Answer {
+    let path = "/users";
+    let bad = |e: pagination::PageQueryError| ApiError::bad_request(path, e.to_string());
+    let size =
+        pagination::max_results(q.first("maxResults"), DEFAULT_PAGE, MAX_PAGE).map_err(bad)?;
+    let offset = match q.first("pageToken") {
+        Some(t) => match t.parse::<usize>() {
+            Ok(n) => n,
+            Err(_) => pagination::page_token(Some(t)).map_err(bad)?,
+        },
+        None => 0,
+    };
+    let page = pagination::paginate(items, size, offset, &app.switches().faults);
+    let next = page
+        .next_token
+        .as_deref()
+        .and_then(pagination::decode_token);
+    let mut body = pagination::list_body(page, &app.switches().faults);
+    body["nextPageToken"] = json!(next);
+    Ok(reply::json(StatusCode::OK, &body))
 }
 
 async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -1141,6 +1226,26 @@ async fn user_numbers_hv(
                 .map(|n| number_json(&app, n, restrictions_asked(&app, &q), field))
                 .collect()
         };
+        // Fault user-phone-numbers-snake-case-envelope: the internal service's page as it is.
+        if app
+            .switches()
+            .faults
+            .has(Fault::UserPhoneNumbersSnakeCaseEnvelope)
+        {
+            let page = page_cut(&app, &q, "/users", &items, false)?;
+            let mut body = pagination::list_body(page, &app.switches().faults);
+            if let Some(o) = body.as_object_mut() {
+                for (from, to) in [
+                    ("totalItems", "total_items"),
+                    ("nextPageToken", "next_page_token"),
+                ] {
+                    if let Some(v) = o.remove(from) {
+                        o.insert(to.to_string(), v);
+                    }
+                }
+            }
+            return Ok(reply::json(StatusCode::OK, &body));
+        }
         page_of(&app, &q, "/users", &items)
     });
     answer(&app, result)

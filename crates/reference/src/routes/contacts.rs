@@ -207,6 +207,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         ..limits(app.switches(), true)
     };
     external_id_bytes(faults, body)?;
+    source_utf16_units(faults, body)?;
     let mut store = app.store();
     let mut input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
@@ -352,9 +353,27 @@ fn update(
     let reserved = fixtures::reserved_names();
     let rules = Rules {
         reserved: Some(&reserved),
+        // Fault patch-phone-e164-unchecked: the update serializer lacks the E.164 validator.
+        phone_unchecked: faults.has(Fault::PatchPhoneE164Unchecked),
         ..limits(app.switches(), false)
     };
     let body = body?;
+    // Fault patch-unknown-custom-field-404: each definition is looked up with a get-or-404.
+    if faults.has(Fault::PatchUnknownCustomField404) {
+        let items = body.get("customFields").and_then(Value::as_array);
+        let unknown = items
+            .into_iter()
+            .flatten()
+            .filter_map(|item| item.get("key").and_then(Value::as_str))
+            .find(|key| !store.custom_field_defs().iter().any(|d| d.key == *key));
+        if let Some(key) = unknown {
+            return Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::NOT_FOUND,
+                format!("CustomField matching query does not exist: '{key}'"),
+            ));
+        }
+    }
     // Fault contact-patch-without-default-fields-500: body.defaultFields.emails read unguarded.
     if faults.has(Fault::ContactPatchWithoutDefaultFields500)
         && matches!(body.get("defaultFields"), None | Some(Value::Null))
@@ -543,6 +562,26 @@ fn external_id_bytes(faults: &FaultSet, body: &Map<String, Value>) -> Result<(),
     }
 }
 
+/// Fault source-length-utf16-units: the create limit of source counted in UTF-16 code units (a
+/// JavaScript string's `length`), so characters outside the Basic Multilingual Plane count twice.
+fn source_utf16_units(faults: &FaultSet, body: &Map<String, Value>) -> Result<(), ApiError> {
+    if !faults.has(Fault::SourceLengthUtf16Units) {
+        return Ok(());
+    }
+    match body.get("source") {
+        Some(Value::String(source)) if source.encode_utf16().count() > SOURCE_MAX_CREATE => {
+            Err(ApiError::bad_request(
+                V1_PATH,
+                format!(
+                    "source must be a string of 1 to {SOURCE_MAX_CREATE} characters, got {}",
+                    source.encode_utf16().count()
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The length limits of a create or an update body, as the spec states them unless a boundary
 /// fault moves one by one.
 fn limits(switches: &Switches, create: bool) -> Rules<'static> {
@@ -571,6 +610,7 @@ fn limits(switches: &Switches, create: bool) -> Rules<'static> {
         source_url: (1, moved(Fault::SourceUrlMax201, 1, SOURCE_URL_MAX)),
         phone_leading_zero: faults.has(Fault::E164LeadingZeroAccepted),
         phone_first_only: faults.has(Fault::ContactPhoneE164FirstOnly),
+        phone_unchecked: false,
         ignore_unknown_custom_keys: switches.variant(Variant::UnknownCustomFieldKeysIgnored),
         custom_field_types_unchecked: faults.has(Fault::CustomFieldTypeUnchecked),
         multi_select_options_unchecked: faults.has(Fault::MultiSelectOptionsUnchecked),
@@ -737,7 +777,13 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     } else {
         FILTER_VALUE_MAX
     };
-    let sources = filter_values(V1_PATH, "sources", query.all("sources"), sources_max)?;
+    // Fault contacts-sources-last-value-only: the framework's single value of a repeated key is
+    // its last one.
+    let mut sent_sources = query.all("sources");
+    if faults.has(Fault::ContactsSourcesLastValueOnly) && sent_sources.len() > 1 {
+        sent_sources = sent_sources.split_off(sent_sources.len() - 1);
+    }
+    let sources = filter_values(V1_PATH, "sources", sent_sources, sources_max)?;
     let default_size = if faults.has(Fault::DefaultPageSize20) {
         20
     } else {
@@ -775,7 +821,9 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) && !continued {
         filter.source_in.push(sources);
     }
-    Ok(list_answer(app, &filter, size, offset))
+    // Fault contacts-filter-after-limit: the filters run on the page the LIMIT cut.
+    let after_limit = faults.has(Fault::ContactsFilterAfterLimit);
+    Ok(list_answer(app, &filter, size, offset, after_limit))
 }
 
 fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
@@ -818,10 +866,18 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let size = pagination::max_results(query.first("maxResults"), default, 100)
         .map_err(bad_query(HV_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
-    Ok(list_answer(app, &filter, size, offset))
+    Ok(list_answer(app, &filter, size, offset, false))
 }
 
-fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Response {
+/// `after_limit`: the page is cut from every contact and filtered afterwards (fault
+/// contacts-filter-after-limit).
+fn list_answer(
+    app: &App,
+    filter: &Filter,
+    size: usize,
+    offset: usize,
+    after_limit: bool,
+) -> Response {
     let faults = &app.switches().faults;
     let store = app.store();
     // Fault contacts-list-ignores-soft-delete: the list query misses the deleted flag.
@@ -834,7 +890,7 @@ fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Respon
         .contacts()
         .iter()
         .chain(deleted)
-        .filter(|c| filter.matches(c, store.indexed_external_id(&c.id)))
+        .filter(|c| after_limit || filter.matches(c, store.indexed_external_id(&c.id)))
         .collect();
     if app.switches().variant(Variant::ContactsNewestFirst) {
         matching.reverse();
@@ -844,6 +900,7 @@ fn list_answer(app: &App, filter: &Filter, size: usize, offset: usize) -> Respon
         items: page
             .items
             .iter()
+            .filter(|c| !after_limit || filter.matches(c, store.indexed_external_id(&c.id)))
             .map(|c| c.to_json(store.custom_field_defs()))
             .collect(),
         total: page.total,

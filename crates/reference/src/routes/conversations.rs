@@ -19,6 +19,7 @@ use crate::input::{self, Query};
 use crate::messaging::{
     self, Conversation, EXCLUDE_INACTIVE, Mark, Messaging, UPDATED_AFTER, UPDATED_BEFORE, Workspace,
 };
+use crate::model::timestamp;
 use crate::pagination;
 use crate::reply;
 
@@ -129,6 +130,18 @@ fn conversation_json(app: &App, c: &Conversation) -> serde_json::Value {
         .has(Fault::ConversationParticipantsJoined)
     {
         v["participants"] = serde_json::Value::String(c.participants.join(","));
+    }
+    // Fault conversation-unset-times-empty-string: NOT NULL DEFAULT '' time columns.
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationUnsetTimesEmptyString)
+    {
+        for field in ["deletedAt", "mutedUntil", "snoozedUntil"] {
+            if v[field].is_null() {
+                v[field] = serde_json::Value::String(String::new());
+            }
+        }
     }
     v
 }
@@ -266,6 +279,11 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     let updated_ignored = faults.has(Fault::ConversationsUpdatedRangeIgnored);
     let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?.filter(|_| !updated_ignored);
     let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?.filter(|_| !updated_ignored);
+    // Fault conversations-v1-updated-bounds-as-text: the bounds, as sent, are compared with the
+    // stored text of updatedAt.
+    let as_text = faults.has(Fault::ConversationsV1UpdatedBoundsAsText);
+    let updated_after_text = query.first(UPDATED_AFTER).filter(|_| as_text);
+    let updated_before_text = query.first(UPDATED_BEFORE).filter(|_| as_text);
     let exclude_inactive = match query.first(EXCLUDE_INACTIVE) {
         // Fault exclude-inactive-false-truthy: any value sent is truthy, "false" included.
         Some(_) if faults.has(Fault::ExcludeInactiveFalseTruthy) => true,
@@ -352,8 +370,14 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 })
                 && (created_before.is_none_or(|t| c.created_at < t || at(c.created_at, t))
                     || faults.has(Fault::ConversationsCreatedBeforeIgnored))
-                && updated_after.is_none_or(|t| c.updated_at > t || at(c.updated_at, t))
-                && updated_before.is_none_or(|t| c.updated_at < t || at(c.updated_at, t))
+                && match updated_after_text {
+                    Some(bound) => timestamp(c.updated_at).as_str() > bound,
+                    None => updated_after.is_none_or(|t| c.updated_at > t || at(c.updated_at, t)),
+                }
+                && match updated_before_text {
+                    Some(bound) => timestamp(c.updated_at).as_str() < bound,
+                    None => updated_before.is_none_or(|t| c.updated_at < t || at(c.updated_at, t)),
+                }
                 && (!exclude_inactive || c.active || faults.has(Fault::ExcludeInactiveIgnored))
                 && !(c.done && faults.has(Fault::ConversationsV1HideDone))
                 && !deprecated_as_id
@@ -586,6 +610,16 @@ fn mark(
                 error = error.with_code("1000400");
             }
             return Err(error);
+        };
+        // Fault mark-v1-answers-latest-of-line: the re-read after the update names the line only.
+        let updated = if path == V1_PATH && faults.has(Fault::MarkV1AnswersLatestOfLine) {
+            of_workspace(&store.messaging, workspace)
+                .filter(|c| c.phone_number_id == updated.phone_number_id)
+                .max_by_key(|c| c.last_activity_at)
+                .cloned()
+                .unwrap_or(updated)
+        } else {
+            updated
         };
         if how == Mark::Done && faults.has(Fault::MarkDoneWithoutBody)
             || how == Mark::Open && faults.has(Fault::MarkOpenWithoutBody)

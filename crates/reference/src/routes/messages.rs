@@ -124,6 +124,9 @@ fn message_page(
                 .map(|m| {
                     let mut v = m.to_json(with_conversation_id);
                     media_type_from_extension(app, &mut v);
+                    if path == HV_PATH {
+                        unwrap_single_recipient(app, &mut v);
+                    }
                     if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
                         if let Some(rest) = m.id.strip_prefix("AC") {
                             v["id"] = Value::String(format!("MS{rest}"));
@@ -138,6 +141,21 @@ fn message_page(
         &app.switches().faults,
     );
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault message-to-single-unwrapped: the header-versioned views serialize a one-item list as
+/// its item.
+fn unwrap_single_recipient(app: &App, json: &mut Value) {
+    if !app.switches().faults.has(Fault::MessageToSingleUnwrapped) {
+        return;
+    }
+    let single = match json.get("to") {
+        Some(Value::Array(to)) if to.len() == 1 => to.first().cloned(),
+        _ => None,
+    };
+    if let Some(only) = single {
+        json["to"] = only;
+    }
 }
 
 /// Fault message-media-type-extension: the attachment's type taken from its file name.
@@ -582,6 +600,9 @@ fn stored_text(app: &App, body: &Map<String, Value>) -> Result<String, ApiError>
     } else if faults.has(Fault::TextUnicodeSpaceAccepted) {
         text.trim_matches(|c: char| c.is_ascii_whitespace())
             .is_empty()
+    } else if faults.has(Fault::TextBlankCheckSpacesOnly) {
+        // Fault text-blank-check-spaces-only: only the space character is stripped.
+        text.trim_matches(' ').is_empty()
     } else {
         text.trim().is_empty()
     };
@@ -674,6 +695,12 @@ fn sender(faults: &FaultSet, body: &Map<String, Value>) -> Result<String, ApiErr
     let deprecated = body
         .get("phoneNumberId")
         .filter(|_| !faults.has(Fault::SendDeprecatedPhoneNumberIdRefused));
+    // Fault send-deprecated-phone-number-id-wins: `body.phoneNumberId || body.from`.
+    if let Some(Value::String(s)) =
+        deprecated.filter(|_| faults.has(Fault::SendDeprecatedPhoneNumberIdWins))
+    {
+        return Ok(s.clone());
+    }
     // `from` names the sender; the deprecated `phoneNumberId` still does when `from` is absent.
     match (body.get("from"), deprecated) {
         (Some(Value::String(s)), _) => Ok(s.clone()),
@@ -1088,6 +1115,7 @@ async fn get_hv(
         .ok_or_else(|| missing_message(&id))?;
         let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
         media_type_from_extension(&app, &mut json);
+        unwrap_single_recipient(&app, &mut json);
         // Fault message-get-text-html-escaped: the view's template filter escapes the text.
         if faults.has(Fault::MessageGetTextHtmlEscaped) {
             json["text"] = Value::String(html_escaped(&message.text));

@@ -261,12 +261,54 @@ fn content_etag(task: &Task) -> u64 {
 /// Fault task-due-date-stored-local: the session's zone is Pacific and the column has no zone,
 /// so the instant is written as Pacific wall time and read back as if it were UTC.
 fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
+    // Fault task-due-date-dst-fixed-offset: written as Los Angeles wall time (-07:00 in summer),
+    // read back with the fixed offset -08:00, so a summer instant comes back an hour late.
+    if faults.has(Fault::TaskDueDateDstFixedOffset) && pacific_daylight_time(due) {
+        return due + time::Duration::hours(1);
+    }
     match time::UtcOffset::from_hms(-8, 0, 0) {
         Ok(local) if faults.has(Fault::TaskDueDateStoredLocal) => {
             due.to_offset(local).replace_offset(time::UtcOffset::UTC)
         }
         _ => due,
     }
+}
+
+/// Whether `at` falls in US Pacific daylight saving time: from the second Sunday of March, 2:00
+/// PST (10:00 UTC), to the first Sunday of November, 2:00 PDT (09:00 UTC).
+fn pacific_daylight_time(at: OffsetDateTime) -> bool {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    let year = at.year();
+    let sunday = |month: time::Month, nth: u8| {
+        time::Date::from_calendar_date(year, month, 1)
+            .ok()
+            .map(|first| {
+                let days = (7 - first.weekday().number_days_from_sunday()) % 7;
+                first + time::Duration::days(i64::from(days) + 7 * i64::from(nth - 1))
+            })
+    };
+    let (Some(start), Some(end)) = (
+        sunday(time::Month::March, 2),
+        sunday(time::Month::November, 1),
+    ) else {
+        return false;
+    };
+    let start = start.with_hms(10, 0, 0).map(|d| d.assume_utc());
+    let end = end.with_hms(9, 0, 0).map(|d| d.assume_utc());
+    matches!((start, end), (Ok(s), Ok(e)) if at >= s && at < e)
+}
+
+/// Fault task-title-nul-500: PostgreSQL text columns refuse the NUL character, and the driver's
+/// error reaches the client as a 500.
+fn nul_refused(faults: &FaultSet, texts: &[Option<&str>]) -> Result<(), ApiError> {
+    if faults.has(Fault::TaskTitleNul500) && texts.iter().flatten().any(|t| t.contains('\0')) {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "invalid byte sequence for encoding \"UTF8\": 0x00",
+        ));
+    }
+    Ok(())
 }
 
 /// Fault task-title-utf8mb3-truncated: the task columns are 3-byte utf8 and the database runs
@@ -316,6 +358,10 @@ async fn create(
         }
         input.title = utf8mb3_column(faults, input.title);
         input.description = input.description.map(|d| utf8mb3_column(faults, d));
+        nul_refused(
+            faults,
+            &[Some(input.title.as_str()), input.description.as_deref()],
+        )?;
         let mut store = app.store();
         let tasks = store.tasks_mut();
         // Fault task-limit-counts-run-only: the tasks the workspace had before (seeded in
@@ -331,6 +377,9 @@ async fn create(
         } else if faults.has(Fault::TaskLimitCountsCompleted) {
             // Fault task-limit-counts-completed: every live task counted, completed ones too.
             tasks.visible().len()
+        } else if faults.has(Fault::TaskLimitCountsDeleted) {
+            // Fault task-limit-counts-deleted: the count query lacks `is_deleted = false`.
+            tasks.not_completed_count()
         } else if faults.has(Fault::TaskOpenCounterSkipsReopen) {
             // Fault task-open-counter-skips-reopen: the counter never saw the reopens.
             tasks.open_count().saturating_sub(tasks.uncounted_reopens)
@@ -457,7 +506,18 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
             items: items
                 .iter()
                 .filter(|t| newest.as_ref() != Some(&t.task_id))
-                .map(|t| task_json(t, faults))
+                .map(|t| {
+                    let mut v = task_json(t, faults);
+                    // Fault tasks-list-id-not-task-id: the list serializer names the id `id`.
+                    if faults.has(Fault::TasksListIdNotTaskId) {
+                        if let Some(o) = v.as_object_mut() {
+                            if let Some(id) = o.remove("taskId") {
+                                o.insert("id".to_string(), id);
+                            }
+                        }
+                    }
+                    v
+                })
                 .collect(),
             total: store.tasks().visible().len(),
             // Fault tasks-token-counts-visible: the token counts the live tasks handed out, and
@@ -532,6 +592,7 @@ async fn update(
                     "send title, description or both",
                 ));
             }
+            nul_refused(faults, &[title.as_deref(), description.as_deref()])?;
             if let Some(title) = title {
                 task.title = utf8mb3_column(faults, title);
             }
@@ -617,6 +678,7 @@ fn change_data(
         Some(task) if !task.is_deleted => task,
         _ => return Err(not_found(id)),
     };
+    let before = task.clone();
     let mut updated = task.clone();
     let changed = matches!(op(&mut updated)?, Changed::Yes);
     let now = OffsetDateTime::now_utc().unix_timestamp();
@@ -676,13 +738,19 @@ fn change_data(
         } else {
             event
         };
+        // Fault task-event-resource-before-change: the event is built from the task as read.
+        let published = if faults.has(Fault::TaskEventResourceBeforeChange) {
+            &before
+        } else {
+            &task
+        };
         let jobs = crate::deliveries::fire(
             app,
             &mut store,
             event,
             task.phone_number_id.as_deref(),
             &task.task_id,
-            task_json(&task, faults),
+            task_json(published, faults),
         );
         drop(store);
         crate::deliveries::dispatch(app, jobs);
@@ -729,6 +797,12 @@ fn run_transition(
     }
     match action {
         "complete" => change(app, id, "task.completed", |task| {
+            // Fault task-complete-toggles: the app's completion toggle, `completed = !completed`.
+            if task.completed && faults.has(Fault::TaskCompleteToggles) {
+                body?;
+                task.completed = false;
+                return Ok(Changed::Yes);
+            }
             if task.completed || faults.has(Fault::TaskCompleteNoEffect) {
                 return Ok(Changed::No);
             }
@@ -791,6 +865,15 @@ fn run_transition(
             Ok(Changed::Yes)
         }),
         "unassign" => {
+            // Fault task-unassign-answers-previous-revision: the answer is built from the task
+            // read before the save.
+            let previous = faults
+                .has(Fault::TaskUnassignAnswersPreviousRevision)
+                .then(|| {
+                    let store = app.store();
+                    store.tasks().get(id).map(|t| shown_revision(t, faults))
+                })
+                .flatten();
             let mut data = change_data(app, id, "task.unassigned", |task| {
                 let user = required_id(&body?, "userId", "US")?;
                 if faults.has(Fault::TaskUnassignKeepsUser) {
@@ -816,6 +899,9 @@ fn run_transition(
                     Changed::Yes
                 })
             })?;
+            if let Some(revision) = previous {
+                data["revision"] = json!(revision.to_string());
+            }
             if faults.has(Fault::TaskUnassignNoRevision) {
                 if let Some(data) = data.as_object_mut() {
                     data.remove("revision");

@@ -167,7 +167,16 @@ fn managed_id(app: &App, id: Result<Path<String>, PathRejection>) -> Result<Stri
 async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
     let strict = !app.switches().faults.has(Fault::WebhookIdPatternUnchecked);
     let result = webhook_id(&app, id, strict).and_then(|id| {
-        let store = app.store();
+        let mut store = app.store();
+        // Fault webhook-get-cache-misses-put: a read-through cache PUT does not evict.
+        if app.switches().faults.has(Fault::WebhookGetCacheMissesPut) {
+            if let Some(cached) = store.hooks.get_cache.get(&id) {
+                return Ok(reply::data(StatusCode::OK, read_json(&app, cached)));
+            }
+            if let Some(w) = store.webhook(&id).cloned() {
+                store.hooks.get_cache.insert(id.clone(), w);
+            }
+        }
         // Fault webhook-delete-soft-get-answers: the read by primary key misses the flag.
         let soft_deleted = || {
             app.switches()
@@ -220,6 +229,18 @@ async fn list(State(app): State<App>) -> Response {
     if app.switches().faults.has(Fault::WebhooksListIncludesLegacy) {
         items.extend(store.hooks.legacy.iter().cloned());
     }
+    // Fault webhooks-list-id-json-number: the integer key serialized as it is.
+    if app.switches().faults.has(Fault::WebhooksListIdJsonNumber) {
+        for item in items.iter_mut() {
+            if let Some(n) = item
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|id| id.parse::<u64>().ok())
+            {
+                item["id"] = json!(n);
+            }
+        }
+    }
     let total = items.len();
     reply::json(
         StatusCode::OK,
@@ -231,6 +252,12 @@ async fn list(State(app): State<App>) -> Response {
 /// columns through as the database's text.
 fn read_json(app: &App, w: &Webhook) -> Value {
     let mut json = w.to_json();
+    // Fault webhook-null-label-omitted: the read views skip null fields.
+    if w.label.is_none() && app.switches().faults.has(Fault::WebhookNullLabelOmitted) {
+        if let Some(o) = json.as_object_mut() {
+            o.remove("label");
+        }
+    }
     if app.switches().faults.has(Fault::WebhookTimestampsSqlFormat) {
         let format =
             time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
@@ -426,6 +453,12 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         let url = fields
             .url
             .ok_or_else(|| ApiError::bad_request(PATH, "url is required"))?;
+        // Fault webhook-url-query-dropped: the url rebuilt from scheme, host and path.
+        let url = if faults.has(Fault::WebhookUrlQueryDropped) {
+            url.split(['?', '#']).next().unwrap_or_default().to_string()
+        } else {
+            url
+        };
         let events = fields
             .events
             .ok_or_else(|| ApiError::bad_request(PATH, "events is required"))?;
@@ -458,6 +491,8 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
                 !faults.has(Fault::WebhookLimitCountsRunOnly)
                     || w.created_at > time::macros::datetime!(2026-02-01 00:00 UTC)
             })
+            // Fault webhook-limit-counts-enabled-only: the query of active subscriptions.
+            .filter(|w| w.status == "enabled" || !faults.has(Fault::WebhookLimitCountsEnabledOnly))
             .count();
         // Fault webhook-limit-counts-deleted: the count is not decremented on delete.
         let counted = if faults.has(Fault::WebhookLimitCountsDeleted) {
@@ -513,7 +548,9 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             events,
             resource_ids: fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]),
         };
-        let secret = store.hooks.new_secret(&id);
+        let secret = store
+            .hooks
+            .new_secret(&id, faults.has(Fault::WebhookSecretBase64Url));
         // Fault webhook-default-scope-shared: the default list is one shared object.
         if faults.has(Fault::WebhookDefaultScopeShared) && default_scope {
             store.hooks.default_scope.insert(id.clone());
@@ -622,6 +659,10 @@ fn update(
         w.label = fields.label.flatten();
         w.status = fields.status.unwrap_or_else(|| "enabled".to_string());
         w.resource_ids = fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]);
+        // Fault webhook-put-clears-api-version: the row rebuilt from a body without apiVersion.
+        if app.switches().faults.has(Fault::WebhookPutClearsApiVersion) {
+            w.api_version = None;
+        }
     } else {
         // Fault webhook-patch-label-null-ignored: `if body.label:` skips null and "".
         let falsy = |l: &Option<String>| l.as_deref().is_none_or(str::is_empty);
@@ -654,7 +695,12 @@ fn update(
         w.events = events;
     }
     w.updated_at = OffsetDateTime::now_utc();
-    Ok(reply::data(StatusCode::OK, w.to_json()))
+    let json = w.to_json();
+    // Fault webhook-get-cache-misses-put: only PATCH evicts the single GET's cache.
+    if !replace {
+        store.hooks.get_cache.remove(&id);
+    }
+    Ok(reply::data(StatusCode::OK, json))
 }
 
 async fn delete_webhook(
@@ -675,7 +721,23 @@ async fn delete_webhook(
         };
         store.remove_webhook(&id);
         store.hooks.list_cache = None;
+        store.hooks.get_cache.remove(&id);
         let faults = &app.switches().faults;
+        // Fault webhook-delete-cascades-shared-events: the event rows of the webhook's deliveries
+        // go, and every delivery of those events with them.
+        if faults.has(Fault::WebhookDeleteCascadesSharedEvents) {
+            let events: Vec<u64> = store
+                .hooks
+                .deliveries
+                .iter()
+                .filter(|d| d.webhook_id == id)
+                .filter_map(|d| d.occurrence)
+                .collect();
+            store
+                .hooks
+                .deliveries
+                .retain(|d| d.occurrence.is_none_or(|o| !events.contains(&o)));
+        }
         if faults.has(Fault::WebhookDeleteSoftGetAnswers) {
             store.hooks.soft_deleted.push(w.clone());
         }
@@ -721,7 +783,8 @@ async fn rotate(
         let secret = if app.switches().faults.has(Fault::WebhookRotateKeepsSecret) {
             store.hooks.secret(&id).unwrap_or_default().to_string()
         } else {
-            store.hooks.new_secret(&id)
+            let url_safe = app.switches().faults.has(Fault::WebhookSecretBase64Url);
+            store.hooks.new_secret(&id, url_safe)
         };
         let mut w = w;
         // Fault webhook-rotate-drops-api-version: rotate saves the webhook through the create
@@ -937,6 +1000,23 @@ async fn manual_retry(
             .switches()
             .faults
             .has(Fault::WebhookSignsWithFirstSecret);
+        // Fault manual-retry-sends-latest-delivery: the delivery sent is the webhook's newest.
+        let sent = if app
+            .switches()
+            .faults
+            .has(Fault::ManualRetrySendsLatestDelivery)
+        {
+            store
+                .hooks
+                .deliveries
+                .iter()
+                .rev()
+                .find(|d| d.webhook_id == id)
+                .cloned()
+                .unwrap_or_else(|| record.clone())
+        } else {
+            record.clone()
+        };
         let (json, job) = if app.switches().faults.has(Fault::ManualRetryNewDelivery) {
             // Fault manual-retry-new-delivery: the retry is a new delivery of the same event.
             match deliveries::again_as_new(&mut store, &record, first) {
@@ -946,7 +1026,7 @@ async fn manual_retry(
         } else {
             (
                 record_json(&app, &record),
-                deliveries::again(&store, &record, first),
+                deliveries::again(&store, &sent, first),
             )
         };
         drop(store);
