@@ -871,4 +871,5 @@ pub enum Relation {
     Instants,
     Sets,
     Assignments,
+    Shown,
 }

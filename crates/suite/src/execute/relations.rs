@@ -8,7 +8,10 @@
 //! - instants: a filter bound given at another offset than UTC is the same instant: a target may
 //!   refuse it (timestamps are stated in UTC), and one it accepts lists the same items;
 //! - sets: a filter of several values lists every item that each value alone lists;
-//! - assignments: a number listed for a user lists that user, and the reverse.
+//! - assignments: a number listed for a user lists that user, and the reverse;
+//! - shown: an item a list shows is read by its id on every route that reads its kind (both
+//!   generations), which shows that id, and the lists of its parts answer.
+//!   (a list and a read backed by stores that disagree: an index, a cache, a join).
 //!
 //! Items the run adds while a relation is read may appear on one side only: only items on both
 //! sides of the walks around it are required.
@@ -25,6 +28,7 @@ use crate::cases::properties::Relation;
 use crate::cases::template::Vars;
 use crate::client::Exchange;
 use crate::results::{Failure, Finding};
+use conformance_contract::operations::Does;
 
 const PAGE_SIZES: usize = 12;
 const MAX_PAGES: usize = 12;
@@ -152,6 +156,20 @@ pub(super) async fn run(
             }
         }
         Relation::Assignments => r.assignments().await,
+        Relation::Shown => {
+            let jobs: Vec<Job> = GROWING
+                .iter()
+                .filter_map(|path| exec.contract.route("GET", path))
+                .map(|list| -> Job {
+                    Box::pin(async move {
+                        let mut x = Reader::new(exec);
+                        x.shown(list).await;
+                        x
+                    })
+                })
+                .collect();
+            r.together(jobs).await;
+        }
     }
     exchanges.extend(r.exchanges);
     let steps = 1;
@@ -287,6 +305,117 @@ impl Reader<'_> {
             }
         }
         (None, last)
+    }
+
+    /// The first items of the list `list` (a collection the run only adds to), each read on
+    /// every route that reads its kind by id without a query of its own, and each list of its
+    /// parts (a route under such a read): a success that shows the id read.
+    async fn shown(&mut self, list: &conformance_contract::Route) {
+        const ITEMS: usize = 2;
+        let exec = self.exec;
+        let kind = &list.effect.on;
+        let ex = self.get(&list.template, &[]).await;
+        let items: Vec<String> = ex
+            .outcome
+            .as_ref()
+            .ok()
+            .filter(|r| r.status == 200)
+            .and_then(|r| r.json.as_ref())
+            .and_then(|j| j.as_ref().ok())
+            .and_then(|b| b.get("data"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(id_of)
+            .take(ITEMS)
+            .collect();
+        let plain = |r: &&conformance_contract::Route| {
+            r.method == "GET"
+                && r.template.matches('{').count() == 1
+                && r.purpose
+                    .as_ref()
+                    .and_then(|p| p.get("query"))
+                    .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
+        };
+        let reads: Vec<&conformance_contract::Route> = exec
+            .contract
+            .routes
+            .iter()
+            .filter(|r| {
+                r.effect.on == *kind && r.effect.does == Does::Read && r.effect.id.is_some()
+            })
+            .filter(plain)
+            .collect();
+        let parts: Vec<&conformance_contract::Route> = exec
+            .contract
+            .routes
+            .iter()
+            .filter(|r| r.effect.does == Does::List)
+            .filter(plain)
+            .filter(|r| {
+                reads.iter().any(|read| {
+                    r.template
+                        .strip_prefix(&read.template)
+                        .is_some_and(|rest| rest.starts_with('/') && rest.matches('/').count() == 1)
+                })
+            })
+            .collect();
+        for id in items {
+            let fill = |t: &str| {
+                let (head, tail) = t.split_once('{').unwrap_or((t, ""));
+                let tail = tail.split_once('}').map_or("", |(_, rest)| rest);
+                format!("{head}{id}{tail}")
+            };
+            for read in &reads {
+                let ex = self.get(&fill(&read.template), &[]).await;
+                let resp = ex.outcome.as_ref().ok();
+                let shown = resp
+                    .and_then(|r| r.json.as_ref())
+                    .and_then(|j| j.as_ref().ok())
+                    .and_then(|b| b.get("data"))
+                    .and_then(id_of);
+                let fine = resp.is_some_and(|r| (200..300).contains(&r.status))
+                    && shown.as_ref().is_none_or(|s| *s == id);
+                if !fine {
+                    self.found.push((
+                        Finding::new(
+                            &read.clause,
+                            "listed item read",
+                            format!(
+                                "a success showing {kind} {id}, which {} {} lists",
+                                list.method, list.template
+                            ),
+                            match (resp, shown) {
+                                (Some(r), Some(s)) if (200..300).contains(&r.status) => {
+                                    format!("{} showing {s}", r.status)
+                                }
+                                (Some(r), _) => r.status.to_string(),
+                                (None, _) => "no answer".into(),
+                            },
+                        ),
+                        ex,
+                    ));
+                }
+            }
+            for part in &parts {
+                let ex = self.get(&fill(&part.template), &[]).await;
+                let status = ex.outcome.as_ref().ok().map(|r| r.status);
+                if !status.is_some_and(|s| (200..300).contains(&s)) {
+                    self.found.push((
+                        Finding::new(
+                            &part.clause,
+                            "listed item's parts",
+                            format!(
+                                "a success: the list of the parts of {kind} {id}, which {} {} lists (empty where it has none)",
+                                list.method, list.template
+                            ),
+                            status.map_or("no answer".into(), |s| s.to_string()),
+                        ),
+                        ex,
+                    ));
+                }
+            }
+        }
     }
 
     async fn walk(

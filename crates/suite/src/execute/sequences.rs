@@ -1800,37 +1800,41 @@ impl Explorer<'_> {
             }
         }
         let clause = route.clause.clone();
+        let mut outs: Vec<(Outgoing, Want)> = actors
+            .into_iter()
+            .map(|(auth, want)| {
+                (
+                    Outgoing {
+                        auth,
+                        ..base.clone()
+                    },
+                    want,
+                )
+            })
+            .collect();
+        // The version header is compared as the key is: near misses of the stated version
+        // are other versions, refused (Versioning > 1).
+        if route.api == Api::Latest {
+            for version in near_versions(conformance_contract::API_VERSION) {
+                let mut out = base.clone();
+                out.headers
+                    .retain(|(k, _)| !k.eq_ignore_ascii_case("Service-Api-Version"));
+                out.headers
+                    .push(("Service-Api-Version".to_string(), version.clone()));
+                let why = format!("Service-Api-Version {version}, not the stated version");
+                outs.push((out, Want::Refusal(None, why, Some("Versioning > 1".into()))));
+            }
+        }
         if route.effect.does == Does::Read {
             let exec = self.exec;
-            let outs: Vec<(Outgoing, Want)> = actors
-                .into_iter()
-                .map(|(auth, want)| {
-                    (
-                        Outgoing {
-                            auth,
-                            ..base.clone()
-                        },
-                        want,
-                    )
-                })
-                .collect();
             let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
             for (j, (_, want)) in sent.into_iter().zip(&outs) {
                 let (ex, by_rules) = j.into_parts();
                 self.judge(&ex, by_rules, want, &clause);
             }
         } else {
-            for (auth, want) in actors {
-                let ex = self
-                    .send(
-                        &Outgoing {
-                            auth,
-                            ..base.clone()
-                        },
-                        want,
-                        &clause,
-                    )
-                    .await;
+            for (out, want) in outs {
+                let ex = self.send(&out, want, &clause).await;
                 // What a refused create made all the same is the run's to delete.
                 if route.effect.does == Does::Create {
                     if let Some(made) = self.exec.contract.resources.get(&kind).and_then(|r| {
@@ -2229,32 +2233,23 @@ impl Explorer<'_> {
                                 .filter_map(|(i, _)| value_of(i, f))
                                 .find(|w| *w != v)
                         };
-                        let q = match (&f.rule, second) {
-                            (Rule::InComma, Some(w)) => {
-                                with(&[(f.param.as_str(), format!("{v},{w}"))])
-                            }
-                            (Rule::InComma, None) => with(&[(f.param.as_str(), v.clone())]),
-                            (_, second) => {
-                                let mut q = with(&[(f.param.as_str(), v.clone())]);
-                                q.extend(second.map(|w| (f.param.clone(), w)));
-                                q
-                            }
+                        // The item's value first, then last: a set is read whole, not its
+                        // first or last value alone.
+                        let orders = match second {
+                            Some(w) => vec![vec![v.clone(), w.clone()], vec![w, v.clone()]],
+                            None => vec![vec![v.clone()]],
                         };
-                        asks.push((q, own_id(item, *mine), Want::Success));
-                        if free {
-                            for near in near_misses(&v) {
-                                asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
-                            }
-                        } else if let Some(prefix) = id_prefix(&schema) {
-                            // An id's look-alikes: a target may refuse one its kind never has
-                            // (400), or that names nothing (404); what it lists, the filter admits.
-                            for near in look_alike::look_alikes(&v, &prefix).into_iter().take(3) {
-                                asks.push((
-                                    with(&[(f.param.as_str(), near.id)]),
-                                    None,
-                                    Want::Either,
-                                ));
-                            }
+                        for values in orders {
+                            let q = match f.rule {
+                                Rule::InComma => with(&[(f.param.as_str(), values.join(","))]),
+                                _ => with(
+                                    &values
+                                        .into_iter()
+                                        .map(|x| (f.param.as_str(), x))
+                                        .collect::<Vec<_>>(),
+                                ),
+                            };
+                            asks.push((q, own_id(item, *mine), Want::Success));
                         }
                     }
                     Rule::Eq => {
@@ -2263,20 +2258,21 @@ impl Explorer<'_> {
                             own_id(item, *mine),
                             Want::Success,
                         ));
-                        if free {
-                            for near in near_misses(&v) {
-                                asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
-                            }
-                        } else if let Some(prefix) = id_prefix(&schema) {
-                            // An id's look-alikes: a target may refuse one its kind never has
-                            // (400), or that names nothing (404); what it lists, the filter admits.
-                            for near in look_alike::look_alikes(&v, &prefix).into_iter().take(3) {
-                                asks.push((
-                                    with(&[(f.param.as_str(), near.id)]),
-                                    None,
-                                    Want::Either,
-                                ));
-                            }
+                    }
+                }
+                if matches!(
+                    f.rule,
+                    Rule::Eq | Rule::InComma | Rule::InRepeated | Rule::InRepeatedIds(_)
+                ) {
+                    if free {
+                        for near in near_misses(&v) {
+                            asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
+                        }
+                    } else if let Some(prefix) = id_prefix(&schema) {
+                        // An id's look-alikes: a target may refuse one its kind never has (400),
+                        // or that names nothing (404); what it lists, the filter admits.
+                        for near in look_alike::look_alikes(&v, &prefix).into_iter().take(3) {
+                            asks.push((with(&[(f.param.as_str(), near.id)]), None, Want::Either));
                         }
                     }
                 }
@@ -2598,6 +2594,13 @@ impl Explorer<'_> {
             }
         }
     }
+}
+
+/// Near misses of a version date: one character more, one fewer, the date without its dashes.
+fn near_versions(version: &str) -> Vec<String> {
+    let mut cut = version.to_string();
+    cut.pop();
+    vec![format!("{version}1"), cut, version.replace('-', "")]
 }
 
 /// The instant `text` at an offset of +05:45: the same instant written otherwise.

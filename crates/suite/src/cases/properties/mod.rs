@@ -432,6 +432,8 @@ fn relations() -> Vec<Case> {
          "A filter of several values lists every item each value alone lists."),
         (Relation::Assignments, "assignments-both-ways", "Header-versioned API > GET /users/{userId}/phone-numbers",
          "The numbers of a user and the users of a number agree."),
+        (Relation::Shown, "listed-items-read", "Endpoints > answers",
+         "What a list shows can be read by its id on every route that reads its kind, and its parts listed."),
     ]
     .into_iter()
     .map(|(relation, id, clause, summary)| Case {
