@@ -72,6 +72,10 @@ pub(super) struct Predictions {
     /// The writes each resource accepted (`None`: not known): a change fires an event once, so
     /// no webhook gets more events of one kind for the resource (a retry repeats its ids).
     writes: BTreeMap<String, Option<usize>>,
+    /// What each resource was after each change that fired an event, by (event, resource):
+    /// an event's `data.resource` shows one of them, or a later state (a payload may be
+    /// rendered when it leaves).
+    after: BTreeMap<(String, String), Vec<crate::model::Snapshot>>,
 }
 
 /// Predicts the deliveries of the sequence's webhooks (`webhooks`: their ids) from what the
@@ -114,7 +118,12 @@ pub(super) fn predict(
     };
     let mut verdicts: Verdicts = BTreeMap::new();
     let mut writes: BTreeMap<String, Option<usize>> = BTreeMap::new();
+    let mut after: BTreeMap<(String, String), Vec<crate::model::Snapshot>> = BTreeMap::new();
     for fired in model.fired(resources) {
+        after
+            .entry((fired.event.clone(), fired.resource.clone()))
+            .or_default()
+            .extend(model.since(&fired.kind, &fired.resource, fired.clock));
         writes
             .entry(fired.resource.clone())
             .or_insert_with(|| model.writes(&fired.kind, &fired.resource));
@@ -208,6 +217,7 @@ pub(super) fn predict(
         hooks: subs,
         verdicts,
         writes,
+        after,
     }
 }
 
@@ -257,6 +267,41 @@ fn events_of(ds: &[Delivery], event: &str, of: &str, resource: &str) -> usize {
 }
 
 impl Predictions {
+    /// An event of `came` whose `data.resource` shows a field otherwise than the resource was
+    /// after any change that fired the event (or later): the event reports a change its payload
+    /// does not show (a resource read before the change, or another moment's).
+    fn stale_payload(
+        &self,
+        came: &[Delivery],
+        event: &str,
+        resource: &str,
+        webhook: &str,
+    ) -> Option<Finding> {
+        let states = self.after.get(&(event.to_string(), resource.to_string()))?;
+        if states.is_empty() || states.iter().any(|s| s.unknown) {
+            return None;
+        }
+        came.iter().find_map(|d| {
+            let shown = d.json()?.pointer("/data/resource")?.clone();
+            if states.iter().any(|s| s.mismatch(&shown).is_none()) {
+                return None;
+            }
+            let (pointer, expected, actual) = states.first()?.mismatch(&shown)?;
+            Some(
+                Finding::new(
+                    TABLE,
+                    "model: event payload",
+                    format!(
+                        "{event} for {resource} to webhook {webhook} shows the resource as the change left it (or later): {} {expected}",
+                        pointer.trim_start_matches('/')
+                    ),
+                    format!("{}: {}", d.describe(), crate::redact::compact(&actual)),
+                )
+                .at(format!("/data/resource{pointer}")),
+            )
+        })
+    }
+
     /// Whether anything is predicted.
     pub(super) fn is_empty(&self) -> bool {
         self.verdicts.values().all(|(v, _)| *v == Verdict::Open)
@@ -303,6 +348,9 @@ impl Predictions {
                 .cloned()
                 .collect();
             let webhook = self.hooks.get(sub).map_or("?", String::as_str);
+            if let Some(f) = self.stale_payload(&came, event, resource, webhook) {
+                found.push((f, cause.clone()));
+            }
             if let Some(Some(bound)) = self.writes.get(resource) {
                 let many = events_at_least(&came);
                 if many > *bound {

@@ -24,6 +24,9 @@ pub(crate) enum Class {
     Length(u64),
     /// The maximum length in characters of more than one byte.
     LengthWide(u64),
+    /// Longer than a common column (255 characters) where no maximum is stated: a target may
+    /// refuse it (a bound the contract does not state); accepted, it reads back whole.
+    Long(u64),
     /// An instant far in the past, far in the future, at another offset than UTC, with a
     /// fraction of a second.
     FarPast,
@@ -51,6 +54,7 @@ impl Class {
             Class::Combining => "combining marks".into(),
             Class::Length(n) => format!("length {n}"),
             Class::LengthWide(n) => format!("length {n}, multi-byte"),
+            Class::Long(n) => format!("length {n}, no stated bound"),
             Class::FarPast => "far past".into(),
             Class::FarFuture => "far future".into(),
             Class::OtherOffset => "other offset".into(),
@@ -70,7 +74,11 @@ impl Class {
     pub(crate) fn may_be_refused(&self) -> bool {
         matches!(
             self,
-            Class::OtherOffset | Class::FarPast | Class::FarFuture | Class::Absent(false)
+            Class::OtherOffset
+                | Class::FarPast
+                | Class::FarFuture
+                | Class::Absent(false)
+                | Class::Long(_)
         )
     }
 }
@@ -154,9 +162,12 @@ pub(crate) fn classes(schema: &Value, presence: Presence, link: bool) -> Vec<Cla
         if let Some(n) = min {
             out.push(Class::Length(n.max(1)));
         }
-        if let Some(n) = max {
-            out.push(Class::Length(n));
-            out.push(Class::LengthWide(n));
+        match max {
+            Some(n) => {
+                out.push(Class::Length(n));
+                out.push(Class::LengthWide(n));
+            }
+            None => out.push(Class::Long(LONG)),
         }
     }
     match presence {
@@ -169,6 +180,9 @@ pub(crate) fn classes(schema: &Value, presence: Presence, link: bool) -> Vec<Cla
     }
     out
 }
+
+/// The length of a text where no maximum is stated: beyond a column of 255.
+const LONG: u64 = 300;
 
 /// Letters of several scripts, each one UTF-16 unit and one scalar.
 const LETTERS: &[char] = &[
@@ -208,6 +222,7 @@ pub(crate) fn value(class: &Class, tag: &str, rng: &mut TestRng) -> Option<Value
         Class::Combining => json!(format!("{tag} e\u{301}te\u{301} u\u{308}ber")),
         Class::Length(n) => json!(padded(tag, *n as usize, &['x', 'y', 'z'], rng)),
         Class::LengthWide(n) => json!(padded("", *n as usize, &['é', 'ß', 'ø', 'Ω', 'Ж'], rng)),
+        Class::Long(n) => json!(padded(tag, *n as usize, LETTERS, rng)),
         Class::FarPast => json!("1901-01-01T00:00:00Z"),
         Class::FarFuture => json!("2199-12-31T23:59:59Z"),
         Class::OtherOffset => {

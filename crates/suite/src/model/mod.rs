@@ -276,6 +276,15 @@ impl Model {
             .cloned()
     }
 
+    /// What the resource `id` of `kind` was after each change answered at `clock` or later.
+    pub(crate) fn since(&self, kind: &str, id: &str, clock: u64) -> Vec<resources::Snapshot> {
+        self.lock()
+            .resources
+            .get(&(kind.to_string(), id.to_string()))
+            .map(|t| t.since(clock))
+            .unwrap_or_default()
+    }
+
     /// Whether a change of the resource `id` of `kind` was in flight at some time between the
     /// model's clocks `sent` and `answered` (the span of another request).
     pub(crate) fn changed_during(&self, kind: &str, id: &str, sent: u64, answered: u64) -> bool {

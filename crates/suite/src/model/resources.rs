@@ -176,6 +176,16 @@ impl Snapshot {
             .map(|(_, k)| known_value(k))
     }
 
+    /// The first field `data` shows (present and not null) otherwise than this snapshot holds
+    /// it: (pointer, what it holds, what `data` shows). Absent or null fields are no answer
+    /// (READINGS 1.3).
+    pub(crate) fn mismatch(&self, data: &Value) -> Option<(String, String, Value)> {
+        self.fields.iter().find_map(|(pointer, known)| {
+            let v = data.pointer(pointer).filter(|v| !v.is_null())?;
+            differs(known, v).then(|| (pointer.clone(), describe(known), v.clone()))
+        })
+    }
+
     /// The fields whose value is known.
     pub(crate) fn pointers(&self) -> Vec<String> {
         self.fields.iter().map(|(p, _)| p.clone()).collect()
@@ -331,6 +341,15 @@ impl Tracked {
         self.history
             .iter()
             .any(|(done, began, _)| *began < answered && *done > sent)
+    }
+
+    /// What it was after each change the model saw answered at `clock` or later.
+    pub(crate) fn since(&self, clock: u64) -> Vec<Snapshot> {
+        self.history
+            .iter()
+            .filter(|(c, _, _)| *c >= clock)
+            .map(|(_, _, s)| s.clone())
+            .collect()
     }
 
     /// What it was at `clock`: after the last change the model saw before then.
@@ -521,27 +540,7 @@ impl Tracked {
                         None
                     }
                 }
-                (Known::Text(t), Some(v)) => (trimmed(v).as_deref() != Some(t.as_str()))
-                    .then(|| (describe(known), v.clone())),
-                (Known::Instant(t), Some(v)) => {
-                    (!same_instant(*t, v)).then(|| (describe(known), v.clone()))
-                }
-                (Known::Bool(b), Some(v)) => {
-                    (v.as_bool() != Some(*b)).then(|| (describe(known), v.clone()))
-                }
-                (Known::Set(s, fold), Some(v)) => {
-                    let got: Option<BTreeSet<String>> = match v {
-                        Value::Array(items) if items.iter().all(|i| i.is_string()) => {
-                            strings(v).map(|s| fold_set(s, *fold))
-                        }
-                        Value::Array(_) => match entry_values(Some(v), *fold) {
-                            Known::Set(s, _) => Some(s),
-                            _ => None,
-                        },
-                        _ => None,
-                    };
-                    (got.as_ref() != Some(s)).then(|| (describe(known), v.clone()))
-                }
+                (_, Some(v)) => differs(known, v).then(|| (describe(known), v.clone())),
             };
             // A value shown as last set (a cleared field shown null or absent) confirms it.
             if wrong.is_none() && (present.is_some() || matches!(known, Known::Cleared)) {
@@ -610,6 +609,29 @@ impl Tracked {
             )
             .at(format!("{at}{}", m.field)),
         ]
+    }
+}
+
+/// Whether `v`, shown and not null, differs from the value `known` holds.
+fn differs(known: &Known, v: &Value) -> bool {
+    match known {
+        Known::Cleared => true,
+        Known::Text(t) => trimmed(v).as_deref() != Some(t.as_str()),
+        Known::Instant(t) => !same_instant(*t, v),
+        Known::Bool(b) => v.as_bool() != Some(*b),
+        Known::Set(s, fold) => {
+            let got: Option<BTreeSet<String>> = match v {
+                Value::Array(items) if items.iter().all(|i| i.is_string()) => {
+                    strings(v).map(|s| fold_set(s, *fold))
+                }
+                Value::Array(_) => match entry_values(Some(v), *fold) {
+                    Known::Set(s, _) => Some(s),
+                    _ => None,
+                },
+                _ => None,
+            };
+            got.as_ref() != Some(s)
+        }
     }
 }
 
