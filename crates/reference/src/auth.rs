@@ -31,6 +31,10 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
     let key = match sent {
         None if faults.has(Fault::MissingAuthAccepted) => app.keys().first(),
         None => None,
+        // Fault auth-empty-key-default: an empty header is falsy, and the default key is used.
+        Some(value) if value.is_empty() && faults.has(Fault::AuthEmptyKeyDefault) => {
+            app.keys().first()
+        }
         Some(value) => app
             .keys()
             .iter()
@@ -113,12 +117,24 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
     // Fault hv-write-version-unchecked: the check sits in the read middleware only.
     let write_unchecked = app.switches().faults.has(Fault::HvWriteVersionUnchecked)
         && req.method() != axum::http::Method::GET;
-    if !app.switches().faults.has(Fault::VersionHeaderIgnored) && !write_unchecked {
+    // Fault organization-outside-version-layer: the route is mounted outside this middleware.
+    let outside = app
+        .switches()
+        .faults
+        .has(Fault::OrganizationOutsideVersionLayer)
+        && req.uri().path() == "/organization";
+    if !app.switches().faults.has(Fault::VersionHeaderIgnored) && !write_unchecked && !outside {
         let sent = req.headers().get(VERSION_HEADER);
         let lenient = (sent.is_some()
             && app.switches().faults.has(Fault::CallsVersionUnchecked)
             && is_call_path(req.uri().path()))
             || (sent.is_none() && app.switches().faults.has(Fault::VersionHeaderOptional))
+            // Fault version-header-empty-defaults-latest: an empty value is falsy.
+            || (sent.is_some_and(|v| v.is_empty())
+                && app
+                    .switches()
+                    .faults
+                    .has(Fault::VersionHeaderEmptyDefaultsLatest))
             || (app.switches().faults.has(Fault::VersionLaterDateAccepted)
                 && sent.is_some_and(|v| later_version_date(v.as_bytes())))
             // Fault version-header-prefix-compared: `starts_with` where equality is meant.

@@ -40,6 +40,7 @@ fn family(event: &str) -> &str {
 
 /// Whether a webhook subscribed to `events` takes an event of `phone_number_id` (None: not tied
 /// to a number); `by_family` is fault webhook-events-matched-by-family.
+#[allow(clippy::too_many_arguments)]
 fn subscribed(
     w: &Webhook,
     events: &[String],
@@ -48,6 +49,7 @@ fn subscribed(
     any_resource: bool,
     by_family: bool,
     wildcard_needs_number: bool,
+    first_id_only: bool,
 ) -> bool {
     let covers = |e: &String| e == event || (by_family && family(e) == family(event));
     if w.status != "enabled" || !events.iter().any(covers) {
@@ -55,9 +57,11 @@ fn subscribed(
     }
     // Fault webhook-wildcard-skips-unnumbered-events: `*` matches only events with a number.
     let wildcard = phone_number_id.is_some() || !wildcard_needs_number;
+    // Fault webhook-scope-first-resource-id-only: `resource_ids[0] = ?`.
+    let scoped = if first_id_only { 1 } else { usize::MAX };
     any_resource
         || (wildcard && w.resource_ids.iter().any(|r| r == "*"))
-        || phone_number_id.is_some_and(|p| w.resource_ids.iter().any(|r| r == p))
+        || phone_number_id.is_some_and(|p| w.resource_ids.iter().take(scoped).any(|r| r == p))
 }
 
 /// Records a delivery of `event` to every webhook subscribed to it and its phone number.
@@ -116,11 +120,12 @@ pub(crate) fn fire(
                 any_resource,
                 by_family,
                 faults.has(Fault::WebhookWildcardSkipsUnnumberedEvents),
+                faults.has(Fault::WebhookScopeFirstResourceIdOnly),
             )
             // Fault webhook-scope-passes-unnumbered-events: `phone_number_id IS NULL OR ...`.
             || (scope.is_none()
                 && faults.has(Fault::WebhookScopePassesUnnumberedEvents)
-                && subscribed(w, events, event, None, true, by_family, false))
+                && subscribed(w, events, event, None, true, by_family, false, false))
         })
         .cloned()
         .collect();
@@ -234,11 +239,21 @@ fn record(
     let secret = hooks.signing_secret(&w.id, first_secret)?.to_string();
     Some(Job {
         id,
-        url: w.url.clone(),
+        url: delivery_url(hooks, w),
         secret,
         payload,
         test: false,
     })
+}
+
+/// Where a webhook's deliveries go: its url, or the one it was created with when fault
+/// webhook-deliveries-use-created-url cached it.
+fn delivery_url(hooks: &Hooks, w: &Webhook) -> String {
+    hooks
+        .created_urls
+        .get(&w.id)
+        .cloned()
+        .unwrap_or_else(|| w.url.clone())
 }
 
 /// The job of a manual retry: the recorded delivery, sent again with the webhook's current secret
@@ -247,7 +262,7 @@ pub(crate) fn again(store: &Store, record: &DeliveryRecord, first_secret: bool) 
     let w = store.webhook(&record.webhook_id)?;
     Some(Job {
         id: record.id.clone(),
-        url: w.url.clone(),
+        url: delivery_url(&store.hooks, w),
         secret: store.hooks.signing_secret(&w.id, first_secret)?.to_string(),
         payload: record.payload.clone(),
         test: false,

@@ -217,6 +217,20 @@ impl ApiError {
                     }
                 }
                 let docs = format!("https://docs.workspace.example/errors/{}", self.code);
+                // Fault v1-error-docs-null-for-named-codes: the docs table knows the generic rows.
+                let named = self.code.as_bytes().get(3).is_some_and(|d| *d != b'0');
+                let docs = if named && faults.has(Fault::V1ErrorDocsNullForNamedCodes) {
+                    Value::Null
+                } else {
+                    json!(docs)
+                };
+                // Fault v1-generic-title-with-status-code: the title from the status line.
+                if matches!(self.status.as_u16(), 400 | 404)
+                    && self.title == v1_title(self.status)
+                    && faults.has(Fault::V1GenericTitleWithStatusCode)
+                {
+                    self.title = self.status.to_string();
+                }
                 body.insert("code".into(), json!(self.code));
                 let status = if faults.has(Fault::V1ErrorStatusMismatch) {
                     json!(self.status.as_u16().to_string())
@@ -224,7 +238,7 @@ impl ApiError {
                     json!(self.body_status.unwrap_or(self.status.as_u16()))
                 };
                 body.insert("status".into(), status);
-                body.insert("docs".into(), json!(docs));
+                body.insert("docs".into(), docs);
                 body.insert("title".into(), json!(self.title));
                 // Fault v1-error-description-array: the validator's list of messages.
                 if self.status == StatusCode::BAD_REQUEST
@@ -248,6 +262,13 @@ impl ApiError {
                     body.insert("docs".into(), json!(docs));
                 }
                 body.insert("title".into(), json!(self.title));
+                // Fault hv-404-message-null: the error's optional detail serialized as message.
+                if !self.webhook
+                    && self.status == StatusCode::NOT_FOUND
+                    && faults.has(Fault::HvNotFoundMessageNull)
+                {
+                    body.insert("message".into(), Value::Null);
+                }
                 if faults.has(Fault::HvErrorHasCode) {
                     body.insert(
                         "code".into(),

@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind8` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind9` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -58,6 +58,9 @@ macro_rules! kind {
     };
     (blind_set, blind8) => {
         Some(8)
+    };
+    (blind_set, blind9) => {
+        Some(9)
     };
     (blind_set, $other:ident) => {
         None
@@ -1161,6 +1164,89 @@ pending {
         "the errors items of webhook error bodies are serialized with a schema view that keeps only `type`: the 400 of a webhookId that is not numeric names no pattern in its item's schema";
     VersionHeaderLenientDateParse => blind8 "version-header-lenient-date-parse", "Versioning > 1",
         "Service-Api-Version is parsed with a lenient date parser and compared as a date: `20260330`, `2026/03/30` or `2026-3-30` are served as 2026-03-30 instead of refused";
+
+    // Blind set 9: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a page number read back as an offset, a filter value split like an
+    // `[in]` set, an item's key indexed before validation, a scalar column for a list, a carrier's
+    // id stored as ours, a check the deprecated branch predates, a repeated key read as its last
+    // value, a count taken after a dedupe, the primary key sorted for creation order, a schema's
+    // generic refusal, a Go zero-value string, an else-if between filters, the wrong field of a
+    // forwarding rule, a join that lost a table, a filter bound to the wrong column, a cursor never
+    // forwarded, a `me` handler reused, a route mounted outside its middleware, an off-by-one at a
+    // limit, a quota raised as a permission error, an unlink that nulls every link column, a column
+    // mapped twice, a one-way status toggle, an answer read before the save, a VARCHAR(64) of a
+    // non-strict database, an endpoint cached at creation, a scope that reads the first item only,
+    // a path parameter taken for the payload id, a docs table of generic rows, a title from the
+    // status line, an error detail serialized as null, an empty header taken as absent.
+    ContactsHvTokenPageNumber => blind9 "contacts-hv-token-page-number", "Pagination and collection conventions > pageToken",
+        "GET /contacts writes the next page's number into nextPageToken (page 1, 2, ...) while a page asked with a token reads it as an offset: with maxResults 10 the second page starts at the second contact, and a walk shows contacts again";
+    ContactsExternalIdsSplitOnComma => blind9 "contacts-external-ids-split-on-comma", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts splits each externalIds value on commas (the `[in]` parser of the header-versioned list, reused): a contact whose externalId holds a comma (`crm,42`) is not found by it, and externalIds=seed-001,seed-002 lists two contacts";
+    CustomFieldItemWithoutKey500 => blind9 "custom-field-item-without-key-500", "Errors > Rules > 1",
+        "POST /v1/contacts indexes each customFields item's key (`item['key']`) to load its definition before the validator runs: an item without key answers 500 `KeyError: 'key'` instead of 400 Invalid Custom Field Item";
+    ContactPatchMultiSelectScalar => blind9 "contact-patch-multi-select-scalar", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH /v1/contacts/{id} writes custom field values through the update path's scalar text column: a multi-select value [\"sales\", \"billing\"] is stored and answered as \"sales\", its first item (create keeps the list)";
+    SendStoresCarrierSid => blind9 "send-stores-carrier-sid", "Conventions > identifier prefixes",
+        "POST /v1/messages stores the message under the id the carrier's send returned (`SM` and 32 hex digits) instead of an id of its own: messages sent through the API read back in GET /messages and GET /v1/messages with ids that do not start with AC";
+    SendDeprecatedSenderSkipsSubscription => blind9 "send-deprecated-sender-skips-subscription", "Errors > Rules > 7",
+        "POST /v1/messages resolves a sender named by the deprecated phoneNumberId in an older branch written before the subscription check: a workspace whose subscription expired sends (202) when the body names its number by phoneNumberId instead of `from`, instead of 402";
+    MessagesParticipantsLastValueOnly => blind9 "messages-participants-last-value-only", "v1 API: messages > GET /v1/messages > participants",
+        "GET /v1/messages validates participants as the repeated list but the query reads the key's single value, its last one: participants=A&participants=B lists the messages of the 1:1 conversation with B instead of the group conversation";
+    ConversationsPhoneNumbersLimitAfterDedupe => blind9 "conversations-phone-numbers-limit-after-dedupe", "Limits > phoneNumbers filter",
+        "GET /v1/conversations counts phoneNumbers after putting them in a set: 101 items of which some repeat are accepted instead of answering 400 for more than 100 items";
+    ConversationsCreatedAtSortById => blind9 "conversations-created-at-sort-by-id", "Pagination and collection conventions > sort",
+        "GET /conversations sorts by the primary key where sort names createdAt (ids taken for creation order): a conversation imported with an earlier createdAt than its id suggests (the seeded sales line's) is out of createdAt order, either direction";
+    CallsParticipantsMaxItemsGeneric400 => blind9 "calls-participants-max-items-generic-400", "Errors > v1 codes",
+        "GET /v1/calls refuses two or more participants through the query schema's maxItems, whose 400 is the generic one: code 0100400 and title Bad Request instead of 0101400 Too Many Participants";
+    CallsLastPageTokenEmptyString => blind9 "calls-last-page-token-empty-string", "Pagination and collection conventions > last page",
+        "GET /calls and GET /v1/calls write the next token from a Go string field without a pointer: the page holding the last call carries nextPageToken \"\" (the zero value) instead of null";
+    CallsDirectionDroppedWithStatus => blind9 "calls-direction-dropped-with-status", "Header-versioned API > GET /calls",
+        "GET /calls applies direction only when no status is given (an else-if between the two filters): direction=outgoing&status=completed also lists completed incoming calls";
+    CallForwardedToUserId => blind9 "call-forwarded-to-user-id", "Conventions > phone numbers",
+        "call.forwarded is built from the forwarding rule, whose target is a user: forwardedTo carries that user's id (US...) instead of the phone number the call was forwarded to";
+    RestrictionsMessagingDropped => blind9 "restrictions-messaging-dropped", "Header-versioned API > GET /phone-numbers > include",
+        "include=restrictions joins the calling policy table only (the messaging policy join was lost in a refactor): phone numbers carry restrictions.calling but no restrictions.messaging";
+    AvailableRegionFilterOnCity => blind9 "available-region-filter-on-city", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available binds the region filter to the city column (the line above, copied): region=CA lists nothing while San Francisco numbers are offered, and region=London lists London's";
+    UserPhoneNumbersTokenIgnored => blind9 "user-phone-numbers-token-ignored", "Header-versioned API > GET /users/{userId}/phone-numbers",
+        "GET /users/{userId}/phone-numbers never forwards pageToken to the numbers service: every page asked with a token is the first page again, with a token, so a walk repeats the first numbers";
+    UserV1AnswersCaller => blind9 "user-v1-answers-caller", "v1 API: users > GET /v1/users/{userId}",
+        "GET /v1/users/{userId} checks that the user exists, then loads it with the `/users/me` helper: it answers the calling user, whatever user the path names";
+    OrganizationOutsideVersionLayer => blind9 "organization-outside-version-layer", "Versioning > 1",
+        "GET /organization is mounted on the root router beside the v1 routes, outside the version middleware: it is served without Service-Api-Version or with any value instead of a 4xx";
+    TaskReopenLimitCountsItself => blind9 "task-reopen-limit-counts-itself", "Limits > open tasks",
+        "POST /v1/tasks/{taskId}/reopen counts the task being reopened before comparing (`open + 1 >= limit`): with one open task short of the limit, a reopen that would reach it exactly is refused with 402";
+    TaskLimitRaised403 => blind9 "task-limit-raised-403", "Errors > Rules > 6",
+        "POST /v1/tasks raises the open-task quota as the framework's PermissionDenied: at the limit it answers 403 Forbidden (0600403) instead of 402 Open Tasks Limit Reached";
+    TaskUnlinkClearsPhoneNumber => blind9 "task-unlink-clears-phone-number", "States and transitions > Task > link conversation",
+        "POST /v1/tasks/{taskId}/unlink-conversation runs `UPDATE ... SET conversation_id = NULL, phone_number_id = NULL` (the link columns cleared together): the task's phone number link is lost with its conversation";
+    TaskIsDeletedFromCompleted => blind9 "task-is-deleted-from-completed", "Resources > Task",
+        "the task serializer maps isDeleted from the completed column (a copy of the line above): a completed live task shows isDeleted true, an open one false whatever";
+    WebhookPatchStatusOnlyDisables => blind9 "webhook-patch-status-only-disables", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} applies status through `if status == 'disabled': disable()`: a PATCH with status enabled answers 200 but a disabled webhook stays disabled";
+    WebhookRotateAnswersPreviousSecret => blind9 "webhook-rotate-answers-previous-secret", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "POST /webhooks/{id}/rotate stores a new secret but answers the webhook as read before the save, with the previous secret: deliveries are signed with a secret the client was never given";
+    WebhookLabelColumn64 => blind9 "webhook-label-column-64", "Header-versioned API > POST /webhooks",
+        "POST /webhooks (PATCH, PUT) store label in a VARCHAR(64) column of a non-strict database: a longer label is accepted but cut to its first 64 characters in the answer and every read";
+    WebhookDeliveriesUseCreatedUrl => blind9 "webhook-deliveries-use-created-url", "Header-versioned API > webhook management",
+        "the delivery worker caches each webhook's endpoint when the subscription is created: after a PATCH or PUT of url, the answer and reads show the new url but events, tests and retries still go to the old one";
+    WebhookScopeFirstResourceIdOnly => blind9 "webhook-scope-first-resource-id-only", "Events > subscriptions",
+        "deliveries compare an event's phone number id with `resource_ids[0]` only: a webhook scoped to two phone numbers gets no event of its second number";
+    HistoryDetailByEventId => blind9 "history-detail-by-event-id", "Events > delivery records",
+        "GET /webhooks/{id}/events/{eventId} looks the delivery up by the payload id (the path parameter's name taken at its word): the delivery id, as in webhook-id, answers 404, and the payload's EV... id answers the delivery";
+    HistoryResourceFilterOnEventId => blind9 "history-resource-filter-on-event-id", "Events > delivery records",
+        "GET /webhooks/{id}/events binds the resourceId filter to the eventId column: a filter by a primary resource's id lists none of its deliveries";
+    V1ErrorDocsNullForNamedCodes => blind9 "v1-error-docs-null-for-named-codes", "Errors > v1 error body",
+        "v1 error bodies take docs from a table of pages written for the generic rows: a code whose fourth digit is not 0 (0801400, 0206400, 0204403, 0201402, 1001403, ...) gets docs null";
+    V1GenericTitleWithStatusCode => blind9 "v1-generic-title-with-status-code", "Errors > v1 codes",
+        "the generic v1 400 and 404 answers take their title from the HTTP status line (`StatusCode::to_string()`): `400 Bad Request` and `404 Not Found` instead of the rows' titles";
+    HvNotFoundMessageNull => blind9 "hv-404-message-null", "Errors > header-versioned error body",
+        "404 answers of the header-versioned endpoints outside webhooks serialize the error's optional detail as message: message null instead of a string";
+    AuthEmptyKeyDefault => blind9 "auth-empty-key-default", "Authentication > 3",
+        "an empty Authorization header is taken as absent and the configured development key is used (`header || DEFAULT_KEY`): it is served as the primary user instead of answering 401";
+    VersionHeaderEmptyDefaultsLatest => blind9 "version-header-empty-defaults-latest", "Versioning > 1",
+        "an empty Service-Api-Version is taken as absent and defaults to the latest version (`header || LATEST`): header-versioned requests with `Service-Api-Version:` and no value are served instead of refused";
 }
 }
 
@@ -1285,6 +1371,20 @@ impl Fault {
             // The route table names no tollFree parameter of the available-number search:
             // unknown-fields-400 and contract-strict refuse it before the handler calls out.
             Fault::AvailableTollFreeUpstreamHangs => &[V::UnknownFields400, V::ContractStrict],
+            // Blind set 9. contract-strict refuses a custom field item without key, more than 100
+            // phoneNumbers and a second participant before the handler reads them (the last with
+            // the Too Many Participants row itself); a call's direction, a task's phoneNumberId
+            // and isDeleted, and the policies inside a number's restrictions are fields a target
+            // may leave out or give as null (READINGS 1.3).
+            Fault::CustomFieldItemWithoutKey500
+            | Fault::ConversationsPhoneNumbersLimitAfterDedupe
+            | Fault::CallsParticipantsMaxItemsGeneric400 => &[V::ContractStrict],
+            Fault::CallsDirectionDroppedWithStatus
+            | Fault::TaskUnlinkClearsPhoneNumber
+            | Fault::TaskIsDeletedFromCompleted => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::RestrictionsMessagingDropped => &[V::OptionalFieldsAbsent],
             _ => &[],
         }
     }

@@ -18,6 +18,9 @@ pub(crate) struct Hooks {
     secrets: HashMap<String, String>,
     /// The first secret each webhook had (fault webhook-signs-with-first-secret signs with it).
     first_secrets: HashMap<String, String>,
+    /// The url each webhook was created with (fault webhook-deliveries-use-created-url): kept
+    /// only while that fault is on, and then every delivery goes there.
+    pub created_urls: HashMap<String, String>,
     /// The events each webhook was created with (fault webhook-deliveries-use-created-events).
     pub created_events: HashMap<String, Vec<String>>,
     pub deliveries: Vec<DeliveryRecord>,

@@ -325,6 +325,19 @@ impl Messaging {
         }
     }
 
+    /// Gives a recorded message another id (fault send-stores-carrier-sid), its conversation's
+    /// last activity included.
+    pub fn rename(&mut self, id: &str, new_id: &str) {
+        if let Some(m) = self.messages.iter_mut().find(|m| m.id == id) {
+            m.id = new_id.to_string();
+        }
+        for c in self.conversations.iter_mut() {
+            if c.last_activity_id.as_deref() == Some(id) {
+                c.last_activity_id = Some(new_id.to_string());
+            }
+        }
+    }
+
     /// Sets the status of a recorded message (variant retry-delivers: a re-attempt that
     /// succeeds).
     pub fn set_status(&mut self, id: &str, status: &str) {

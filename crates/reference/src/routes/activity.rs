@@ -254,7 +254,12 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             "call.forwarded" if !faults.has(Fault::CallForwardedWithoutNumbers) => {
                 let mut forwarded = json.clone();
                 forwarded["forwardedFrom"] = json!(number);
-                forwarded["forwardedTo"] = json!(FORWARD_TO);
+                // Fault call-forwarded-to-user-id: the forwarding rule's target is a user.
+                forwarded["forwardedTo"] = if faults.has(Fault::CallForwardedToUserId) {
+                    json!(caller.user_id)
+                } else {
+                    json!(FORWARD_TO)
+                };
                 forwarded
             }
             _ => json.clone(),

@@ -306,15 +306,21 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .filter(|p| !p.trim().is_empty())
         .collect();
     if participants.len() > 1 && !faults.has(Fault::ParticipantsRuleOff) {
-        return Err(ApiError::bad_request(
+        let error = ApiError::bad_request(
             path,
             format!(
                 "list calls takes exactly one participant (1:1 calls only); {} were given",
                 participants.len()
             ),
-        )
-        .with_code(TOO_MANY_PARTICIPANTS.0)
-        .with_title(TOO_MANY_PARTICIPANTS.1));
+        );
+        // Fault calls-participants-max-items-generic-400: the query schema's maxItems refuses
+        // first, with the generic 400.
+        if faults.has(Fault::CallsParticipantsMaxItemsGeneric400) {
+            return Err(error);
+        }
+        return Err(error
+            .with_code(TOO_MANY_PARTICIPANTS.0)
+            .with_title(TOO_MANY_PARTICIPANTS.1));
     }
     if let Some(p) = participants.iter().find(|p| !is_e164(p)) {
         return Err(ApiError::bad_request(
@@ -418,7 +424,25 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
             v
         })
         .collect();
-    page_of(app, q, path, &items)
+    calls_page(app, q, path, &items)
+}
+
+/// A page of a call list; fault calls-last-page-token-empty-string writes the last page's token
+/// as the zero value of a Go string.
+fn calls_page(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::CallsLastPageTokenEmptyString)
+    {
+        return page_of(app, q, path, items);
+    }
+    let page = page_cut(app, q, path, items, false)?;
+    let mut body = pagination::list_body(page, &app.switches().faults);
+    if body["nextPageToken"].is_null() {
+        body["nextPageToken"] = json!("");
+    }
+    Ok(reply::json(StatusCode::OK, &body))
 }
 
 async fn get_v1(
@@ -534,7 +558,11 @@ fn user_json(app: &App, user: &Value) -> Value {
     v
 }
 
-async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+async fn user_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
     let result = input::path_param(id, V1_USERS).and_then(|id| {
         let guard = app.store();
         if guard.workspace().user(&id).is_none()
@@ -559,6 +587,12 @@ async fn user_v1(State(app): State<App>, id: Result<Path<String>, PathRejection>
                 e
             }
         })?;
+        // Fault user-v1-answers-caller: the user is loaded with the `/users/me` helper.
+        let user = if app.switches().faults.has(Fault::UserV1AnswersCaller) {
+            guard.workspace().user(caller.user_id).unwrap_or(user)
+        } else {
+            user
+        };
         Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
@@ -637,8 +671,15 @@ async fn list_hv(
                 })
             })
             .filter(|c| {
-                q.first("direction")
-                    .is_none_or(|d| c.fields["direction"] == d)
+                // Fault calls-direction-dropped-with-status: `if status .. elif direction ..`.
+                let dropped = q.first("status").is_some()
+                    && app
+                        .switches()
+                        .faults
+                        .has(Fault::CallsDirectionDroppedWithStatus);
+                dropped
+                    || q.first("direction")
+                        .is_none_or(|d| c.fields["direction"] == d)
             })
             .filter(|c| {
                 app.switches().faults.has(Fault::CallsStatusFilterIgnored)
@@ -683,7 +724,7 @@ async fn list_hv(
                 )
             })
             .collect();
-        page_of(&app, &q, HV, &items)
+        calls_page(&app, &q, HV, &items)
     })();
     answer(&app, result)
 }
@@ -937,6 +978,17 @@ fn number_json(
     field: &str,
 ) -> Value {
     let mut v = n.to_json(restrictions, field);
+    // Fault restrictions-messaging-dropped: only the calling policy is joined.
+    if restrictions
+        && app
+            .switches()
+            .faults
+            .has(Fault::RestrictionsMessagingDropped)
+    {
+        if let Some(r) = v.get_mut("restrictions").and_then(Value::as_object_mut) {
+            r.remove("messaging");
+        }
+    }
     if app.switches().faults.has(Fault::TollFreeNumberFormatted) {
         let national = n.number.strip_prefix("+1").filter(|r| r.len() == 10);
         if let Some(r) = national.filter(|r| TOLL_FREE_CODES.contains(&&r[..3])) {
@@ -1085,7 +1137,15 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
     let items: Vec<Value> = AVAILABLE
         .iter()
         .filter(|(_, country, ..)| q.first("country").is_none_or(|c| c.eq_ignore_ascii_case(country)))
-        .filter(|(_, _, region, ..)| q.first("region").is_none_or(|r| r.eq_ignore_ascii_case(region)))
+        // Fault available-region-filter-on-city: the region filter bound to the city column.
+        .filter(|(_, _, region, city, _)| {
+            let column = if app.switches().faults.has(Fault::AvailableRegionFilterOnCity) {
+                city
+            } else {
+                region
+            };
+            q.first("region").is_none_or(|r| r.eq_ignore_ascii_case(column))
+        })
         .filter(|(.., city, _)| q.first("city").is_none_or(|c| c.eq_ignore_ascii_case(city)))
         .filter(|(.., tf)| toll_free.is_none_or(|t| t == *tf))
         .filter(|(n, ..)| area.is_none_or(|a| n.get(area_at..area_at + a.len()) == Some(a)))
@@ -1245,6 +1305,14 @@ async fn user_numbers_hv(
                 }
             }
             return Ok(reply::json(StatusCode::OK, &body));
+        }
+        // Fault user-phone-numbers-token-ignored: the cursor is never forwarded.
+        if app
+            .switches()
+            .faults
+            .has(Fault::UserPhoneNumbersTokenIgnored)
+        {
+            return page_of(&app, &q.except(&["pageToken"]), "/users", &items);
         }
         page_of(&app, &q, "/users", &items)
     });

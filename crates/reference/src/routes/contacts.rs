@@ -208,6 +208,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     };
     external_id_bytes(faults, body)?;
     source_utf16_units(faults, body)?;
+    custom_field_key_indexed(faults, body)?;
     let mut store = app.store();
     let mut input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
@@ -405,6 +406,14 @@ fn update(
     if faults.has(Fault::ContactPatchEntryUpsertIgnores) {
         keep_existing_rows(&mut input, &existing);
     }
+    // Fault contact-patch-multi-select-scalar: the update path's value column is scalar text.
+    if faults.has(Fault::ContactPatchMultiSelectScalar) {
+        for item in &mut input.custom_fields {
+            if let Some(first) = item.value.as_array().and_then(|a| a.first()).cloned() {
+                item.value = first;
+            }
+        }
+    }
     let updated = store
         .replace_contact(
             id,
@@ -560,6 +569,30 @@ fn external_id_bytes(faults: &FaultSet, body: &Map<String, Value>) -> Result<(),
         )),
         _ => Ok(()),
     }
+}
+
+/// Fault custom-field-item-without-key-500: each item's key is indexed (`item['key']`) to load
+/// its definition before the validator runs, and the KeyError reaches the client as a 500.
+fn custom_field_key_indexed(faults: &FaultSet, body: &Map<String, Value>) -> Result<(), ApiError> {
+    if !faults.has(Fault::CustomFieldItemWithoutKey500) {
+        return Ok(());
+    }
+    let keyless = body
+        .get("customFields")
+        .and_then(Value::as_array)
+        .is_some_and(|items| {
+            items
+                .iter()
+                .any(|item| item.as_object().is_some_and(|o| !o.contains_key("key")))
+        });
+    if keyless {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "KeyError: 'key'",
+        ));
+    }
+    Ok(())
 }
 
 /// Fault source-length-utf16-units: the create limit of source counted in UTF-16 code units (a
@@ -765,12 +798,15 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     } else {
         FILTER_VALUE_MAX
     };
-    let external_ids = filter_values(
-        V1_PATH,
-        "externalIds",
-        query.all("externalIds"),
-        external_ids_max,
-    )?;
+    // Fault contacts-external-ids-split-on-comma: the `[in]` parser of the latest list, reused.
+    let mut sent_external_ids = query.all("externalIds");
+    if faults.has(Fault::ContactsExternalIdsSplitOnComma) {
+        sent_external_ids = sent_external_ids
+            .into_iter()
+            .flat_map(|v| v.split(','))
+            .collect();
+    }
+    let external_ids = filter_values(V1_PATH, "externalIds", sent_external_ids, external_ids_max)?;
     // Fault sources-filter-create-limit: the filter's check copied from the create rule of source.
     let sources_max = if faults.has(Fault::SourcesFilterCreateLimit) {
         SOURCE_MAX_CREATE
@@ -823,7 +859,7 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     }
     // Fault contacts-filter-after-limit: the filters run on the page the LIMIT cut.
     let after_limit = faults.has(Fault::ContactsFilterAfterLimit);
-    Ok(list_answer(app, &filter, size, offset, after_limit))
+    Ok(list_answer(app, &filter, size, offset, after_limit, false))
 }
 
 fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
@@ -866,17 +902,22 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let size = pagination::max_results(query.first("maxResults"), default, 100)
         .map_err(bad_query(HV_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
-    Ok(list_answer(app, &filter, size, offset, false))
+    // Fault contacts-hv-token-page-number: the writer puts the next page's number in the token,
+    // the reader takes the token for an offset.
+    let page_number = faults.has(Fault::ContactsHvTokenPageNumber);
+    Ok(list_answer(app, &filter, size, offset, false, page_number))
 }
 
 /// `after_limit`: the page is cut from every contact and filtered afterwards (fault
-/// contacts-filter-after-limit).
+/// contacts-filter-after-limit); `page_number`: the next token holds the next page's number
+/// (fault contacts-hv-token-page-number).
 fn list_answer(
     app: &App,
     filter: &Filter,
     size: usize,
     offset: usize,
     after_limit: bool,
+    page_number: bool,
 ) -> Response {
     let faults = &app.switches().faults;
     let store = app.store();
@@ -904,7 +945,13 @@ fn list_answer(
             .map(|c| c.to_json(store.custom_field_defs()))
             .collect(),
         total: page.total,
-        next_token: page.next_token,
+        next_token: page.next_token.map(|t| {
+            if page_number {
+                pagination::encode_token(offset + 1)
+            } else {
+                t
+            }
+        }),
     };
     reply::json(StatusCode::OK, &pagination::list_body(page, faults))
 }

@@ -201,8 +201,16 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         let workspace = m.workspace_of(caller.user_id);
         numbers.iter().all(|n| m.line(workspace, n).is_some())
     };
-    if numbers.len() > max_numbers
-        && !(faults.has(Fault::PhoneNumbersUncheckedWhenKnown) && all_known())
+    // Fault conversations-phone-numbers-limit-after-dedupe: the items are counted as a set.
+    let counted = if faults.has(Fault::ConversationsPhoneNumbersLimitAfterDedupe) {
+        numbers
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    } else {
+        numbers.len()
+    };
+    if counted > max_numbers && !(faults.has(Fault::PhoneNumbersUncheckedWhenKnown) && all_known())
     {
         return Err(ApiError::bad_request(
             V1_PATH,
@@ -504,7 +512,12 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             c.created_at
         }
     };
-    items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
+    // Fault conversations-created-at-sort-by-id: the primary key taken for creation order.
+    if by == "createdAt" && faults.has(Fault::ConversationsCreatedAtSortById) {
+        items.sort_by(|a, b| a.id.cmp(&b.id));
+    } else {
+        items.sort_by(|a, b| (key(a), &a.id).cmp(&(key(b), &b.id)));
+    }
     if desc {
         items.reverse();
     }

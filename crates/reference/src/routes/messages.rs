@@ -297,6 +297,11 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         (after, before.or(since))
     };
     let after = after.filter(|_| !faults.has(Fault::CreatedAfterIgnored));
+    // Fault messages-participants-last-value-only: the query reads the key's single value, the
+    // last one, though the validator saw the list.
+    if faults.has(Fault::MessagesParticipantsLastValueOnly) && participants.len() > 1 {
+        participants = participants.split_off(participants.len() - 1);
+    }
     // Fault messages-time-bounds-inclusive: "after" and "before" keep the instant itself.
     let inclusive = faults.has(Fault::MessagesTimeBoundsInclusive);
     // Fault messages-participants-order-sensitive: the set compared as an ordered list.
@@ -428,7 +433,16 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 format!("'{sender}' is not a phone number of your workspace"),
             )
         })?;
-    if let Err(refused) = may_send(faults, limits(app, workspace), &line, &recipients) {
+    // Fault send-deprecated-sender-skips-subscription: the branch that resolves the deprecated
+    // phoneNumberId predates the subscription check.
+    let mut workspace_limits = limits(app, workspace);
+    if faults.has(Fault::SendDeprecatedSenderSkipsSubscription)
+        && !body.contains_key("from")
+        && body.contains_key("phoneNumberId")
+    {
+        workspace_limits.expired = false;
+    }
+    if let Err(refused) = may_send(faults, workspace_limits, &line, &recipients) {
         // Fault expired-send-still-recorded: the row was inserted before the subscription check.
         if refused.status() == StatusCode::PAYMENT_REQUIRED
             && faults.has(Fault::ExpiredSendStillRecorded)
@@ -501,6 +515,12 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             OffsetDateTime::now_utc(),
         );
         store.messaging.force_new_conversation = false;
+        // Fault send-stores-carrier-sid: the row takes the id the carrier's send returned.
+        if faults.has(Fault::SendStoresCarrierSid) {
+            let sid = format!("SM{:0>32}", message.id.trim_start_matches("AC"));
+            store.messaging.rename(&message.id, &sid);
+            message.id = sid;
+        }
         // Fault message-from-phone-number-id: the sender kept as named, a phone number id.
         if faults.has(Fault::MessageFromPhoneNumberId) && sender.starts_with("PN") {
             store.messaging.set_from(&message.id, &sender);

@@ -326,6 +326,10 @@ fn utf8mb3_column(faults: &FaultSet, text: String) -> String {
 
 fn task_json(task: &Task, faults: &FaultSet) -> Value {
     let mut v = task.to_json(shown_revision(task, faults));
+    // Fault task-is-deleted-from-completed: the serializer maps isDeleted from completed.
+    if faults.has(Fault::TaskIsDeletedFromCompleted) {
+        v["isDeleted"] = json!(task.completed);
+    }
     if faults.has(Fault::TaskCompletedString) {
         v["completed"] = json!(task.completed.to_string());
         v["isDeleted"] = json!(task.is_deleted.to_string());
@@ -420,6 +424,14 @@ async fn create(
                 );
                 drop(store);
                 crate::deliveries::dispatch(&app, jobs);
+            }
+            // Fault task-limit-raised-403: the quota raised as the framework's PermissionDenied.
+            if faults.has(Fault::TaskLimitRaised403) {
+                return Err(ApiError::for_path(
+                    V1_PATH,
+                    StatusCode::FORBIDDEN,
+                    format!("the workspace has reached its limit of {OPEN_TASK_LIMIT} open tasks"),
+                ));
             }
             return Err(limit_reached(faults));
         }
@@ -831,7 +843,13 @@ fn run_transition(
                 if !task.completed || faults.has(Fault::TaskReopenNoEffect) {
                     return Ok(Changed::No);
                 }
-                if open >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskReopenIgnoresLimit) {
+                // Fault task-reopen-limit-counts-itself: `open + 1 >= limit`.
+                let counted = if faults.has(Fault::TaskReopenLimitCountsItself) {
+                    open + 1
+                } else {
+                    open
+                };
+                if counted >= OPEN_TASK_LIMIT && !faults.has(Fault::TaskReopenIgnoresLimit) {
                     // Fault task-reopen-limit-generic-title: the HTTP reason as title.
                     if faults.has(Fault::TaskReopenLimitGenericTitle) {
                         return Err(limit_reached(faults).with_title("Payment Required"));
@@ -982,6 +1000,10 @@ fn run_transition(
                 return Ok(Changed::No);
             }
             task.conversation_id = None;
+            // Fault task-unlink-clears-phone-number: every link column is cleared together.
+            if faults.has(Fault::TaskUnlinkClearsPhoneNumber) {
+                task.phone_number_id = None;
+            }
             Ok(Changed::Yes)
         }),
         other => Err(ApiError::for_path(

@@ -35,6 +35,8 @@ const ID_PATTERN: &str = "^[0-9]+$";
 /// Webhooks per workspace (Limits).
 const WEBHOOK_LIMIT: usize = 50;
 const PIN_HEADER: &str = "x-service-api-version";
+/// The width of the label column under fault webhook-label-column-64.
+const LABEL_COLUMN: usize = 64;
 
 /// Every event name of the spec's Events table, with the group of the events union it belongs to:
 /// a webhook's events all come from one group (variants 1 to 4 as stated; the others as named).
@@ -324,6 +326,10 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
             Some(Some("null".to_string()))
         }
         Some(Value::Null) => Some(None),
+        // Fault webhook-label-column-64: a VARCHAR(64) of a non-strict database cuts the rest.
+        Some(Value::String(l)) if faults.has(Fault::WebhookLabelColumn64) => {
+            Some(Some(l.chars().take(LABEL_COLUMN).collect()))
+        }
         Some(Value::String(l)) => Some(Some(l.clone())),
         Some(_) => {
             return Err(ApiError::bad_request(
@@ -555,6 +561,13 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         if faults.has(Fault::WebhookDefaultScopeShared) && default_scope {
             store.hooks.default_scope.insert(id.clone());
         }
+        // Fault webhook-deliveries-use-created-url: the worker caches the endpoint of creation.
+        if faults.has(Fault::WebhookDeliveriesUseCreatedUrl) {
+            store
+                .hooks
+                .created_urls
+                .insert(id.clone(), webhook.url.clone());
+        }
         if faults.has(Fault::WebhookDeliveriesUseCreatedEvents) {
             store
                 .hooks
@@ -681,7 +694,12 @@ fn update(
         {
             w.label = label;
         }
-        if let Some(status) = fields.status {
+        // Fault webhook-patch-status-only-disables: `if status == 'disabled': disable()`.
+        let only_disables = app
+            .switches()
+            .faults
+            .has(Fault::WebhookPatchStatusOnlyDisables);
+        if let Some(status) = fields.status.filter(|s| !only_disables || s == "disabled") {
             w.status = status;
         }
         if let Some(ids) = fields.resource_ids {
@@ -780,11 +798,22 @@ async fn rotate(
         let Some(w) = store.webhook(&id).cloned() else {
             return Err(not_found(&app, &id));
         };
+        let previous = store.hooks.secret(&id).unwrap_or_default().to_string();
         let secret = if app.switches().faults.has(Fault::WebhookRotateKeepsSecret) {
-            store.hooks.secret(&id).unwrap_or_default().to_string()
+            previous.clone()
         } else {
             let url_safe = app.switches().faults.has(Fault::WebhookSecretBase64Url);
             store.hooks.new_secret(&id, url_safe)
+        };
+        // Fault webhook-rotate-answers-previous-secret: the answer is the row read before the save.
+        let secret = if app
+            .switches()
+            .faults
+            .has(Fault::WebhookRotateAnswersPreviousSecret)
+        {
+            previous
+        } else {
+            secret
         };
         let mut w = w;
         // Fault webhook-rotate-drops-api-version: rotate saves the webhook through the create
@@ -946,9 +975,17 @@ async fn history(
                     .switches()
                     .faults
                     .has(Fault::WebhookResourceFilterKeepsNulls);
-                filter.is_none_or(|f| {
-                    d.resource_id.as_deref() == Some(f) || (nulls_pass && d.resource_id.is_none())
-                })
+                // Fault history-resource-filter-on-event-id: the filter bound to eventId.
+                let column = if app
+                    .switches()
+                    .faults
+                    .has(Fault::HistoryResourceFilterOnEventId)
+                {
+                    d.event_id.as_deref()
+                } else {
+                    d.resource_id.as_deref()
+                };
+                filter.is_none_or(|f| column == Some(f) || (nulls_pass && d.resource_id.is_none()))
             })
             .map(|d| record_json(&app, d))
             .collect();
@@ -967,7 +1004,17 @@ async fn history_one(
 ) -> Response {
     let result = split(&app, ids).and_then(|(id, event)| {
         let store = app.store();
-        let record = delivery(&app, &store, &id, &event)?;
+        // Fault history-detail-by-event-id: the path parameter taken for the payload's id.
+        let record = if app.switches().faults.has(Fault::HistoryDetailByEventId) {
+            store
+                .hooks
+                .deliveries
+                .iter()
+                .find(|d| d.webhook_id == id && d.event_id.as_deref() == Some(event.as_str()))
+                .ok_or_else(|| missing_delivery(&event))?
+        } else {
+            delivery(&app, &store, &id, &event)?
+        };
         // Fault history-detail-test-delivery-404: the detail joins the delivery to its event.
         if record.event_id.is_none()
             && app
