@@ -183,7 +183,14 @@ fn optional(path: &str, query: &Query, name: &str) -> Result<Option<OffsetDateTi
         .transpose()
 }
 
-fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+/// The numbers GET /v1/conversations filters on: `phoneNumbers` checked (1 to 100 items, each
+/// a phone number id or an E.164 number), else the deprecated `phoneNumber`; and whether the
+/// deprecated one is bound to the id column as sent (a fault).
+fn v1_phone_numbers<'q>(
+    app: &App,
+    caller: &Caller,
+    query: &'q Query,
+) -> Result<(Vec<&'q str>, bool), ApiError> {
     let faults = &app.switches().faults;
     let mut numbers: Vec<&str> = query.all("phoneNumbers");
     // Fault conversations-empty-phone-numbers-dropped: empty items are dropped, not refused.
@@ -243,6 +250,12 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     if faults.has(Fault::ConversationsPhoneNumbersFirstOnly) {
         numbers.truncate(1);
     }
+    Ok((numbers, deprecated_as_id))
+}
+
+fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let (numbers, deprecated_as_id) = v1_phone_numbers(app, caller, query)?;
     if let Some(user) = query.first("userId").filter(|u| !u.starts_with("US")) {
         return Err(ApiError::bad_request(
             V1_PATH,

@@ -791,6 +791,68 @@ async fn transition(
     respond(&app, result)
 }
 
+/// POST /v1/tasks/{taskId}/unassign: the named user is no longer assigned; the answer is
+/// `{data: {taskId, revision}}`.
+fn unassign(
+    app: &App,
+    id: &str,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    // Fault task-unassign-answers-previous-revision: the answer is built from the task
+    // read before the save.
+    let previous = faults
+        .has(Fault::TaskUnassignAnswersPreviousRevision)
+        .then(|| {
+            let store = app.store();
+            store.tasks().get(id).map(|t| shown_revision(t, faults))
+        })
+        .flatten();
+    let mut data = change_data(app, id, "task.unassigned", |task| {
+        let user = required_id(&body?, "userId", "US")?;
+        if faults.has(Fault::TaskUnassignKeepsUser) {
+            return Ok(Changed::Yes);
+        }
+        // Fault task-unassign-removes-last: the newest assignee goes, not the one named.
+        if faults.has(Fault::TaskUnassignRemovesLast) && task.assignees.contains(&user) {
+            task.assignees.pop();
+            return Ok(Changed::Yes);
+        }
+        let before = task.assignees.len();
+        // Fault task-assign-retry-duplicates: one entry of the user is removed.
+        if faults.has(Fault::TaskAssignRetryDuplicates) {
+            if let Some(at) = task.assignees.iter().position(|u| *u == user) {
+                task.assignees.remove(at);
+            }
+        } else {
+            task.assignees.retain(|u| *u != user);
+        }
+        Ok(if task.assignees.len() == before {
+            Changed::No
+        } else {
+            Changed::Yes
+        })
+    })?;
+    if let Some(revision) = previous {
+        data["revision"] = json!(revision.to_string());
+    }
+    if faults.has(Fault::TaskUnassignNoRevision) {
+        if let Some(data) = data.as_object_mut() {
+            data.remove("revision");
+        }
+    }
+    // Fault task-unassign-revision-integer: the counter column answered as read.
+    if faults.has(Fault::TaskUnassignRevisionInteger) {
+        if let Some(n) = data["revision"]
+            .as_str()
+            .and_then(|r| r.parse::<u64>().ok())
+        {
+            data["revision"] = json!(n);
+        }
+    }
+    Ok(reply::data(StatusCode::OK, data))
+}
+
 fn run_transition(
     app: &App,
     caller: &Caller,
@@ -882,60 +944,7 @@ fn run_transition(
             task.assigned_by = Some(caller.user_id.to_string());
             Ok(Changed::Yes)
         }),
-        "unassign" => {
-            // Fault task-unassign-answers-previous-revision: the answer is built from the task
-            // read before the save.
-            let previous = faults
-                .has(Fault::TaskUnassignAnswersPreviousRevision)
-                .then(|| {
-                    let store = app.store();
-                    store.tasks().get(id).map(|t| shown_revision(t, faults))
-                })
-                .flatten();
-            let mut data = change_data(app, id, "task.unassigned", |task| {
-                let user = required_id(&body?, "userId", "US")?;
-                if faults.has(Fault::TaskUnassignKeepsUser) {
-                    return Ok(Changed::Yes);
-                }
-                // Fault task-unassign-removes-last: the newest assignee goes, not the one named.
-                if faults.has(Fault::TaskUnassignRemovesLast) && task.assignees.contains(&user) {
-                    task.assignees.pop();
-                    return Ok(Changed::Yes);
-                }
-                let before = task.assignees.len();
-                // Fault task-assign-retry-duplicates: one entry of the user is removed.
-                if faults.has(Fault::TaskAssignRetryDuplicates) {
-                    if let Some(at) = task.assignees.iter().position(|u| *u == user) {
-                        task.assignees.remove(at);
-                    }
-                } else {
-                    task.assignees.retain(|u| *u != user);
-                }
-                Ok(if task.assignees.len() == before {
-                    Changed::No
-                } else {
-                    Changed::Yes
-                })
-            })?;
-            if let Some(revision) = previous {
-                data["revision"] = json!(revision.to_string());
-            }
-            if faults.has(Fault::TaskUnassignNoRevision) {
-                if let Some(data) = data.as_object_mut() {
-                    data.remove("revision");
-                }
-            }
-            // Fault task-unassign-revision-integer: the counter column answered as read.
-            if faults.has(Fault::TaskUnassignRevisionInteger) {
-                if let Some(n) = data["revision"]
-                    .as_str()
-                    .and_then(|r| r.parse::<u64>().ok())
-                {
-                    data["revision"] = json!(n);
-                }
-            }
-            Ok(reply::data(StatusCode::OK, data))
-        }
+        "unassign" => unassign(app, id, body),
         "change-due-date" => change(app, id, "task.duedate.updated", |task| {
             let body = body?;
             let due = match date_field(&body, "dueDate") {

@@ -30,6 +30,8 @@ pub enum NearKey {
     OtherCase,
     /// With one character more.
     Longer,
+    /// The header sent with an empty value.
+    Empty,
 }
 
 impl NearKey {
@@ -51,6 +53,7 @@ impl NearKey {
                 })
                 .collect(),
             NearKey::Longer => format!("{key}{}", key.chars().last().unwrap_or('0')),
+            NearKey::Empty => return (!key.is_empty()).then(String::new),
         };
         (!near.is_empty() && near != key).then_some(near)
     }
@@ -61,6 +64,7 @@ impl NearKey {
             NearKey::Cut => "near miss",
             NearKey::OtherCase => "near miss (other case)",
             NearKey::Longer => "near miss (longer)",
+            NearKey::Empty => "empty key",
         }
     }
 }

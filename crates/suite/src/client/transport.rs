@@ -409,7 +409,9 @@ impl Client {
                 match near {
                     Some(near) => {
                         // It is most of the key: never shown either.
-                        self.redactor.api_key_part(&near);
+                        if !near.is_empty() {
+                            self.redactor.api_key_part(&near);
+                        }
                         req = req.header("Authorization", near);
                         shown_headers.push((
                             "Authorization".to_string(),

@@ -288,11 +288,13 @@ impl Predictions {
             }
             let (pointer, expected, actual) = states.first()?.mismatch(&shown)?;
             Some(
+                // Named after the field, as the model's reads are: a payload that shows a value
+                // the resource never held is the defect of that field wherever it shows.
                 Finding::new(
                     TABLE,
-                    "model: event payload",
+                    format!("model: {}", pointer.trim_start_matches('/')),
                     format!(
-                        "{event} for {resource} to webhook {webhook} shows the resource as the change left it (or later): {} {expected}",
+                        "the payload of {event} for {resource} to webhook {webhook} shows the resource as the change left it (or later): {} {expected}",
                         pointer.trim_start_matches('/')
                     ),
                     format!("{}: {}", d.describe(), crate::redact::compact(&actual)),

@@ -1768,6 +1768,7 @@ impl Explorer<'_> {
             (Auth::NearMiss(NearKey::Cut), Want::Unauthorized),
             (Auth::NearMiss(NearKey::OtherCase), Want::Unauthorized),
             (Auth::NearMiss(NearKey::Longer), Want::Unauthorized),
+            (Auth::NearMiss(NearKey::Empty), Want::Unauthorized),
         ];
         // A key of another workspace creates in its own workspace: only what names the run's
         // resources is refused to it.
@@ -2596,11 +2597,17 @@ impl Explorer<'_> {
     }
 }
 
-/// Near misses of a version date: one character more, one fewer, the date without its dashes.
+/// Near misses of a version date: one character more, one fewer, the date without its dashes,
+/// the header with an empty value.
 fn near_versions(version: &str) -> Vec<String> {
     let mut cut = version.to_string();
     cut.pop();
-    vec![format!("{version}1"), cut, version.replace('-', "")]
+    vec![
+        format!("{version}1"),
+        cut,
+        version.replace('-', ""),
+        String::new(),
+    ]
 }
 
 /// The instant `text` at an offset of +05:45: the same instant written otherwise.

@@ -241,6 +241,17 @@ const SEQUENCES: &str = "latest.sequences.";
 
 /// Whether a key leads a defect steadily: the model's findings come in a run where a read met
 /// no change in flight, so a case's own key leads where the defect has one.
+/// An order broken before the items a walk met twice: pages cut from an order that shifts
+/// under the walk repeat items, so the order is the cause (`Greater`: `a` leads).
+fn order_first(a: &Key, b: &Key) -> std::cmp::Ordering {
+    let twice = |k: &Key| k.check == "no duplicates";
+    match (a.check.as_str(), b.check.as_str()) {
+        ("order", _) if twice(b) => std::cmp::Ordering::Greater,
+        (_, "order") if twice(a) => std::cmp::Ordering::Less,
+        _ => std::cmp::Ordering::Equal,
+    }
+}
+
 fn steady(k: &Key) -> bool {
     !k.check.starts_with("model: ")
 }
@@ -478,10 +489,11 @@ fn components(trials: &[TrialOut]) -> (Vec<Vec<usize>>, Vec<Vec<Option<Key>>>) {
 /// the clauses' words for the titles.
 ///
 /// A defect's key is the key of its component that a case's own check gave (the model's come
-/// only where a read met no change in flight), met in the most cases (the generated sequences
-/// apart: among keys no case met, the one met in the most trials), then the least: its
-/// fingerprint, title and first clause. Worst first: by severity, then by fingerprint, so that
-/// every run and merge lists the same defects in the same order.
+/// only where a read met no change in flight), an order before the items a walk met twice, met
+/// in the most cases (the generated sequences apart: among keys no case met, the one met in the
+/// most trials), then the least: its
+/// fingerprint, title and first clause. Worst first: by severity, a check's before the model's,
+/// then by fingerprint, so that every run and merge lists the same defects in the same order.
 pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
     let (roots, keys) = components(trials);
     // Per component: its findings, and per key the trials that met it.
@@ -519,6 +531,7 @@ pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
                             let (ca, cb) = (cases(a.1), cases(b.1));
                             steady(a.0)
                                 .cmp(&steady(b.0))
+                                .then(order_first(a.0, b.0))
                                 .then(ca.cmp(&cb))
                                 .then(if ca == 0 && cb == 0 {
                                     a.1.len().cmp(&b.1.len())
@@ -538,6 +551,9 @@ pub fn group(trials: &mut [TrialOut], contract: &Contract) -> Vec<Defect> {
     list.sort_by(|a, b| {
         a.severity
             .cmp(&b.severity)
+            // What a check saw before what only the model saw (its reads and the payloads
+            // it holds to the run's changes), of the same severity.
+            .then(steady(&b.key).cmp(&steady(&a.key)))
             .then(a.key.fingerprint().cmp(&b.key.fingerprint()))
     });
     let mut ids: BTreeMap<(usize, usize), String> = BTreeMap::new();
