@@ -374,15 +374,18 @@ impl Reader<'_> {
                     .and_then(|j| j.as_ref().ok())
                     .and_then(|b| b.get("data"))
                     .and_then(id_of);
-                let fine = resp.is_some_and(|r| (200..300).contains(&r.status))
-                    && shown.as_ref().is_none_or(|s| *s == id);
+                // 403: a number-scoped access check may apply to a read the list did not make
+                // (Authentication 3), so a key may see in a list what it may not read.
+                let fine = resp.is_some_and(|r| r.status == 403)
+                    || (resp.is_some_and(|r| (200..300).contains(&r.status))
+                        && shown.as_ref().is_none_or(|s| *s == id));
                 if !fine {
                     self.found.push((
                         Finding::new(
                             &read.clause,
                             "listed item read",
                             format!(
-                                "a success showing {kind} {id}, which {} {} lists",
+                                "a success showing {kind} {id} (or 403, a number-scoped access check), which {} {} lists",
                                 list.method, list.template
                             ),
                             match (resp, shown) {
@@ -400,13 +403,13 @@ impl Reader<'_> {
             for part in &parts {
                 let ex = self.get(&fill(&part.template), &[]).await;
                 let status = ex.outcome.as_ref().ok().map(|r| r.status);
-                if !status.is_some_and(|s| (200..300).contains(&s)) {
+                if !status.is_some_and(|s| (200..300).contains(&s) || s == 403) {
                     self.found.push((
                         Finding::new(
                             &part.clause,
                             "listed item's parts",
                             format!(
-                                "a success: the list of the parts of {kind} {id}, which {} {} lists (empty where it has none)",
+                                "a success (or 403, a number-scoped access check): the list of the parts of {kind} {id}, which {} {} lists (empty where it has none)",
                                 list.method, list.template
                             ),
                             status.map_or("no answer".into(), |s| s.to_string()),
