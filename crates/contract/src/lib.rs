@@ -166,7 +166,7 @@ impl Contract {
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
         let e164 = E164::from_openapi(&doc)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
-        let resources = operations::resources(&doc)
+        let resources = operations::resources(&doc, &|c| clauses.contains(c))
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;
         let routes = routes::from_openapi(&doc, &clauses, &resources)
             .map_err(|(p, m)| err("schemas/openapi.yaml", lines.line_of(&p), m))?;

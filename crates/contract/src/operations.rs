@@ -30,8 +30,15 @@ pub struct Resource {
     pub listed_late: bool,
     /// A field a deleted resource may still be shown with, true (`/isDeleted`).
     pub deleted: Option<String>,
+    /// The clause that states its fields (`clause`): a live one shown deleted breaks it.
+    pub clause: Option<String>,
     /// The fields a run sets, in the table's order.
     pub fields: Vec<Field>,
+    /// The fields of its schema (`schema`) that no operation of the table sets, less its id,
+    /// its deleted flag and those a change may alter beside what it sets (`changing`: a
+    /// revision, an update time, a status whose transitions are not shown): a change that
+    /// keeps the others leaves each as a read showed it.
+    pub unset: Vec<String>,
 }
 
 impl Resource {
@@ -212,7 +219,10 @@ pub enum Rule {
 }
 
 /// Reads `x-resources`: each kind, by name.
-pub(crate) fn resources(doc: &Value) -> Result<BTreeMap<String, Resource>, (String, String)> {
+pub(crate) fn resources(
+    doc: &Value,
+    known_clause: &dyn Fn(&str) -> bool,
+) -> Result<BTreeMap<String, Resource>, (String, String)> {
     let Some(map) = doc.get("x-resources").and_then(Value::as_object) else {
         return Err((
             "/x-resources".into(),
@@ -262,11 +272,59 @@ pub(crate) fn resources(doc: &Value) -> Result<BTreeMap<String, Resource>, (Stri
                 of_number: r.get("of-number") == Some(&Value::Bool(true)),
                 listed_late: r.get("listed-late") == Some(&Value::Bool(true)),
                 deleted: r.get("deleted").and_then(Value::as_str).map(str::to_string),
+                clause: match r.get("clause").and_then(Value::as_str) {
+                    Some(c) if !known_clause(c) => {
+                        return Err((format!("{at}/clause"), format!("unknown clause `{c}`")));
+                    }
+                    c => c.map(str::to_string),
+                },
+                unset: unset(doc, r, &at, id, &fields)?,
                 fields,
             },
         );
     }
     Ok(out)
+}
+
+/// The fields of the resource `r`'s `schema` (a component of `doc`) that no operation sets
+/// (see `Resource::unset`).
+fn unset(
+    doc: &Value,
+    r: &Value,
+    at: &str,
+    id: &str,
+    fields: &[Field],
+) -> Result<Vec<String>, (String, String)> {
+    let Some(name) = r.get("schema").and_then(Value::as_str) else {
+        return Ok(Vec::new());
+    };
+    let Some(props) = doc
+        .pointer(&format!("/components/schemas/{name}/properties"))
+        .and_then(Value::as_object)
+    else {
+        return Err((
+            format!("{at}/schema"),
+            format!("no component schema `{name}` with properties"),
+        ));
+    };
+    let changing: Vec<&str> = r
+        .get("changing")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let deleted = r.get("deleted").and_then(Value::as_str);
+    Ok(props
+        .keys()
+        .map(|k| format!("/{k}"))
+        .filter(|p| {
+            p != id
+                && Some(p.as_str()) != deleted
+                && !changing.contains(&p.as_str())
+                && !fields.iter().any(|f| &f.pointer == p)
+        })
+        .collect())
 }
 
 /// How the filter `param` of a list compares (its `rule`, and a prefix where it needs one).

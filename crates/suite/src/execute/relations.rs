@@ -31,6 +31,7 @@ use crate::results::{Failure, Finding};
 use conformance_contract::operations::Does;
 
 const PAGE_SIZES: usize = 12;
+const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
 const MAX_PAGES: usize = 12;
 
 type Found = Vec<(Finding, Arc<Exchange>)>;
@@ -43,6 +44,8 @@ const GROWING: &[&str] = &[
     "/messages",
     "/conversations",
     "/v1/conversations",
+    "/contacts",
+    "/v1/contacts",
 ];
 
 pub(super) async fn run(
@@ -64,6 +67,7 @@ pub(super) async fn run(
                     Box::pin(async move {
                         let mut x = Reader::new(exec);
                         x.page_sizes(path, &[]).await;
+                        x.sorted(path).await;
                         x
                     })
                 })
@@ -231,6 +235,53 @@ struct Walk {
     last: Arc<Exchange>,
 }
 
+/// The first field that the item a list showed and the read of it by id (`data`) both show,
+/// with other values, while the run wrote no resource of its kind between them: one resource, one state, so
+/// every field the two answers share holds one value (instants compared as instants; an
+/// object or an array of objects is not compared, its parts may be shown otherwise).
+fn disagreement(
+    item: &Value,
+    data: Option<&Value>,
+    list: &conformance_contract::Route,
+    read: &conformance_contract::Route,
+) -> Option<Finding> {
+    let (Value::Object(a), Some(Value::Object(b))) = (item, data) else {
+        return None;
+    };
+    let scalar = |v: &Value| match v {
+        Value::Array(items) => items.iter().all(|i| !i.is_object() && !i.is_array()),
+        Value::Object(_) | Value::Null => false,
+        _ => true,
+    };
+    let same = |x: &Value, y: &Value| {
+        let t = |v: &Value| OffsetDateTime::parse(v.as_str()?, &Rfc3339).ok();
+        match (t(x), t(y)) {
+            (Some(p), Some(q)) => p == q,
+            _ => x == y,
+        }
+    };
+    let (key, listed, read_value) = a.iter().find_map(|(k, x)| {
+        let y = b.get(k)?;
+        (scalar(x) && scalar(y) && !same(x, y)).then_some((k, x, y))
+    })?;
+    Some(
+        Finding::new(
+            &read.clause,
+            "listed item read",
+            format!(
+                "{key} {} as {} {} listed it, the run having written no {} since",
+                crate::redact::compact(listed),
+                list.method,
+                list.template,
+                list.effect.on
+            ),
+            crate::redact::compact(read_value),
+        )
+        .at(format!("/data/{key}"))
+        .with_clauses(&[read.clause.clone(), list.clause.clone()]),
+    )
+}
+
 fn id_of(item: &Value) -> Option<String> {
     match item.get("id")? {
         Value::String(s) => Some(s.clone()),
@@ -262,6 +313,8 @@ impl Reader<'_> {
         let mut items = BTreeMap::new();
         let mut token: Option<String> = None;
         let mut last = None;
+        let mut twice: Option<(String, Arc<Exchange>)> = None;
+        let began = self.exec.model.now();
         // The page size only where the route table names it: a list without it (the users of
         // a phone number) is walked at its own page size, and a target that refuses query
         // parameters its route does not take (READINGS 6.3) still answers the walk.
@@ -292,6 +345,9 @@ impl Reader<'_> {
             };
             for item in page {
                 if let Some(id) = id_of(item) {
+                    if items.contains_key(&id) && twice.is_none() {
+                        twice = Some((id.clone(), ex.clone()));
+                    }
                     ids.push(id.clone());
                     items.insert(id, item.clone());
                 }
@@ -299,12 +355,38 @@ impl Reader<'_> {
             match body.and_then(|b| b.get("nextPageToken")) {
                 Some(Value::String(t)) if !t.is_empty() => token = Some(t.clone()),
                 _ => {
+                    // An item twice is a finding where nothing the run sent could have moved
+                    // the list under the walk (an item created ahead of a page cut by offset).
+                    if let Some((id, at)) = twice {
+                        if self.exec.model.still_since(began) {
+                            self.found.push((self.twice(path, size, &id), at));
+                        }
+                    }
                     let last = ex.clone();
                     return (Some(Walk { ids, items, last }), Some(ex));
                 }
             }
         }
         (None, last)
+    }
+
+    /// A walk that showed the item `id` on two pages (READINGS 4.2: whatever a walk of the
+    /// relations is for, it yields no id twice), while the run wrote nothing.
+    fn twice(&self, path: &str, size: usize, id: &str) -> Finding {
+        let mut cited = vec![PAGE_TOKEN.to_string()];
+        cited.extend(
+            self.exec
+                .contract
+                .route("GET", path)
+                .map(|r| r.clause.clone()),
+        );
+        Finding::new(
+            PAGE_TOKEN,
+            "no duplicates",
+            format!("a walk of {path} at maxResults {size} that shows each item once"),
+            format!("{id} on two pages"),
+        )
+        .with_clauses(&cited)
     }
 
     /// The first items of the list `list` (a collection the run only adds to), each read on
@@ -314,8 +396,9 @@ impl Reader<'_> {
         const ITEMS: usize = 2;
         let exec = self.exec;
         let kind = &list.effect.on;
+        let listed_at = exec.model.now();
         let ex = self.get(&list.template, &[]).await;
-        let items: Vec<String> = ex
+        let listed: Vec<(String, Value)> = ex
             .outcome
             .as_ref()
             .ok()
@@ -326,7 +409,7 @@ impl Reader<'_> {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter_map(id_of)
+            .filter_map(|i| Some((id_of(i)?, i.clone())))
             .take(ITEMS)
             .collect();
         let plain = |r: &&conformance_contract::Route| {
@@ -360,7 +443,7 @@ impl Reader<'_> {
                 })
             })
             .collect();
-        for id in items {
+        for (id, item) in listed {
             let fill = |t: &str| {
                 let (head, tail) = t.split_once('{').unwrap_or((t, ""));
                 let tail = tail.split_once('}').map_or("", |(_, rest)| rest);
@@ -379,6 +462,22 @@ impl Reader<'_> {
                 let fine = resp.is_some_and(|r| r.status == 403)
                     || (resp.is_some_and(|r| (200..300).contains(&r.status))
                         && shown.as_ref().is_none_or(|s| *s == id));
+                // A kind whose creation is queued (a message's sending) moves on by itself.
+                let still = !exec
+                    .contract
+                    .resources
+                    .get(kind)
+                    .is_some_and(|r| r.listed_late)
+                    && exec.model.kind_still_since(kind, listed_at);
+                if fine && shown.as_ref() == Some(&id) && still {
+                    let data = resp
+                        .and_then(|r| r.json.as_ref())
+                        .and_then(|j| j.as_ref().ok())
+                        .and_then(|b| b.get("data"));
+                    if let Some(f) = disagreement(&item, data, list, read) {
+                        self.found.push((f, ex.clone()));
+                    }
+                }
                 if !fine {
                     self.found.push((
                         Finding::new(
@@ -494,6 +593,81 @@ impl Reader<'_> {
                 .with_clauses(&cited),
                 small.last.clone(),
             ));
+        }
+    }
+
+    /// The list at each order its `sort` parameter names (`field:asc`, `field:desc`, as
+    /// stated values of the route table), unfiltered: one page of 50, in that order by the
+    /// field's instant (items with equal keys in any order, READINGS 4.5). One page is one
+    /// moment, so a field the run changes meanwhile cannot put it out of order.
+    async fn sorted(&mut self, path: &str) {
+        const SORT: &str = "Pagination and collection conventions > sort";
+        let Some(route) = self.exec.contract.route("GET", path) else {
+            return;
+        };
+        let Some(param) = route.query_param("sort") else {
+            return;
+        };
+        let values: Vec<String> = param
+            .schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect();
+        let mut cited = vec![SORT.to_string()];
+        cited.extend(param.clause.iter().cloned());
+        for value in values {
+            let Some((field, dir)) = value.split_once(':') else {
+                continue;
+            };
+            let desc = dir == "desc";
+            let ex = self
+                .get(
+                    path,
+                    &[("sort", value.clone()), ("maxResults", "50".into())],
+                )
+                .await;
+            let Some(items) = ex
+                .outcome
+                .as_ref()
+                .ok()
+                .filter(|r| r.status == 200)
+                .and_then(|r| r.json.as_ref())
+                .and_then(|j| j.as_ref().ok())
+                .and_then(|b| b.get("data"))
+                .and_then(Value::as_array)
+            else {
+                continue;
+            };
+            let keys: Vec<(String, OffsetDateTime)> = items
+                .iter()
+                .filter_map(|i| {
+                    let t = i.get(field)?.as_str()?;
+                    Some((id_of(i)?, OffsetDateTime::parse(t, &Rfc3339).ok()?))
+                })
+                .collect();
+            let broken = keys.windows(2).find(|w| {
+                if desc {
+                    w[0].1 < w[1].1
+                } else {
+                    w[0].1 > w[1].1
+                }
+            });
+            if let Some(w) = broken {
+                self.found.push((
+                    Finding::new(
+                        SORT,
+                        format!("order by {value}"),
+                        format!("the items of {path}?sort={value} in {dir}ending {field}"),
+                        format!("{} before {}", w[0].0, w[1].0),
+                    )
+                    .with_clauses(&cited),
+                    ex.clone(),
+                ));
+            }
         }
     }
 

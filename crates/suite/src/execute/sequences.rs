@@ -2149,9 +2149,16 @@ impl Explorer<'_> {
             'items: for (item, mine) in &sources {
                 for (i, a) in filters.iter().enumerate() {
                     for (j, b) in filters.iter().enumerate().skip(i + 1) {
+                        // A value with a comma cannot be sent where the filter takes a
+                        // comma-separated set.
+                        let sendable = |f: &conformance_contract::operations::Filter| {
+                            value_of(item, f).is_some_and(|v| {
+                                !(matches!(f.rule, Rule::InComma) && v.contains(','))
+                            })
+                        };
                         if a.field != b.field
-                            && value_of(item, a).is_some()
-                            && value_of(item, b).is_some()
+                            && sendable(a)
+                            && sendable(b)
                             && !matches!(
                                 a.rule,
                                 Rule::After | Rule::Before | Rule::AtOrAfter | Rule::AtOrBefore
@@ -2201,7 +2208,21 @@ impl Explorer<'_> {
                     }
                     continue;
                 }
-                let Some((item, mine)) = sources.iter().find(|(i, _)| value_of(i, f).is_some())
+                // The item whose value holds a separator where one does (a value a parser that
+                // splits or decodes it would lose), except a comma where the filter takes a
+                // comma-separated set (such a value cannot be sent there).
+                let usable = |(i, _): &&(Value, bool)| {
+                    value_of(i, f)
+                        .is_some_and(|v| !(matches!(f.rule, Rule::InComma) && v.contains(',')))
+                };
+                let separated = |(i, _): &&(Value, bool)| {
+                    value_of(i, f).is_some_and(|v| v.contains(|c| ",;|/&=+%#?".contains(c)))
+                };
+                let Some((item, mine)) = sources
+                    .iter()
+                    .filter(usable)
+                    .find(separated)
+                    .or_else(|| sources.iter().find(usable))
                 else {
                     continue;
                 };

@@ -20,6 +20,10 @@ pub(crate) enum Class {
     BeyondBmp,
     /// Text with combining marks (a letter and its accent as two characters).
     Combining,
+    /// Text with the characters that separate values in queries, lists and paths (a comma, a
+    /// semicolon, a bar, a slash, an ampersand, an equals sign, a plus, a percent sign, a hash,
+    /// a question mark), cut to the field's maximum where one is stated.
+    Separators(Option<u64>),
     /// A length bound: exactly `n` characters.
     Length(u64),
     /// The maximum length in characters of more than one byte.
@@ -52,6 +56,7 @@ impl Class {
             Class::Plain => "plain text".into(),
             Class::BeyondBmp => "beyond the BMP".into(),
             Class::Combining => "combining marks".into(),
+            Class::Separators(_) => "separators".into(),
             Class::Length(n) => format!("length {n}"),
             Class::LengthWide(n) => format!("length {n}, multi-byte"),
             Class::Long(n) => format!("length {n}, no stated bound"),
@@ -156,9 +161,14 @@ pub(crate) fn classes(schema: &Value, presence: Presence, link: bool) -> Vec<Cla
             out.push(Class::Link(Some(max)));
         }
     } else if types.contains(&"string") && !names_resource(schema) {
-        out.extend([Class::Plain, Class::BeyondBmp, Class::Combining]);
         let min = schema.get("minLength").and_then(Value::as_u64);
         let max = schema.get("maxLength").and_then(Value::as_u64);
+        out.extend([
+            Class::Plain,
+            Class::BeyondBmp,
+            Class::Combining,
+            Class::Separators(max),
+        ]);
         if let Some(n) = min {
             out.push(Class::Length(n.max(1)));
         }
@@ -220,6 +230,13 @@ pub(crate) fn value(class: &Class, tag: &str, rng: &mut TestRng) -> Option<Value
         )),
         // A letter and a combining acute accent, then a letter and a combining diaeresis.
         Class::Combining => json!(format!("{tag} e\u{301}te\u{301} u\u{308}ber")),
+        Class::Separators(max) => {
+            let text = format!("{tag} a,b;c|d/e&f=g+h%2i#j?k");
+            json!(match max {
+                Some(n) => text.chars().take(*n as usize).collect::<String>(),
+                None => text,
+            })
+        }
         Class::Length(n) => json!(padded(tag, *n as usize, &['x', 'y', 'z'], rng)),
         Class::LengthWide(n) => json!(padded("", *n as usize, &['é', 'ß', 'ø', 'Ω', 'Ж'], rng)),
         Class::Long(n) => json!(padded(tag, *n as usize, LETTERS, rng)),
@@ -288,6 +305,8 @@ mod tests {
         assert!(Class::Absent(false).may_be_refused() && !Class::Absent(true).may_be_refused());
         let nullable = json!({"type": ["string", "null"]});
         assert!(classes(&nullable, Presence::Required, false).contains(&Class::Null));
+        let cut = value(&Class::Separators(Some(12)), "r1234567-t", &mut rng()).unwrap();
+        assert_eq!(cut.as_str().unwrap().chars().count(), 12);
         let status = json!({"type": "string", "enum": ["enabled", "disabled"]});
         assert_eq!(classes(&status, Presence::Required, false).len(), 2);
         let user = json!({"type": "string", "pattern": "^US(.*)$"});

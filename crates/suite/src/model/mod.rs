@@ -51,6 +51,11 @@ struct State {
     shown: Shown,
     /// The events the accepted changes fired, in the order the model saw them answered.
     fired: Vec<Fired>,
+    /// Writes (creates, changes, deletes) in flight, and the clock when the last was answered:
+    /// of the run, and by the kind of resource they write.
+    writing: u32,
+    written: u64,
+    by_kind: HashMap<Kind, (u32, u64)>,
 }
 
 /// An event an accepted change fired, as the operation table says (`x-effect.fires`).
@@ -94,6 +99,10 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let clock = state.clock;
+        if let Some(kind) = written_kind(&op) {
+            state.writing += 1;
+            state.by_kind.entry(kind).or_default().0 += 1;
+        }
         if let Some(Op::Change { kind, id, .. }) = &op {
             if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone())) {
                 // Two changes in flight at once (trials sharing a resource): the order the
@@ -117,6 +126,13 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
+        if let Some(kind) = written_kind(&op) {
+            state.writing = state.writing.saturating_sub(1);
+            state.written = now;
+            let w = state.by_kind.entry(kind).or_default();
+            w.0 = w.0.saturating_sub(1);
+            w.1 = now;
+        }
         match op {
             Some(Op::Create {
                 kind,
@@ -142,6 +158,7 @@ impl Model {
                                         body.get("data").unwrap_or(&Value::Null),
                                         &state.shown,
                                         "/data",
+                                        false,
                                     ));
                                 }
                                 state.resources.insert((kind, id), t);
@@ -285,6 +302,27 @@ impl Model {
             .unwrap_or_default()
     }
 
+    /// The model's clock now.
+    pub(crate) fn now(&self) -> u64 {
+        self.lock().clock
+    }
+
+    /// Whether no write of the run (a create, a change, a delete, of any kind) was in flight at
+    /// any time since the clock `since`: a list read since then is one state of the target.
+    pub(crate) fn still_since(&self, since: u64) -> bool {
+        let state = self.lock();
+        state.writing == 0 && state.written <= since
+    }
+
+    /// Whether no write of a resource of `kind` was in flight at any time since the clock
+    /// `since`.
+    pub(crate) fn kind_still_since(&self, kind: &str, since: u64) -> bool {
+        self.lock()
+            .by_kind
+            .get(kind)
+            .is_none_or(|(writing, written)| *writing == 0 && *written <= since)
+    }
+
     /// Whether a change of the resource `id` of `kind` was in flight at some time between the
     /// model's clocks `sent` and `answered` (the span of another request).
     pub(crate) fn changed_during(&self, kind: &str, id: &str, sent: u64, answered: u64) -> bool {
@@ -379,6 +417,17 @@ pub(crate) fn stated_for(
     })
 }
 
+/// The kind of resource the request may change (what the model classifies as a create, a
+/// change or a request it cannot interpret); `None` for a read.
+fn written_kind(op: &Option<Op<'_>>) -> Option<Kind> {
+    match op {
+        Some(Op::Create { kind, .. } | Op::Change { kind, .. } | Op::Other { kind, .. }) => {
+            Some(kind.clone())
+        }
+        _ => None,
+    }
+}
+
 /// Whether the request carries the run's own key: what other keys are shown is not stated.
 fn primary(out: &Outgoing) -> bool {
     matches!(out.auth, Auth::Primary)
@@ -421,7 +470,7 @@ impl State {
                     self.remember_shown(resource, data);
                     if let (Some(t), Some(data)) = (self.resources.get_mut(&key), data) {
                         if settled(t) {
-                            found.extend(t.judge(resource, data, &self.shown, "/data"));
+                            found.extend(t.judge(resource, data, &self.shown, "/data", false));
                         }
                     }
                 }
@@ -447,6 +496,7 @@ impl State {
                                 item,
                                 &self.shown,
                                 &format!("/data/{i}"),
+                                true,
                             ));
                         }
                     }

@@ -157,7 +157,15 @@ pub(crate) struct Tracked {
     history: Vec<(u64, u64, Snapshot)>,
     /// The writes accepted on it, its create included: no event fires more often.
     pub(crate) writes: usize,
+    /// Of each view (a list's item, a read by id), what the last read showed of the fields no
+    /// operation sets (`Resource::unset`), with the clauses of the changes accepted since, each
+    /// of which keeps the others; `None` after a change that may alter them.
+    unset: [Option<Unset>; 2],
 }
+
+/// The fields no operation sets as one view last showed them (present and not null), and the
+/// clauses of the changes since.
+type Unset = (BTreeMap<String, Value>, Vec<String>);
 
 /// A resource as it was at one moment.
 #[derive(Debug, Clone)]
@@ -310,6 +318,7 @@ impl Tracked {
             unknown: false,
             history: Vec::new(),
             writes: 1,
+            unset: [None, None],
         };
         t.apply(route, resource, request);
         t
@@ -415,6 +424,16 @@ impl Tracked {
         if let Some(clause) = &effect.keeps_others {
             self.kept_by(clause, &touched);
         }
+        for view in &mut self.unset {
+            match (&effect.keeps_others, view.as_mut()) {
+                (Some(clause), Some((_, since))) => {
+                    if !since.contains(clause) {
+                        since.push(clause.clone());
+                    }
+                }
+                _ => *view = None,
+            }
+        }
         if effect.replaces {
             // What the change does to the fields it leaves out is not shown.
             self.fields.clear();
@@ -482,13 +501,14 @@ impl Tracked {
         }
     }
 
-    /// Judges the resource as a read (its GET, or an item of a list) showed it.
+    /// Judges the resource as a read (its GET, or an item of a list: `listed`) showed it.
     pub(crate) fn judge(
         &mut self,
         resource: &Resource,
         data: &Value,
         shown: &Shown,
         at: &str,
+        listed: bool,
     ) -> Vec<Finding> {
         if let Some(clause) = &self.deleted {
             // A deleted resource may still be shown with its `deleted` field true (a task's
@@ -518,6 +538,74 @@ impl Tracked {
         }
         let mut out = self.judge_fields(data, shown, at);
         out.extend(self.judge_members(data, shown, at));
+        out.extend(self.judge_unset(resource, data, at, listed));
+        if let (Some(flag), Some(clause)) = (&resource.deleted, &resource.clause) {
+            // Only a delete deletes: a resource the run never deleted is not shown deleted.
+            if data.pointer(flag) == Some(&Value::Bool(true)) {
+                let name = flag.trim_start_matches('/');
+                out.push(
+                    Finding::new(
+                        clause,
+                        format!("model: {name}"),
+                        format!(
+                            "{name} false or absent: the run never deleted this {}",
+                            self.kind
+                        ),
+                        format!("{name} true"),
+                    )
+                    .at(format!("{at}{flag}")),
+                );
+            }
+        }
+        out
+    }
+
+    /// The fields no operation sets, as this view last showed them: a change that keeps the
+    /// others since then leaves each as it was (shown with the same value, not dropped).
+    fn judge_unset(
+        &mut self,
+        resource: &Resource,
+        data: &Value,
+        at: &str,
+        listed: bool,
+    ) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let view = &mut self.unset[usize::from(listed)];
+        if let Some((seen, since)) = view.as_ref().filter(|(_, since)| !since.is_empty()) {
+            for (pointer, was) in seen {
+                let now = data.pointer(pointer).filter(|v| !v.is_null());
+                let same = match (now, instant(was)) {
+                    (Some(v), Some(t)) => instant(v) == Some(t),
+                    (Some(v), None) => v == was,
+                    (None, _) => false,
+                };
+                if same {
+                    continue;
+                }
+                out.push(
+                    Finding::new(
+                        &since[0],
+                        format!("model: {}", pointer.trim_start_matches('/')),
+                        format!(
+                            "{}, as a read showed it before changes that set other fields",
+                            crate::redact::compact(was)
+                        ),
+                        now.map_or("null or absent".into(), crate::redact::compact),
+                    )
+                    .at(format!("{at}{pointer}"))
+                    .with_clauses(since),
+                );
+            }
+        }
+        let seen = resource
+            .unset
+            .iter()
+            .filter_map(|p| {
+                let v = data.pointer(p).filter(|v| !v.is_null())?;
+                Some((p.clone(), v.clone()))
+            })
+            .collect();
+        *view = Some((seen, Vec::new()));
         out
     }
 
