@@ -32,6 +32,9 @@ pub struct Resource {
     pub deleted: Option<String>,
     /// The clause that states its fields (`clause`): a live one shown deleted breaks it.
     pub clause: Option<String>,
+    /// The instants the target sets from its own clock when it creates or changes it
+    /// (`clocked`: its creation and update times).
+    pub clocked: Vec<String>,
     /// The fields a run sets, in the table's order.
     pub fields: Vec<Field>,
     /// The fields of its schema (`schema`) that no operation of the table sets, less its id,
@@ -278,6 +281,14 @@ pub(crate) fn resources(
                     }
                     c => c.map(str::to_string),
                 },
+                clocked: r
+                    .get("clocked")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
                 unset: unset(doc, r, &at, id, &fields)?,
                 fields,
             },

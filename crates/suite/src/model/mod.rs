@@ -146,6 +146,7 @@ impl Model {
                             if let Some(id) = body.get("data").and_then(|d| resource.id_of(d)) {
                                 let mut t = Tracked::created(&kind, route, resource, &request);
                                 t.changed = now;
+                                t.made = resources::answered_at(&resp.headers);
                                 t.record(ticket.clock, now);
                                 state.fire(route, &kind, resource, &id, (ticket.clock, now), ex);
                                 // The answer of a create is stated to be the resource for
@@ -159,6 +160,7 @@ impl Model {
                                         &state.shown,
                                         "/data",
                                         false,
+                                        t.made,
                                     ));
                                 }
                                 state.resources.insert((kind, id), t);
@@ -227,7 +229,7 @@ impl Model {
                         id.as_deref(),
                         resp.status,
                         body,
-                        ticket.clock,
+                        (ticket.clock, resources::answered_at(&resp.headers)),
                     ));
                 }
             }
@@ -457,7 +459,7 @@ impl State {
         id: Option<&str>,
         status: u16,
         body: Option<&Value>,
-        sent: u64,
+        (sent, date): (u64, Option<time::OffsetDateTime>),
     ) -> Vec<Finding> {
         let mut found = Vec::new();
         let settled = |t: &Tracked| t.pending == 0 && t.changed < sent && !t.unknown;
@@ -470,7 +472,14 @@ impl State {
                     self.remember_shown(resource, data);
                     if let (Some(t), Some(data)) = (self.resources.get_mut(&key), data) {
                         if settled(t) {
-                            found.extend(t.judge(resource, data, &self.shown, "/data", false));
+                            found.extend(t.judge(
+                                resource,
+                                data,
+                                &self.shown,
+                                "/data",
+                                false,
+                                date,
+                            ));
                         }
                     }
                 }
@@ -497,6 +506,7 @@ impl State {
                                 &self.shown,
                                 &format!("/data/{i}"),
                                 true,
+                                date,
                             ));
                         }
                     }

@@ -131,6 +131,17 @@ enum Known {
     Cleared,
 }
 
+/// The convention instants break when they are not in UTC.
+const CLOCK: &str = "Conventions > timestamps";
+
+/// The `Date` of an answer: the target's clock when it answered.
+pub(crate) fn answered_at(headers: &[(String, String)]) -> Option<OffsetDateTime> {
+    let (_, v) = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("date"))?;
+    OffsetDateTime::parse(v, &time::format_description::well_known::Rfc2822).ok()
+}
+
 /// A resource the run created, as the model knows it.
 pub(crate) struct Tracked {
     kind: Kind,
@@ -161,6 +172,8 @@ pub(crate) struct Tracked {
     /// operation sets (`Resource::unset`), with the clauses of the changes accepted since, each
     /// of which keeps the others; `None` after a change that may alter them.
     unset: [Option<Unset>; 2],
+    /// When the target answered its create, by the target's own clock (the answer's `Date`).
+    pub(crate) made: Option<OffsetDateTime>,
 }
 
 /// The fields no operation sets as one view last showed them (present and not null), and the
@@ -319,6 +332,7 @@ impl Tracked {
             history: Vec::new(),
             writes: 1,
             unset: [None, None],
+            made: None,
         };
         t.apply(route, resource, request);
         t
@@ -501,7 +515,8 @@ impl Tracked {
         }
     }
 
-    /// Judges the resource as a read (its GET, or an item of a list: `listed`) showed it.
+    /// Judges the resource as a read (its GET, or an item of a list: `listed`) answered at
+    /// `date` (the answer's `Date`, the target's clock) showed it.
     pub(crate) fn judge(
         &mut self,
         resource: &Resource,
@@ -509,6 +524,7 @@ impl Tracked {
         shown: &Shown,
         at: &str,
         listed: bool,
+        date: Option<OffsetDateTime>,
     ) -> Vec<Finding> {
         if let Some(clause) = &self.deleted {
             // A deleted resource may still be shown with its `deleted` field true (a task's
@@ -539,6 +555,7 @@ impl Tracked {
         let mut out = self.judge_fields(data, shown, at);
         out.extend(self.judge_members(data, shown, at));
         out.extend(self.judge_unset(resource, data, at, listed));
+        out.extend(self.judge_clocked(resource, data, at, date));
         if let (Some(flag), Some(clause)) = (&resource.deleted, &resource.clause) {
             // Only a delete deletes: a resource the run never deleted is not shown deleted.
             if data.pointer(flag) == Some(&Value::Bool(true)) {
@@ -558,6 +575,49 @@ impl Tracked {
             }
         }
         out
+    }
+
+    /// The instants the target sets from its clock fall between its create's answer and this
+    /// read's, by the target's own clock, within a margin for clocks of its parts (a database's)
+    /// that differ: an instant hours away is not one in UTC (a local time written with `Z`, a
+    /// date without its time).
+    fn judge_clocked(
+        &self,
+        resource: &Resource,
+        data: &Value,
+        at: &str,
+        date: Option<OffsetDateTime>,
+    ) -> Vec<Finding> {
+        const MARGIN: time::Duration = time::Duration::minutes(10);
+        let (Some(made), Some(date)) = (self.made, date) else {
+            return Vec::new();
+        };
+        let (from, to) = (made - MARGIN, date + MARGIN);
+        let fmt = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_default();
+        resource
+            .clocked
+            .iter()
+            .filter_map(|pointer| {
+                let v = data.pointer(pointer)?;
+                let t = instant(v)?;
+                (t < from || t > to).then(|| {
+                    Finding::new(
+                        CLOCK,
+                        format!("model: {}", pointer.trim_start_matches('/')),
+                        format!(
+                            "an instant in UTC from {} to {}: the target created this {} at {} by its own clock (the Date of the answer), and this read was answered at {}, give or take ten minutes",
+                            fmt(from),
+                            fmt(to),
+                            self.kind,
+                            fmt(made),
+                            fmt(date)
+                        ),
+                        crate::redact::compact(v),
+                    )
+                    .at(format!("{at}{pointer}"))
+                })
+            })
+            .collect()
     }
 
     /// The fields no operation sets, as this view last showed them: a change that keeps the
