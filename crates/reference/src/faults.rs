@@ -655,6 +655,8 @@ recorded {
         "POST /v1/contacts answers 200 instead of 201 when the body carries customFields (the path that saves custom fields answers as an update)";
     ConversationsV1HideDone => blind1 "conversations-v1-hide-done", "v1 API: conversations > GET /v1/conversations",
         "GET /v1/conversations leaves out conversations marked done (it lists the inbox, not all conversations of the organization)";
+    TaskCreatedAtServerLocal => "task-created-at-server-local", "Conventions > timestamps",
+        "the task serializer writes createdAt in the server's zone (UTC-5) with a `Z`: every task shows a creation time five hours before it was made";
 }
 pending {
     // Blind faults not yet in the catalog: missed by the seeded run the self-test makes, or

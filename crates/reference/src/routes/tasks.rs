@@ -334,6 +334,15 @@ fn task_json(task: &Task, faults: &FaultSet) -> Value {
         v["completed"] = json!(task.completed.to_string());
         v["isDeleted"] = json!(task.is_deleted.to_string());
     }
+    if faults.has(Fault::TaskCreatedAtServerLocal) {
+        let shifted = v["createdAt"]
+            .as_str()
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            .map(|t| t - time::Duration::hours(5));
+        if let Some(t) = shifted.and_then(|t| t.format(&Rfc3339).ok()) {
+            v["createdAt"] = json!(t);
+        }
+    }
     // Fault task-created-at-naive: a timestamp-without-time-zone column, shown as it reads.
     if faults.has(Fault::TaskCreatedAtNaive) {
         if let Some(naive) = v["createdAt"].as_str().and_then(|t| t.strip_suffix('Z')) {
