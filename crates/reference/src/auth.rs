@@ -91,6 +91,17 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         }
         return error.render(app.switches());
     };
+    // Fault user-routes-owner-key-table: the user routes look the key up in the admin console's
+    // table, which holds owners' keys only.
+    let user_path = req.uri().path() == "/users" || req.uri().path().starts_with("/users/");
+    if user_path && faults.has(Fault::UserRoutesOwnerKeyTable) && is_member(&app, key.user_id) {
+        return ApiError::for_path(
+            req.uri().path(),
+            StatusCode::UNAUTHORIZED,
+            "the API key in the Authorization header is not valid",
+        )
+        .render(app.switches());
+    }
     // Fault v1-tasks-require-version-header: the version check runs on the v1 task routes too.
     let task_path = req.uri().path() == "/v1/tasks" || req.uri().path().starts_with("/v1/tasks/");
     if task_path
@@ -110,6 +121,15 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         user_id: key.user_id,
     });
     next.run(req).await
+}
+
+/// Whether the user of a key is a member (not an owner or admin) of the workspace.
+fn is_member(app: &App, user_id: &str) -> bool {
+    app.store()
+        .workspace()
+        .user(user_id)
+        .and_then(|u| u.json.get("role").and_then(serde_json::Value::as_str))
+        == Some("member")
 }
 
 /// Requires `Service-Api-Version: 2026-03-30` on header-versioned routes.

@@ -139,7 +139,12 @@ pub(crate) fn fire(
     for w in targets {
         let now = OffsetDateTime::now_utc();
         let hooks = &mut store.hooks;
-        let id = hooks.new_delivery_id();
+        let mut id = hooks.new_delivery_id();
+        // Fault delivery-id-from-resource: the id, meant as an idempotency key, is a hash of the
+        // webhook and the primary resource.
+        if faults.has(Fault::DeliveryIdFromResource) {
+            id = format!("msg_{:016x}", fnv1a(&format!("{}/{resource_id}", w.id)));
+        }
         let event_id = format!("EV{}", &id[4..]);
         let mut payload = json!({
             "id": event_id,
@@ -182,6 +187,13 @@ pub(crate) fn fire(
         ));
     }
     jobs
+}
+
+/// FNV-1a of a text (fault delivery-id-from-resource).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h: u64, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Records a test delivery to one webhook (eventId and resourceId null); `first_secret` is fault
@@ -322,14 +334,22 @@ async fn deliver(app: App, job: Job) {
         } else {
             job.id.clone()
         };
-        let mut ts = OffsetDateTime::now_utc().unix_timestamp();
+        let now_ms = (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64;
+        let mut ts = now_ms.div_euclid(1000);
         // Fault webhook-timestamp-milliseconds: the timestamp taken from a milliseconds clock.
         if faults.has(Fault::WebhookTimestampMilliseconds) {
-            ts = (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64;
+            ts = now_ms;
         }
         if faults.has(Fault::WebhookStaleTimestamp) {
             ts -= 600;
         }
+        // Fault webhook-signature-timestamp-rounded: the signer rounds the milliseconds to the
+        // nearest second where the header floors them.
+        let signed_ts = if faults.has(Fault::WebhookSignatureTimestampRounded) {
+            (now_ms + 500).div_euclid(1000)
+        } else {
+            ts
+        };
         // Fault delivery-retry-rerenders-payload: a retry renders the event again.
         let job = if attempt > 0 && faults.has(Fault::DeliveryRetryRerendersPayload) {
             rerendered(&job, attempt)
@@ -359,7 +379,7 @@ async fn deliver(app: App, job: Job) {
             };
             req = req.header(
                 "webhook-signature",
-                signature(&job, &signed_id, ts, &faults),
+                signature(&job, &signed_id, signed_ts, &faults),
             );
         }
         let answer = req.body(job.payload.clone()).send().await;

@@ -201,6 +201,11 @@ impl ApiError {
         body.insert("message".into(), json!(self.message));
         match self.generation {
             Generation::V1 => {
+                // Fault v1-calls-error-message-localized: the calls area takes its messages from
+                // the translation catalog, as the map of locales.
+                if self.code.starts_with("01") && faults.has(Fault::V1CallsErrorMessageLocalized) {
+                    body.insert("message".into(), json!({ "en": self.message }));
+                }
                 // Where the area's only 400 row names another condition, the code of any other
                 // 400 condition is open (READINGS 3.4): variant `unlisted-codes` uses its own.
                 if switches.variant(Variant::UnlistedCodes)

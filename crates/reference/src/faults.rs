@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind9` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind10` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -61,6 +61,9 @@ macro_rules! kind {
     };
     (blind_set, blind9) => {
         Some(9)
+    };
+    (blind_set, blind10) => {
+        Some(10)
     };
     (blind_set, $other:ident) => {
         None
@@ -1249,6 +1252,91 @@ pending {
         "an empty Authorization header is taken as absent and the configured development key is used (`header || DEFAULT_KEY`): it is served as the primary user instead of answering 401";
     VersionHeaderEmptyDefaultsLatest => blind9 "version-header-empty-defaults-latest", "Versioning > 1",
         "an empty Service-Api-Version is taken as absent and defaults to the latest version (`header || LATEST`): header-versioned requests with `Service-Api-Version:` and no value are served instead of refused";
+
+    // Blind set 10: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: an identifier folded to lower case on write, a default rendered by
+    // the serializer but not stored, an `IN ()` built from an empty list, an empty resolved set
+    // taken for no filter, a set lookup where a prefix rule is stated, an error body sent without
+    // its status, a sort direction compared with the SQL keyword's case, Go initialisms in JSON
+    // names, an event per carrier receipt, an operator table with two entries swapped, MySQL's
+    // auto-updating first TIMESTAMP column, a value clamped instead of refused, a Go nil slice, a
+    // response cache keyed without the query, an answer wrapped twice, a route group
+    // authenticated against another key table, an anti-XSSI prefix, a check and an insert in two
+    // transactions, an all-day rule on midnight, a body field read from the query, an id from
+    // COUNT(*) + 1, a wildcard stored as NULL and shown empty, a mass assignment, a single-target
+    // action sent through the broadcast bus, an idempotency key from the wrong fields, a
+    // localized message map, floor and round of one clock, OFFSET pages without ORDER BY, a
+    // deprecated parameter that kept its old format, a deep merge of arrays, a phone search across
+    // every phone column, an ORM's default UUID key, `parseInt`, an ISO 8601 duration.
+    ContactExternalIdLowercased => blind10 "contact-external-id-lowercased", "Resources > Contact > externalId",
+        "POST and PATCH /v1/contacts normalize externalId to lower case before storing it (an identifier normalizer run on write): an externalId `CRM-Ab12` is answered and read back as `crm-ab12`, and externalIds=CRM-Ab12 lists nothing";
+    ContactsSourceDefaultRendered => blind10 "contacts-source-default-rendered", "v1 API: contacts > GET /v1/contacts",
+        "POST /v1/contacts without source stores NULL and the serializer renders `source or 'public-api'`: the contact reads source `public-api`, but GET /v1/contacts?sources=public-api (and GET /contacts?source=public-api) does not list it, the filter seeing the NULL column";
+    ContactPatchEmptyList500 => blind10 "contact-patch-empty-list-500", "Errors > no server errors",
+        "PATCH /v1/contacts/{id} deletes the entries a sent list leaves out with a hand-built `DELETE ... WHERE id NOT IN (<kept ids>)`: a list sent empty (`defaultFields.emails: []`, `defaultFields.phoneNumbers: []` or `customFields: []`) makes `NOT IN ()`, a SQL syntax error answered 500 instead of clearing those entries";
+    ContactsUnknownExternalIdsListAll => blind10 "contacts-unknown-external-ids-list-all", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts resolves externalIds to contact ids first and adds `id IN (...)` only when the resolved list is non-empty (`if ids:`): externalIds naming no contact lists every contact instead of none";
+    ReservedSourcePrefixRuleDropped => blind10 "reserved-source-prefix-rule-dropped", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts checks source by membership in the set of reserved words (the startswith rule dropped): the reserved words themselves are refused, but a source starting with a reserved prefix (`csv-import`, `<brand> Mobile`) is accepted with 201";
+    ContactGetMissing200 => blind10 "contact-get-missing-200", "Errors > Rules > 2",
+        "GET /contacts/{contactId} of a missing contact writes the 404 error body but not its status (the error handler's `res.json(body)` without `res.status(404)`): HTTP 200 with {message, docs, title}";
+    MessagesSortDirectionUppercase => blind10 "messages-sort-direction-uppercase", "Pagination and collection conventions > sort",
+        "GET /messages compares the direction of `sort` with the SQL keywords `ASC` and `DESC` as written: `asc` and `desc` match neither and the default direction applies, so sort=createdAt:asc (or updatedAt:asc) answers newest first";
+    MessagesListGoInitialisms => blind10 "messages-list-go-initialisms", "Resources > Message > conversationId",
+        "GET /messages serializes its items with JSON names generated under a Go linter's initialism rule: `conversationID`, `phoneNumberID`, `userID`, so its messages carry no conversationId (GET /messages/{messageId} and the v1 answers keep it)";
+    GroupDeliveredPerRecipient => blind10 "group-delivered-per-recipient", "Events > event table",
+        "POST /v1/messages with several recipients publishes message.delivered from each recipient's carrier receipt: a webhook subscribed to message.delivered gets one delivery per recipient, each with its own event id, for the one group message sent";
+    MessagesTimeOperatorsSwapped => blind10 "messages-time-operators-swapped", "Pagination and collection conventions > filters",
+        "GET /messages maps the operators of its createdAt and updatedAt filters through a table whose `gte` and `lte` entries are swapped: createdAt[gte]=T lists the messages created at or before T, createdAt[lte]=T those created at or after it";
+    ConversationCreatedAtOnUpdate => blind10 "conversation-created-at-on-update", "v1 API: conversations > GET /v1/conversations > ranges",
+        "conversations keep createdAt in the table's first TIMESTAMP column, which MySQL declares `ON UPDATE CURRENT_TIMESTAMP`: every write to the row (a message sent or received in it, mark-as-*) moves createdAt to now, so a createdBefore after the conversation's creation no longer lists it and a createdAfter after it does";
+    CallsMaxResultsClamped => blind10 "calls-max-results-clamped", "Limits > maxResults",
+        "GET /calls clamps maxResults into 1-100 (`min(max(n, 1), 100)`) instead of refusing a value outside it: maxResults=500 (or 0, or -3) answers 200";
+    CallsEmptyPageNullData => blind10 "calls-empty-page-null-data", "Pagination and collection conventions > list shape",
+        "GET /calls and GET /v1/calls collect their items in a Go nil slice: a page without calls (a filter matching none) answers `data: null` instead of `[]`";
+    CallGetCacheIgnoresInclude => blind10 "call-get-cache-ignores-include", "Header-versioned API > GET /calls/{callId}",
+        "GET /calls/{callId} answers from a response cache keyed by the path alone: once a call was read without include, include=summary,voicemail answers the cached call, without its summary and voicemail";
+    RecordingsV1DoubleEnvelope => blind10 "recordings-v1-double-envelope", "v1 API: calls and recordings > GET /v1/call-recordings/{callId}",
+        "GET /v1/call-recordings/{callId} wraps the recordings service's answer, already `{data: [...]}`, in `data` once more: `{data: {data: [Recording]}}`";
+    UserRoutesOwnerKeyTable => blind10 "user-routes-owner-key-table", "Authentication > 3",
+        "GET /users, /users/{userId} and /users/{userId}/phone-numbers authenticate against the admin console's key table, which holds the keys of owners only: a member's valid key (the restricted key) answers 401 Unauthorized";
+    PhoneNumbersXssiPrefix => blind10 "phone-numbers-xssi-prefix", "Endpoints > JSON bodies",
+        "the /phone-numbers routes sit behind the web console's JSON helper, which prefixes every body with the anti-XSSI guard `)]}',` and a newline: their answers, labelled application/json, are not JSON";
+    TaskLimitRace => blind10 "task-limit-race", "Limits > open tasks",
+        "POST /v1/tasks counts the open tasks in one transaction and inserts in another after a second round trip (30 ms), without counting again: creates sent together when one slot is left all pass, and the workspace ends above its open-task limit (creates sent one after the other are still refused)";
+    TaskDueDateMidnightDateOnly => blind10 "task-due-date-midnight-date-only", "Conventions > timestamps",
+        "task answers take a due date at exactly midnight UTC for an all-day task and show its date alone: a dueDate of 2026-03-01T00:00:00Z reads back `2026-03-01`, which is no date-time";
+    TaskUnassignUserFromQuery => blind10 "task-unassign-user-from-query", "v1 API: tasks > POST /v1/tasks/{taskId}/unassign",
+        "POST /v1/tasks/{taskId}/unassign reads userId from the query string (the handler was copied from a DELETE route): the body {userId} is ignored and the request answers 400 userId is required";
+    WebhookIdCountPlusOne => blind10 "webhook-id-count-plus-one", "Header-versioned API > webhook management",
+        "POST /webhooks gives a new webhook the id `1000 + COUNT(*) + 1`: once a webhook was deleted, the next create takes the id of one that still exists, so two webhooks share it (GET /webhooks lists both, GET /webhooks/{id} answers the older, DELETE removes both)";
+    WebhookWildcardShownEmpty => blind10 "webhook-wildcard-shown-empty", "Resources > Webhook > resourceIds",
+        "the wildcard scope is stored as NULL (every number) and serialized as `resource_ids or []`: a webhook scoped to [\"*\"] (the seeded 1002, one created without resourceIds) answers resourceIds `[]`, though it still receives every number's events";
+    WebhookMassAssignsApiVersion => blind10 "webhook-mass-assigns-api-version", "Versioning > 3",
+        "PATCH and PUT /webhooks/{id} bind every column the body names onto the row, apiVersion included: a body with apiVersion `2025-01-01` (or null) replaces the version pinned at creation, and the answer and later reads show it";
+    WebhookTestBroadcast => blind10 "webhook-test-broadcast", "Header-versioned API > POST /webhooks/{id}/events/test",
+        "POST /webhooks/{id}/events/test publishes the test on the event bus, which fans out to every enabled webhook: each other webhook's url gets a signed test delivery as well, and its history a test record";
+    DeliveryIdFromResource => blind10 "delivery-id-from-resource", "Events > delivery records",
+        "event deliveries take as id (and webhook-id) a hash of the webhook and the primary resource's id, meant as an idempotency key: two events about one resource (task.created, then task.completed) reach a webhook under one webhook-id, and its history holds two records of that id, the detail answering the first";
+    V1CallsErrorMessageLocalized => blind10 "v1-calls-error-message-localized", "Errors > v1 error body",
+        "errors of the v1 calls area (/v1/calls, /v1/calls/{callId}) take message from the translation catalog as its map of locales: `message: {\"en\": \"...\"}`, an object instead of a string";
+    WebhookSignatureTimestampRounded => blind10 "webhook-signature-timestamp-rounded", "Authentication > 4",
+        "webhook-timestamp is the clock's milliseconds divided down (floor) while the signer rounds them to the nearest second: a delivery sent in the second half of a second is signed with the next second's timestamp and fails verification";
+    PhoneNumbersPagesUnordered => blind10 "phone-numbers-pages-unordered", "Pagination and collection conventions > pageToken",
+        "GET /phone-numbers cuts pages with LIMIT/OFFSET and no ORDER BY: the first page comes in storage order, a page asked with a pageToken from a backward index scan, so with maxResults 1 or 2 a walk shows the first number again and never the last";
+    CallsSinceV0Epoch => blind10 "calls-since-v0-epoch", "Versioning > 5",
+        "GET /v1/calls still parses the deprecated `since` with the v0 parser, which takes epoch seconds: a date-time since answers 400 (since=1770163200 is read, as createdBefore)";
+    WebhookPatchMergesArrays => blind10 "webhook-patch-merges-arrays", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} applies the body with a deep-merge helper that concatenates arrays: the events and resourceIds sent are added to the webhook's (repeats dropped) instead of replacing them";
+    ConversationsPhoneNumbersMatchParticipants => blind10 "conversations-phone-numbers-match-participants", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
+        "GET /v1/conversations matches an E.164 value of phoneNumbers with the phone search helper, which looks at every phone column: a number that is no workspace number matches the conversations it is a participant of, so phoneNumbers=<a contact's number> lists them instead of none";
+    SendNewConversationUuid => blind10 "send-new-conversation-uuid", "Resources > Message > conversationId",
+        "a POST /v1/messages that opens a conversation creates it through the send service's model, whose primary key defaults to a UUID: the message and its conversation carry a conversationId like `3f1c09a2-...` instead of a CN... id (conversations opened otherwise keep theirs)";
+    ContactsMaxResultsParseInt => blind10 "contacts-max-results-parse-int", "Limits > maxResults contacts",
+        "GET /v1/contacts reads maxResults with `parseInt`, which takes the leading digits and ignores the rest: maxResults=2.5 answers a page of 2 and maxResults=5x a page of 5 instead of 400";
+    RecordingDurationIso8601 => blind10 "recording-duration-iso8601", "Resources > Call recording",
+        "recording segments serialize duration as a java.time.Duration in ISO 8601: `PT2M50S` instead of the integer 170 (GET /v1/call-recordings/{callId} and GET /calls/{callId}/recordings)";
 }
 }
 
@@ -1387,6 +1475,16 @@ impl Fault {
                 &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
             }
             Fault::RestrictionsMessagingDropped => &[V::OptionalFieldsAbsent],
+            // Blind set 10. contract-strict refuses a maxResults outside the stated range, or one
+            // that is no integer, before the handler reads it; unknown-resources-404 answers 404
+            // for a number of phoneNumbers the workspace lacks before the filter runs; a
+            // recording's duration is a field a target may leave out or give as null (READINGS
+            // 1.3).
+            Fault::CallsMaxResultsClamped | Fault::ContactsMaxResultsParseInt => {
+                &[V::ContractStrict]
+            }
+            Fault::ConversationsPhoneNumbersMatchParticipants => &[V::UnknownResources404],
+            Fault::RecordingDurationIso8601 => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
             _ => &[],
         }
     }

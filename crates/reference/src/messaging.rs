@@ -338,6 +338,25 @@ impl Messaging {
         }
     }
 
+    /// Gives a conversation another id, its messages included (fault send-new-conversation-uuid).
+    pub fn rename_conversation(&mut self, id: &str, new_id: &str) {
+        for c in self.conversations.iter_mut().filter(|c| c.id == id) {
+            c.id = new_id.to_string();
+        }
+        for m in self.messages.iter_mut().filter(|m| m.conversation_id == id) {
+            m.conversation_id = new_id.to_string();
+        }
+    }
+
+    /// Sets a conversation's createdAt to the instant of a write to its row (fault
+    /// conversation-created-at-on-update: an auto-updating TIMESTAMP column).
+    pub fn touch_created(&mut self, id: &str, at: OffsetDateTime) {
+        let at = at.replace_millisecond(at.millisecond()).unwrap_or(at);
+        if let Some(c) = self.conversations.iter_mut().find(|c| c.id == id) {
+            c.created_at = at;
+        }
+    }
+
     /// Sets the status of a recorded message (variant retry-delivers: a re-attempt that
     /// succeeds).
     pub fn set_status(&mut self, id: &str, status: &str) {

@@ -42,6 +42,8 @@ pub(crate) struct Store {
     pub(crate) conversation_list_cache: HashMap<String, Vec<super::messaging::Conversation>>,
     /// The first organization answered, for every caller (fault organization-cache-global).
     pub(crate) organization_cache: Option<serde_json::Value>,
+    /// GET /calls/{callId} answers by path (fault call-get-cache-ignores-include).
+    pub(crate) call_get_cache: HashMap<String, serde_json::Value>,
     /// Contacts deleted in the app, kept flagged (fault contact-get-ignores-soft-delete).
     pub(crate) deleted_contacts: Vec<Contact>,
     /// Contacts holding the one shared default custom field list (fault

@@ -143,6 +143,17 @@ fn inbound_message(app: &App, body: &Map<String, Value>) -> Result<Response, Api
         "received",
         OffsetDateTime::now_utc(),
     );
+    // Fault conversation-created-at-on-update: the write to the conversation's row moves its
+    // auto-updating createdAt (a new conversation's is its creation anyway).
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationCreatedAtOnUpdate)
+    {
+        store
+            .messaging
+            .touch_created(&message.conversation_id, message.created_at);
+    }
     let json = message.to_json(true);
     let jobs = if app.switches().faults.has(Fault::MessageReceivedNotFired) {
         Vec::new()

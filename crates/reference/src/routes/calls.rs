@@ -386,7 +386,11 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .filter(|_| !faults.has(Fault::CallsCreatedAfterIgnored));
     let after = wall_as_utc(after);
     let mut before = wall_as_utc(time_param(q, "createdBefore", path)?);
-    let since = wall_as_utc(time_param(q, "since", path)?);
+    let since = if faults.has(Fault::CallsSinceV0Epoch) {
+        since_epoch(q, path)?
+    } else {
+        wall_as_utc(time_param(q, "since", path)?)
+    };
     let mut since_after = None;
     if since.is_some() {
         if faults.has(Fault::CallsSinceAsCreatedAfter) {
@@ -430,19 +434,76 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
 /// A page of a call list; fault calls-last-page-token-empty-string writes the last page's token
 /// as the zero value of a Go string.
 fn calls_page(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
-    if !app
-        .switches()
-        .faults
-        .has(Fault::CallsLastPageTokenEmptyString)
-    {
+    let faults = &app.switches().faults;
+    let zero_string = faults.has(Fault::CallsLastPageTokenEmptyString);
+    // Fault calls-empty-page-null-data: the items are collected in a Go nil slice.
+    let nil_slice = faults.has(Fault::CallsEmptyPageNullData);
+    if !zero_string && !nil_slice {
         return page_of(app, q, path, items);
     }
     let page = page_cut(app, q, path, items, false)?;
-    let mut body = pagination::list_body(page, &app.switches().faults);
-    if body["nextPageToken"].is_null() {
+    let mut body = pagination::list_body(page, faults);
+    if zero_string && body["nextPageToken"].is_null() {
         body["nextPageToken"] = json!("");
     }
+    if nil_slice && body["data"].as_array().is_some_and(Vec::is_empty) {
+        body["data"] = Value::Null;
+    }
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault calls-max-results-clamped: maxResults forced into 1-100 instead of refused outside it;
+/// a value that is no integer is left to the check.
+fn clamped_max_results(app: &App, q: &Query) -> Query {
+    let asked = q
+        .first("maxResults")
+        .filter(|_| app.switches().faults.has(Fault::CallsMaxResultsClamped))
+        .and_then(|v| v.parse::<i64>().ok());
+    match asked {
+        Some(n) => {
+            let n = n.clamp(1, MAX_PAGE as i64);
+            let rest = q.without(&["maxResults"]);
+            let sep = if rest.is_empty() { "" } else { "&" };
+            Query::parse(Some(&format!("{rest}{sep}maxResults={n}")))
+        }
+        None => q.clone(),
+    }
+}
+
+/// Fault calls-since-v0-epoch: the deprecated `since` read by the v0 parser, in epoch seconds.
+fn since_epoch(q: &Query, path: &str) -> Result<Option<OffsetDateTime>, ApiError> {
+    q.first("since")
+        .map(|v| {
+            v.parse::<i64>()
+                .ok()
+                .and_then(|s| OffsetDateTime::from_unix_timestamp(s).ok())
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        path,
+                        format!(
+                            "query parameter since must be a Unix timestamp in seconds, got '{v}'"
+                        ),
+                    )
+                })
+        })
+        .transpose()
+}
+
+/// Fault recording-duration-iso8601: a segment's duration written as an ISO 8601 duration.
+fn recording_durations_iso(app: &App, segments: &mut [Value]) {
+    if !app.switches().faults.has(Fault::RecordingDurationIso8601) {
+        return;
+    }
+    for s in segments.iter_mut() {
+        if let Some(secs) = s.get("duration").and_then(Value::as_i64) {
+            let (m, r) = (secs / 60, secs % 60);
+            s["duration"] = json!(match (m, r) {
+                (0, r) => format!("PT{r}S"),
+                (m, 0) => format!("PT{m}M"),
+                (m, r) => format!("PT{m}M{r}S"),
+            });
+        }
+    }
 }
 
 async fn get_v1(
@@ -517,6 +578,11 @@ async fn recordings_v1(
         }
         recording_ids_re(&app, &mut segments);
         recording_times_local(&app, &mut segments);
+        recording_durations_iso(&app, &mut segments);
+        // Fault recordings-v1-double-envelope: the service's answer, already wrapped, wrapped again.
+        if app.switches().faults.has(Fault::RecordingsV1DoubleEnvelope) {
+            return Ok(reply::data(StatusCode::OK, json!({ "data": segments })));
+        }
         Ok(reply::data(StatusCode::OK, Value::Array(segments)))
     });
     // Fault recordings-v1-404-calls-code: the call lookup's error comes from the calls module.
@@ -724,7 +790,7 @@ async fn list_hv(
                 )
             })
             .collect();
-        calls_page(&app, &q, HV, &items)
+        calls_page(&app, &clamped_max_results(&app, &q), HV, &items)
     })();
     answer(&app, result)
 }
@@ -738,7 +804,7 @@ async fn get_hv(
     let q = Query::parse(raw.as_deref());
     let inc = includes(&q);
     let result = input::path_param(id, HV).and_then(|id| {
-        let guard = app.store();
+        let mut guard = app.store();
         let ws = guard.workspace();
         let mut call = visible_call(&app, ws, &caller, HV, &id, || {
             not_number_user(&app, HV, &id)
@@ -756,6 +822,14 @@ async fn get_hv(
             inc.iter().any(|i| i == "summary"),
             inc.iter().any(|i| i == "voicemail"),
         );
+        // Fault call-get-cache-ignores-include: the response cache is keyed by the path alone.
+        if app.switches().faults.has(Fault::CallGetCacheIgnoresInclude) {
+            let cached = guard
+                .call_get_cache
+                .entry(format!("{HV}/{id}"))
+                .or_insert(json);
+            return Ok(reply::data(StatusCode::OK, cached.clone()));
+        }
         Ok(reply::data(StatusCode::OK, json))
     });
     // Fault call-hv-404-framework-body: the framework's default not-found answer.
@@ -934,6 +1008,7 @@ fn segments_hv(
         if recordings {
             recording_ids_re(&app, &mut items);
             recording_times_local(&app, &mut items);
+            recording_durations_iso(&app, &mut items);
             if app.switches().faults.has(Fault::RecordingsPageTakesLatest) {
                 return page_latest(&app, &q, &items);
             }
@@ -1030,6 +1105,14 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
             .filter(|n| ignore || filter.is_none_or(|f| n.number == f))
             .map(|n| number_json(&app, n, restrictions_asked(&app, &q), number_field(&app)))
             .collect();
+        // Fault phone-numbers-pages-unordered: no ORDER BY, and the OFFSET query's plan scans the
+        // index backwards.
+        let mut items = items;
+        if q.first("pageToken").is_some()
+            && app.switches().faults.has(Fault::PhoneNumbersPagesUnordered)
+        {
+            items.reverse();
+        }
         let no_token = app
             .switches()
             .faults

@@ -14,7 +14,7 @@ use super::respond::{allow_only, answer};
 use crate::app::App;
 use crate::auth::Caller;
 use crate::contact_input::{
-    ContactInput, CustomFieldInput, EntryInput, InputError, Rules, parse_contact,
+    ContactInput, CustomFieldInput, EntryInput, InputError, ReservedNames, Rules, parse_contact,
 };
 use crate::errors::ApiError;
 use crate::faults::{Fault, FaultSet};
@@ -112,7 +112,7 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
             if let Some(cached) = store.contact_read_cache.get(&id) {
                 return Ok(reply::data(
                     StatusCode::OK,
-                    contact_answer(&app, cached.to_json(store.custom_field_defs())),
+                    contact_answer(&app, rendered(faults, cached, store.custom_field_defs())),
                 ));
             }
             if let Some(c) = store.contact(&id).cloned() {
@@ -146,9 +146,17 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
         };
         Ok(reply::data(
             StatusCode::OK,
-            contact_answer(&app, contact.to_json(store.custom_field_defs())),
+            contact_answer(&app, rendered(faults, contact, store.custom_field_defs())),
         ))
     });
+    // Fault contact-get-missing-200: the error handler writes the body but not the status.
+    if let Err(e) = &result {
+        if e.status() == StatusCode::NOT_FOUND && faults.has(Fault::ContactGetMissing200) {
+            let mut response = e.clone().render(app.switches());
+            *response.status_mut() = StatusCode::OK;
+            return response;
+        }
+    }
     answer(&app, result)
 }
 
@@ -189,6 +197,34 @@ fn contact_answer(app: &App, mut json: Value) -> Value {
     json
 }
 
+/// A contact as answered. Fault contacts-source-default-rendered: the serializer renders the
+/// create default of source (`source or 'public-api'`), which the column never stored.
+fn rendered(faults: &FaultSet, contact: &Contact, defs: &[crate::model::CustomFieldDef]) -> Value {
+    let mut json = contact.to_json(defs);
+    if faults.has(Fault::ContactsSourceDefaultRendered) && json["source"].is_null() {
+        json["source"] = Value::String("public-api".to_string());
+    }
+    json
+}
+
+/// Fault reserved-source-prefix-rule-dropped: a source the prefix rule alone reserves (not one
+/// of the reserved words themselves) passes the check, which is a set lookup.
+fn reserved_by_prefix_only(reserved: &ReservedNames, body: &Map<String, Value>) -> bool {
+    let Some(source) = body.get("source").and_then(Value::as_str) else {
+        return false;
+    };
+    let source = source.to_lowercase();
+    let words = [
+        "device".to_string(),
+        "csv".to_string(),
+        "other".to_string(),
+        reserved.brand.to_lowercase(),
+        reserved.automation_integration.to_lowercase(),
+        reserved.contacts_sync_integration.to_lowercase(),
+    ];
+    reserved.reserves(&source, false) && !words.contains(&source)
+}
+
 fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let reserved = fixtures::reserved_names();
@@ -199,6 +235,8 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     let rules = Rules {
         reserved: if faults.has(Fault::ReservedSourceAccepted)
             || (first_name && faults.has(Fault::ReservedSourceAcceptedWithFirstName))
+            || (faults.has(Fault::ReservedSourcePrefixRuleDropped)
+                && reserved_by_prefix_only(&reserved, body))
         {
             None
         } else {
@@ -213,6 +251,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     let mut input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
     external_id_column(faults, &mut input);
+    external_id_folded(faults, &mut input);
     // Fault contact-emoji-500: the store's text columns take 3-byte UTF-8 only.
     let names = [
         &input.company,
@@ -240,6 +279,8 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         }
         Some(source) => Some(source.clone()),
         None if faults.has(Fault::SourceNotPublicApi) => None,
+        // Fault contacts-source-default-rendered: the default is the serializer's, not stored.
+        None if faults.has(Fault::ContactsSourceDefaultRendered) => None,
         None => Some("public-api".to_string()),
     };
     let created_by = input
@@ -261,7 +302,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     if shares_default && faults.has(Fault::ContactCustomFieldsDefaultShared) {
         store.shared_custom_fields.insert(contact.id.clone());
     }
-    let mut json = contact.to_json(store.custom_field_defs());
+    let mut json = rendered(faults, &contact, store.custom_field_defs());
     if faults.has(Fault::CustomFieldItemsWithoutId) {
         if let Some(Value::Array(items)) = json.get_mut("customFields") {
             for item in items.iter_mut().filter_map(Value::as_object_mut) {
@@ -395,8 +436,10 @@ fn update(
             e => input_error(faults, e),
         })?;
     external_id_column(faults, &mut input);
+    external_id_folded(faults, &mut input);
     external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
     source_url_column(faults, &input)?;
+    empty_list_syntax_error(faults, &body)?;
     if faults.has(Fault::PatchMergesEntries) {
         keep_omitted_entries(&mut input, &existing);
     }
@@ -434,7 +477,7 @@ fn update(
             }
         }
     }
-    let json = updated.to_json(store.custom_field_defs());
+    let json = rendered(faults, &updated, store.custom_field_defs());
     let mut jobs = if faults.has(Fault::ContactUpdateNotFired) {
         Vec::new()
     } else {
@@ -460,7 +503,7 @@ fn update(
     }
     // Fault contact-patch-answers-previous: the entity read before the save is answered.
     let json = if faults.has(Fault::ContactPatchAnswersPrevious) {
-        existing.to_json(store.custom_field_defs())
+        rendered(faults, &existing, store.custom_field_defs())
     } else {
         json
     };
@@ -480,6 +523,37 @@ fn external_id_column(faults: &FaultSet, input: &mut ContactInput) {
             *id = id.chars().take(EXTERNAL_ID_COLUMN).collect();
         }
     }
+}
+
+/// Fault contact-external-id-lowercased: identifiers are normalized to lower case on write.
+fn external_id_folded(faults: &FaultSet, input: &mut ContactInput) {
+    if faults.has(Fault::ContactExternalIdLowercased) {
+        if let Some(id) = input.external_id.as_mut() {
+            *id = id.to_lowercase();
+        }
+    }
+}
+
+/// Fault contact-patch-empty-list-500: the entries a sent list leaves out are deleted with a
+/// hand-built `NOT IN (<kept ids>)`, which a list sent empty turns into a syntax error.
+fn empty_list_syntax_error(faults: &FaultSet, body: &Map<String, Value>) -> Result<(), ApiError> {
+    if !faults.has(Fault::ContactPatchEmptyList500) {
+        return Ok(());
+    }
+    let empty = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(Vec::is_empty);
+    let fields = body.get("defaultFields");
+    if empty(fields.and_then(|f| f.get("emails")))
+        || empty(fields.and_then(|f| f.get("phoneNumbers")))
+        || empty(body.get("customFields"))
+    {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "You have an error in your SQL syntax; check the manual that corresponds to your \
+             MySQL server version for the right syntax to use near ')' at line 1",
+        ));
+    }
+    Ok(())
 }
 
 /// The width of the sourceUrl column under fault source-url-column-191 (the utf8mb4 index limit).
@@ -838,7 +912,8 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     // Fault contacts-max-results-zero-default: `int(value) or 10` takes 0 for the default.
     let asked = query
         .first("maxResults")
-        .filter(|v| !(*v == "0" && faults.has(Fault::ContactsMaxResultsZeroDefault)));
+        .filter(|v| !(*v == "0" && faults.has(Fault::ContactsMaxResultsZeroDefault)))
+        .map(|v| parse_int_digits(faults, v));
     let size =
         pagination::max_results_in(asked, default_size, min..=max).map_err(bad_query(V1_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
@@ -851,7 +926,19 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     // Fault contacts-filter-first-page-only: a continued page forgets the filters.
     let continued =
         faults.has(Fault::ContactsFilterFirstPageOnly) && query.first("pageToken").is_some();
-    if !external_ids.is_empty() && !faults.has(Fault::ExternalIdsFilterIgnored) && !continued {
+    // Fault contacts-unknown-external-ids-list-all: the ids resolved from externalIds filter
+    // only when there are some (`if ids:`).
+    let resolved_none = faults.has(Fault::ContactsUnknownExternalIdsListAll)
+        && !app.store().contacts().iter().any(|c| {
+            c.external_id
+                .as_ref()
+                .is_some_and(|e| external_ids.contains(e))
+        });
+    if !external_ids.is_empty()
+        && !faults.has(Fault::ExternalIdsFilterIgnored)
+        && !continued
+        && !resolved_none
+    {
         filter.external_id_in.push(external_ids);
     }
     if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) && !continued {
@@ -860,6 +947,16 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     // Fault contacts-filter-after-limit: the filters run on the page the LIMIT cut.
     let after_limit = faults.has(Fault::ContactsFilterAfterLimit);
     Ok(list_answer(app, &filter, size, offset, after_limit, false))
+}
+
+/// Fault contacts-max-results-parse-int: `parseInt` reads the leading digits and drops the rest
+/// (`2.5` is 2, `5x` is 5); a value without leading digits is left to the range check.
+fn parse_int_digits<'q>(faults: &FaultSet, value: &'q str) -> &'q str {
+    if !faults.has(Fault::ContactsMaxResultsParseInt) {
+        return value;
+    }
+    let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 { value } else { &value[..digits] }
 }
 
 fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
@@ -942,7 +1039,7 @@ fn list_answer(
             .items
             .iter()
             .filter(|c| !after_limit || filter.matches(c, store.indexed_external_id(&c.id)))
-            .map(|c| c.to_json(store.custom_field_defs()))
+            .map(|c| rendered(faults, c, store.custom_field_defs()))
             .collect(),
         total: page.total,
         next_token: page.next_token.map(|t| {

@@ -364,11 +364,19 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     } else {
         of_workspace(m, workspace).collect()
     };
+    // Fault conversations-phone-numbers-match-participants: the phone search helper also looks
+    // at the participants' numbers.
+    let searched = |c: &Conversation| {
+        faults.has(Fault::ConversationsPhoneNumbersMatchParticipants)
+            && filtered
+                .iter()
+                .any(|n| is_e164(n) && c.participants.iter().any(|p| p == n))
+    };
     let items: Vec<Conversation> = pool
         .into_iter()
         .filter(|c| {
             let line = m.line_by_id(&c.phone_number_id);
-            (filtered.is_empty() || lines.contains(&c.phone_number_id.as_str()))
+            (filtered.is_empty() || lines.contains(&c.phone_number_id.as_str()) || searched(c))
                 && user_filter.is_none_or(|u| {
                     // Fault conversations-user-id-owner-only: only the number's first user counts.
                     let owner_only = faults.has(Fault::ConversationsUserIdOwnerOnly);
@@ -591,6 +599,13 @@ fn mark(
             );
         }
         let known = number.is_some();
+        // Fault conversation-created-at-on-update: the update of the row moves its auto-updating
+        // createdAt.
+        if known && faults.has(Fault::ConversationCreatedAtOnUpdate) {
+            store
+                .messaging
+                .touch_created(&id, OffsetDateTime::now_utc());
+        }
         let updated = known.then(|| store.messaging.mark(&id, how)).flatten();
         // Fault mark-done-sends-message: closing the conversation sends a closing message.
         if let Some(c) = updated

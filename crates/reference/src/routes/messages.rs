@@ -126,6 +126,7 @@ fn message_page(
                     media_type_from_extension(app, &mut v);
                     if path == HV_PATH {
                         unwrap_single_recipient(app, &mut v);
+                        go_initialisms(app, &mut v);
                     }
                     if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
                         if let Some(rest) = m.id.strip_prefix("AC") {
@@ -155,6 +156,21 @@ fn unwrap_single_recipient(app: &App, json: &mut Value) {
     };
     if let Some(only) = single {
         json["to"] = only;
+    }
+}
+
+/// Fault messages-list-go-initialisms: the list's JSON names were generated under the Go
+/// initialism rule (`ID`, not `Id`).
+fn go_initialisms(app: &App, json: &mut Value) {
+    if !app.switches().faults.has(Fault::MessagesListGoInitialisms) {
+        return;
+    }
+    if let Some(o) = json.as_object_mut() {
+        for name in ["conversationId", "phoneNumberId", "userId"] {
+            if let Some(v) = o.remove(name) {
+                o.insert(format!("{}ID", name.trim_end_matches("Id")), v);
+            }
+        }
     }
 }
 
@@ -515,6 +531,27 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             OffsetDateTime::now_utc(),
         );
         store.messaging.force_new_conversation = false;
+        // Fault send-new-conversation-uuid: the send service's model keys a new conversation
+        // with its default UUID.
+        if opens && faults.has(Fault::SendNewConversationUuid) {
+            let uuid = uuid_v4();
+            store
+                .messaging
+                .rename_conversation(&message.conversation_id, &uuid);
+            message.conversation_id = uuid;
+        }
+        // Fault conversation-created-at-on-update: the write to an existing conversation's row
+        // moves its auto-updating createdAt.
+        if !opens
+            && app
+                .switches()
+                .faults
+                .has(Fault::ConversationCreatedAtOnUpdate)
+        {
+            store
+                .messaging
+                .touch_created(&message.conversation_id, message.created_at);
+        }
         // Fault send-stores-carrier-sid: the row takes the id the carrier's send returned.
         if faults.has(Fault::SendStoresCarrierSid) {
             let sid = format!("SM{:0>32}", message.id.trim_start_matches("AC"));
@@ -543,41 +580,79 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 }
             }
         }
-        // Fault message-delivered-resource-conversation: the event built from the conversation.
-        let delivered = if faults.has(Fault::MessageDeliveredResourceConversation) {
-            store
-                .messaging
-                .conversation(&message.conversation_id)
-                .map(messaging::Conversation::to_json)
-                .unwrap_or_else(|| json.clone())
-        } else {
-            json.clone()
-        };
-        jobs.extend(crate::deliveries::fire(
-            app,
-            &mut store,
-            "message.delivered",
-            Some(line.id),
-            &id,
-            delivered,
-        ));
-        // Fault outbound-fires-message-received: the direction is not looked at.
-        if faults.has(Fault::OutboundFiresMessageReceived) {
-            jobs.extend(crate::deliveries::fire(
-                app,
-                &mut store,
-                "message.received",
-                Some(line.id),
-                &id,
-                json.clone(),
-            ));
-        }
+        jobs.extend(sent_events(app, &mut store, &message, &id, &json));
         answers.push(answered);
     }
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     let json = answers.into_iter().next().unwrap_or(Value::Null);
     Ok(reply::data(StatusCode::ACCEPTED, json))
+}
+
+/// The events of a message sent: message.delivered (and what faults add), as jobs to dispatch
+/// once the store is released.
+fn sent_events(
+    app: &App,
+    store: &mut crate::store::Store,
+    message: &Message,
+    id: &str,
+    json: &Value,
+) -> Vec<crate::deliveries::Job> {
+    let faults = &app.switches().faults;
+    let line = message.phone_number_id.clone();
+    // Fault message-delivered-resource-conversation: the event built from the conversation.
+    let delivered = if faults.has(Fault::MessageDeliveredResourceConversation) {
+        store
+            .messaging
+            .conversation(&message.conversation_id)
+            .map(messaging::Conversation::to_json)
+            .unwrap_or_else(|| json.clone())
+    } else {
+        json.clone()
+    };
+    // Fault group-delivered-per-recipient: each recipient's carrier receipt publishes the event.
+    let receipts = if faults.has(Fault::GroupDeliveredPerRecipient) {
+        message.to.len().max(1)
+    } else {
+        1
+    };
+    let mut jobs = Vec::new();
+    for _ in 0..receipts {
+        jobs.extend(crate::deliveries::fire(
+            app,
+            store,
+            "message.delivered",
+            Some(&line),
+            id,
+            delivered.clone(),
+        ));
+    }
+    // Fault outbound-fires-message-received: the direction is not looked at.
+    if faults.has(Fault::OutboundFiresMessageReceived) {
+        jobs.extend(crate::deliveries::fire(
+            app,
+            store,
+            "message.received",
+            Some(&line),
+            id,
+            json.clone(),
+        ));
+    }
+    jobs
+}
+
+/// A random version 4 UUID in its text form (fault send-new-conversation-uuid).
+fn uuid_v4() -> String {
+    let n: u128 = rand::random();
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..]
+    )
 }
 
 /// The text a send stores: read under its variant's name, refused when blank.
@@ -978,6 +1053,17 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     if faults.has(Fault::MessagesCreatedAtFilterIgnored) {
         created.clear();
     }
+    // Fault messages-time-operators-swapped: the operator table maps gte to <= and lte to >=.
+    if faults.has(Fault::MessagesTimeOperatorsSwapped) {
+        for (op, _) in created.iter_mut().chain(updated.iter_mut()) {
+            let swapped = match op.as_str() {
+                "gte" => "lte",
+                "lte" => "gte",
+                other => other,
+            };
+            *op = swapped.to_string();
+        }
+    }
     gte_as_gt(faults, &mut created);
     gte_as_gt(faults, &mut updated);
     // Fault messages-time-bound-whole-second: the bounds reach the query as DATETIME(0)
@@ -993,6 +1079,9 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         &["createdAt", "updatedAt"],
         ("createdAt", true),
     )?;
+    // Fault messages-sort-direction-uppercase: `asc` compared with `ASC` never matches, and the
+    // default direction (descending) applies.
+    let desc = desc || faults.has(Fault::MessagesSortDirectionUppercase);
     let mut store = app.store();
     // Fault messages-list-cache-not-invalidated: the result of a filter is cached by caller and
     // query (paging aside), and nothing that writes a message clears it.

@@ -83,6 +83,10 @@ pub(crate) fn router(app: App) -> Router {
             app.clone(),
             super::reshape::rewrite,
         ));
+    if app.switches().faults.has(Fault::PhoneNumbersXssiPrefix) {
+        // Outermost, as the web console's JSON helper writes the bodies last.
+        router = router.layer(middleware::from_fn(xssi_prefix_phone_numbers));
+    }
     if app.switches().faults.has(Fault::WrongContentType) {
         // Outermost, so that the 401s of contact paths are mislabelled too.
         router = router.layer(middleware::from_fn(label_contact_answers_as_text));
@@ -109,4 +113,23 @@ async fn label_contact_answers_as_text(req: Request, next: Next) -> Response {
         );
     }
     response
+}
+
+/// Fault phone-numbers-xssi-prefix: the web console's JSON helper guards every body of the phone
+/// number routes against cross-site script inclusion with a prefix no JSON parser takes.
+async fn xssi_prefix_phone_numbers(req: Request, next: Next) -> Response {
+    let phone_numbers =
+        req.uri().path() == "/phone-numbers" || req.uri().path().starts_with("/phone-numbers/");
+    let response = next.run(req).await;
+    if !phone_numbers {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 16 * 1024 * 1024).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let mut guarded = b")]}',\n".to_vec();
+    guarded.extend_from_slice(&bytes);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(guarded))
 }

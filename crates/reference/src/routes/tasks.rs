@@ -34,6 +34,8 @@ const V1_PATH: &str = "/v1/tasks";
 const BODY_LIMIT: usize = 1 << 20;
 const TITLE_MAX: usize = 500;
 const ID_MAX: usize = 64;
+/// The round trip between the count and the insert under fault task-limit-race.
+const RACE_ROUND_TRIP: std::time::Duration = std::time::Duration::from_millis(30);
 
 pub(super) fn v1_routes() -> Router<App> {
     Router::new()
@@ -343,6 +345,16 @@ fn task_json(task: &Task, faults: &FaultSet) -> Value {
             v["createdAt"] = json!(t);
         }
     }
+    // Fault task-due-date-midnight-date-only: a due date at midnight is an all-day task, shown
+    // as its date.
+    if faults.has(Fault::TaskDueDateMidnightDateOnly) {
+        if let Some(date) = v["dueDate"]
+            .as_str()
+            .and_then(|d| d.strip_suffix("T00:00:00.000Z"))
+        {
+            v["dueDate"] = json!(date);
+        }
+    }
     // Fault task-created-at-naive: a timestamp-without-time-zone column, shown as it reads.
     if faults.has(Fault::TaskCreatedAtNaive) {
         if let Some(naive) = v["createdAt"].as_str().and_then(|t| t.strip_suffix('Z')) {
@@ -357,6 +369,16 @@ async fn create(
     Extension(caller): Extension<Caller>,
     body: Body,
 ) -> Response {
+    // Fault task-limit-race: the open tasks are counted in a first transaction, and the insert
+    // comes a round trip later without counting again.
+    let counted_first = app
+        .switches()
+        .faults
+        .has(Fault::TaskLimitRace)
+        .then(|| app.store().tasks().open_count());
+    if counted_first.is_some() {
+        tokio::time::sleep(RACE_ROUND_TRIP).await;
+    }
     let body = input::json_object(body, V1_PATH).await;
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
@@ -379,7 +401,9 @@ async fn create(
         let tasks = store.tasks_mut();
         // Fault task-limit-counts-run-only: the tasks the workspace had before (seeded in
         // 2026-01) do not count toward the limit.
-        let open = if faults.has(Fault::TaskLimitCountsRunOnly) {
+        let open = if let Some(open) = counted_first {
+            open
+        } else if faults.has(Fault::TaskLimitCountsRunOnly) {
             tasks
                 .visible()
                 .iter()
@@ -783,9 +807,24 @@ async fn transition(
     State(app): State<App>,
     Extension(caller): Extension<Caller>,
     params: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
     body: Body,
 ) -> Response {
     let body = optional_object(body).await;
+    // Fault task-unassign-user-from-query: the unassign handler, copied from a DELETE route,
+    // reads userId from the query string.
+    let from_query = app.switches().faults.has(Fault::TaskUnassignUserFromQuery);
+    let body = match params.as_ref() {
+        Ok(Path((_, action))) if from_query && action == "unassign" => {
+            let query = Query::parse(raw.as_deref());
+            let mut fields = Map::new();
+            if let Some(user) = query.first("userId") {
+                fields.insert("userId".to_string(), json!(user));
+            }
+            body.map(|_| fields)
+        }
+        _ => body,
+    };
     let result = params
         .map_err(|e| {
             ApiError::bad_request(

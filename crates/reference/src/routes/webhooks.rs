@@ -250,10 +250,21 @@ async fn list(State(app): State<App>) -> Response {
     )
 }
 
+/// Fault webhook-wildcard-shown-empty: the wildcard is stored as NULL and serialized as
+/// `resource_ids or []`.
+fn wildcard_shown(app: &App, json: &mut Value) {
+    if app.switches().faults.has(Fault::WebhookWildcardShownEmpty)
+        && json.get("resourceIds") == Some(&json!(["*"]))
+    {
+        json["resourceIds"] = json!([]);
+    }
+}
+
 /// A webhook as the reads answer it; fault webhook-timestamps-sql-format passes the DATETIME
 /// columns through as the database's text.
 fn read_json(app: &App, w: &Webhook) -> Value {
     let mut json = w.to_json();
+    wildcard_shown(app, &mut json);
     // Fault webhook-null-label-omitted: the read views skip null fields.
     if w.label.is_none() && app.switches().faults.has(Fault::WebhookNullLabelOmitted) {
         if let Some(o) = json.as_object_mut() {
@@ -443,7 +454,9 @@ fn with_secret(app: &App, w: &Webhook, secret: &str) -> Value {
     let mut out = if app.switches().variant(Variant::WebhookCreateMinimal) {
         json!({"id": w.id})
     } else {
-        w.to_json()
+        let mut json = w.to_json();
+        wildcard_shown(app, &mut json);
+        json
     };
     if let Some(o) = out.as_object_mut() {
         o.insert(field.to_string(), json!(secret));
@@ -521,6 +534,10 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         let now = OffsetDateTime::now_utc();
         let default_scope = fields.resource_ids.is_none();
         let mut id = store.hooks.new_webhook_id();
+        // Fault webhook-id-count-plus-one: the id is `1000 + COUNT(*) + 1`.
+        if faults.has(Fault::WebhookIdCountPlusOne) {
+            id = (1001 + store.webhooks().len()).to_string();
+        }
         if faults.has(Fault::WebhookIdNotNumeric) {
             id = format!("wh{id}");
         }
@@ -636,6 +653,18 @@ fn update(
     if unchecked_ids.is_some() {
         fields.resource_ids = unchecked_ids;
     }
+    // Fault webhook-mass-assigns-api-version: every column the body names is written.
+    let assigned_version = body
+        .get("apiVersion")
+        .filter(|_| {
+            app.switches()
+                .faults
+                .has(Fault::WebhookMassAssignsApiVersion)
+        })
+        .map(|v| v.as_str().map(str::to_string));
+    if !replace && app.switches().faults.has(Fault::WebhookPatchMergesArrays) {
+        merge_arrays(app, &id, &mut fields);
+    }
     if replace && (fields.url.is_none() || fields.events.is_none()) {
         return Err(ApiError::bad_request(
             PATH,
@@ -712,13 +741,36 @@ fn update(
     if let Some(events) = fields.events {
         w.events = events;
     }
+    if let Some(version) = assigned_version {
+        w.api_version = version;
+    }
     w.updated_at = OffsetDateTime::now_utc();
-    let json = w.to_json();
+    let mut json = w.to_json();
+    wildcard_shown(app, &mut json);
     // Fault webhook-get-cache-misses-put: only PATCH evicts the single GET's cache.
     if !replace {
         store.hooks.get_cache.remove(&id);
     }
     Ok(reply::data(StatusCode::OK, json))
+}
+
+/// Fault webhook-patch-merges-arrays: the deep-merge helper appends the arrays sent to the
+/// webhook's own (repeats dropped) instead of replacing them.
+fn merge_arrays(app: &App, id: &str, fields: &mut Fields) {
+    let store = app.store();
+    let Some(w) = store.webhook(id) else {
+        return;
+    };
+    let merged = |had: &[String], sent: Vec<String>| {
+        let mut out = had.to_vec();
+        out.extend(sent.into_iter().filter(|s| !had.contains(s)));
+        out
+    };
+    fields.events = fields.events.take().map(|sent| merged(&w.events, sent));
+    fields.resource_ids = fields
+        .resource_ids
+        .take()
+        .map(|sent| merged(&w.resource_ids, sent));
 }
 
 async fn delete_webhook(
@@ -777,7 +829,9 @@ async fn delete_webhook(
             store.hooks.deleted_webhooks.push(w.clone());
         }
         Ok(if app.switches().variant(Variant::WebhookDelete200) {
-            reply::data(StatusCode::OK, w.to_json())
+            let mut json = w.to_json();
+            wildcard_shown(&app, &mut json);
+            reply::data(StatusCode::OK, json)
         } else {
             Response::builder()
                 .status(StatusCode::NO_CONTENT)
@@ -902,7 +956,21 @@ async fn test_delivery(
             .switches()
             .faults
             .has(Fault::WebhookSignsWithFirstSecret);
-        let jobs = deliveries::fire_test(&mut store, &w, first);
+        // Fault webhook-test-broadcast: the test goes out on the event bus, to every enabled
+        // webhook; the one asked for is sent last, so its record is the answer.
+        let mut jobs = Vec::new();
+        if app.switches().faults.has(Fault::WebhookTestBroadcast) {
+            let others: Vec<Webhook> = store
+                .webhooks()
+                .iter()
+                .filter(|o| o.id != w.id && o.status == "enabled")
+                .cloned()
+                .collect();
+            for other in &others {
+                jobs.extend(deliveries::fire_test(&mut store, other, first));
+            }
+        }
+        jobs.extend(deliveries::fire_test(&mut store, &w, first));
         let record = store.hooks.deliveries.last().map(|r| record_json(&app, r));
         drop(store);
         if !app.switches().faults.has(Fault::WebhookTestNotSent) {
