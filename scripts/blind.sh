@@ -2,7 +2,8 @@
 # Measures the suite on the blind faults: faults of the reference written from the contract, the
 # readings and the reference alone, by someone who never read the suite's cases or checks
 # (docs/self-proof.md, "Blind faults"). Each fault of a blind set runs once per seed against the
-# embedded reference; a fault counts as caught in a run when the run fails (exit 1).
+# embedded reference; a fault counts as caught in a run when the run fails (exit 1), or when the
+# preflight refuses the target as one that does not serve the API (exit 2, said so in the line).
 #
 #   scripts/blind.sh            # every blind fault, seeds 1 and 2
 #   SET=1 SEEDS="1 2 3" scripts/blind.sh
@@ -34,6 +35,11 @@ for fault in $faults; do
       if [ -z "$trials" ]; then
         trials=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(", ".join(t["name"] for t in r["trials"] if t["verdict"]=="failed")[:300])' "$out/run.json")
       fi
+    elif [ "$code" = 2 ] && grep -q "does not serve the API" "$out/run.txt"; then
+      # Refused before any trial: the target fails a read every conforming target answers
+      # (the preflight), and the run certifies nothing.
+      hits=$((hits + 1))
+      [ -z "$trials" ] && trials="refused by the preflight (exit 2): $(grep -m1 'does not serve the API' "$out/run.txt" | cut -c1-160)"
     elif [ "$code" != 0 ]; then
       echo "error: the run with --fault $fault --seed $seed ended with exit code $code" >&2
       tail -5 "$out/run.txt" >&2
