@@ -283,13 +283,19 @@ fn compute() -> BTreeMap<&'static str, Figure> {
         "clauses",
         exact(format!(
             "of the {} clauses a check can cite, {} have a fault, and the other {proven_by_waiver} a \
-             written waiver in `schemas/clause-waivers.yaml` ({} headings whose rules have faults of \
-             their own, {} rules restated by a clause that has one, {} proven by the hostile targets \
+             written waiver in `schemas/clause-waivers.yaml` ({} whose rules have faults of \
+             their own, {} restated by a clause that has one, {} proven by the hostile targets \
              instead, and {} *unproven*: no fault shows it failing yet)",
             with_fault.len() + proven_by_waiver,
             with_fault.len(),
-            waived("heading"),
-            waived("restated"),
+            match waived("heading") {
+                1 => "1 heading".to_string(),
+                n => format!("{n} headings"),
+            },
+            match waived("restated") {
+                1 => "1 rule".to_string(),
+                n => format!("{n} rules"),
+            },
             waived("hostile"),
             waived("unproven"),
         )),

@@ -547,7 +547,7 @@ fn every_clause_a_check_can_cite_has_a_fault_or_a_waiver() {
     );
     let claim = format!(
         "of the {} clauses a check can cite, {} have a fault, and the other {} a written waiver in \
-         `schemas/clause-waivers.yaml` ({} headings whose rules have faults of their own, {} rules \
+         `schemas/clause-waivers.yaml` ({} whose rules have faults of their own, {} \
          restated by a clause that has one, {} proven by the hostile targets instead, and {} *unproven*:",
         citable.len(),
         citable
@@ -555,8 +555,8 @@ fn every_clause_a_check_can_cite_has_a_fault_or_a_waiver() {
             .filter(|c| faulted.contains(c.as_str()))
             .count(),
         waivers.len() - kind("uncited"),
-        kind("heading"),
-        kind("restated"),
+        plural(kind("heading"), "heading", "headings"),
+        plural(kind("restated"), "rule", "rules"),
         kind("hostile"),
         kind("unproven"),
     );
@@ -588,4 +588,9 @@ fn unsteady_faults(
         .chain(catches.iter().filter(|c| c.timing_dependent()))
         .map(|c| c.fault.clone())
         .collect()
+}
+
+/// `n` and the noun that goes with it.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
