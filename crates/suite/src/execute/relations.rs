@@ -236,7 +236,8 @@ struct Walk {
 }
 
 /// The first field that the item a list showed and the read of it by id (`data`) both show,
-/// with other values, while the run wrote no resource of its kind between them: one resource, one state, so
+/// with other values, while the run wrote nothing between them that moves the list (a resource
+/// of its kind, a state it touches): one resource, one state, so
 /// every field the two answers share holds one value (instants compared as instants; an
 /// object or an array of objects is not compared, its parts may be shown otherwise).
 fn disagreement(
@@ -269,7 +270,7 @@ fn disagreement(
             &read.clause,
             "listed item read",
             format!(
-                "{key} {} as {} {} listed it, the run having written no {} since",
+                "{key} {} as {} {} listed it, the run having written no {} (nor what moves its list) since",
                 crate::redact::compact(listed),
                 list.method,
                 list.template,
@@ -358,7 +359,8 @@ impl Reader<'_> {
                     // An item twice is a finding where nothing the run sent could have moved
                     // the list under the walk (an item created ahead of a page cut by offset).
                     if let Some((id, at)) = twice {
-                        if self.exec.model.still_since(began) {
+                        let route = self.exec.contract.route("GET", path);
+                        if route.is_some_and(|r| self.exec.model.still_since(r, began)) {
                             self.found.push((self.twice(path, size, &id), at));
                         }
                     }
@@ -371,7 +373,7 @@ impl Reader<'_> {
     }
 
     /// A walk that showed the item `id` on two pages (READINGS 4.2: whatever a walk of the
-    /// relations is for, it yields no id twice), while the run wrote nothing.
+    /// relations is for, it yields no id twice), while the run wrote nothing that moves the list.
     fn twice(&self, path: &str, size: usize, id: &str) -> Finding {
         let mut cited = vec![PAGE_TOKEN.to_string()];
         cited.extend(
@@ -468,7 +470,7 @@ impl Reader<'_> {
                     .resources
                     .get(kind)
                     .is_some_and(|r| r.listed_late)
-                    && exec.model.kind_still_since(kind, listed_at);
+                    && exec.model.still_since(list, listed_at);
                 if fine && shown.as_ref() == Some(&id) && still {
                     let data = resp
                         .and_then(|r| r.json.as_ref())

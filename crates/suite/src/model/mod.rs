@@ -51,11 +51,10 @@ struct State {
     shown: Shown,
     /// The events the accepted changes fired, in the order the model saw them answered.
     fired: Vec<Fired>,
-    /// Writes (creates, changes, deletes) in flight, and the clock when the last was answered:
-    /// of the run, and by the kind of resource they write.
-    writing: u32,
-    written: u64,
-    by_kind: HashMap<Kind, (u32, u64)>,
+    /// Writes (creates, changes, deletes) in flight, and the clock when the last was answered,
+    /// by what they move: the kind of resource they write, and the workspace-wide states the
+    /// operation table says they touch (a send touches the conversations).
+    moving: HashMap<String, (u32, u64)>,
 }
 
 /// An event an accepted change fired, as the operation table says (`x-effect.fires`).
@@ -99,9 +98,8 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let clock = state.clock;
-        if let Some(kind) = written_kind(&op) {
-            state.writing += 1;
-            state.by_kind.entry(kind).or_default().0 += 1;
+        for key in moved(&op) {
+            state.moving.entry(key).or_default().0 += 1;
         }
         if let Some(Op::Change { kind, id, .. }) = &op {
             if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone())) {
@@ -126,10 +124,8 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
-        if let Some(kind) = written_kind(&op) {
-            state.writing = state.writing.saturating_sub(1);
-            state.written = now;
-            let w = state.by_kind.entry(kind).or_default();
+        for key in moved(&op) {
+            let w = state.moving.entry(key).or_default();
             w.0 = w.0.saturating_sub(1);
             w.1 = now;
         }
@@ -309,20 +305,19 @@ impl Model {
         self.lock().clock
     }
 
-    /// Whether no write of the run (a create, a change, a delete, of any kind) was in flight at
-    /// any time since the clock `since`: a list read since then is one state of the target.
-    pub(crate) fn still_since(&self, since: u64) -> bool {
+    /// Whether no write that moves what the list `route` shows (a resource of its kind, a state
+    /// it touches) was in flight at any time since the clock `since`: a read of the list since
+    /// then saw one state of it.
+    pub(crate) fn still_since(&self, route: &conformance_contract::Route, since: u64) -> bool {
         let state = self.lock();
-        state.writing == 0 && state.written <= since
-    }
-
-    /// Whether no write of a resource of `kind` was in flight at any time since the clock
-    /// `since`.
-    pub(crate) fn kind_still_since(&self, kind: &str, since: u64) -> bool {
-        self.lock()
-            .by_kind
-            .get(kind)
-            .is_none_or(|(writing, written)| *writing == 0 && *written <= since)
+        std::iter::once(&route.effect.on)
+            .chain(&route.effect.touches)
+            .all(|key| {
+                state
+                    .moving
+                    .get(key)
+                    .is_none_or(|(writing, written)| *writing == 0 && *written <= since)
+            })
     }
 
     /// Whether a change of the resource `id` of `kind` was in flight at some time between the
@@ -419,14 +414,16 @@ pub(crate) fn stated_for(
     })
 }
 
-/// The kind of resource the request may change (what the model classifies as a create, a
-/// change or a request it cannot interpret); `None` for a read.
-fn written_kind(op: &Option<Op<'_>>) -> Option<Kind> {
+/// What the request may move (see `State::moving`): nothing for a read.
+fn moved(op: &Option<Op<'_>>) -> Vec<String> {
     match op {
-        Some(Op::Create { kind, .. } | Op::Change { kind, .. } | Op::Other { kind, .. }) => {
-            Some(kind.clone())
+        Some(Op::Create { kind, route, .. } | Op::Change { kind, route, .. }) => {
+            std::iter::once(kind.clone())
+                .chain(route.effect.touches.iter().cloned())
+                .collect()
         }
-        _ => None,
+        Some(Op::Other { kind, .. }) => vec![kind.clone()],
+        _ => Vec::new(),
     }
 }
 
@@ -470,6 +467,9 @@ impl State {
                 if (200..300).contains(&status) {
                     let data = body.and_then(|b| b.get("data"));
                     self.remember_shown(resource, data);
+                    // An answer that shows another resource than the one read is wrong on its
+                    // own account (the read's check says so); it says nothing of this one.
+                    let data = data.filter(|d| resource.id_of(d).is_none_or(|shown| shown == id));
                     if let (Some(t), Some(data)) = (self.resources.get_mut(&key), data) {
                         if settled(t) {
                             found.extend(t.judge(
