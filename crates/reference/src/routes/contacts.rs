@@ -996,7 +996,8 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     } else {
         10
     };
-    let size = pagination::max_results(query.first("maxResults"), default, 100)
+    // The Limits row of listing contacts (1-50) holds for both generations (READINGS 4.4).
+    let size = pagination::max_results(query.first("maxResults"), default, 50)
         .map_err(bad_query(HV_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
     // Fault contacts-hv-token-page-number: the writer puts the next page's number in the token,

@@ -156,6 +156,11 @@ pub(crate) fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
             if let Some(m) = max {
                 push_unique(&mut b.invalid, json!(m + 1));
             }
+            // A number inside the range that is no integer: refused, not read as its integer
+            // part (a parser that stops at the first character it cannot read).
+            if lo < hi && lo > i64::MIN {
+                push_unique(&mut b.invalid, json!(lo as f64 + 0.5));
+            }
         }
         Constraint::Length { min, max } => {
             let base = example_text(ctx);
@@ -528,7 +533,7 @@ mod tests {
             &ctx("10"),
         );
         assert_eq!(b.valid, vec![json!(1), json!(2), json!(49), json!(50)]);
-        assert_eq!(b.invalid, vec![json!(0), json!(51)]);
+        assert_eq!(b.invalid, vec![json!(0), json!(51), json!(1.5)]);
     }
 
     #[test]
