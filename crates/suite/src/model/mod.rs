@@ -51,10 +51,6 @@ struct State {
     shown: Shown,
     /// The events the accepted changes fired, in the order the model saw them answered.
     fired: Vec<Fired>,
-    /// Writes (creates, changes, deletes) in flight, and the clock when the last was answered,
-    /// by what they move: the kind of resource they write, and the workspace-wide states the
-    /// operation table says they touch (a send touches the conversations).
-    moving: HashMap<String, (u32, u64)>,
 }
 
 /// An event an accepted change fired, as the operation table says (`x-effect.fires`).
@@ -98,9 +94,6 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let clock = state.clock;
-        for key in moved(&op) {
-            state.moving.entry(key).or_default().0 += 1;
-        }
         if let Some(Op::Change { kind, id, .. }) = &op {
             if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone())) {
                 // Two changes in flight at once (trials sharing a resource): the order the
@@ -124,11 +117,6 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
-        for key in moved(&op) {
-            let w = state.moving.entry(key).or_default();
-            w.0 = w.0.saturating_sub(1);
-            w.1 = now;
-        }
         match op {
             Some(Op::Create {
                 kind,
@@ -300,26 +288,6 @@ impl Model {
             .unwrap_or_default()
     }
 
-    /// The model's clock now.
-    pub(crate) fn now(&self) -> u64 {
-        self.lock().clock
-    }
-
-    /// Whether no write that moves what the list `route` shows (a resource of its kind, a state
-    /// it touches) was in flight at any time since the clock `since`: a read of the list since
-    /// then saw one state of it.
-    pub(crate) fn still_since(&self, route: &conformance_contract::Route, since: u64) -> bool {
-        let state = self.lock();
-        std::iter::once(&route.effect.on)
-            .chain(&route.effect.touches)
-            .all(|key| {
-                state
-                    .moving
-                    .get(key)
-                    .is_none_or(|(writing, written)| *writing == 0 && *written <= since)
-            })
-    }
-
     /// Whether a change of the resource `id` of `kind` was in flight at some time between the
     /// model's clocks `sent` and `answered` (the span of another request).
     pub(crate) fn changed_during(&self, kind: &str, id: &str, sent: u64, answered: u64) -> bool {
@@ -412,19 +380,6 @@ pub(crate) fn stated_for(
                 .is_some_and(|m| added.contains(m) && !removed.contains(m)),
         }
     })
-}
-
-/// What the request may move (see `State::moving`): nothing for a read.
-fn moved(op: &Option<Op<'_>>) -> Vec<String> {
-    match op {
-        Some(Op::Create { kind, route, .. } | Op::Change { kind, route, .. }) => {
-            std::iter::once(kind.clone())
-                .chain(route.effect.touches.iter().cloned())
-                .collect()
-        }
-        Some(Op::Other { kind, .. }) => vec![kind.clone()],
-        _ => Vec::new(),
-    }
 }
 
 /// Whether the request carries the run's own key: what other keys are shown is not stated.
