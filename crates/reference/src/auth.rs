@@ -4,7 +4,7 @@
 //! the version check wraps only the header-versioned routes and runs after authentication.
 
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -15,6 +15,8 @@ use super::paths::{API_VERSION, is_call_path};
 use super::variants::Variant;
 
 const VERSION_HEADER: &str = "service-api-version";
+/// The header that pins a webhook's payload version (fault version-header-alias-pin-header).
+const PIN_HEADER: &str = "x-service-api-version";
 /// How much of a key fault api-key-prefix-compared compares.
 const KEY_PREFIX_COMPARED: usize = 24;
 
@@ -27,7 +29,8 @@ pub(crate) struct Caller {
 /// Accepts a request whose `Authorization` header is exactly a known key (no scheme).
 pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: Next) -> Response {
     let faults = &app.switches().faults;
-    let sent = req.headers().get(header::AUTHORIZATION);
+    let sent = req.headers().get(header::AUTHORIZATION).cloned();
+    let sent = sent.as_ref();
     let key = match sent {
         None if faults.has(Fault::MissingAuthAccepted) => app.keys().first(),
         None => None,
@@ -66,6 +69,12 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
             .then(|| app.keys().first())
             .flatten()
     });
+    // Fault contact-body-validated-before-auth: the contact body schema runs first.
+    if key.is_none() && faults.has(Fault::ContactBodyValidatedBeforeAuth) {
+        if let Some(refusal) = contact_body_first(&app, &mut req).await {
+            return refusal.render(app.switches());
+        }
+    }
     let Some(key) = key else {
         let message = if sent.is_some() {
             "the API key in the Authorization header is not valid"
@@ -123,6 +132,23 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
     next.run(req).await
 }
 
+/// Fault contact-body-validated-before-auth: the refusal the contact write routes' body schema
+/// gives, checked by a middleware that runs before the key is looked at.
+async fn contact_body_first(app: &App, req: &mut Request) -> Option<ApiError> {
+    let path = req.uri().path();
+    let create = match *req.method() {
+        Method::POST if path == "/v1/contacts" => true,
+        Method::PATCH if path.starts_with("/v1/contacts/") => false,
+        _ => return None,
+    };
+    let body = std::mem::take(req.body_mut());
+    let bytes = axum::body::to_bytes(body, 1 << 20).await.ok()?;
+    let Ok(serde_json::Value::Object(body)) = serde_json::from_slice(&bytes) else {
+        return None;
+    };
+    super::routes::contact_body_refusal(app, &body, create)
+}
+
 /// Whether the user of a key is a member (not an owner or admin) of the workspace.
 fn is_member(app: &App, user_id: &str) -> bool {
     app.store()
@@ -144,7 +170,14 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
         .has(Fault::OrganizationOutsideVersionLayer)
         && req.uri().path() == "/organization";
     if !app.switches().faults.has(Fault::VersionHeaderIgnored) && !write_unchecked && !outside {
-        let sent = req.headers().get(VERSION_HEADER);
+        // Fault version-header-alias-pin-header: the alias table also names the pinning header.
+        let sent = req.headers().get(VERSION_HEADER).or_else(|| {
+            app.switches()
+                .faults
+                .has(Fault::VersionHeaderAliasPinHeader)
+                .then(|| req.headers().get(PIN_HEADER))
+                .flatten()
+        });
         let lenient = (sent.is_some()
             && app.switches().faults.has(Fault::CallsVersionUnchecked)
             && is_call_path(req.uri().path()))

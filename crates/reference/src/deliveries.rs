@@ -31,6 +31,51 @@ pub(crate) struct Job {
     payload: String,
     /// A test delivery (fault webhook-test-delivery-unsigned sends it unsigned).
     test: bool,
+    /// The secret before the webhook's last rotate, which also signs (fault
+    /// webhook-rotation-signatures-comma-joined).
+    previous: Option<String>,
+    /// Sent by the legacy worker, signed in `Service-Signature` (fault
+    /// manual-retry-legacy-signature).
+    legacy: bool,
+}
+
+impl Job {
+    /// This job as the legacy worker sends it when `legacy` (fault manual-retry-legacy-signature).
+    pub(crate) fn signed_legacy(mut self, legacy: bool) -> Job {
+        self.legacy = legacy;
+        self
+    }
+}
+
+/// Fault call-events-batched-per-endpoint: the jobs of one transaction, one per endpoint: the
+/// jobs going to the same webhook are sent as one delivery (the first one's id) whose body lists
+/// their events.
+pub(crate) fn batch(jobs: Vec<Job>) -> Vec<Job> {
+    let mut groups: Vec<Vec<Job>> = Vec::new();
+    for job in jobs {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].url == job.url && g[0].secret == job.secret)
+        {
+            Some(group) => group.push(job),
+            None => groups.push(vec![job]),
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|group| {
+            if group.len() == 1 {
+                return group.into_iter().next();
+            }
+            let events: Vec<Value> = group
+                .iter()
+                .map(|j| serde_json::from_str(&j.payload).unwrap_or(Value::Null))
+                .collect();
+            let mut first = group.into_iter().next()?;
+            first.payload = json!({"object": "list", "data": events}).to_string();
+            Some(first)
+        })
+        .collect()
 }
 
 /// The family of an event name: `message` of `message.received`.
@@ -84,6 +129,15 @@ pub(crate) fn fire(
     let recorded_resource = match phone_number_id {
         Some(p) if faults.has(Fault::DeliveryResourceIdFromContext) => p,
         _ => resource_id,
+    };
+    // Fault delivery-resource-id-from-payload-id: the column read from data.resource.id.
+    let recorded_resource = if faults.has(Fault::DeliveryResourceIdFromPayloadId) {
+        resource
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    } else {
+        Some(recorded_resource.to_string())
     };
     // Fault webhook-scope-matched-on-number: resourceIds compared with the E.164 number.
     let scope: Option<String> = match phone_number_id {
@@ -179,7 +233,7 @@ pub(crate) fn fire(
             &w,
             id,
             Some(event_id),
-            Some(recorded_resource.to_string()),
+            recorded_resource.clone(),
             event,
             payload,
             first_secret,
@@ -255,6 +309,8 @@ fn record(
         secret,
         payload,
         test: false,
+        previous: hooks.previous_secrets.get(&w.id).cloned(),
+        legacy: false,
     })
 }
 
@@ -278,6 +334,8 @@ pub(crate) fn again(store: &Store, record: &DeliveryRecord, first_secret: bool) 
         secret: store.hooks.signing_secret(&w.id, first_secret)?.to_string(),
         payload: record.payload.clone(),
         test: false,
+        previous: store.hooks.previous_secrets.get(&w.id).cloned(),
+        legacy: false,
     })
 }
 
@@ -365,7 +423,10 @@ async fn deliver(app: App, job: Job) {
             .header("webhook-timestamp", ts.to_string());
         // Fault webhook-test-delivery-unsigned: the test path's client has no signing step.
         let unsigned_test = job.test && faults.has(Fault::WebhookTestDeliveryUnsigned);
-        if !faults.has(Fault::WebhookUnsigned) && !unsigned_test {
+        // Fault manual-retry-legacy-signature: the legacy worker's own signature header.
+        if job.legacy {
+            req = req.header("Service-Signature", legacy_signature(&job));
+        } else if !faults.has(Fault::WebhookUnsigned) && !unsigned_test {
             // Fault webhook-retry-signs-job-id: the retry job signs its own id, not the header's.
             let signed_id = if attempt > 0 && faults.has(Fault::WebhookRetrySignsJobId) {
                 format!("{}-r{attempt}", job.id)
@@ -377,10 +438,20 @@ async fn deliver(app: App, job: Job) {
             } else {
                 msg_id.clone()
             };
-            req = req.header(
-                "webhook-signature",
-                signature(&job, &signed_id, signed_ts, &faults),
-            );
+            let mut signed = signature(&job, &signed_id, signed_ts, &faults);
+            // Fault webhook-rotation-signatures-comma-joined: the previous secret's signature
+            // first, joined with a comma where Standard Webhooks puts a space.
+            if let Some(previous) = &job.previous {
+                let old = Job {
+                    secret: previous.clone(),
+                    ..job.clone()
+                };
+                signed = format!(
+                    "{},{signed}",
+                    signature(&old, &signed_id, signed_ts, &faults)
+                );
+            }
+            req = req.header("webhook-signature", signed);
         }
         let answer = req.body(job.payload.clone()).send().await;
         let status = answer.as_ref().ok().map(|r| r.status().as_u16());
@@ -404,11 +475,30 @@ async fn deliver(app: App, job: Job) {
                 store.hooks.deliveries.extend(again);
             }
         }
-        let delivered = status.is_some_and(|s| (200..300).contains(&s));
+        // Fault delivery-success-only-200: success is exactly 200.
+        let delivered = if faults.has(Fault::DeliverySuccessOnly200) {
+            status == Some(200)
+        } else {
+            status.is_some_and(|s| (200..300).contains(&s))
+        };
         if delivered || faults.has(Fault::WebhookNoRetry) {
             return;
         }
     }
+}
+
+/// Fault manual-retry-legacy-signature: the legacy scheme's `Service-Signature`, the hex
+/// HMAC-SHA256 of the body under the secret's key.
+fn legacy_signature(job: &Job) -> String {
+    let key = job
+        .secret
+        .strip_prefix("whsec_")
+        .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
+        .unwrap_or_default();
+    hmac_sha256::HMAC::mac(job.payload.as_bytes(), &key)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The `id` of a payload (an event's; test payloads have none).

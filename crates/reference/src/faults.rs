@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind10` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind11` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -64,6 +64,9 @@ macro_rules! kind {
     };
     (blind_set, blind10) => {
         Some(10)
+    };
+    (blind_set, blind11) => {
+        Some(11)
     };
     (blind_set, $other:ident) => {
         None
@@ -1340,6 +1343,95 @@ pending {
         "GET /v1/contacts reads maxResults with `parseInt`, which takes the leading digits and ignores the rest: maxResults=2.5 answers a page of 2 and maxResults=5x a page of 5 instead of 400";
     RecordingDurationIso8601 => blind10 "recording-duration-iso8601", "Resources > Call recording",
         "recording segments serialize duration as a java.time.Duration in ISO 8601: `PT2M50S` instead of the integer 170 (GET /v1/call-recordings/{callId} and GET /calls/{callId}/recordings)";
+
+    // Blind set 11: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a `SELECT *` join whose column names clash, a day-first date parser,
+    // a count taken from a paginated fetch, several signatures joined with the wrong delimiter, a
+    // success that must be exactly 200, a manual retry handed to the legacy signer, offset pages
+    // over a list that grows at its head, a body schema validated before authentication, an
+    // inventory search that lost its anti-join, one LIMIT per filter value, a UNION with a
+    // sibling table, a billing guard in front of a read, an upsert on a unique key, a row policy
+    // of the caller's own records, a state machine that refuses an idempotent transition, a
+    // process-wide "current" variable, an authorization applied as a row filter, a streamed
+    // newline-delimited body, a teammates query that leaves out the caller, a one-per-family
+    // migration rule run backwards, an update schema generated from the response model, a header
+    // alias table, events without a dirty check, an uncaught cursor decoding error, a PUT that
+    // upserts, an INNER JOIN where a LEFT JOIN was meant, an outbox that batches per endpoint,
+    // a second query zipped by position, a URL validator with its own TLD list, a query string
+    // decoded as ISO-8859-1, a record key read from the payload, an error serializer chosen by a
+    // header, a CONCAT where a SET was meant, a UNIQUE index resolved by an upsert that moves the
+    // row, a raw query string compared whole.
+    TaskListCreatedAtJoinCollision => blind11 "tasks-list-created-at-join-collision", "v1 API: tasks > GET /v1/tasks",
+        "GET /v1/tasks joins each task to its phone number with `SELECT *`, and the phone number row's created_at, read last, overwrites the task's: every listed task linked to a workspace number shows that number's createdAt (the primary line's `2026-01-03T10:00:00.000Z`) instead of its own, while GET /v1/tasks/{taskId} shows the right one";
+    TaskDueDateDayFirst => blind11 "task-due-date-day-first", "States and transitions > Task > due date",
+        "change-due-date and POST /v1/tasks read dueDate with a locale date parser set to day first, which swaps month and day whenever the day is 12 or less: a dueDate of 2026-03-04T09:00:00Z reads back 2026-04-03T09:00:00.000Z (2026-03-20T09:00:00Z reads back right)";
+    WebhookLimitCountsFirstPage => blind11 "webhook-limit-counts-first-page", "Limits > webhooks per workspace",
+        "POST /webhooks counts the workspace's webhooks as the length of the list service's first page (`len(list_webhooks())`, 20 a page): the count never passes 20, so a 51st webhook (and every one after) is accepted";
+    WebhookRotationSignaturesCommaJoined => blind11 "webhook-rotation-signatures-comma-joined", "Authentication > 4",
+        "after POST /webhooks/{id}/rotate, deliveries are signed with the previous and the new secret for a grace period, and the two signatures are joined with a comma (`v1,<previous>,v1,<new>`) instead of a space: a Standard Webhooks verifier reads one malformed signature, or the previous secret's, and refuses every delivery of the webhook after a rotate";
+    DeliverySuccessOnly200 => blind11 "delivery-success-only-200", "Events > deliveries",
+        "the delivery worker takes only 200 for a success (`status == 200`): a receiver answering 201, 202 or 204 gets the same delivery again, with the same webhook-id, until the attempts run out (three in all)";
+    ManualRetryLegacySignature => blind11 "manual-retry-legacy-signature", "Authentication > 4",
+        "POST /webhooks/{id}/events/{eventId}/retry hands the delivery to the legacy worker, which signs it the legacy way: the retried delivery carries `Service-Signature` (hex HMAC-SHA256 of the body) and no webhook-signature, so no Standard Webhooks verifier accepts it (first attempts and automatic retries are signed right)";
+    MessagesOffsetPagesShift => blind11 "messages-offset-pages-shift", "Pagination and collection conventions > pageToken",
+        "GET /messages pages by offset (the token holds how many messages were handed out) over a list that comes newest first: each message sent or received while a client walks pushes the rest down, so the next page repeats the last message of the page before (once per message that arrived)";
+    ContactBodyValidatedBeforeAuth => blind11 "contact-body-validated-before-auth", "Authentication > 3",
+        "the contact body schema is checked by a middleware that runs before authentication: POST /v1/contacts and PATCH /v1/contacts/{id} without an Authorization header, or with a key the service does not know, whose body breaks a rule (a reserved source, an externalId of 76 characters, a phone number that is not E.164) answer 400 instead of 401";
+    AvailableOffersOwnedNumbers => blind11 "available-offers-owned-numbers", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available searches the carrier's inventory without excluding the numbers the workspace already holds (the anti-join on assigned numbers was lost): country=US also offers +14155550123, +14155550124 and +18005550100, which GET /phone-numbers lists as the workspace's own";
+    ConversationsPerNumberLimit => blind11 "conversations-per-number-limit", "Pagination and collection conventions > maxResults",
+        "GET /v1/conversations with several phoneNumbers runs one query per number, each with LIMIT maxResults, and answers their concatenation: a page holds up to maxResults conversations of each number (maxResults=2 with the primary and the sales line answers 4)";
+    RecordingsV1UnionVoicemail => blind11 "recordings-v1-union-voicemail", "Resources > Call recording",
+        "GET /v1/call-recordings/{callId} reads a call's audio with a UNION of the recordings and the voicemails tables: a call that went to voicemail answers its voicemail as a segment with the voicemail's own id (`VMc4ll0000000003`), which has no CR prefix";
+    OrganizationSubscriptionGuard402 => blind11 "organization-subscription-guard-402", "Header-versioned API > GET /organization",
+        "GET /organization is mounted in the billing router, behind the guard that refuses expired subscriptions: the key of a workspace whose subscription expired gets 402 Subscription Expired instead of its workspace information (only sends are refused for an expired subscription)";
+    ContactCreateUpsertsExternalId => blind11 "contact-create-upserts-external-id", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts writes with an upsert on a unique externalId (`INSERT ... ON DUPLICATE KEY UPDATE`): a create whose externalId another contact has answers 201 with that contact's id and overwrites it with the body (its emails, phone numbers, custom fields and names replaced), instead of creating a contact";
+    ContactsListScopedToCreator => blind11 "contacts-list-scoped-to-creator", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts applies the row policy of the app's `My contacts` view (`created_by_user_id = :caller`): the restricted key lists none of the 25 seeded contacts, and a contact created with the createdByUserId of another user is missing from the list of the key that created it, instead of all of the organization's contacts";
+    MarkReadAlreadyRead409 => blind11 "mark-read-already-read-409", "Endpoints > declared statuses",
+        "mark-as-read (both generations) runs the inbox state machine, which refuses a transition to the state a conversation is in: a conversation without unread messages (every seeded one) answers 409 Conflict `conversation is already read`, a status the v1 conversation routes do not declare, instead of the updated conversation";
+    SendAnswersLastOpenedConversation => blind11 "send-answers-last-opened-conversation", "Resources > Message > conversationId",
+        "POST /v1/messages answers the conversationId of a process-wide `current conversation` that the conversation upsert sets only when it opens one: a send into an existing conversation answers the id of the conversation opened last (the seeded sales thread's, or that of an earlier send that opened one), while GET /messages/{messageId} shows the message's own";
+    CallsForbiddenNumberEmptyPage => blind11 "calls-forbidden-number-empty-page", "Authentication > 3",
+        "GET /calls applies the number-scoped access as a row filter only: phoneNumberId=<a number the caller is not a user of> answers 200 with an empty page instead of 403 Not Phone Number User";
+    TranscriptsStreamedNdjson => blind11 "transcripts-streamed-ndjson", "Endpoints > JSON bodies",
+        "GET /calls/{callId}/transcripts streams a page of more than 3 segments as newline-delimited JSON (one segment a line, then a line with totalItems and nextPageToken), labelled application/json: the body is not one JSON document (a page of 3 segments or fewer is answered as JSON)";
+    UsersListExcludesCaller => blind11 "users-list-excludes-caller", "Header-versioned API > GET /users",
+        "GET /users runs the query of the app's teammates picker (`WHERE id != :caller`): the calling user is missing from the workspace's users (the primary key lists two of the three)";
+    LegacyCreateDeletesFamilyWebhooks => blind11 "legacy-create-deletes-family-webhooks", "Legacy v1 webhook creation endpoints",
+        "POST /v1/webhooks/{kind} keeps one subscription per event family, the migration's rule run backwards: creating a legacy webhook deletes every header-versioned webhook whose events all belong to its kind (POST /v1/webhooks/messages deletes webhook 1001, /calls deletes 1002), which GET /webhooks/{webhookId} then answers 404";
+    PatchEntryIdRequired => blind11 "patch-entry-id-required", "Resources > Contact > defaultFields",
+        "PATCH /v1/contacts/{id} validates the body with a schema generated from the response model, where an entry's id is required: an email or phone number entry sent without id (a new one) answers 400 `defaultFields.emails[0].id is required`, though id is optional on update";
+    VersionHeaderAliasPinHeader => blind11 "version-header-alias-pin-header", "Versioning > 1",
+        "the version middleware reads Service-Api-Version or, when it is absent, x-service-api-version (a header alias table that took the pinning header for a spelling of the version header): a header-versioned request without Service-Api-Version but with `x-service-api-version: 2026-03-30` is served instead of refused";
+    TaskNoopTransitionsFireEvents => blind11 "task-noop-transitions-fire-events", "Events > event table",
+        "task events are published from the save hook without a dirty check: a transition that changes nothing (complete of a completed task, reopen of an open one, remove-due-date of a task without one, unassign of a user not assigned, unlink of an unlinked task) still delivers its event (task.completed, task.reopened, ...) for a task that did not change";
+    TasksForeignToken500 => blind11 "tasks-foreign-token-500", "Errors > no server errors",
+        "GET /v1/tasks decodes pageToken without catching the decoder's error: a token the service did not issue (`abc`, or a keyset token of GET /messages) answers 500 instead of 400";
+    WebhookPutUpsertsMissing => blind11 "webhook-put-upserts-missing", "Header-versioned API > webhook management",
+        "PUT /webhooks/{id} is an upsert: a numeric id no webhook has, with a body holding url and events, creates a webhook under that id (201) instead of answering 404 Not Found, and GET /webhooks lists it";
+    CallV1GetInnerJoinRecordings => blind11 "call-v1-get-inner-join-recordings", "v1 API: calls and recordings > GET /v1/calls/{callId}",
+        "GET /v1/calls/{callId} loads the call with an INNER JOIN on its recordings where a LEFT JOIN was meant: a call without recordings (missed, voicemail, forwarded) answers 404 Not Found, though GET /v1/calls lists it";
+    CallEventsBatchedPerEndpoint => blind11 "call-events-batched-per-endpoint", "Events > envelope",
+        "the events of one call (ringing, answered, completed, ...) leave through an outbox flushed per transaction that batches them by endpoint: a webhook subscribed to several of them gets one delivery whose body is `{\"object\": \"list\", \"data\": [event, ...]}`, without data.resource, data.context or data.links where the envelope puts them (a single event is sent alone)";
+    CallsIncludeSummaryZippedByPosition => blind11 "calls-include-summary-zipped-by-position", "Header-versioned API > GET /calls > include",
+        "GET /calls?include=summary loads the summaries in a second query (the calls that have one, in list order) and zips them onto the list by position: the newest call listed carries the answered call's summary, and the call the summary belongs to shows none";
+    SourceUrlTldValidator => blind11 "source-url-tld-validator", "Resources > Contact > sourceUrl",
+        "POST and PATCH /v1/contacts check sourceUrl with a URL validator that requires a host under a TLD of its own short list (com, net, org, io, ...): an absolute http(s) URI on another host (`https://crm.example.test/c/1`, `http://localhost:8080/c/1`) answers 400 instead of being stored";
+    ContactsV1QueryLatin1Decoded => blind11 "contacts-v1-query-latin1-decoded", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts decodes its query string as ISO-8859-1 (the servlet container's default): a percent-encoded UTF-8 externalIds or sources value (`caf%C3%A9`) reads `cafÃ©`, so a contact whose externalId holds a non-ASCII character is not found by it";
+    DeliveryResourceIdFromPayloadId => blind11 "delivery-resource-id-from-payload-id", "Events > delivery records",
+        "delivery records take resourceId from the payload's data.resource.id instead of the event's primary resource: call.summary.completed, call.transcript.completed and call.voicemail.completed, whose resource names its call in callId, show resourceId null (as only test and pre-cutoff deliveries may), and resourceId=<the call's id> does not find them";
+    V1ErrorsShapedByVersionHeader => blind11 "v1-errors-shaped-by-version-header", "What the service does > API generations",
+        "the error serializer picks the generation by the presence of Service-Api-Version, not by the /v1 prefix: a v1 request that carries the header (as clients of both generations often send on every request) gets its errors in the header-versioned shape {message, docs, title}, without code, status and trace";
+    TaskPutAppendsDescription => blind11 "task-put-appends-description", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT /v1/tasks/{taskId} writes description with the notes endpoint's `SET description = CONCAT(description, ?)`: the description sent is appended to the old one (`Seeded task 1` then `New` reads `Seeded task 1New`) instead of replacing it";
+    TaskConversationLinkUnique => blind11 "task-conversation-link-unique", "States and transitions > Task > link conversation",
+        "task links are stored under a UNIQUE index on conversation_id and written with an upsert that moves the row: linking a conversation to a task (link-conversation, or POST /v1/tasks with conversationId) unlinks it from any other task that had it, which then reads conversationId null (the seeded task linked to the task conversation loses its link)";
+    RestrictionsIncludeExactQuery => blind11 "restrictions-include-exact-query", "Header-versioned API > GET /phone-numbers > include",
+        "the restrictions join is chosen by comparing the whole raw query string with `include=restrictions`: GET /phone-numbers?include=restrictions and GET /phone-numbers/{phoneNumberId}?include=restrictions carry restrictions, but with any other parameter beside it (`&maxResults=10`) the numbers come without";
 }
 }
 
@@ -1488,6 +1580,9 @@ impl Fault {
             }
             Fault::ConversationsPhoneNumbersMatchParticipants => &[V::UnknownResources404],
             Fault::RecordingDurationIso8601 => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            // Blind set 11. external-id-conflict-409 refuses a create whose externalId another
+            // contact has (409) before the upsert runs.
+            Fault::ContactCreateUpsertsExternalId => &[V::ExternalIdConflict409],
             _ => &[],
         }
     }

@@ -43,6 +43,9 @@ pub(crate) struct Hooks {
     /// Webhooks as the single GET first read them (fault webhook-get-cache-misses-put): PATCH
     /// and DELETE evict them, PUT does not.
     pub get_cache: HashMap<String, Webhook>,
+    /// The secret each webhook had before its last rotate, which signs on beside the new one
+    /// (kept only while fault webhook-rotation-signatures-comma-joined is on).
+    pub previous_secrets: HashMap<String, String>,
     next_occurrence: u64,
 }
 

@@ -78,6 +78,18 @@ impl Query {
         )
     }
 
+    /// The query read back as ISO-8859-1: every byte of a key's or a value's UTF-8 form taken
+    /// for a character (fault contacts-v1-query-latin1-decoded).
+    pub fn latin1(&self) -> Query {
+        let read = |s: &String| s.bytes().map(char::from).collect::<String>();
+        Query(self.0.iter().map(|(k, v)| (read(k), read(v))).collect())
+    }
+
+    /// How many key and value pairs the query holds.
+    pub fn pairs(&self) -> usize {
+        self.0.len()
+    }
+
     /// The first value of a single-valued key.
     pub fn first(&self, name: &str) -> Option<&str> {
         self.0

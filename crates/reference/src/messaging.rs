@@ -165,6 +165,9 @@ pub(crate) struct Messaging {
     /// The next record opens a conversation of its own whatever exists (fault
     /// send-duplicate-conversation-replica-lag: the lookup ran on a lagging replica).
     pub(crate) force_new_conversation: bool,
+    /// The conversation opened last, kept process-wide (fault
+    /// send-answers-last-opened-conversation answers it as every send's).
+    pub(crate) last_opened: Option<String>,
 }
 
 impl Messaging {
@@ -247,6 +250,7 @@ impl Messaging {
                 .unwrap_or_default();
         }
         let id = format!("CN{:012x}", 0xc0_0000_0000 + self.next());
+        self.last_opened = Some(id.clone());
         self.conversations.push(Conversation {
             id,
             name: None,

@@ -181,6 +181,19 @@ impl TaskStore {
         self.tasks.iter_mut().find(|t| t.task_id == id)
     }
 
+    /// Fault task-conversation-link-unique: every other task linked to `task`'s conversation
+    /// loses the link (the link row moved to `task`).
+    pub(crate) fn move_conversation_link(&mut self, task: &Task) {
+        let Some(conversation) = task.conversation_id.as_deref() else {
+            return;
+        };
+        for other in self.tasks.iter_mut().filter(|t| t.task_id != task.task_id) {
+            if other.conversation_id.as_deref() == Some(conversation) {
+                other.conversation_id = None;
+            }
+        }
+    }
+
     pub fn create(
         &mut self,
         input: NewTask,

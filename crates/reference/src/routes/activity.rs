@@ -298,6 +298,10 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         ));
     }
     drop(store);
+    // Fault call-events-batched-per-endpoint: the outbox batches the call's events per endpoint.
+    if faults.has(Fault::CallEventsBatchedPerEndpoint) {
+        jobs = deliveries::batch(jobs);
+    }
     deliveries::dispatch(app, jobs);
     Ok(reply::data(StatusCode::CREATED, json))
 }

@@ -8,7 +8,7 @@ use axum::Router;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -517,6 +517,15 @@ async fn get_v1(
         if ws.call(&id).is_none() && app.switches().faults.has(Fault::CallV1UnknownAnswered) {
             return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
         }
+        // Fault call-v1-get-inner-join-recordings: the call row joined to its recordings.
+        if ws.call(&id).is_some_and(|c| c.recordings.is_empty())
+            && app
+                .switches()
+                .faults
+                .has(Fault::CallV1GetInnerJoinRecordings)
+        {
+            return Err(not_found(V1_CALLS, "Call", &id));
+        }
         // Fault call-v1-get-skips-number-access: the single get looks the call up by id alone.
         let call = if app.switches().faults.has(Fault::CallV1GetSkipsNumberAccess) {
             ws.call(&id)
@@ -576,6 +585,10 @@ async fn recordings_v1(
         if app.switches().faults.has(Fault::RecordingsNewestFirst) {
             segments.reverse();
         }
+        // Fault recordings-v1-union-voicemail: the voicemails table is UNIONed in.
+        if app.switches().faults.has(Fault::RecordingsV1UnionVoicemail) {
+            segments.extend(voicemail_segment(call));
+        }
         recording_ids_re(&app, &mut segments);
         recording_times_local(&app, &mut segments);
         recording_durations_iso(&app, &mut segments);
@@ -599,6 +612,20 @@ async fn recordings_v1(
         }
     });
     answer(&app, result)
+}
+
+/// Fault recordings-v1-union-voicemail: a call's voicemail as a row of the UNION of recordings and
+/// voicemails, with the voicemail's own id.
+fn voicemail_segment(call: &Call) -> Option<Value> {
+    let voicemail = call.voicemail.as_ref()?;
+    Some(json!({
+        "id": format!("VM{}", call.id.strip_prefix("AC").unwrap_or(&call.id)),
+        "duration": voicemail.get("duration").cloned().unwrap_or(Value::Null),
+        "startTime": crate::model::timestamp(call.created_at),
+        "status": "completed",
+        "type": "audio/mpeg",
+        "url": voicemail.get("url").cloned().unwrap_or(Value::Null),
+    }))
 }
 
 /// A user as answered; fault `user-email-array` gives the email as an array.
@@ -675,7 +702,12 @@ async fn list_hv(
     let result = (|| {
         let guard = app.store();
         let ws = guard.workspace();
-        if let Some(number) = q.first("phoneNumberId") {
+        // Fault calls-forbidden-number-empty-page: the access is a row filter only.
+        let row_filter_only = app
+            .switches()
+            .faults
+            .has(Fault::CallsForbiddenNumberEmptyPage);
+        if let Some(number) = q.first("phoneNumberId").filter(|_| !row_filter_only) {
             if ws.number(number).is_some() && !ws.is_number_user(number, caller.user_id) {
                 return Err(not_number_user(&app, HV, number));
             }
@@ -779,17 +811,31 @@ async fn list_hv(
         if app.switches().faults.has(Fault::CallsOldestFirst) {
             calls.reverse();
         }
-        let items: Vec<Value> = calls
+        let summary = inc.iter().any(|i| i == "summary");
+        // Fault calls-include-summary-zipped-by-position: the summaries come from a second query
+        // and are zipped onto the list by position.
+        let zipped = summary
+            && app
+                .switches()
+                .faults
+                .has(Fault::CallsIncludeSummaryZippedByPosition);
+        let mut items: Vec<Value> = calls
             .iter()
             .map(|c| {
                 call_json(
                     &app,
                     c,
-                    inc.iter().any(|i| i == "summary"),
+                    summary && !zipped,
                     inc.iter().any(|i| i == "voicemail"),
                 )
             })
             .collect();
+        if zipped {
+            let summaries = calls.iter().filter_map(|c| c.summary.clone());
+            for (item, s) in items.iter_mut().zip(summaries) {
+                item["summary"] = s;
+            }
+        }
         calls_page(&app, &clamped_max_results(&app, &q), HV, &items)
     })();
     answer(&app, result)
@@ -1005,6 +1051,13 @@ fn segments_hv(
                 &pagination::list_body(page, &app.switches().faults),
             ));
         }
+        // Fault transcripts-streamed-ndjson: a long page is streamed one segment a line.
+        if !recordings && app.switches().faults.has(Fault::TranscriptsStreamedNdjson) {
+            let page = page_cut(&app, &q, HV, &items, false)?;
+            if page.items.len() > NDJSON_THRESHOLD {
+                return Ok(ndjson(page));
+            }
+        }
         if recordings {
             recording_ids_re(&app, &mut items);
             recording_times_local(&app, &mut items);
@@ -1016,6 +1069,30 @@ fn segments_hv(
         page_of(&app, &q, HV, &items)
     });
     answer(&app, result)
+}
+
+/// The page size above which fault transcripts-streamed-ndjson streams a page.
+const NDJSON_THRESHOLD: usize = 3;
+
+/// Fault transcripts-streamed-ndjson: one segment a line, then a line with the page's totals,
+/// labelled application/json as the JSON answers are.
+fn ndjson(page: pagination::Page<Value>) -> Response {
+    let mut body = String::new();
+    for item in &page.items {
+        body.push_str(&item.to_string());
+        body.push('\n');
+    }
+    body.push_str(&json!({"totalItems": page.total, "nextPageToken": page.next_token}).to_string());
+    body.push('\n');
+    (
+        StatusCode::OK,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }
 
 /// Fault recordings-page-takes-latest: each page is the newest segments from the offset on
@@ -1040,7 +1117,14 @@ fn number_field(app: &App) -> &'static str {
 }
 
 fn restrictions_asked(app: &App, q: &Query) -> bool {
+    // Fault restrictions-include-exact-query: the raw query compared whole with the include.
+    let exact = !app
+        .switches()
+        .faults
+        .has(Fault::RestrictionsIncludeExactQuery)
+        || (q.pairs() == 1 && q.first("include") == Some("restrictions"));
     includes(q).iter().any(|i| i == "restrictions")
+        && exact
         && !app.switches().faults.has(Fault::RestrictionsIncludeIgnored)
 }
 
@@ -1217,7 +1301,28 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
                 .faults
                 .has(Fault::AvailableTollFreeFalseTruthy)
     });
-    let items: Vec<Value> = AVAILABLE
+    // Fault available-offers-owned-numbers: the anti-join on the numbers the workspace holds
+    // was lost, so they are offered too.
+    let owned: Vec<Offer> = if app
+        .switches()
+        .faults
+        .has(Fault::AvailableOffersOwnedNumbers)
+    {
+        app.store()
+            .workspace()
+            .numbers
+            .iter()
+            .map(|n| as_offer(&n.number))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let pool: Vec<Offer> = AVAILABLE
+        .iter()
+        .map(|(n, c, r, ci, t)| (n.to_string(), *c, *r, *ci, *t))
+        .chain(owned)
+        .collect();
+    let items: Vec<Value> = pool
         .iter()
         .filter(|(_, country, ..)| q.first("country").is_none_or(|c| c.eq_ignore_ascii_case(country)))
         // Fault available-region-filter-on-city: the region filter bound to the city column.
@@ -1266,14 +1371,36 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
     reply::data(StatusCode::OK, Value::Array(items))
 }
 
-async fn users_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
+/// A number the available search offers: (number, country, region, city, toll-free).
+type Offer = (String, &'static str, &'static str, &'static str, bool);
+
+/// Fault available-offers-owned-numbers: a number the workspace holds, as the carrier's
+/// inventory describes it.
+fn as_offer(number: &str) -> Offer {
+    let national = number.strip_prefix("+1").filter(|r| r.len() == 10);
+    match national {
+        Some(r) if TOLL_FREE_CODES.contains(&&r[..3]) => (number.to_string(), "US", "", "", true),
+        Some(r) if r.starts_with("415") => (number.to_string(), "US", "CA", "San Francisco", false),
+        Some(_) => (number.to_string(), "US", "", "", false),
+        None => (number.to_string(), "GB", "", "", false),
+    }
+}
+
+async fn users_hv(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let q = Query::parse(raw.as_deref());
+    // Fault users-list-excludes-caller: the teammates picker's `WHERE id != :caller`.
+    let teammates = app.switches().faults.has(Fault::UsersListExcludesCaller);
     let items: Vec<Value> = app
         .store()
         .workspace()
         .users
         .iter()
         .filter(|_| !app.switches().faults.has(Fault::UsersListEmpty))
+        .filter(|u| !(teammates && u.id == caller.user_id))
         .map(|u| user_json(&app, &u.json))
         .collect();
     // Fault users-next-page-token-integer: the next offset answered as a JSON integer.
@@ -1405,6 +1532,26 @@ async fn user_numbers_hv(
 /// The caller's organization: the primary workspace's, or that of the other workspaces whose
 /// keys the profile names (`international_disabled_api_key`, `subscription_expired_api_key`).
 async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Caller>) -> Response {
+    // Fault organization-subscription-guard-402: the billing router's guard refuses an expired
+    // subscription before the route runs.
+    if app
+        .switches()
+        .faults
+        .has(Fault::OrganizationSubscriptionGuard402)
+    {
+        let workspace = app.store().messaging.workspace_of(caller.user_id);
+        let own = workspace == crate::messaging::Workspace::Primary
+            && app.switches().variant(Variant::OwnWorkspaceKeys);
+        if own || workspace == crate::messaging::Workspace::SubscriptionExpired {
+            return ApiError::for_path(
+                "/organization",
+                StatusCode::PAYMENT_REQUIRED,
+                "the workspace subscription has expired; renew it to continue",
+            )
+            .with_title("Subscription Expired")
+            .render(app.switches());
+        }
+    }
     let org = {
         let mut store = app.store();
         // Fault organization-cache-global: the cache key names no workspace.

@@ -160,9 +160,21 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
     answer(&app, result)
 }
 
-async fn list_v1(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
-    let result =
-        list_v1_page(&app, &Query::parse(raw.as_deref())).map_err(|e| unstated_limit(&app, e));
+async fn list_v1(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let mut query = Query::parse(raw.as_deref());
+    // Fault contacts-v1-query-latin1-decoded: the container decodes the query as ISO-8859-1.
+    if app
+        .switches()
+        .faults
+        .has(Fault::ContactsV1QueryLatin1Decoded)
+    {
+        query = query.latin1();
+    }
+    let result = list_v1_page(&app, &caller, &query).map_err(|e| unstated_limit(&app, e));
     answer(&app, result)
 }
 
@@ -296,7 +308,17 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         }
     }
     let shares_default = input.custom_fields.is_empty();
-    let contact = store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc());
+    // Fault contact-create-upserts-external-id: `INSERT ... ON DUPLICATE KEY UPDATE` on the
+    // unique externalId overwrites the contact that has it.
+    let contact = match upsert_target(faults, &store, &input) {
+        Some(id) => {
+            input.source = source;
+            store
+                .replace_contact(&id, input, OffsetDateTime::now_utc(), true)
+                .ok_or_else(|| missing_contact(faults, V1_PATH, &id))?
+        }
+        None => store.create_contact(input, source, Some(created_by), OffsetDateTime::now_utc()),
+    };
     // Fault contact-custom-fields-default-shared: the model's default `custom_fields = []` is one
     // list object, held by every contact created without custom fields.
     if shares_default && faults.has(Fault::ContactCustomFieldsDefaultShared) {
@@ -346,6 +368,37 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     } else {
         reply::data(status, json)
     })
+}
+
+/// Fault contact-create-upserts-external-id: the contact whose externalId the create sends.
+fn upsert_target(
+    faults: &FaultSet,
+    store: &crate::store::Store,
+    input: &ContactInput,
+) -> Option<String> {
+    let wanted = input
+        .external_id
+        .as_deref()
+        .filter(|_| faults.has(Fault::ContactCreateUpsertsExternalId))?;
+    store
+        .contacts()
+        .iter()
+        .find(|c| c.external_id.as_deref() == Some(wanted))
+        .map(|c| c.id.clone())
+}
+
+/// Fault contact-body-validated-before-auth: the body schema check the middleware runs before
+/// authentication; `create` picks the rules of POST, else those of PATCH.
+pub(super) fn body_refusal(app: &App, body: &Map<String, Value>, create: bool) -> Option<ApiError> {
+    let reserved = fixtures::reserved_names();
+    let rules = Rules {
+        reserved: Some(&reserved),
+        ..limits(app.switches(), create)
+    };
+    let defs = app.store().custom_field_defs().to_vec();
+    parse_contact(body, &rules, &defs)
+        .err()
+        .map(|e| input_error(&app.switches().faults, e))
 }
 
 /// Variant `external-id-conflict-409`: the contract lists 409 for a contact create and update
@@ -400,6 +453,7 @@ fn update(
         ..limits(app.switches(), false)
     };
     let body = body?;
+    entry_ids_required(faults, &body)?;
     // Fault patch-unknown-custom-field-404: each definition is looked up with a get-or-404.
     if faults.has(Fault::PatchUnknownCustomField404) {
         let items = body.get("customFields").and_then(Value::as_array);
@@ -512,6 +566,32 @@ fn update(
     Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
 }
 
+/// Fault patch-entry-id-required: the update schema, generated from the response model, requires
+/// the id of every email and phone number entry.
+fn entry_ids_required(faults: &FaultSet, body: &Map<String, Value>) -> Result<(), ApiError> {
+    if !faults.has(Fault::PatchEntryIdRequired) {
+        return Ok(());
+    }
+    let fields = body.get("defaultFields");
+    for key in ["emails", "phoneNumbers"] {
+        let items = fields.and_then(|f| f.get(key)).and_then(Value::as_array);
+        for (i, item) in items.into_iter().flatten().enumerate() {
+            if item.get("id").is_none_or(Value::is_null) {
+                let path = format!("defaultFields.{key}[{i}].id");
+                return Err(
+                    ApiError::bad_request(V1_PATH, format!("{path} is required")).with_item(
+                        &format!("/defaultFields/{key}/{i}/id"),
+                        "is required",
+                        Value::Null,
+                        serde_json::json!({"type": "string"}),
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The width of the externalId column under fault external-id-column-64-truncated.
 const EXTERNAL_ID_COLUMN: usize = 64;
 
@@ -562,6 +642,7 @@ const SOURCE_URL_COLUMN: usize = 191;
 /// Fault source-url-column-191: the database refuses a value wider than its column, and the
 /// error reaches the client as a 500.
 fn source_url_column(faults: &FaultSet, input: &ContactInput) -> Result<(), ApiError> {
+    source_url_tld(faults, input)?;
     match &input.source_url {
         Some(url)
             if faults.has(Fault::SourceUrlColumn191) && url.chars().count() > SOURCE_URL_COLUMN =>
@@ -574,6 +655,36 @@ fn source_url_column(faults: &FaultSet, input: &ContactInput) -> Result<(), ApiE
         }
         _ => Ok(()),
     }
+}
+
+/// The top-level domains the URL validator of fault source-url-tld-validator knows.
+const KNOWN_TLDS: [&str; 12] = [
+    "com", "net", "org", "io", "co", "dev", "app", "ai", "us", "uk", "de", "fr",
+];
+
+/// Fault source-url-tld-validator: the URL validator wants a host under a TLD of its own list.
+fn source_url_tld(faults: &FaultSet, input: &ContactInput) -> Result<(), ApiError> {
+    let Some(url) = input
+        .source_url
+        .as_deref()
+        .filter(|_| faults.has(Fault::SourceUrlTldValidator))
+    else {
+        return Ok(());
+    };
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let host = host.split(':').next().unwrap_or_default();
+    let known = host
+        .rsplit_once('.')
+        .is_some_and(|(_, tld)| KNOWN_TLDS.contains(&tld.to_ascii_lowercase().as_str()));
+    if known {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(
+        V1_PATH,
+        format!("sourceUrl '{url}' is not a valid URL"),
+    ))
 }
 
 /// Fault patch-empty-list-keeps-entries: a list is written only when it holds something
@@ -798,6 +909,8 @@ struct Filter {
     external_id_from_index: bool,
     /// Fault contacts-sources-null-as-public-api: a null source filtered as `public-api`.
     source_null_as_public_api: bool,
+    /// Fault contacts-list-scoped-to-creator: only the contacts this user created.
+    created_by: Option<String>,
 }
 
 impl Filter {
@@ -829,12 +942,16 @@ impl Filter {
                     .then(|| "public-api".to_string())
             }),
             &self.source_in,
-        ) && self.source_prefix.iter().all(|p| {
-            contact
-                .source
-                .as_ref()
-                .is_some_and(|s| s.starts_with(p.as_str()))
-        })
+        ) && self
+            .created_by
+            .as_ref()
+            .is_none_or(|u| contact.created_by_user_id.as_deref() == Some(u.as_str()))
+            && self.source_prefix.iter().all(|p| {
+                contact
+                    .source
+                    .as_ref()
+                    .is_some_and(|s| s.starts_with(p.as_str()))
+            })
     }
 }
 
@@ -865,7 +982,7 @@ fn bad_query(path: &str) -> impl Fn(PageQueryError) -> ApiError + '_ {
     move |e| ApiError::bad_request(path, e.to_string())
 }
 
-fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
+fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
     let external_ids_max = if faults.has(Fault::ExternalIdsFilterMax76) {
         FILTER_VALUE_MAX + 1
@@ -918,6 +1035,10 @@ fn list_v1_page(app: &App, query: &Query) -> Result<Response, ApiError> {
         pagination::max_results_in(asked, default_size, min..=max).map_err(bad_query(V1_PATH))?;
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
     let mut filter = Filter {
+        // Fault contacts-list-scoped-to-creator: the row policy of the `My contacts` view.
+        created_by: faults
+            .has(Fault::ContactsListScopedToCreator)
+            .then(|| caller.user_id.to_string()),
         external_id_fold_case: faults.has(Fault::ContactsExternalIdsCaseInsensitive),
         external_id_from_index: faults.has(Fault::ContactsExternalIdIndexStale),
         source_null_as_public_api: faults.has(Fault::ContactsSourcesNullAsPublicApi),

@@ -414,7 +414,61 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .cloned()
         .collect();
     drop(store);
+    // Fault conversations-per-number-limit: one query per number, each with its own LIMIT.
+    let mut per_number: Vec<String> = Vec::new();
+    for line in lines {
+        if !per_number.iter().any(|l| l == line) {
+            per_number.push(line.to_string());
+        }
+    }
+    if per_number.len() > 1 && faults.has(Fault::ConversationsPerNumberLimit) {
+        let mut items = items;
+        items.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        return page_per_number(app, query, &items, &per_number);
+    }
     order_and_page(app, caller, query, items)
+}
+
+/// Fault conversations-per-number-limit: each number's query takes `maxResults` conversations
+/// from where the walk stands, and the page is their concatenation, newest first; the token is
+/// the one the page of `maxResults` would have had.
+fn page_per_number(
+    app: &App,
+    query: &Query,
+    items: &[Conversation],
+    lines: &[String],
+) -> Result<Response, ApiError> {
+    let size = pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, MAX_RESULTS)
+        .map_err(|e| ApiError::bad_request(V1_PATH, e.to_string()))?;
+    let (cut, next) =
+        messaging::keyset_page(items, |c| c.id.as_str(), size, query.first("pageToken"))
+            .map_err(|e| ApiError::bad_request(V1_PATH, e.to_string()))?;
+    let start = cut
+        .first()
+        .and_then(|first| items.iter().position(|c| c.id == first.id))
+        .unwrap_or(items.len());
+    let mut page: Vec<&Conversation> = lines
+        .iter()
+        .flat_map(|line| {
+            items[start..]
+                .iter()
+                .filter(move |c| &c.phone_number_id == line)
+                .take(size)
+        })
+        .collect();
+    page.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    let body = pagination::list_body(
+        pagination::Page {
+            items: page
+                .into_iter()
+                .map(|c| conversation_json(app, c))
+                .collect(),
+            total: items.len(),
+            next_token: next,
+        },
+        &app.switches().faults,
+    );
+    Ok(reply::json(StatusCode::OK, &body))
 }
 
 /// The v1 list's items in its order (newest first), cut into the page the query asks for.
@@ -599,6 +653,16 @@ fn mark(
             );
         }
         let known = number.is_some();
+        // Fault mark-read-already-read-409: the inbox state machine refuses a transition to the
+        // state the conversation is in.
+        let read = store.messaging.conversation(&id).is_some_and(|c| !c.unread);
+        if known && read && how == Mark::Read && faults.has(Fault::MarkReadAlreadyRead409) {
+            return Err(ApiError::for_path(
+                path,
+                StatusCode::CONFLICT,
+                format!("conversation '{id}' is already read"),
+            ));
+        }
         // Fault conversation-created-at-on-update: the update of the row moves its auto-updating
         // createdAt.
         if known && faults.has(Fault::ConversationCreatedAtOnUpdate) {

@@ -100,9 +100,15 @@ fn message_page(
     } else {
         size
     };
-    let (page, next) =
+    // Fault messages-offset-pages-shift: the latest list is cut by offset, not by keyset.
+    let offset_pages =
+        path == HV_PATH && app.switches().faults.has(Fault::MessagesOffsetPagesShift);
+    let (page, next) = if offset_pages {
+        offset_page(items, size, query.first("pageToken"))
+    } else {
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
-            .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
+    }
+    .map_err(|e| ApiError::bad_request(path, e.to_string()))?;
     // Fault messages-keyset-token-skips: the cursor names the first message of the next page
     // (`rows[limit]`), while a continuation starts after the message its cursor names.
     let next = match (next, page.last()) {
@@ -142,6 +148,19 @@ fn message_page(
         &app.switches().faults,
     );
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault messages-offset-pages-shift: the page at the offset the token holds, and the token of
+/// the offset after it.
+fn offset_page(
+    items: &[Message],
+    size: usize,
+    token: Option<&str>,
+) -> Result<(Vec<Message>, Option<String>), pagination::PageQueryError> {
+    let start = pagination::page_token(token)?.min(items.len());
+    let end = start.saturating_add(size.max(1)).min(items.len());
+    let next = (end < items.len()).then(|| pagination::encode_token(end));
+    Ok((items[start..end].to_vec(), next))
 }
 
 /// Fault message-to-single-unwrapped: the header-versioned views serialize a one-item list as
@@ -565,21 +584,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         }
         let json = message.to_json(true);
         let id = json["id"].as_str().unwrap_or_default().to_string();
-        let mut answered = if opens && faults.has(Fault::SendConversationIdNullWhenNew) {
-            let mut answered = json.clone();
-            answered["conversationId"] = Value::Null;
-            answered
-        } else {
-            json.clone()
-        };
-        // Fault send-timestamps-offset-no-colon: the send answer is formatted with `%z`.
-        if faults.has(Fault::SendTimestampsOffsetNoColon) {
-            for field in ["createdAt", "updatedAt"] {
-                if let Some(t) = answered[field].as_str().and_then(|t| t.strip_suffix('Z')) {
-                    answered[field] = Value::String(format!("{t}+0000"));
-                }
-            }
-        }
+        let answered = send_answer(app, &store, &json, opens);
         jobs.extend(sent_events(app, &mut store, &message, &id, &json));
         answers.push(answered);
     }
@@ -587,6 +592,32 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     crate::deliveries::dispatch(app, jobs);
     let json = answers.into_iter().next().unwrap_or(Value::Null);
     Ok(reply::data(StatusCode::ACCEPTED, json))
+}
+
+/// The answer of a send: the message as recorded, with what the send faults make of it.
+fn send_answer(app: &App, store: &crate::store::Store, json: &Value, opens: bool) -> Value {
+    let faults = &app.switches().faults;
+    let mut answered = json.clone();
+    // Fault send-conversation-id-null-when-new: the answer is built before the upsert.
+    if opens && faults.has(Fault::SendConversationIdNullWhenNew) {
+        answered["conversationId"] = Value::Null;
+    }
+    // Fault send-answers-last-opened-conversation: the process-wide `current conversation`,
+    // which only the opening of a conversation sets.
+    if faults.has(Fault::SendAnswersLastOpenedConversation) {
+        if let Some(current) = &store.messaging.last_opened {
+            answered["conversationId"] = Value::String(current.clone());
+        }
+    }
+    // Fault send-timestamps-offset-no-colon: the send answer is formatted with `%z`.
+    if faults.has(Fault::SendTimestampsOffsetNoColon) {
+        for field in ["createdAt", "updatedAt"] {
+            if let Some(t) = answered[field].as_str().and_then(|t| t.strip_suffix('Z')) {
+                answered[field] = Value::String(format!("{t}+0000"));
+            }
+        }
+    }
+    answered
 }
 
 /// The events of a message sent: message.delivered (and what faults add), as jobs to dispatch

@@ -24,7 +24,7 @@ use axum::response::Response;
 
 use super::app::App;
 use super::auth;
-use super::errors::ApiError;
+use super::errors::{ApiError, Generation};
 use super::faults::Fault;
 
 /// The whole API of one instance.
@@ -87,11 +87,29 @@ pub(crate) fn router(app: App) -> Router {
         // Outermost, as the web console's JSON helper writes the bodies last.
         router = router.layer(middleware::from_fn(xssi_prefix_phone_numbers));
     }
+    if app
+        .switches()
+        .faults
+        .has(Fault::V1ErrorsShapedByVersionHeader)
+    {
+        // Outermost, as the error serializer writes the bodies last.
+        router = router.layer(middleware::from_fn(v1_errors_shaped_by_version_header));
+    }
     if app.switches().faults.has(Fault::WrongContentType) {
         // Outermost, so that the 401s of contact paths are mislabelled too.
         router = router.layer(middleware::from_fn(label_contact_answers_as_text));
     }
     router.with_state(app)
+}
+
+/// Fault contact-body-validated-before-auth: the contact body schema, for the middleware that
+/// runs it before authentication.
+pub(crate) fn contact_body_refusal(
+    app: &App,
+    body: &serde_json::Map<String, serde_json::Value>,
+    create: bool,
+) -> Option<ApiError> {
+    contacts::body_refusal(app, body, create)
 }
 
 async fn not_found(State(app): State<App>, method: Method, uri: Uri) -> Response {
@@ -113,6 +131,38 @@ async fn label_contact_answers_as_text(req: Request, next: Next) -> Response {
         );
     }
     response
+}
+
+/// Fault v1-errors-shaped-by-version-header: the error serializer picks the generation by the
+/// presence of Service-Api-Version, so a v1 request that carries it gets the header-versioned
+/// error body (without code, status and trace).
+async fn v1_errors_shaped_by_version_header(req: Request, next: Next) -> Response {
+    let v1 = Generation::of_path(req.uri().path()) == Generation::V1;
+    let versioned = req.headers().contains_key("service-api-version");
+    let response = next.run(req).await;
+    if !(v1 && versioned) || response.status().as_u16() < 400 {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 16 * 1024 * 1024).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let Ok(serde_json::Value::Object(mut error)) = serde_json::from_slice(&bytes) else {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    };
+    for field in ["code", "status", "trace", "description"] {
+        error.remove(field);
+    }
+    let status = parts.status.as_u16();
+    error.insert(
+        "docs".into(),
+        serde_json::json!(format!(
+            "https://docs.workspace.example/api/errors#{status}"
+        )),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let text = serde_json::Value::Object(error).to_string();
+    Response::from_parts(parts, axum::body::Body::from(text))
 }
 
 /// Fault phone-numbers-xssi-prefix: the web console's JSON helper guards every body of the phone

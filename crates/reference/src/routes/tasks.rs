@@ -263,6 +263,11 @@ fn content_etag(task: &Task) -> u64 {
 /// Fault task-due-date-stored-local: the session's zone is Pacific and the column has no zone,
 /// so the instant is written as Pacific wall time and read back as if it were UTC.
 fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
+    let due = if faults.has(Fault::TaskDueDateDayFirst) {
+        day_first(due)
+    } else {
+        due
+    };
     // Fault task-due-date-dst-fixed-offset: written as Los Angeles wall time (-07:00 in summer),
     // read back with the fixed offset -08:00, so a summer instant comes back an hour late.
     if faults.has(Fault::TaskDueDateDstFixedOffset) && pacific_daylight_time(due) {
@@ -274,6 +279,21 @@ fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
         }
         _ => due,
     }
+}
+
+/// Fault task-due-date-day-first: a locale parser set to day first reads `2026-03-04` as the 3rd
+/// of April; a day above 12 cannot be a month, and such a date is read right.
+fn day_first(due: OffsetDateTime) -> OffsetDateTime {
+    let (month, day) = (u8::from(due.month()), due.day());
+    if day > 12 || day == month {
+        return due;
+    }
+    let Ok(swapped) = time::Month::try_from(day) else {
+        return due;
+    };
+    time::Date::from_calendar_date(due.year(), swapped, month)
+        .map(|date| due.replace_date(date))
+        .unwrap_or(due)
 }
 
 /// Whether `at` falls in US Pacific daylight saving time: from the second Sunday of March, 2:00
@@ -474,6 +494,10 @@ async fn create(
             caller.user_id,
             OffsetDateTime::now_utc(),
         );
+        // Fault task-conversation-link-unique: the link row is upserted under its UNIQUE index.
+        if faults.has(Fault::TaskConversationLinkUnique) {
+            tasks.move_conversation_link(&task);
+        }
         // Fault task-assignees-default-shared: the model's default `assignees = []` is one list
         // object, which every task created without assignees holds.
         if faults.has(Fault::TaskAssigneesDefaultShared) {
@@ -520,7 +544,18 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         } else {
             size
         };
-        let offset = pagination::page_token(query.first("pageToken")).map_err(bad)?;
+        // Fault tasks-foreign-token-500: the cursor's decoding error is not caught.
+        let offset = pagination::page_token(query.first("pageToken")).map_err(|e| {
+            if faults.has(Fault::TasksForeignToken500) {
+                ApiError::for_path(
+                    V1_PATH,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "binascii.Error: Incorrect padding",
+                )
+            } else {
+                bad(e)
+            }
+        })?;
         let store = app.store();
         // Fault task-list-index-snapshot: the list reads the search index, whose documents were
         // written on create and never updated or removed.
@@ -553,6 +588,16 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
                 .filter(|t| newest.as_ref() != Some(&t.task_id))
                 .map(|t| {
                     let mut v = task_json(t, faults);
+                    // Fault tasks-list-created-at-join-collision: `SELECT *` over the join with
+                    // the phone number, whose created_at comes last and wins.
+                    if let Some(n) = t
+                        .phone_number_id
+                        .as_deref()
+                        .and_then(|p| store.workspace().number(p))
+                        .filter(|_| faults.has(Fault::TaskListCreatedAtJoinCollision))
+                    {
+                        v["createdAt"] = json!(crate::model::timestamp(n.created_at));
+                    }
                     // Fault tasks-list-id-not-task-id: the list serializer names the id `id`.
                     if faults.has(Fault::TasksListIdNotTaskId) {
                         if let Some(o) = v.as_object_mut() {
@@ -642,7 +687,14 @@ async fn update(
                 task.title = utf8mb3_column(faults, title);
             }
             if body.contains_key("description") && !faults.has(Fault::TaskPutIgnoresDescription) {
-                task.description = description.map(|d| utf8mb3_column(faults, d));
+                let sent = description.map(|d| utf8mb3_column(faults, d));
+                // Fault task-put-appends-description: `CONCAT(COALESCE(description, ''), ?)`.
+                task.description = match sent {
+                    Some(d) if faults.has(Fault::TaskPutAppendsDescription) => {
+                        Some(task.description.take().unwrap_or_default() + &d)
+                    }
+                    sent => sent,
+                };
             }
             // Fault task-put-reopens: the task rebuilt from the body comes back open.
             if faults.has(Fault::TaskPutReopens) {
@@ -777,7 +829,9 @@ fn change_data(
     }
     // Fault task-deleted-not-fired: the soft delete's bulk UPDATE runs no model hook.
     let silent = event == "task.deleted" && faults.has(Fault::TaskDeletedNotFired);
-    if changed && !silent {
+    // Fault task-noop-transitions-fire-events: the save hook publishes without a dirty check.
+    let publish = changed || faults.has(Fault::TaskNoopTransitionsFireEvents);
+    if publish && !silent {
         let event = if faults.has(Fault::TaskEventsAllUpdated) {
             "task.updated"
         } else {
@@ -899,6 +953,37 @@ fn unassign(
         }
     }
     Ok(reply::data(StatusCode::OK, data))
+}
+
+/// POST /v1/tasks/{taskId}/link-conversation: the task is linked to the conversation named.
+fn link_conversation(
+    app: &App,
+    id: &str,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let faults = &app.switches().faults;
+    let answer = change(app, id, "task.linked", |task| {
+        let body = body?;
+        // Fault task-link-conversation-prefix-unchecked: the unlink validator, copied.
+        let linked = if faults.has(Fault::TaskLinkConversationPrefixUnchecked) {
+            string_field(&body, "conversationId")?.ok_or_else(|| {
+                ApiError::bad_request(V1_PATH, "body field conversationId is required")
+            })?
+        } else {
+            required_id(&body, "conversationId", "CN")?
+        };
+        task.conversation_id = Some(linked);
+        Ok(Changed::Yes)
+    })?;
+    // Fault task-conversation-link-unique: the link row is upserted under its UNIQUE index,
+    // which moves it away from the task that had it.
+    if faults.has(Fault::TaskConversationLinkUnique) {
+        let mut store = app.store();
+        if let Some(task) = store.tasks().get(id).cloned() {
+            store.tasks_mut().move_conversation_link(&task);
+        }
+    }
+    Ok(answer)
 }
 
 fn run_transition(
@@ -1037,19 +1122,7 @@ fn run_transition(
                 Ok(Changed::Yes)
             },
         ),
-        "link-conversation" => change(app, id, "task.linked", |task| {
-            let body = body?;
-            // Fault task-link-conversation-prefix-unchecked: the unlink validator, copied.
-            let linked = if faults.has(Fault::TaskLinkConversationPrefixUnchecked) {
-                string_field(&body, "conversationId")?.ok_or_else(|| {
-                    ApiError::bad_request(V1_PATH, "body field conversationId is required")
-                })?
-            } else {
-                required_id(&body, "conversationId", "CN")?
-            };
-            task.conversation_id = Some(linked);
-            Ok(Changed::Yes)
-        }),
+        "link-conversation" => link_conversation(app, id, body),
         "unlink-conversation" => change(app, id, "task.unlinked", |task| {
             // A conversationId may be sent to name the link; the task has at most one.
             id_field(&body?, "conversationId", "CN")?;

@@ -35,6 +35,9 @@ const ID_PATTERN: &str = "^[0-9]+$";
 /// Webhooks per workspace (Limits).
 const WEBHOOK_LIMIT: usize = 50;
 const PIN_HEADER: &str = "x-service-api-version";
+/// The page size of the list service whose first page fault webhook-limit-counts-first-page
+/// counts.
+const LIST_FIRST_PAGE: usize = 20;
 /// The width of the label column under fault webhook-label-column-64.
 const LABEL_COLUMN: usize = 64;
 
@@ -519,6 +522,12 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         } else {
             counted
         };
+        // Fault webhook-limit-counts-first-page: the count is the length of the list's first page.
+        let counted = if faults.has(Fault::WebhookLimitCountsFirstPage) {
+            counted.min(LIST_FIRST_PAGE)
+        } else {
+            counted
+        };
         // Fault webhook-limit-49: the webhook being created is counted before the comparison.
         let counted = if faults.has(Fault::WebhookLimitAt49) {
             counted + 1
@@ -628,6 +637,10 @@ fn update(
 ) -> Result<Response, ApiError> {
     let id = managed_id(app, id)?;
     if app.store().webhook(&id).is_none() {
+        // Fault webhook-put-upserts-missing: PUT inserts a webhook no row has.
+        if replace && app.switches().faults.has(Fault::WebhookPutUpsertsMissing) {
+            return put_creates(app, &id, body);
+        }
         return Err(not_found(app, &id));
     }
     let mut body = body?;
@@ -754,6 +767,42 @@ fn update(
     Ok(reply::data(StatusCode::OK, json))
 }
 
+/// Fault webhook-put-upserts-missing: a PUT of an id no webhook has inserts the webhook under it,
+/// as a create would (the pinned version is the current one).
+fn put_creates(
+    app: &App,
+    id: &str,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let fields = parse_fields(app, &body?)?;
+    let (Some(url), Some(events)) = (fields.url, fields.events) else {
+        return Err(ApiError::bad_request(
+            PATH,
+            "PUT replaces the webhook: url and events are required",
+        ));
+    };
+    let now = OffsetDateTime::now_utc();
+    let webhook = Webhook {
+        id: id.to_string(),
+        org_id: fixtures::ORG_ID.to_string(),
+        label: fields.label.flatten(),
+        status: fields.status.unwrap_or_else(|| "enabled".to_string()),
+        url,
+        created_at: now,
+        updated_at: now,
+        api_version: Some(crate::paths::API_VERSION.to_string()),
+        events,
+        resource_ids: fields.resource_ids.unwrap_or_else(|| vec!["*".to_string()]),
+    };
+    let mut store = app.store();
+    store.hooks.new_secret(id, false);
+    store.add_webhook(webhook.clone());
+    store.hooks.list_cache = None;
+    let mut json = webhook.to_json();
+    wildcard_shown(app, &mut json);
+    Ok(reply::data(StatusCode::CREATED, json))
+}
+
 /// Fault webhook-patch-merges-arrays: the deep-merge helper appends the arrays sent to the
 /// webhook's own (repeats dropped) instead of replacing them.
 fn merge_arrays(app: &App, id: &str, fields: &mut Fields) {
@@ -853,6 +902,18 @@ async fn rotate(
             return Err(not_found(&app, &id));
         };
         let previous = store.hooks.secret(&id).unwrap_or_default().to_string();
+        // Fault webhook-rotation-signatures-comma-joined: the previous secret signs on for a
+        // grace period.
+        if app
+            .switches()
+            .faults
+            .has(Fault::WebhookRotationSignaturesCommaJoined)
+        {
+            store
+                .hooks
+                .previous_secrets
+                .insert(id.clone(), previous.clone());
+        }
         let secret = if app.switches().faults.has(Fault::WebhookRotateKeepsSecret) {
             previous.clone()
         } else {
@@ -1139,9 +1200,11 @@ async fn manual_retry(
                 None => (record_json(&app, &record), None),
             }
         } else {
+            // Fault manual-retry-legacy-signature: the legacy worker sends manual retries.
+            let legacy = app.switches().faults.has(Fault::ManualRetryLegacySignature);
             (
                 record_json(&app, &record),
-                deliveries::again(&store, &sent, first),
+                deliveries::again(&store, &sent, first).map(|job| job.signed_legacy(legacy)),
             )
         };
         drop(store);
@@ -1271,6 +1334,24 @@ async fn create_legacy(
             "createdAt": crate::model::timestamp(OffsetDateTime::now_utc()),
         });
         store.hooks.legacy.push(hook.clone());
+        // Fault legacy-create-deletes-family-webhooks: one subscription per event family.
+        if app
+            .switches()
+            .faults
+            .has(Fault::LegacyCreateDeletesFamilyWebhooks)
+        {
+            let doomed: Vec<String> = store
+                .webhooks()
+                .iter()
+                .filter(|w| w.events.iter().all(|e| events.contains(&e.as_str())))
+                .map(|w| w.id.clone())
+                .collect();
+            for id in doomed {
+                store.remove_webhook(&id);
+                store.hooks.get_cache.remove(&id);
+            }
+            store.hooks.list_cache = None;
+        }
         // Fault legacy-webhook-create-no-envelope: the row answered as it is.
         if app.switches().faults.has(Fault::LegacyWebhookNoEnvelope) {
             return Ok(reply::json(StatusCode::CREATED, &hook));
