@@ -301,6 +301,18 @@ fn disagreement(
     )
 }
 
+/// The items of a list answered 200 (its `data` array).
+fn page_items(ex: &Exchange) -> Option<&Vec<Value>> {
+    ex.outcome
+        .as_ref()
+        .ok()
+        .filter(|r| r.status == 200)
+        .and_then(|r| r.json.as_ref())
+        .and_then(|j| j.as_ref().ok())
+        .and_then(|b| b.get("data"))
+        .and_then(Value::as_array)
+}
+
 fn id_of(item: &Value) -> Option<String> {
     match item.get("id")? {
         Value::String(s) => Some(s.clone()),
@@ -416,15 +428,7 @@ impl Reader<'_> {
         let exec = self.exec;
         let kind = &list.effect.on;
         let ex = self.get(&list.template, &[]).await;
-        let listed: Vec<(String, Value)> = ex
-            .outcome
-            .as_ref()
-            .ok()
-            .filter(|r| r.status == 200)
-            .and_then(|r| r.json.as_ref())
-            .and_then(|j| j.as_ref().ok())
-            .and_then(|b| b.get("data"))
-            .and_then(Value::as_array)
+        let listed: Vec<(String, Value)> = page_items(&ex)
             .into_iter()
             .flatten()
             .filter_map(|i| Some((id_of(i)?, i.clone())))
@@ -648,16 +652,7 @@ impl Reader<'_> {
                     &[("sort", value.clone()), ("maxResults", "50".into())],
                 )
                 .await;
-            let Some(items) = ex
-                .outcome
-                .as_ref()
-                .ok()
-                .filter(|r| r.status == 200)
-                .and_then(|r| r.json.as_ref())
-                .and_then(|j| j.as_ref().ok())
-                .and_then(|b| b.get("data"))
-                .and_then(Value::as_array)
-            else {
+            let Some(items) = page_items(&ex) else {
                 continue;
             };
             let keys: Vec<(String, OffsetDateTime)> = items
