@@ -4,7 +4,7 @@
 //! the version check wraps only the header-versioned routes and runs after authentication.
 
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -69,12 +69,6 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
             .then(|| app.keys().first())
             .flatten()
     });
-    // Fault contact-body-validated-before-auth: the contact body schema runs first.
-    if key.is_none() && faults.has(Fault::ContactBodyValidatedBeforeAuth) {
-        if let Some(refusal) = contact_body_first(&app, &mut req).await {
-            return refusal.render(app.switches());
-        }
-    }
     let Some(key) = key else {
         let message = if sent.is_some() {
             "the API key in the Authorization header is not valid"
@@ -130,23 +124,6 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         user_id: key.user_id,
     });
     next.run(req).await
-}
-
-/// Fault contact-body-validated-before-auth: the refusal the contact write routes' body schema
-/// gives, checked by a middleware that runs before the key is looked at.
-async fn contact_body_first(app: &App, req: &mut Request) -> Option<ApiError> {
-    let path = req.uri().path();
-    let create = match *req.method() {
-        Method::POST if path == "/v1/contacts" => true,
-        Method::PATCH if path.starts_with("/v1/contacts/") => false,
-        _ => return None,
-    };
-    let body = std::mem::take(req.body_mut());
-    let bytes = axum::body::to_bytes(body, 1 << 20).await.ok()?;
-    let Ok(serde_json::Value::Object(body)) = serde_json::from_slice(&bytes) else {
-        return None;
-    };
-    super::routes::contact_body_refusal(app, &body, create)
 }
 
 /// Whether the user of a key is a member (not an owner or admin) of the workspace.

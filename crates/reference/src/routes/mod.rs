@@ -73,6 +73,11 @@ pub(crate) fn router(app: App) -> Router {
             app.clone(),
             auth::require_key,
         ))
+        // Fault contact-body-validated-before-auth: the contact body schema runs first.
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            contact_body_before_auth,
+        ))
         // Routing before authentication (variant route-before-auth, READINGS 6.8).
         .layer(middleware::from_fn_with_state(
             app.clone(),
@@ -102,14 +107,43 @@ pub(crate) fn router(app: App) -> Router {
     router.with_state(app)
 }
 
-/// Fault contact-body-validated-before-auth: the contact body schema, for the middleware that
-/// runs it before authentication.
-pub(crate) fn contact_body_refusal(
-    app: &App,
-    body: &serde_json::Map<String, serde_json::Value>,
-    create: bool,
-) -> Option<ApiError> {
-    contacts::body_refusal(app, body, create)
+/// Fault contact-body-validated-before-auth: a middleware in front of authentication runs the
+/// contact write routes' body schema, so a request without a known key whose body breaks a rule
+/// gets the body's refusal instead of 401.
+async fn contact_body_before_auth(State(app): State<App>, req: Request, next: Next) -> Response {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::ContactBodyValidatedBeforeAuth)
+    {
+        return next.run(req).await;
+    }
+    let path = req.uri().path();
+    let create = match *req.method() {
+        Method::POST if path == "/v1/contacts" => true,
+        Method::PATCH if path.starts_with("/v1/contacts/") => false,
+        _ => return next.run(req).await,
+    };
+    let known = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .is_some_and(|v| app.keys().iter().any(|k| v.as_bytes() == k.key.as_bytes()));
+    if known {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return next
+            .run(Request::from_parts(parts, axum::body::Body::empty()))
+            .await;
+    };
+    if let Ok(serde_json::Value::Object(body)) = serde_json::from_slice(&bytes) {
+        if let Some(refusal) = contacts::body_refusal(&app, &body, create) {
+            return refusal.render(app.switches());
+        }
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
 }
 
 async fn not_found(State(app): State<App>, method: Method, uri: Uri) -> Response {
