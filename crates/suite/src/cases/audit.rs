@@ -499,6 +499,9 @@ fn sends(request: &Request, purpose: &Purpose) -> bool {
 /// the field).
 pub fn purpose_fields(case: &Case, contract: &Contract) -> Vec<String> {
     let mut out = Vec::new();
+    if body_after_key(case) {
+        return out;
+    }
     for s in sent(case) {
         let Some(route) = route_of(contract, &s.request) else {
             continue;
@@ -525,6 +528,15 @@ pub fn purpose_fields(case: &Case, contract: &Contract) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `case` is an access cell whose body breaks the operation's rules on purpose
+/// (`generated::BODY_AFTER_KEY`): its body is exempt from what a request must send for its
+/// purpose.
+pub fn body_after_key(case: &Case) -> bool {
+    case.tags
+        .iter()
+        .any(|t| t == super::generated::BODY_AFTER_KEY)
 }
 
 #[cfg(test)]

@@ -124,6 +124,33 @@ const WRONG_KEY: Cell = Cell {
     summary: "With a key the target cannot know the answer is 401 Unauthorized.",
 };
 
+/// The tag of the access cells whose body breaks the operation's rules on purpose (every field
+/// of another type, or no JSON): sent without a valid key, they must get 401 all the same, since
+/// the key is checked before the body (Authentication 3; READINGS 6.8 lets only routing come
+/// first).
+pub const BODY_AFTER_KEY: &str = "body-after-key";
+
+const WRONG_KEY_V1: Cell = Cell {
+    name: "wrong-key",
+    auth: "invalid",
+    clauses: &["Authentication > 3"],
+    summary: "With a key the target cannot know the answer is 401 Unauthorized, with the v1 error body though the request also carries Service-Api-Version: v1 is chosen by its path.",
+};
+
+const NO_KEY_INVALID_BODY: Cell = Cell {
+    name: "no-key-invalid-body",
+    auth: "none",
+    clauses: &["Authentication > 3"],
+    summary: "Without an Authorization header the answer is 401 Unauthorized even when every field of the body has a type the operation does not allow: the key is checked before the body.",
+};
+
+const WRONG_KEY_NOT_JSON: Cell = Cell {
+    name: "wrong-key-not-json",
+    auth: "invalid",
+    clauses: &["Authentication > 3"],
+    summary: "With a key the target cannot know the answer is 401 Unauthorized even when the body is not JSON: the key is checked before the body is read.",
+};
+
 /// A route-table entry no cell can be generated from: its line in `schemas/openapi.yaml`, and
 /// what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -279,7 +306,37 @@ impl Operation<'_> {
         // A request without a valid key changes nothing on a conforming target: these cells
         // never run alone.
         out.push(unauthorized(&NO_KEY));
-        out.push(unauthorized(&WRONG_KEY));
+        // v1 is chosen by its path, whatever headers come with it: the wrong key's 401 carries
+        // the v1 error body though the request names a version of the other generation.
+        let mut wrong = unauthorized(if route.api == Api::V1 {
+            &WRONG_KEY_V1
+        } else {
+            &WRONG_KEY
+        });
+        if route.api == Api::V1 {
+            if let Some(r) = wrong.steps[0].request.as_mut() {
+                r.version = Some(conformance_contract::API_VERSION.to_string());
+            }
+        }
+        out.push(wrong);
+        // Credentials come before the body: a request without a valid key whose body breaks
+        // the operation's rules, or is no JSON at all, is still refused 401 (READINGS 6.8 lets
+        // only routing come first).
+        if takes_body(route) {
+            let mut invalid = unauthorized(&NO_KEY_INVALID_BODY);
+            if let Some(r) = invalid.steps[0].request.as_mut() {
+                r.body = Some(mistyped(route, r.body.as_ref()));
+            }
+            let mut cut = unauthorized(&WRONG_KEY_NOT_JSON);
+            if let Some(r) = cut.steps[0].request.as_mut() {
+                r.raw_body = Some("{\"".to_string());
+                r.body = None;
+            }
+            for mut case in [invalid, cut] {
+                case.tags.push(BODY_AFTER_KEY.to_string());
+                out.push(case);
+            }
+        }
         if let Some(sk) = &access.second_key {
             let mut case = second_key_case(&base, sk);
             case.exclusive = access.exclusive.is_exclusive();
@@ -559,9 +616,7 @@ impl Base {
 /// target may leave the body of another operation unread (`unlink-conversation`'s body is not
 /// shown), and then a body that is not JSON is no input of it.
 fn not_json(base: &Base, route: &conformance_contract::Route) -> Option<Case> {
-    let takes_body =
-        route.request_schema.is_some() || matches!(route.method.as_str(), "PUT" | "PATCH");
-    if !takes_body {
+    if !takes_body(route) {
         return None;
     }
     // What its control creates is its own: the values the other cells tag with the run id get
@@ -595,6 +650,48 @@ fn not_json(base: &Base, route: &conformance_contract::Route) -> Option<Case> {
     case.read_only = false;
     case.steps.push(control);
     Some(case)
+}
+
+/// A body whose every field has a type its schema does not allow: each field the contract gives
+/// the body and each the operation's other cells send, as `true`, or as text where a boolean is
+/// stated.
+fn mistyped(route: &conformance_contract::Route, sent: Option<&Value>) -> Value {
+    let schema = route.request_schema.as_ref();
+    let mut names: Vec<String> = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    for k in sent
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|m| m.keys())
+    {
+        if !names.contains(k) {
+            names.push(k.clone());
+        }
+    }
+    let body: Map<String, Value> = names
+        .into_iter()
+        .map(|name| {
+            let boolean = schema
+                .and_then(|s| s.pointer(&format!("/properties/{name}/type")))
+                .is_some_and(|t| t == "boolean");
+            let value = if boolean {
+                Value::String("not a boolean".into())
+            } else {
+                Value::Bool(true)
+            };
+            (name, value)
+        })
+        .collect();
+    Value::Object(body)
+}
+
+/// Whether the operation takes a body by the contract: one whose body `schemas/openapi.yaml`
+/// gives, or an update (PUT, PATCH), whose body is the change.
+fn takes_body(route: &conformance_contract::Route) -> bool {
+    route.request_schema.is_some() || matches!(route.method.as_str(), "PUT" | "PATCH")
 }
 
 /// The v1 API is selected by its `/v1` path prefix, the header-versioned API by the

@@ -21,7 +21,8 @@ pub enum Situation {
     /// resource is read: each generation's read, each list under a filter that names it, its
     /// sub-resources.
     ReadBack,
-    /// The same change again, with the same arguments.
+    /// The same change again, with the same arguments (a create: the same body, which makes
+    /// another resource or is refused).
     RepeatSame,
     /// The same change again, with other arguments.
     RepeatOther,
@@ -208,6 +209,11 @@ pub fn applicable(contract: &Contract, route: &Route) -> Vec<Situation> {
     }
     if tracked && e.id.is_some() && matches!(e.does, Does::Read | Does::Change | Does::Delete) {
         out.push(Situation::LookAlike);
+    }
+    // Last of a create's: its two creates come out of the round's share of the kind after the
+    // situations that need one each.
+    if tracked && e.does == Does::Create {
+        out.push(Situation::RepeatSame);
     }
     out
 }

@@ -75,7 +75,8 @@ fn every_request_sends_the_fields_its_purpose_implies() {
     // READINGS 6.3: a phone number and participants on v1 message and call lists, a first name on
     // a contact create, a title and a link on a task create, a title and a description on a task
     // PUT; generated cells and controls too, so a target that validates first still answers for
-    // the key, the version or the defect under test.
+    // the key, the version or the defect under test (but the cells whose body is the point: the
+    // key is checked before a body of the wrong types, `audit::BODY_AFTER_KEY`).
     let found = audit(audit::purpose_fields);
     assert!(
         found.is_empty(),
@@ -91,7 +92,7 @@ fn every_contact_create_sends_default_fields_with_a_first_name() {
     // case fails for its own reason, not for a field it left out (6.9).
     let (_, cases) = catalog::load(None).expect("catalog");
     let mut seen = 0;
-    for case in &cases {
+    for case in cases.iter().filter(|c| !audit::body_after_key(c)) {
         for (name, r) in requests(case) {
             if r.method == "POST" && r.path == "/v1/contacts" {
                 seen += 1;

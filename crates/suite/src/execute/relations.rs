@@ -60,7 +60,7 @@ pub(super) async fn run(
         // The lists and bounds are independent of one another: their walks go out together,
         // each chain in its own order (behind latency, the relation costs its longest chain).
         Relation::PageSizes => {
-            let jobs: Vec<Job> = GROWING
+            let mut jobs: Vec<Job> = GROWING
                 .iter()
                 .filter(|path| exec.contract.route("GET", path).is_some())
                 .map(|path| -> Job {
@@ -72,6 +72,11 @@ pub(super) async fn run(
                     })
                 })
                 .collect();
+            jobs.push(Box::pin(async move {
+                let mut x = Reader::new(exec);
+                x.crossed_tokens().await;
+                x
+            }));
             r.together(jobs).await;
         }
         Relation::Instants => {
@@ -255,18 +260,39 @@ fn unwritten(
 
 /// The first field that the item a list showed and the read of it by id (`data`) both show,
 /// with other values, where the run writes nothing the list shows (`unwritten`): one resource,
-/// one state, so
-/// every field the two answers share holds one value (instants compared as instants; an
-/// object or an array of objects is not compared, its parts may be shown otherwise).
+/// one state, so every field the two answers share holds one value, at any depth (instants
+/// compared as instants; an array of objects is not compared, its items may come in another
+/// order). `asked` is the query both were sent with, for the words.
 fn disagreement(
     item: &Value,
     data: Option<&Value>,
     list: &conformance_contract::Route,
     read: &conformance_contract::Route,
+    asked: &str,
 ) -> Option<Finding> {
-    let (Value::Object(a), Some(Value::Object(b))) = (item, data) else {
-        return None;
-    };
+    let (key, listed, read_value) = difference(item, data?, "")?;
+    Some(
+        Finding::new(
+            &read.clause,
+            "listed item read",
+            format!(
+                "{} {} as {} {}{asked} listed it (the run writes no {})",
+                key.trim_start_matches('/'),
+                crate::redact::compact(&listed),
+                list.method,
+                list.template,
+                list.effect.on
+            ),
+            crate::redact::compact(&read_value),
+        )
+        .at(format!("/data{key}"))
+        .with_clauses(&[read.clause.clone(), list.clause.clone()]),
+    )
+}
+
+/// The first place (a JSON pointer under `at`) where `a` and `b` both hold a value and the
+/// values differ: objects compared field by field, scalars and arrays of scalars whole.
+fn difference(a: &Value, b: &Value, at: &str) -> Option<(String, Value, Value)> {
     let scalar = |v: &Value| match v {
         Value::Array(items) => items.iter().all(|i| !i.is_object() && !i.is_array()),
         Value::Object(_) | Value::Null => false,
@@ -279,26 +305,26 @@ fn disagreement(
             _ => x == y,
         }
     };
-    let (key, listed, read_value) = a.iter().find_map(|(k, x)| {
-        let y = b.get(k)?;
-        (scalar(x) && scalar(y) && !same(x, y)).then_some((k, x, y))
-    })?;
-    Some(
-        Finding::new(
-            &read.clause,
-            "listed item read",
-            format!(
-                "{key} {} as {} {} listed it (the run writes no {})",
-                crate::redact::compact(listed),
-                list.method,
-                list.template,
-                list.effect.on
-            ),
-            crate::redact::compact(read_value),
-        )
-        .at(format!("/data/{key}"))
-        .with_clauses(&[read.clause.clone(), list.clause.clone()]),
-    )
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x.iter().find_map(|(k, v)| {
+            let w = y.get(k)?;
+            difference(v, w, &format!("{at}/{k}"))
+        }),
+        _ if scalar(a) && scalar(b) && !same(a, b) => Some((at.to_string(), a.clone(), b.clone())),
+        _ => None,
+    }
+}
+
+/// The values the contract names for query parameter `name` of `route` (`x-values`).
+fn named_values(route: &conformance_contract::Route, name: &str) -> Vec<String> {
+    route
+        .query_param(name)
+        .and_then(|p| p.schema.get("x-values"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
 }
 
 /// The items of a list answered 200 (its `data` array).
@@ -311,6 +337,13 @@ fn page_items(ex: &Exchange) -> Option<&Vec<Value>> {
         .and_then(|j| j.as_ref().ok())
         .and_then(|b| b.get("data"))
         .and_then(Value::as_array)
+}
+
+/// `template` with its one path parameter filled with `id`.
+fn fill(template: &str, id: &str) -> String {
+    let (head, tail) = template.split_once('{').unwrap_or((template, ""));
+    let tail = tail.split_once('}').map_or("", |(_, rest)| rest);
+    format!("{head}{id}{tail}")
 }
 
 fn id_of(item: &Value) -> Option<String> {
@@ -329,6 +362,92 @@ impl Reader<'_> {
             .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
         self.exchanges.push(ex.clone());
         ex
+    }
+
+    /// Page tokens a list did not issue: each list that continues by `pageToken` (and needs no
+    /// query of the profile) is sent the token another list issued, and its own token with its
+    /// last character changed and cut by half. A token is opaque to the caller, so the answer
+    /// may be a refusal or a page; what a decoder that trusts its input makes of it, a server
+    /// error or an error body of the wrong shape, the rules on every answer judge.
+    async fn crossed_tokens(&mut self) {
+        let lists: Vec<&conformance_contract::Route> = self
+            .exec
+            .contract
+            .routes
+            .iter()
+            .filter(|r| {
+                r.method == "GET"
+                    && r.effect.does == Does::List
+                    && !r.template.contains('{')
+                    && r.query_param("pageToken").is_some()
+                    && r.query_param("maxResults").is_some()
+                    && r.purpose
+                        .as_ref()
+                        .and_then(|p| p.get("query"))
+                        .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
+            })
+            .collect();
+        let first: Vec<_> = lists
+            .iter()
+            .map(|l| {
+                super::sequences::request("GET", &l.template, &[("maxResults", "1".into())], None)
+            })
+            .collect();
+        let firsts = futures_util::future::join_all(first.iter().map(|o| self.exec.send(o))).await;
+        let mut tokens: Vec<Option<String>> = Vec::new();
+        for j in firsts {
+            let (ex, by_rules) = j.into_parts();
+            self.found
+                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
+            tokens.push(
+                ex.outcome
+                    .as_ref()
+                    .ok()
+                    .and_then(|r| r.json.as_ref())
+                    .and_then(|j| j.as_ref().ok())
+                    .and_then(|b| b.get("nextPageToken"))
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string),
+            );
+            self.exchanges.push(ex);
+        }
+        let mut outs = Vec::new();
+        for (i, list) in lists.iter().enumerate() {
+            let other = (1..lists.len())
+                .map(|k| (i + k) % lists.len())
+                .find_map(|k| tokens[k].clone().filter(|t| Some(t) != tokens[i].as_ref()));
+            let mut sent: Vec<String> = other.into_iter().collect();
+            if let Some(own) = &tokens[i] {
+                let last = own
+                    .chars()
+                    .last()
+                    .map_or('x', |c| if c == 'A' { 'B' } else { 'A' });
+                sent.push(format!(
+                    "{}{last}",
+                    &own[..own.len() - own.chars().last().map_or(0, char::len_utf8)]
+                ));
+                let half = own.len() / 2;
+                if own.is_char_boundary(half) && half > 0 {
+                    sent.push(own[..half].to_string());
+                }
+            }
+            for token in sent {
+                outs.push(super::sequences::request(
+                    "GET",
+                    &list.template,
+                    &[("pageToken", token)],
+                    None,
+                ));
+            }
+        }
+        let sent = futures_util::future::join_all(outs.iter().map(|o| self.exec.send(o))).await;
+        for j in sent {
+            let (ex, by_rules) = j.into_parts();
+            self.found
+                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
+            self.exchanges.push(ex);
+        }
     }
 
     /// Walks a list: `None` when a page was not a 200 list or the walk did not end within
@@ -425,15 +544,16 @@ impl Reader<'_> {
     /// parts (a route under such a read): a success that shows the id read.
     async fn shown(&mut self, list: &conformance_contract::Route) {
         const ITEMS: usize = 2;
+        const INCLUDED: usize = 10;
         let exec = self.exec;
         let kind = &list.effect.on;
         let ex = self.get(&list.template, &[]).await;
-        let listed: Vec<(String, Value)> = page_items(&ex)
+        let bare: Vec<(String, Value)> = page_items(&ex)
             .into_iter()
             .flatten()
             .filter_map(|i| Some((id_of(i)?, i.clone())))
-            .take(ITEMS)
             .collect();
+        let listed = &bare[..bare.len().min(ITEMS)];
         let plain = |r: &&conformance_contract::Route| {
             r.method == "GET"
                 && r.template.matches('{').count() == 1
@@ -451,94 +571,299 @@ impl Reader<'_> {
             })
             .filter(plain)
             .collect();
-        let parts: Vec<&conformance_contract::Route> = exec
-            .contract
-            .routes
-            .iter()
-            .filter(|r| r.effect.does == Does::List)
-            .filter(plain)
-            .filter(|r| {
-                reads.iter().any(|read| {
-                    r.template
-                        .strip_prefix(&read.template)
-                        .is_some_and(|rest| rest.starts_with('/') && rest.matches('/').count() == 1)
+        let parts: Vec<&conformance_contract::Route> =
+            exec.contract
+                .routes
+                .iter()
+                .filter(|r| r.effect.does == Does::List)
+                .filter(plain)
+                .filter(|r| {
+                    reads.iter().any(|read| {
+                        r.template.strip_prefix(&read.template).is_some_and(|rest| {
+                            rest.starts_with('/') && rest.matches('/').count() == 1
+                        }) || (r.effect.of.is_some() && r.effect.of == read.effect.id)
+                    })
                 })
+                .collect();
+        // A kind whose creation is queued (a message's sending) moves on by itself.
+        let still = !exec
+            .contract
+            .resources
+            .get(kind)
+            .is_some_and(|r| r.listed_late)
+            && unwritten(&exec.contract, list);
+        for (id, item) in listed {
+            for read in &reads {
+                self.agree(list, read, id, item, still).await;
+            }
+        }
+        // The parts of every item of the first page, together: one item's parts may be of
+        // another shape than the first two's (a voicemail beside a call's recordings).
+        let asked: Vec<(&str, &conformance_contract::Route)> = bare
+            .iter()
+            .take(INCLUDED)
+            .flat_map(|(id, _)| parts.iter().map(move |p| (id.as_str(), *p)))
+            .collect();
+        let outs: Vec<_> = asked
+            .iter()
+            .map(|(id, part)| {
+                super::sequences::request("GET", &fill(&part.template, id), &[], None)
             })
             .collect();
-        for (id, item) in listed {
-            let fill = |t: &str| {
-                let (head, tail) = t.split_once('{').unwrap_or((t, ""));
-                let tail = tail.split_once('}').map_or("", |(_, rest)| rest);
-                format!("{head}{id}{tail}")
-            };
-            for read in &reads {
-                let ex = self.get(&fill(&read.template), &[]).await;
-                let resp = ex.outcome.as_ref().ok();
-                let shown = resp
-                    .and_then(|r| r.json.as_ref())
-                    .and_then(|j| j.as_ref().ok())
-                    .and_then(|b| b.get("data"))
-                    .and_then(id_of);
-                // 403: a number-scoped access check may apply to a read the list did not make
-                // (Authentication 3), so a key may see in a list what it may not read.
-                let fine = resp.is_some_and(|r| r.status == 403)
-                    || (resp.is_some_and(|r| (200..300).contains(&r.status))
-                        && shown.as_ref().is_none_or(|s| *s == id));
-                // A kind whose creation is queued (a message's sending) moves on by itself.
-                let still = !exec
-                    .contract
-                    .resources
-                    .get(kind)
-                    .is_some_and(|r| r.listed_late)
-                    && unwritten(&exec.contract, list);
-                if fine && shown.as_ref() == Some(&id) && still {
-                    let data = resp
-                        .and_then(|r| r.json.as_ref())
-                        .and_then(|j| j.as_ref().ok())
-                        .and_then(|b| b.get("data"));
-                    if let Some(f) = disagreement(&item, data, list, read) {
+        let sent = futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await;
+        let mut answered: BTreeMap<&str, Vec<(&conformance_contract::Route, Arc<Exchange>)>> =
+            BTreeMap::new();
+        for (j, (id, part)) in sent.into_iter().zip(asked) {
+            let (ex, by_rules) = j.into_parts();
+            self.found
+                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
+            self.exchanges.push(ex.clone());
+            answered.entry(id).or_default().push((part, ex.clone()));
+            let status = ex.outcome.as_ref().ok().map(|r| r.status);
+            if !status.is_some_and(|s| (200..300).contains(&s) || s == 403) {
+                self.found.push((
+                    Finding::new(
+                        &part.clause,
+                        "listed item's parts",
+                        format!(
+                            "a success (or 403, a number-scoped access check): the list of the parts of {kind} {id}, which {} {} lists (empty where it has none)",
+                            list.method, list.template
+                        ),
+                        status.map_or("no answer".into(), |s| s.to_string()),
+                    ),
+                    ex,
+                ));
+            }
+        }
+        if still {
+            for (id, answers) in &answered {
+                self.same_parts(kind, id, answers);
+            }
+        }
+        // What an `include` adds is the item's own: listed with it, each item agrees with the
+        // same item listed without it and with its read by id with it.
+        if !still {
+            return;
+        }
+        // Every item of the first page: what a join or a second query adds goes astray on an
+        // item after one that has none.
+        for value in named_values(list, "include") {
+            let ex = self
+                .get(&list.template, &[("include", value.clone())])
+                .await;
+            let with: Vec<(String, Value)> = page_items(&ex)
+                .into_iter()
+                .flatten()
+                .filter_map(|i| Some((id_of(i)?, i.clone())))
+                .take(INCLUDED)
+                .collect();
+            for (id, item) in &with {
+                if let Some((_, bare)) = bare.iter().find(|(i, _)| i == id) {
+                    if let Some(f) = difference(bare, item, "").map(|(at, a, b)| {
+                        Finding::new(
+                            &list.clause,
+                            "include",
+                            format!(
+                                "{} {} as {} {} listed it without include",
+                                at.trim_start_matches('/'),
+                                crate::redact::compact(&a),
+                                list.method,
+                                list.template
+                            ),
+                            crate::redact::compact(&b),
+                        )
+                        .at(format!("/data{at}"))
+                        .with_clauses(std::slice::from_ref(&list.clause))
+                    }) {
                         self.found.push((f, ex.clone()));
                     }
                 }
-                if !fine {
+            }
+            let pairs: Vec<(&(String, Value), &&conformance_contract::Route)> = with
+                .iter()
+                .flat_map(|w| {
+                    reads
+                        .iter()
+                        .filter(|r| r.query_param("include").is_some())
+                        .map(move |r| (w, r))
+                })
+                .collect();
+            let outs: Vec<_> = pairs
+                .iter()
+                .map(|((id, _), read)| {
+                    super::sequences::request(
+                        "GET",
+                        &fill(&read.template, id),
+                        &[("include", value.clone())],
+                        None,
+                    )
+                })
+                .collect();
+            let sent = futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await;
+            for (j, ((id, item), read)) in sent.into_iter().zip(pairs) {
+                let (ex, by_rules) = j.into_parts();
+                self.found
+                    .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
+                self.exchanges.push(ex.clone());
+                self.judge_read(list, read, id, item, Some(&value), still, ex);
+            }
+        }
+    }
+
+    /// The lists of one kind of part of item `id` (a call's recordings in each generation) show
+    /// one collection: the same ids, and every field two of them show for one item holds one
+    /// value. A list with more pages than its first is not compared.
+    fn same_parts(
+        &mut self,
+        kind: &str,
+        id: &str,
+        answered: &[(&conformance_contract::Route, Arc<Exchange>)],
+    ) {
+        fn whole(ex: &Exchange) -> Option<&Vec<Value>> {
+            let more = ex
+                .outcome
+                .as_ref()
+                .ok()
+                .and_then(|r| r.json.as_ref())
+                .and_then(|j| j.as_ref().ok())
+                .and_then(|b| b.get("nextPageToken"))
+                .is_some_and(|t| !t.is_null());
+            page_items(ex).filter(|_| !more)
+        }
+        for (i, (a, x)) in answered.iter().enumerate() {
+            for (b, y) in &answered[i + 1..] {
+                if a.effect.on != b.effect.on || !unwritten(&self.exec.contract, a) {
+                    continue;
+                }
+                let (Some(p), Some(q)) = (whole(x), whole(y)) else {
+                    continue;
+                };
+                let ids =
+                    |items: &[Value]| -> Vec<String> { items.iter().filter_map(id_of).collect() };
+                let (pi, qi) = (ids(p), ids(q));
+                let only_p: Vec<&String> = pi.iter().filter(|k| !qi.contains(k)).collect();
+                let only_q: Vec<&String> = qi.iter().filter(|k| !pi.contains(k)).collect();
+                if !only_p.is_empty() || !only_q.is_empty() {
+                    let (route, ex, extra, other) = if only_p.is_empty() {
+                        (b, y, &only_q, a)
+                    } else {
+                        (a, x, &only_p, b)
+                    };
                     self.found.push((
                         Finding::new(
-                            &read.clause,
-                            "listed item read",
+                            &route.clause,
+                            "one collection",
                             format!(
-                                "a success showing {kind} {id} (or 403, a number-scoped access check), which {} {} lists",
-                                list.method, list.template
+                                "the same {} ids of {kind} {id} as {} {} lists",
+                                route.effect.on, other.method, other.template
                             ),
-                            match (resp, shown) {
-                                (Some(r), Some(s)) if (200..300).contains(&r.status) => {
-                                    format!("{} showing {s}", r.status)
-                                }
-                                (Some(r), _) => r.status.to_string(),
-                                (None, _) => "no answer".into(),
-                            },
-                        ),
-                        ex,
+                            format!(
+                                "also {}",
+                                extra
+                                    .iter()
+                                    .map(|s| s.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                        .with_clauses(&[route.clause.clone(), other.clause.clone()]),
+                        ex.clone(),
                     ));
+                    continue;
+                }
+                for item in p {
+                    let Some(twin) = id_of(item)
+                        .and_then(|k| q.iter().find(|o| id_of(o).as_deref() == Some(k.as_str())))
+                    else {
+                        continue;
+                    };
+                    if let Some((at, u, v)) = difference(item, twin, "") {
+                        self.found.push((
+                            Finding::new(
+                                &b.clause,
+                                "one collection",
+                                format!(
+                                    "{} {} as {} {} lists it",
+                                    at.trim_start_matches('/'),
+                                    crate::redact::compact(&u),
+                                    a.method,
+                                    a.template
+                                ),
+                                crate::redact::compact(&v),
+                            )
+                            .with_clauses(&[b.clause.clone(), a.clause.clone()]),
+                            y.clone(),
+                        ));
+                        break;
+                    }
                 }
             }
-            for part in &parts {
-                let ex = self.get(&fill(&part.template), &[]).await;
-                let status = ex.outcome.as_ref().ok().map(|r| r.status);
-                if !status.is_some_and(|s| (200..300).contains(&s) || s == 403) {
-                    self.found.push((
-                        Finding::new(
-                            &part.clause,
-                            "listed item's parts",
-                            format!(
-                                "a success (or 403, a number-scoped access check): the list of the parts of {kind} {id}, which {} {} lists (empty where it has none)",
-                                list.method, list.template
-                            ),
-                            status.map_or("no answer".into(), |s| s.to_string()),
-                        ),
-                        ex,
-                    ));
-                }
+        }
+    }
+
+    /// Reads item `id`, which `list` showed as `item` (sent with `include` where given), by
+    /// `read`: a success showing that id, or 403 (a number-scoped access check may apply to a
+    /// read the list did not make, Authentication 3); where the run writes nothing the list shows
+    /// (`still`), every field both show holds one value.
+    async fn agree(
+        &mut self,
+        list: &conformance_contract::Route,
+        read: &conformance_contract::Route,
+        id: &str,
+        item: &Value,
+        still: bool,
+    ) {
+        let ex = self.get(&fill(&read.template, id), &[]).await;
+        self.judge_read(list, read, id, item, None, still, ex);
+    }
+
+    /// Judges `ex`, the read of item `id` by `read`, as `agree` says.
+    #[allow(clippy::too_many_arguments)]
+    fn judge_read(
+        &mut self,
+        list: &conformance_contract::Route,
+        read: &conformance_contract::Route,
+        id: &str,
+        item: &Value,
+        include: Option<&str>,
+        still: bool,
+        ex: Arc<Exchange>,
+    ) {
+        let kind = &list.effect.on;
+        let resp = ex.outcome.as_ref().ok();
+        let data = resp
+            .and_then(|r| r.json.as_ref())
+            .and_then(|j| j.as_ref().ok())
+            .and_then(|b| b.get("data"));
+        let shown = data.and_then(id_of);
+        let fine = resp.is_some_and(|r| r.status == 403)
+            || (resp.is_some_and(|r| (200..300).contains(&r.status))
+                && shown.as_deref().is_none_or(|s| s == id));
+        if fine && shown.as_deref() == Some(id) && still {
+            let asked = include.map_or(String::new(), |v| format!("?include={v}"));
+            if let Some(f) = disagreement(item, data, list, read, &asked) {
+                self.found.push((f, ex.clone()));
             }
+        }
+        if !fine {
+            self.found.push((
+                Finding::new(
+                    &read.clause,
+                    "listed item read",
+                    format!(
+                        "a success showing {kind} {id} (or 403, a number-scoped access check), which {} {} lists",
+                        list.method, list.template
+                    ),
+                    match (resp, shown) {
+                        (Some(r), Some(s)) if (200..300).contains(&r.status) => {
+                            format!("{} showing {s}", r.status)
+                        }
+                        (Some(r), _) => r.status.to_string(),
+                        (None, _) => "no answer".into(),
+                    },
+                ),
+                ex,
+            ));
         }
     }
 

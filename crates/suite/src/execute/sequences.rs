@@ -902,6 +902,20 @@ impl Explorer<'_> {
                 .and_then(|d| r.id_of(d))
         });
         if let (Some(id), true) = (&id, ok(&ex)) {
+            // A create makes a new resource: an answer showing one the round made before is an
+            // upsert or a cache (Endpoints: the create's purpose).
+            if self.created.get(&kind).is_some_and(|ids| ids.contains(id)) {
+                self.now.1.push((
+                    Finding::new(
+                        &route.clause,
+                        "new resource",
+                        format!("a {kind} the round has not seen: a create makes a new resource"),
+                        format!("{id}, the {kind} an earlier create of the round made"),
+                    )
+                    .at("/data"),
+                    ex.clone(),
+                ));
+            }
             self.created
                 .entry(kind.clone())
                 .or_default()
@@ -1426,6 +1440,17 @@ impl Explorer<'_> {
     /// others (each in the from-state where the table can bring it there first).
     async fn repeat(&mut self, route: &Route, other: bool) -> Result<(), Skip> {
         let kind = route.effect.on.clone();
+        // A create sent again with the same body makes another resource, or is refused (a
+        // value that must be unique): never answered with the first (`create_with` judges the
+        // id).
+        if route.effect.does == Does::Create {
+            let body = self.body(route)?;
+            if self.create(route, body.clone()).await?.is_none() {
+                return Err("the first create made nothing to repeat".into());
+            }
+            self.create_with(route, body, Want::Either).await?;
+            return Ok(());
+        }
         if route.effect.does == Does::Delete {
             let id = self.subject(route, &[]).await?;
             self.delete(&kind, &id).await;

@@ -436,7 +436,7 @@ pub fn cases(contract: &Contract) -> Result<Vec<Case>, ExampleError> {
 fn relations() -> Vec<Case> {
     [
         (Relation::PageSizes, "page-sizes", "Pagination and collection conventions > pageToken",
-         "A walk at a small page size lists every item that walks at the largest page size list before and after it."),
+         "A walk at a small page size lists every item that walks at the largest page size list before and after it; a page token the list did not issue (another list's, its own altered) gets a page or a refusal, never a server error."),
         (Relation::Instants, "instants-at-other-offsets", "Pagination and collection conventions > filters",
          "A time filter given at another offset than UTC is refused or lists what the same instant in UTC lists."),
         (Relation::Sets, "several-filter-values", "v1 API: conversations > GET /v1/conversations > phoneNumbers",
@@ -444,7 +444,7 @@ fn relations() -> Vec<Case> {
         (Relation::Assignments, "assignments-both-ways", "Header-versioned API > GET /users/{userId}/phone-numbers",
          "The numbers of a user and the users of a number agree."),
         (Relation::Shown, "listed-items-read", "Endpoints > answers",
-         "What a list shows can be read by its id on every route that reads its kind, and its parts listed."),
+         "What a list shows can be read by its id on every route that reads its kind, and its parts listed; what an include adds agrees with the same include on the read."),
     ]
     .into_iter()
     .map(|(relation, id, clause, summary)| Case {

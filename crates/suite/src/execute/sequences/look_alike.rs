@@ -153,16 +153,28 @@ impl Explorer<'_> {
         };
         for (j, l) in sent.into_iter().zip(&alikes) {
             let (ex, by_rules) = j.into_parts();
-            let reached = ok(&ex)
-                && json_of(&ex).and_then(|b| shown_id(b, &pointer)).as_deref() == Some(id.as_str());
-            let want = Want::LookAlike {
-                reached,
-                why: format!(
+            let shown = json_of(&ex).and_then(|b| shown_id(b, &pointer));
+            // A write names an id no resource can have: it changes nothing and creates nothing
+            // (a PUT is an update, not an upsert), so any success is one too many.
+            let reached = ok(&ex) && (!read || shown.as_deref() == Some(id.as_str()));
+            let why = if read {
+                format!(
                     "the id {} ({}) names no resource of the run's: a refusal (4xx, not 401: the key is valid), or an answer about another resource, never about {id}",
                     l.id, l.how
-                ),
+                )
+            } else {
+                format!(
+                    "the id {} ({}, made from {id}) names no resource: the write is refused (4xx, not 401: the key is valid), neither changing {id} nor creating {}",
+                    l.id, l.how, l.id
+                )
             };
-            self.judge(&ex, by_rules, &want, &clause);
+            // What a write to it made all the same is the run's to delete.
+            if !read && ok(&ex) {
+                if let Some(made) = shown.filter(|s| *s != id) {
+                    self.created.entry(kind.clone()).or_default().push(made);
+                }
+            }
+            self.judge(&ex, by_rules, &Want::LookAlike { reached, why }, &clause);
         }
         self.read_back(&kind, &id, false).await;
         Ok(())
