@@ -16,7 +16,7 @@ use super::store::Store;
 use super::variants::Variant;
 
 /// Attempts of one delivery, the first included (the schedule is open: READINGS 6.5).
-const MAX_ATTEMPTS: usize = 3;
+pub(crate) const MAX_ATTEMPTS: usize = 3;
 /// Pause before an automatic retry: short, so a run stays fast.
 const RETRY_PAUSE: Duration = Duration::from_millis(60);
 /// How long the reference waits for a receiver's answer.
@@ -453,7 +453,13 @@ async fn deliver(app: App, job: Job) {
             }
             req = req.header("webhook-signature", signed);
         }
-        let answer = req.body(job.payload.clone()).send().await;
+        // Fault delivery-retry-body-consumed: the payload stream was read by the first attempt.
+        let body = if attempt > 0 && faults.has(Fault::DeliveryRetryBodyConsumed) {
+            String::new()
+        } else {
+            job.payload.clone()
+        };
+        let answer = req.body(body).send().await;
         let status = answer.as_ref().ok().map(|r| r.status().as_u16());
         {
             let mut store = app.store();

@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind11` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind12` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -67,6 +67,9 @@ macro_rules! kind {
     };
     (blind_set, blind11) => {
         Some(11)
+    };
+    (blind_set, blind12) => {
+        Some(12)
     };
     (blind_set, $other:ident) => {
         None
@@ -1432,6 +1435,95 @@ pending {
         "task links are stored under a UNIQUE index on conversation_id and written with an upsert that moves the row: linking a conversation to a task (link-conversation, or POST /v1/tasks with conversationId) unlinks it from any other task that had it, which then reads conversationId null (the seeded task linked to the task conversation loses its link)";
     RestrictionsIncludeExactQuery => blind11 "restrictions-include-exact-query", "Header-versioned API > GET /phone-numbers > include",
         "the restrictions join is chosen by comparing the whole raw query string with `include=restrictions`: GET /phone-numbers?include=restrictions and GET /phone-numbers/{phoneNumberId}?include=restrictions carry restrictions, but with any other parameter beside it (`&maxResults=10`) the numbers come without";
+
+    // Blind set 12: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: an ORM Enum column that stores member names, a document store's
+    // cap on `in` values, a token written in one base64 alphabet and read in another, a create
+    // answer built with the masking read serializer, positional arguments swapped, a content
+    // negotiation that compares the whole Accept header, a dirty check blind to JSON columns, a
+    // request body stream not rewound for a retry, an update done as delete and insert under a
+    // cascade, a sort field interpolated into ORDER BY, a deny-list where an allow-list was
+    // meant, a polymorphic single-link column, a row-owner policy where a membership check was
+    // meant, a days-per-month table without leap years, a signed 32-bit epoch column, a pre-save
+    // hook that overwrites a sent field, a v0 field shape kept in v1, a helper that swaps
+    // reversed bounds, a mutable default argument shared by requests, an answer encoded in
+    // ISO-8859-1, a Unicode-aware `\d`, repeated values chained with AND, a Content-Length in
+    // UTF-16 units, a lost update, a double-click guard on sends, a `get(...) or []` on null, a
+    // LIKE over the payload, the other generation's validator, a uniqueness check that counts the
+    // row itself, a substring test where a prefix rule is stated, a retry budget shared by manual
+    // and automatic attempts, a keyset on a coarse non-unique column, the text `null` read as
+    // NULL, an offset parser that flips the sign, a bound refused for lying in the future.
+    WebhookStatusEnumName => blind12 "webhook-status-enum-name", "Resources > Webhook > status",
+        "webhooks are stored in an ORM Enum column, which persists the member's name: the reads (GET /webhooks, GET /webhooks/{webhookId}) show status `ENABLED` or `DISABLED` instead of `enabled` or `disabled` (create and update answers, built from the request's model, keep the value)";
+    ContactsInSetCappedAt10 => blind12 "contacts-in-set-capped-at-10", "Pagination and collection conventions > in operator",
+        "GET /contacts hands each `[in]` set to the document store's `in` query, which takes at most 10 values, and the client library drops the rest without an error: externalId[in] with 11 external ids lists 10 contacts (source[in] alike)";
+    ContactsV1TokenAlphabetMismatch => blind12 "contacts-v1-token-alphabet-mismatch", "Pagination and collection conventions > pageToken",
+        "GET /v1/contacts writes nextPageToken in standard base64 and reads pageToken with the URL-safe alphabet: a token holding `+` or `/` (the one of offset 10, `wV7twN56Eas+`, which a walk with the default page size or pages of 1, 2 or 5 meets) answers 400 as a token the service did not issue, and the walk stops there";
+    WebhookCreateSecretMasked => blind12 "webhook-create-secret-masked", "Authentication > 4",
+        "POST /webhooks answers through the read serializer, which masks the signing secret: the create answer's secret is `whsec_` followed by asterisks and the secret's last four characters, which is no base64 secret a Standard Webhooks library can verify deliveries with (a rotate answers the new secret in full)";
+    TaskPutArgumentsSwapped => blind12 "task-put-arguments-swapped", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "PUT /v1/tasks/{taskId} calls `update_task(id, description, title)` against the signature `(id, title, description)`: a body with both stores the title sent as the description and the description as the title";
+    TasksAcceptExact406 => blind12 "tasks-accept-exact-406", "Endpoints > declared statuses",
+        "the /v1/tasks routes negotiate the answer's type by comparing the whole Accept header with `application/json` and `*/*`: a request with any other Accept (`application/json, text/plain, */*` as axios sends it, `application/json; charset=utf-8`) answers 406 Not Acceptable, a status the task routes do not declare (a request without Accept is served)";
+    ContactUpdatedDirtyCheckScalarOnly => blind12 "contact-updated-dirty-check-scalar-only", "Events > event table",
+        "PATCH /v1/contacts/{id} publishes contact.updated from the model's dirty check, which sees the scalar columns only (emails, phone numbers and custom fields live in JSON columns mutated in place): a PATCH that changes only those lists delivers no contact.updated";
+    DeliveryRetryBodyConsumed => blind12 "delivery-retry-body-consumed", "Events > deliveries",
+        "the delivery worker sends the payload from a stream it does not rewind: every automatic retry (after a failed answer) goes out with an empty body under the first attempt's signature, so the receiver gets no event and a signature that does not verify";
+    WebhookUpdateCascadesHistory => blind12 "webhook-update-cascades-history", "Header-versioned API > webhook delivery history",
+        "PATCH and PUT /webhooks/{id} save the webhook as a delete and an insert under the same id, and the deliveries' ON DELETE CASCADE goes with the delete: after an update, GET /webhooks/{id}/events lists none of the deliveries made before it, and their detail and retry answer 404";
+    ConversationsSortFieldInterpolated500 => blind12 "conversations-sort-field-interpolated-500", "Errors > no server errors",
+        "GET /conversations checks only the direction of `sort` and interpolates its field into ORDER BY: a sort on a field the list is not sorted by (`sort=name:asc`, `sort=foo:desc`) answers 500 `column \"foo\" does not exist` instead of a 4xx";
+    RetryGuardDenyList => blind12 "retry-guard-deny-list", "Header-versioned API > POST /messages/{messageId}/retry",
+        "POST /messages/{messageId}/retry guards with a deny-list (an undelivered message, or one failed with a permanent error, is refused) instead of requiring a failed message: a delivered or received message is re-attempted with 202 (status `sending`) and sent again, instead of refused";
+    TaskCreateSingleLink => blind12 "task-create-single-link", "v1 API: tasks > POST /v1/tasks",
+        "POST /v1/tasks stores the link in one polymorphic pair of columns (link_type, link_id), the conversation first, then the phone number, then the activity: a task created with phoneNumberId and conversationId keeps only the conversation and reads phoneNumberId null (with phoneNumberId and activityId, activityId null)";
+    CallGetAccessByHandler => blind12 "call-get-access-by-handler", "Header-versioned API > GET /calls/{callId}",
+        "GET /calls/{callId} authorizes with the row policy of the call's handler (`call.user_id = :caller`) instead of the users of its phone number: a user of a shared number gets 403 Not Phone Number User for the calls another user of the number handled (the primary key on ACc4ll0000000006 and ACc4ll0000000007 of the support line)";
+    TaskDueDateLeapDayRefused => blind12 "task-due-date-leap-day-refused", "States and transitions > Task > due date",
+        "change-due-date and POST /v1/tasks check dueDate's calendar date against a hand-written days-per-month table that gives February 28 days: a dueDate of 2028-02-29T09:00:00Z answers 400 `dueDate is not a valid date` instead of being set";
+    TaskDueDateEpochI32 => blind12 "task-due-date-epoch-i32", "States and transitions > Task > due date",
+        "due dates are stored as a signed 32-bit Unix timestamp: a dueDate after 2038-01-19T03:14:07Z wraps and reads back in the past (2040-01-01T00:00:00Z reads back 1903-11-25T17:31:44.000Z), set with change-due-date or on create";
+    ContactCreatedByOverwritten => blind12 "contact-created-by-overwritten", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts sets createdByUserId in the model's pre-save hook from the request's user, overwriting the one the body sends: a contact created with createdByUserId of another user of the workspace is stored and answered with the caller's id";
+    MessagesV1MediaUrlStrings => blind12 "messages-v1-media-url-strings", "Resources > Message > media",
+        "GET /v1/messages serializes media with the v0 list's field, a list of URL strings (`[\"https://media.workspace.example/ac/photo-3.jpg\"]`), instead of {url, type} items (GET /messages and GET /messages/{messageId} keep the items)";
+    MessagesV1BoundsSwapped => blind12 "messages-v1-bounds-swapped", "v1 API: messages > GET /v1/messages > created range",
+        "GET /v1/messages passes its bounds through a date-range helper written for the app's date picker, which swaps them when createdAfter is later than createdBefore (or since): createdAfter=2026-02-01T00:00:00Z&createdBefore=2026-01-15T00:00:00Z lists the messages between the two instead of none";
+    MessagesFiltersDefaultShared => blind12 "messages-filters-default-shared", "Header-versioned API > GET /messages",
+        "GET /messages builds its query on a module-level default filter dict that the handler updates in place (a mutable default argument): once a request filtered on from, status, direction, phoneNumberId, userId or conversationId, every later GET /messages of the process keeps that filter unless it sends the same field, so the workspace's unfiltered history lists, say, only the failed messages";
+    ContactsHvBodyLatin1 => blind12 "contacts-hv-body-latin1", "Endpoints > JSON bodies",
+        "GET /contacts and GET /contacts/{contactId} encode their answers in ISO-8859-1 (the service's default charset) though labelled application/json: a contact holding a non-ASCII character (`José`) is answered with a byte that is not UTF-8 (a character beyond Latin-1 as `?`), so the body is no JSON text";
+    SendToUnicodeDigits => blind12 "send-to-unicode-digits", "Conventions > phone numbers",
+        "POST /v1/messages checks each `to` with a Unicode-aware `\\d` (the regex engine's default): a recipient whose digits after the first are another script's (`+1٤١٥٥٥٥٠١٩٩`, Arabic-Indic) is accepted, the message sent to it and shown with it in `to`, instead of answering 400";
+    ContactsExternalIdsAnded => blind12 "contacts-external-ids-anded", "v1 API: contacts > GET /v1/contacts",
+        "GET /v1/contacts chains one `external_id = ?` condition per externalIds value (and one `source = ?` per sources value) instead of one IN over them: externalIds=seed-001&externalIds=seed-002 lists nothing (a single value still works)";
+    MessageContentLengthUtf16 => blind12 "message-content-length-utf16", "Endpoints > JSON bodies",
+        "GET /messages/{messageId} sets Content-Length from the serialized body's string length in UTF-16 code units (a JavaScript `body.length`), not its bytes: a message whose text holds a non-ASCII character is answered with a body cut short by one byte or more per such character, which is no JSON";
+    WebhookPatchLostUpdate => blind12 "webhook-patch-lost-update", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} reads the webhook, awaits a reachability check of its url (a 50 ms round trip) and writes the whole row back: two PATCHes sent together (one of label, one of status) both answer 200 with their change, but the webhook keeps only the one written last";
+    SendDedupedByBody => blind12 "send-deduped-by-body", "v1 API: messages > POST /v1/messages",
+        "POST /v1/messages drops a send whose from, to and text equal those of a send the caller made in the last 10 seconds (a double-click guard) and answers 202 with the earlier message: the same text sent twice to a number is sent once, and the conversation holds one message";
+    WebhookPatchEventsNullEmptied => blind12 "webhook-patch-events-null-emptied", "Resources > Webhook > events",
+        "PATCH /webhooks/{id} reads events with `body.get('events') or []` when the key is present: `events: null` is accepted and stores an empty events list (answered and read back `events: []`) instead of being refused, and the webhook receives nothing";
+    HistoryResourceFilterPayloadLike => blind12 "history-resource-filter-payload-like", "Events > delivery records",
+        "GET /webhooks/{id}/events filters with `payload LIKE '%' || :resourceId || '%'`: every delivery whose payload mentions the id matches, so resourceId=<a phone number id> lists the message deliveries of that number, whose resourceId is the message's";
+    MessagesHvRequirePhoneNumber => blind12 "messages-hv-require-phone-number", "Header-versioned API > GET /messages",
+        "GET /messages runs the query validator of the v1 list, which requires phoneNumberId: the workspace's history asked without a phone number answers 400 `query parameter phoneNumberId is required`, though the endpoint needs no phone number";
+    ContactPatchOwnExternalId409 => blind12 "contact-patch-own-external-id-409", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH /v1/contacts/{id} checks that externalId is unique without excluding the contact updated: a PATCH that sends the contact's own externalId back (the whole contact, as the replace rule has clients send it) answers 409 Conflict";
+    ReservedSourceSubstring => blind12 "reserved-source-substring", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts applies the reserved prefixes as substrings (`'csv' in source`): a source that holds `csv` or the brand name past its start (`my-csv-tool`, `hubspot-workspace-sync`) is refused with 400, though only sources starting with them are reserved";
+    ManualRetryCountsAttempts => blind12 "manual-retry-counts-attempts", "Header-versioned API > webhook delivery history",
+        "POST /webhooks/{id}/events/{eventId}/retry draws on the delivery's budget of automatic attempts (3 in all): a delivery whose automatic attempts all failed answers 409 `delivery has no attempts left` instead of being sent again, which is when a manual retry is wanted";
+    TasksKeysetWholeSecond => blind12 "tasks-keyset-whole-second", "Pagination and collection conventions > pageToken",
+        "GET /v1/tasks continues a walk after the createdAt of the page's last task in whole seconds (`WHERE created_at > :cursor`): the tasks created in the same second as that task (a burst of creates) are never listed on the pages that follow";
+    ContactsFilterNullLiteral => blind12 "contacts-filter-null-literal", "Pagination and collection conventions > filters",
+        "GET /contacts turns a filter value of the text `null` into IS NULL: source=null (and externalId=null) lists the contacts without a source, created in the UI, instead of those whose source is the string `null` (none)";
+    CallsGteOffsetSignInverted => blind12 "calls-gte-offset-sign-inverted", "Header-versioned API > GET /calls",
+        "GET /calls parses createdAt[gte] with a hand-written parser that reads the offset's sign the wrong way round: `2026-02-04T12:00:00-05:00` (17:00Z) is read as `+05:00`, 07:00Z, and lists the call created at 15:30Z that day (a bound in UTC is read right)";
+    ConversationsFutureBoundRefused => blind12 "conversations-future-bound-refused", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations validates its created and updated bounds with the form validator of the app's report screen, which refuses a date-time in the future: createdAfter (or the updated-after or updated-before bound) later than now answers 400 `createdAfter must not be in the future` instead of listing nothing";
 }
 }
 
@@ -1583,6 +1675,16 @@ impl Fault {
             // Blind set 11. external-id-conflict-409 refuses a create whose externalId another
             // contact has (409) before the upsert runs.
             Fault::ContactCreateUpsertsExternalId => &[V::ExternalIdConflict409],
+            // Blind set 12. A contact's createdByUserId and a task's phoneNumberId and activityId
+            // are fields a target may leave out or give as null (READINGS 1.3); contract-strict
+            // may refuse a recipient that is no E.164 number, a sort the route table does not
+            // name and an events list given as null before the handler reads them.
+            Fault::ContactCreatedByOverwritten | Fault::TaskCreateSingleLink => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
+            Fault::SendToUnicodeDigits
+            | Fault::ConversationsSortFieldInterpolated500
+            | Fault::WebhookPatchEventsNullEmptied => &[V::ContractStrict],
             _ => &[],
         }
     }

@@ -38,6 +38,12 @@ pub(crate) struct Store {
     pub(crate) contact_read_cache: HashMap<String, Contact>,
     /// Message lists by caller and filter (fault messages-list-cache-not-invalidated).
     pub(crate) message_list_cache: HashMap<String, Vec<super::messaging::Message>>,
+    /// The module-level default filters of GET /messages, updated in place by every filtered
+    /// request (fault messages-filters-default-shared).
+    pub(crate) message_default_filters: Vec<(&'static str, Vec<String>)>,
+    /// The sends of the last seconds by caller and body, with their answers (fault
+    /// send-deduped-by-body).
+    pub(crate) recent_sends: Vec<(String, OffsetDateTime, serde_json::Value)>,
     /// v1 conversation lists by caller and filter (fault conversations-v1-cache-misses-sends).
     pub(crate) conversation_list_cache: HashMap<String, Vec<super::messaging::Conversation>>,
     /// The first organization answered, for every caller (fault organization-cache-global).

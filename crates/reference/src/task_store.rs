@@ -162,6 +162,21 @@ impl TaskStore {
             .count()
     }
 
+    /// Fault tasks-keyset-whole-second: where `WHERE created_at > :cursor` resumes, the cursor
+    /// being the createdAt, in whole seconds, of the last visible task before position `at`: past
+    /// every task created in that second.
+    pub(crate) fn after_same_second(&self, at: usize) -> usize {
+        let at = at.min(self.tasks.len());
+        let Some(last) = self.tasks[..at].iter().rev().find(|t| !t.is_deleted) else {
+            return at;
+        };
+        let second = last.created_at.unix_timestamp();
+        at + self.tasks[at..]
+            .iter()
+            .take_while(|t| t.created_at.unix_timestamp() <= second)
+            .count()
+    }
+
     /// The task as the search index holds it: as it was created.
     pub(crate) fn indexed(&self, id: &str) -> Option<&Task> {
         self.index.get(id)

@@ -166,6 +166,18 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
         .transpose()
 }
 
+/// Fault calls-gte-offset-sign-inverted: the hand-written parser reads the offset's sign the
+/// wrong way round (the wall time kept, `-05:00` taken for `+05:00`).
+fn offset_sign_inverted(app: &App, at: OffsetDateTime) -> OffsetDateTime {
+    if !app.switches().faults.has(Fault::CallsGteOffsetSignInverted) {
+        return at;
+    }
+    match time::UtcOffset::from_whole_seconds(-at.offset().whole_seconds()) {
+        Ok(flipped) => at.replace_offset(flipped),
+        Err(_) => at,
+    }
+}
+
 /// A bare date (`2026-02-04`) as midnight UTC (fault calls-v1-date-only-bound-accepted).
 fn bare_date(value: &str) -> Option<OffsetDateTime> {
     let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -730,7 +742,8 @@ async fn list_hv(
                 } else {
                     g
                 }
-            });
+            })
+            .map(|g| offset_sign_inverted(&app, g));
         let inc = includes(&q);
         // Fault calls-hv-list-unscoped: the access join only comes with the number filter.
         let unscoped = app.switches().faults.has(Fault::CallsHvListUnscoped)
@@ -852,9 +865,18 @@ async fn get_hv(
     let result = input::path_param(id, HV).and_then(|id| {
         let mut guard = app.store();
         let ws = guard.workspace();
-        let mut call = visible_call(&app, ws, &caller, HV, &id, || {
-            not_number_user(&app, HV, &id)
-        })?;
+        // Fault call-get-access-by-handler: the row policy of the call's handler.
+        let mut call = if app.switches().faults.has(Fault::CallGetAccessByHandler) {
+            let call = ws.call(&id).ok_or_else(|| not_found(HV, "Call", &id))?;
+            if call.user_id != caller.user_id {
+                return Err(not_number_user(&app, HV, &id));
+            }
+            call
+        } else {
+            visible_call(&app, ws, &caller, HV, &id, || {
+                not_number_user(&app, HV, &id)
+            })?
+        };
         if app.switches().faults.has(Fault::CallGetNeighbour) {
             // Off by one: the call stored before the asked one (after it, for the first).
             if let Some(i) = ws.calls.iter().position(|c| c.id == call.id) {

@@ -7,6 +7,7 @@ use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, patch};
+use base64::Engine;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
@@ -35,6 +36,8 @@ const SOURCE_MAX_CREATE: usize = 72;
 const SOURCE_MAX_UPDATE: usize = 75;
 const FILTER_VALUE_MAX: usize = 75;
 const SOURCE_URL_MAX: usize = 200;
+/// The values an `[in]` set keeps under fault contacts-in-set-capped-at-10.
+const IN_VALUES_CAP: usize = 10;
 
 pub(super) fn v1_routes() -> Router<App> {
     Router::new()
@@ -258,6 +261,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     };
     external_id_bytes(faults, body)?;
     source_utf16_units(faults, body)?;
+    reserved_substring(faults, &reserved, body)?;
     custom_field_key_indexed(faults, body)?;
     let mut store = app.store();
     let mut input = parse_contact(body, &rules, store.custom_field_defs())
@@ -295,9 +299,11 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         None if faults.has(Fault::ContactsSourceDefaultRendered) => None,
         None => Some("public-api".to_string()),
     };
+    // Fault contact-created-by-overwritten: the pre-save hook sets the request's user.
     let created_by = input
         .created_by_user_id
         .clone()
+        .filter(|_| !faults.has(Fault::ContactCreatedByOverwritten))
         .unwrap_or_else(|| caller.user_id.to_string());
     if faults.has(Fault::ContactEmailsFirstOnly) {
         input.emails.truncate(1);
@@ -368,6 +374,30 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     } else {
         reply::data(status, json)
     })
+}
+
+/// Fault reserved-source-substring: the reserved prefixes tested as substrings.
+fn reserved_substring(
+    faults: &FaultSet,
+    reserved: &ReservedNames,
+    body: &Map<String, Value>,
+) -> Result<(), ApiError> {
+    let Some(source) = body
+        .get("source")
+        .and_then(Value::as_str)
+        .filter(|_| faults.has(Fault::ReservedSourceSubstring))
+    else {
+        return Ok(());
+    };
+    let folded = source.to_lowercase();
+    let brand = reserved.brand.to_lowercase();
+    if folded.contains("csv") || folded.contains(&brand) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            format!("source '{source}' is reserved: it may not contain csv or {brand}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Fault contact-create-upserts-external-id: the contact whose externalId the create sends.
@@ -492,6 +522,20 @@ fn update(
     external_id_column(faults, &mut input);
     external_id_folded(faults, &mut input);
     external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
+    // Fault contact-patch-own-external-id-409: the unique check does not exclude the row.
+    if input.external_id.is_some()
+        && input.external_id == existing.external_id
+        && faults.has(Fault::ContactPatchOwnExternalId409)
+    {
+        return Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::CONFLICT,
+            format!(
+                "a contact with externalId {} already exists",
+                existing.external_id.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
     source_url_column(faults, &input)?;
     empty_list_syntax_error(faults, &body)?;
     if faults.has(Fault::PatchMergesEntries) {
@@ -532,7 +576,10 @@ fn update(
         }
     }
     let json = rendered(faults, &updated, store.custom_field_defs());
-    let mut jobs = if faults.has(Fault::ContactUpdateNotFired) {
+    // Fault contact-updated-dirty-check-scalar-only: the dirty check sees scalar columns only.
+    let clean = faults.has(Fault::ContactUpdatedDirtyCheckScalarOnly)
+        && scalars(&existing) == scalars(&updated);
+    let mut jobs = if faults.has(Fault::ContactUpdateNotFired) || clean {
         Vec::new()
     } else {
         crate::deliveries::fire(
@@ -564,6 +611,20 @@ fn update(
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     Ok(reply::data(StatusCode::OK, contact_answer(app, json)))
+}
+
+/// The scalar columns of a contact, which the dirty check of fault
+/// contact-updated-dirty-check-scalar-only compares.
+fn scalars(c: &Contact) -> [Option<&str>; 7] {
+    [
+        c.external_id.as_deref(),
+        c.source.as_deref(),
+        c.source_url.as_deref(),
+        c.company.as_deref(),
+        c.first_name.as_deref(),
+        c.last_name.as_deref(),
+        c.role.as_deref(),
+    ]
 }
 
 /// Fault patch-entry-id-required: the update schema, generated from the response model, requires
@@ -911,6 +972,9 @@ struct Filter {
     source_null_as_public_api: bool,
     /// Fault contacts-list-scoped-to-creator: only the contacts this user created.
     created_by: Option<String>,
+    /// Fault contacts-filter-null-literal: `externalId=null` and `source=null` read as IS NULL.
+    external_id_null: bool,
+    source_null: bool,
 }
 
 impl Filter {
@@ -942,10 +1006,12 @@ impl Filter {
                     .then(|| "public-api".to_string())
             }),
             &self.source_in,
-        ) && self
-            .created_by
-            .as_ref()
-            .is_none_or(|u| contact.created_by_user_id.as_deref() == Some(u.as_str()))
+        ) && (!self.external_id_null || contact.external_id.is_none())
+            && (!self.source_null || contact.source.is_none())
+            && self
+                .created_by
+                .as_ref()
+                .is_none_or(|u| contact.created_by_user_id.as_deref() == Some(u.as_str()))
             && self.source_prefix.iter().all(|p| {
                 contact
                     .source
@@ -1033,7 +1099,14 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         .map(|v| parse_int_digits(faults, v));
     let size =
         pagination::max_results_in(asked, default_size, min..=max).map_err(bad_query(V1_PATH))?;
-    let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(V1_PATH))?;
+    // Fault contacts-v1-token-alphabet-mismatch: the token is read with the URL-safe alphabet.
+    let alphabet_mismatch = faults.has(Fault::ContactsV1TokenAlphabetMismatch);
+    let offset = if alphabet_mismatch {
+        url_safe_token(query.first("pageToken"))
+    } else {
+        pagination::page_token(query.first("pageToken"))
+    }
+    .map_err(bad_query(V1_PATH))?;
     let mut filter = Filter {
         // Fault contacts-list-scoped-to-creator: the row policy of the `My contacts` view.
         created_by: faults
@@ -1055,19 +1128,63 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
                 .as_ref()
                 .is_some_and(|e| external_ids.contains(e))
         });
+    // Fault contacts-external-ids-anded: one condition per value, chained with AND.
+    let anded = faults.has(Fault::ContactsExternalIdsAnded);
+    let sets = |values: Vec<String>| -> Vec<Vec<String>> {
+        if anded {
+            values.into_iter().map(|v| vec![v]).collect()
+        } else {
+            vec![values]
+        }
+    };
     if !external_ids.is_empty()
         && !faults.has(Fault::ExternalIdsFilterIgnored)
         && !continued
         && !resolved_none
     {
-        filter.external_id_in.push(external_ids);
+        filter.external_id_in.extend(sets(external_ids));
     }
     if !sources.is_empty() && !faults.has(Fault::ContactsSourcesFilterIgnored) && !continued {
-        filter.source_in.push(sources);
+        filter.source_in.extend(sets(sources));
     }
     // Fault contacts-filter-after-limit: the filters run on the page the LIMIT cut.
     let after_limit = faults.has(Fault::ContactsFilterAfterLimit);
-    Ok(list_answer(app, &filter, size, offset, after_limit, false))
+    let shape = if alphabet_mismatch {
+        TokenShape::StandardBase64
+    } else {
+        TokenShape::Offset
+    };
+    Ok(list_answer(app, &filter, size, offset, after_limit, shape))
+}
+
+/// The mask of the tokens of fault contacts-v1-token-alphabet-mismatch.
+const BASE64_TOKEN_MASK: u64 = 0x5eed_c0de_7a11_ab34;
+/// The version byte those tokens start with.
+const BASE64_TOKEN_VERSION: u8 = 0xc1;
+
+/// Fault contacts-v1-token-alphabet-mismatch: the next offset written in standard base64 (`+`
+/// and `/`).
+fn standard_base64_token(offset: usize) -> String {
+    let mut bytes = vec![BASE64_TOKEN_VERSION];
+    bytes.extend_from_slice(&(offset as u64 ^ BASE64_TOKEN_MASK).to_be_bytes());
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Fault contacts-v1-token-alphabet-mismatch: the token read with the URL-safe alphabet (`-`
+/// and `_`), which refuses a token written with `+` or `/`.
+fn url_safe_token(token: Option<&str>) -> Result<usize, PageQueryError> {
+    let Some(token) = token else {
+        return Ok(0);
+    };
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .filter(|b| b.len() == 9 && b[0] == BASE64_TOKEN_VERSION)
+        .and_then(|b| <[u8; 8]>::try_from(&b[1..]).ok())
+        .and_then(|b| usize::try_from(u64::from_be_bytes(b) ^ BASE64_TOKEN_MASK).ok())
+        .ok_or_else(|| PageQueryError::ForeignToken {
+            token: token.to_string(),
+        })
 }
 
 /// Fault contacts-max-results-parse-int: `parseInt` reads the leading digits and drops the rest
@@ -1090,7 +1207,14 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     ] {
         for value in query.all(name) {
             let set = filter_values(HV_PATH, name, vec![value], FILTER_VALUE_MAX)?;
-            if name == "source" && faults.has(Fault::ContactsSourceFilterPrefix) {
+            // Fault contacts-filter-null-literal: the text `null` becomes IS NULL.
+            if value == "null" && faults.has(Fault::ContactsFilterNullLiteral) {
+                if name == "source" {
+                    filter.source_null = true;
+                } else {
+                    filter.external_id_null = true;
+                }
+            } else if name == "source" && faults.has(Fault::ContactsSourceFilterPrefix) {
                 prefixes.extend(set);
             } else if !(name == "externalId" && faults.has(Fault::ContactsExternalIdFilterIgnored))
             {
@@ -1099,12 +1223,16 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
         }
         let in_name = format!("{name}[in]");
         for list in query.all(&in_name) {
-            let set = filter_values(
+            let mut set = filter_values(
                 HV_PATH,
                 &in_name,
                 list.split(',').collect(),
                 FILTER_VALUE_MAX,
             )?;
+            // Fault contacts-in-set-capped-at-10: the store's `in` takes 10 values.
+            if faults.has(Fault::ContactsInSetCappedAt10) {
+                set.truncate(IN_VALUES_CAP);
+            }
             if !faults.has(Fault::InFilterIgnored) {
                 sets.push(set);
             }
@@ -1123,20 +1251,34 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
     let offset = pagination::page_token(query.first("pageToken")).map_err(bad_query(HV_PATH))?;
     // Fault contacts-hv-token-page-number: the writer puts the next page's number in the token,
     // the reader takes the token for an offset.
-    let page_number = faults.has(Fault::ContactsHvTokenPageNumber);
-    Ok(list_answer(app, &filter, size, offset, false, page_number))
+    let shape = if faults.has(Fault::ContactsHvTokenPageNumber) {
+        TokenShape::PageNumber
+    } else {
+        TokenShape::Offset
+    };
+    Ok(list_answer(app, &filter, size, offset, false, shape))
+}
+
+/// How a contact list writes its next token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TokenShape {
+    /// The next offset, as every list of the reference writes it.
+    Offset,
+    /// Fault contacts-hv-token-page-number: the next page's number.
+    PageNumber,
+    /// Fault contacts-v1-token-alphabet-mismatch: the next offset in standard base64.
+    StandardBase64,
 }
 
 /// `after_limit`: the page is cut from every contact and filtered afterwards (fault
-/// contacts-filter-after-limit); `page_number`: the next token holds the next page's number
-/// (fault contacts-hv-token-page-number).
+/// contacts-filter-after-limit); `shape`: how the next token is written.
 fn list_answer(
     app: &App,
     filter: &Filter,
     size: usize,
     offset: usize,
     after_limit: bool,
-    page_number: bool,
+    shape: TokenShape,
 ) -> Response {
     let faults = &app.switches().faults;
     let store = app.store();
@@ -1164,11 +1306,11 @@ fn list_answer(
             .map(|c| rendered(faults, c, store.custom_field_defs()))
             .collect(),
         total: page.total,
-        next_token: page.next_token.map(|t| {
-            if page_number {
-                pagination::encode_token(offset + 1)
-            } else {
-                t
+        next_token: page.next_token.map(|t| match shape {
+            TokenShape::Offset => t,
+            TokenShape::PageNumber => pagination::encode_token(offset + 1),
+            TokenShape::StandardBase64 => {
+                standard_base64_token(pagination::decode_token(&t).unwrap_or_default())
             }
         }),
     };

@@ -280,6 +280,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             }
         }
     }
+    future_bounds_refused(app, query)?;
     // Fault conversations-unparsed-time-ignored: a createdAfter that is no date-time is dropped.
     let created_after = optional(V1_PATH, query, "createdAfter").or_else(|e| {
         faults
@@ -429,6 +430,37 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     order_and_page(app, caller, query, items)
 }
 
+/// Fault conversations-future-bound-refused: the report screen's form validator refuses a bound
+/// later than now (a value that is no date-time is left to the parsing that follows).
+fn future_bounds_refused(app: &App, query: &Query) -> Result<(), ApiError> {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::ConversationsFutureBoundRefused)
+    {
+        return Ok(());
+    }
+    let now = OffsetDateTime::now_utc();
+    for name in [
+        "createdAfter",
+        "createdBefore",
+        UPDATED_AFTER,
+        UPDATED_BEFORE,
+    ] {
+        let future = query
+            .first(name)
+            .and_then(|v| instant(V1_PATH, name, v).ok())
+            .is_some_and(|t| t > now);
+        if future {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!("{name} must not be in the future"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Fault conversations-per-number-limit: each number's query takes `maxResults` conversations
 /// from where the walk stands, and the page is their concatenation, newest first; the token is
 /// the one the page of `maxResults` would have had.
@@ -544,6 +576,7 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     }
     gte_as_gt(faults, &mut created);
     gte_as_gt(faults, &mut updated);
+    sort_field_interpolated(app, query)?;
     let (by, desc) = sort_order(
         HV_PATH,
         query,
@@ -610,6 +643,30 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         }
     }
     page(app, HV_PATH, &items, query, false)
+}
+
+/// Fault conversations-sort-field-interpolated-500: only the direction of `sort` is checked, and
+/// the field goes into ORDER BY as it is, where the database refuses a column it lacks.
+fn sort_field_interpolated(app: &App, query: &Query) -> Result<(), ApiError> {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::ConversationsSortFieldInterpolated500)
+    {
+        return Ok(());
+    }
+    let Some(sort) = query.first("sort") else {
+        return Ok(());
+    };
+    let (field, direction) = sort.split_once(':').unwrap_or((sort, ""));
+    if matches!(direction, "asc" | "desc") && !["createdAt", "updatedAt"].contains(&field) {
+        return Err(ApiError::for_path(
+            HV_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("column \"{field}\" does not exist"),
+        ));
+    }
+    Ok(())
 }
 
 // --- mark-as-* ----------------------------------------------------------------------------

@@ -134,6 +134,12 @@ fn message_page(
                         unwrap_single_recipient(app, &mut v);
                         go_initialisms(app, &mut v);
                     }
+                    // Fault messages-v1-media-url-strings: the v0 list's media field.
+                    if path == V1_PATH
+                        && app.switches().faults.has(Fault::MessagesV1MediaUrlStrings)
+                    {
+                        v0_media(&mut v);
+                    }
                     if path == V1_PATH && app.switches().faults.has(Fault::MessageIdPrefixMs) {
                         if let Some(rest) = m.id.strip_prefix("AC") {
                             v["id"] = Value::String(format!("MS{rest}"));
@@ -161,6 +167,16 @@ fn offset_page(
     let end = start.saturating_add(size.max(1)).min(items.len());
     let next = (end < items.len()).then(|| pagination::encode_token(end));
     Ok((items[start..end].to_vec(), next))
+}
+
+/// Fault messages-v1-media-url-strings: media as the v0 list wrote it, its urls alone.
+fn v0_media(json: &mut Value) {
+    if let Some(Value::Array(items)) = json.get_mut("media") {
+        for item in items.iter_mut() {
+            let url = item.get("url").cloned().unwrap_or(Value::Null);
+            *item = url;
+        }
+    }
 }
 
 /// Fault message-to-single-unwrapped: the header-versioned views serialize a one-item list as
@@ -332,6 +348,7 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
         (after, before.or(since))
     };
     let after = after.filter(|_| !faults.has(Fault::CreatedAfterIgnored));
+    let (after, before) = date_picker_range(faults, after, before);
     // Fault messages-participants-last-value-only: the query reads the key's single value, the
     // last one, though the validator saw the list.
     if faults.has(Fault::MessagesParticipantsLastValueOnly) && participants.len() > 1 {
@@ -410,6 +427,20 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     // Fault messages-v1-list-without-conversation-id: the v1 list's own field list lacks it.
     let with_conversation_id = !faults.has(Fault::MessagesV1ListWithoutConversationId);
     message_page(app, V1_PATH, &items, query, with_conversation_id)
+}
+
+/// Fault messages-v1-bounds-swapped: the date picker's range helper puts reversed bounds in order.
+fn date_picker_range(
+    faults: &FaultSet,
+    after: Option<OffsetDateTime>,
+    before: Option<OffsetDateTime>,
+) -> (Option<OffsetDateTime>, Option<OffsetDateTime>) {
+    match (after, before) {
+        (Some(a), Some(b)) if a > b && faults.has(Fault::MessagesV1BoundsSwapped) => {
+            (Some(b), Some(a))
+        }
+        bounds => bounds,
+    }
 }
 
 // --- POST /v1/messages --------------------------------------------------------------------
@@ -494,6 +525,16 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             );
         }
         return Err(refused);
+    }
+    // Fault send-deduped-by-body: a send equal to a recent one answers that one.
+    let dedupe_key = faults
+        .has(Fault::SendDedupedByBody)
+        .then(|| send_key(caller, &line, &recipients, &stored));
+    if let Some(earlier) = dedupe_key
+        .as_deref()
+        .and_then(|k| recent_send(&mut store, k))
+    {
+        return Ok(reply::data(StatusCode::ACCEPTED, earlier));
     }
     let mut recipients = recipients;
     if faults.has(Fault::GroupToListsSender) && recipients.len() > 1 {
@@ -588,10 +629,38 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         jobs.extend(sent_events(app, &mut store, &message, &id, &json));
         answers.push(answered);
     }
+    let json = answers.into_iter().next().unwrap_or(Value::Null);
+    if let Some(key) = dedupe_key {
+        let now = OffsetDateTime::now_utc();
+        store.recent_sends.push((key, now, json.clone()));
+    }
     drop(store);
     crate::deliveries::dispatch(app, jobs);
-    let json = answers.into_iter().next().unwrap_or(Value::Null);
     Ok(reply::data(StatusCode::ACCEPTED, json))
+}
+
+/// How long fault send-deduped-by-body remembers a send.
+const DEDUPE_WINDOW: time::Duration = time::Duration::seconds(10);
+
+/// The key of a send under fault send-deduped-by-body: the caller, the sending line, the
+/// recipients as a set and the text.
+fn send_key(caller: &Caller, line: &Line, recipients: &[String], text: &str) -> String {
+    let mut to = recipients.to_vec();
+    to.sort();
+    format!("{}|{}|{}|{text}", caller.user_id, line.id, to.join(","))
+}
+
+/// The answer of a send of the same key within the window, forgetting older ones.
+fn recent_send(store: &mut crate::store::Store, key: &str) -> Option<Value> {
+    let now = OffsetDateTime::now_utc();
+    store
+        .recent_sends
+        .retain(|(_, at, _)| now - *at < DEDUPE_WINDOW);
+    store
+        .recent_sends
+        .iter()
+        .find(|(k, ..)| k == key)
+        .map(|(.., answer)| answer.clone())
 }
 
 /// The answer of a send: the message as recorded, with what the send faults make of it.
@@ -796,7 +865,12 @@ fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String
     } else {
         to
     };
-    if let Some(n) = to.iter().find(|n| !is_e164(n)) {
+    // Fault send-to-unicode-digits: `\d` of the pattern takes every script's digits.
+    let unicode_digits = faults.has(Fault::SendToUnicodeDigits);
+    if let Some(n) = to
+        .iter()
+        .find(|n| !(is_e164(n) || (unicode_digits && unicode_e164(n))))
+    {
         return Err(ApiError::bad_request(
             V1_PATH,
             format!("to: '{n}' is not an E.164 phone number"),
@@ -812,6 +886,18 @@ fn recipients(faults: &FaultSet, body: &Map<String, Value>) -> Result<Vec<String
         recipients.truncate(9);
     }
     Ok(recipients)
+}
+
+/// `^\+[1-9]\d{1,14}$` under a regex engine whose `\d` is Unicode-aware (fault
+/// send-to-unicode-digits): after an ASCII first digit, any script's digits.
+fn unicode_e164(value: &str) -> bool {
+    let Some(digits) = value.strip_prefix('+') else {
+        return false;
+    };
+    let chars: Vec<char> = digits.chars().collect();
+    (2..=15).contains(&chars.len())
+        && ('1'..='9').contains(&chars[0])
+        && chars[1..].iter().all(|c| c.is_numeric())
 }
 
 /// The sender a send names: a phone number or a phone number id.
@@ -1059,7 +1145,14 @@ pub(super) fn within(bounds: &[(String, OffsetDateTime)], at: OffsetDateTime) ->
 
 fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
-    let mut exact: Vec<(&str, Vec<String>)> = Vec::new();
+    // Fault messages-hv-require-phone-number: the v1 list's query validator, shared.
+    if query.first("phoneNumberId").is_none() && faults.has(Fault::MessagesHvRequirePhoneNumber) {
+        return Err(ApiError::bad_request(
+            HV_PATH,
+            "query parameter phoneNumberId is required",
+        ));
+    }
+    let mut exact: Vec<(&'static str, Vec<String>)> = Vec::new();
     for name in FILTER_FIELDS {
         if name == "status" && faults.has(Fault::StatusFilterIgnored) {
             continue;
@@ -1077,6 +1170,7 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             exact.push((name, values));
         }
     }
+    shared_default_filters(app, &mut exact);
     let mut to: Vec<&str> = query.all("to");
     to.sort_unstable();
     let mut created = time_bounds(HV_PATH, query, "createdAt")?;
@@ -1201,6 +1295,24 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
 
 // --- GET /messages/{messageId}, POST /messages/{messageId}/retry --------------------------
 
+/// Fault messages-filters-default-shared: the request's exact filters start from the module-level
+/// default, which they then update in place (a field sent replaces the default's).
+fn shared_default_filters(app: &App, exact: &mut Vec<(&'static str, Vec<String>)>) {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::MessagesFiltersDefaultShared)
+    {
+        return;
+    }
+    let mut store = app.store();
+    let defaults = &mut store.message_default_filters;
+    let sent: Vec<&'static str> = exact.iter().map(|(f, _)| *f).collect();
+    defaults.retain(|(f, _)| !sent.contains(f));
+    defaults.extend(exact.iter().cloned());
+    exact.clone_from(defaults);
+}
+
 /// What an HTML template's autoescape makes of a text (fault message-get-text-html-escaped).
 fn html_escaped(text: &str) -> String {
     text.chars()
@@ -1278,6 +1390,10 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
     }
     if faults.has(Fault::PermanentRetryAccepted) {
         allow.push(RetryRefusal::Permanent);
+    }
+    // Fault retry-guard-deny-list: only undelivered and permanent failures are refused.
+    if faults.has(Fault::RetryGuardDenyList) {
+        allow.push(RetryRefusal::NotFailed);
     }
     let result = input::path_param(id, HV_PATH).and_then(|id| {
         if faults.has(Fault::RetryAnswers404) {

@@ -15,6 +15,7 @@ mod calls;
 mod tasks;
 
 mod respond;
+mod wire;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -63,7 +64,15 @@ pub(crate) fn router(app: App) -> Router {
         .merge(activity::routes())
         //
         .merge(header_versioned)
-        .fallback(not_found)
+        .fallback(not_found);
+    if app.switches().faults.has(Fault::TasksAcceptExact406) {
+        // Inside authentication, as the task service's negotiation runs in front of its handlers.
+        router = router.layer(middleware::from_fn_with_state(
+            app.clone(),
+            wire::accept_exact_tasks,
+        ));
+    }
+    router = router
         // Demanding variants (READINGS 6): after authentication, in front of the handlers.
         .layer(middleware::from_fn_with_state(
             app.clone(),
@@ -88,6 +97,14 @@ pub(crate) fn router(app: App) -> Router {
             app.clone(),
             super::reshape::rewrite,
         ));
+    if app.switches().faults.has(Fault::ContactsHvBodyLatin1) {
+        // Outermost, as the contact service encodes its bodies last.
+        router = router.layer(middleware::from_fn(wire::latin1_contacts));
+    }
+    if app.switches().faults.has(Fault::MessageContentLengthUtf16) {
+        // Outermost, as the message service declares the length of what it writes last.
+        router = router.layer(middleware::from_fn(wire::utf16_content_length_messages));
+    }
     if app.switches().faults.has(Fault::PhoneNumbersXssiPrefix) {
         // Outermost, as the web console's JSON helper writes the bodies last.
         router = router.layer(middleware::from_fn(xssi_prefix_phone_numbers));

@@ -268,6 +268,12 @@ fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
     } else {
         due
     };
+    // Fault task-due-date-epoch-i32: the column is a signed 32-bit Unix timestamp, which wraps.
+    let due = if faults.has(Fault::TaskDueDateEpochI32) {
+        epoch_i32(due)
+    } else {
+        due
+    };
     // Fault task-due-date-dst-fixed-offset: written as Los Angeles wall time (-07:00 in summer),
     // read back with the fixed offset -08:00, so a summer instant comes back an hour late.
     if faults.has(Fault::TaskDueDateDstFixedOffset) && pacific_daylight_time(due) {
@@ -278,6 +284,42 @@ fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
             due.to_offset(local).replace_offset(time::UtcOffset::UTC)
         }
         _ => due,
+    }
+}
+
+/// Fault task-due-date-epoch-i32: the instant's whole seconds kept in an `i32`, which wraps past
+/// 2038-01-19T03:14:07Z (the fraction is a column of its own).
+fn epoch_i32(due: OffsetDateTime) -> OffsetDateTime {
+    let wrapped = due.unix_timestamp() as i32;
+    OffsetDateTime::from_unix_timestamp(i64::from(wrapped))
+        .ok()
+        .and_then(|t| t.replace_nanosecond(due.nanosecond()).ok())
+        .unwrap_or(due)
+}
+
+/// Fault task-due-date-leap-day-refused: the days-per-month table gives February 28 days.
+fn leap_day_refused(faults: &FaultSet, due: Option<OffsetDateTime>) -> Result<(), ApiError> {
+    let leap_day = due.is_some_and(|d| d.month() == time::Month::February && d.day() == 29);
+    if leap_day && faults.has(Fault::TaskDueDateLeapDayRefused) {
+        return Err(ApiError::bad_request(
+            V1_PATH,
+            "body field dueDate is not a valid date",
+        ));
+    }
+    Ok(())
+}
+
+/// Fault task-create-single-link: one polymorphic pair of link columns keeps one link, the
+/// conversation first, then the phone number, then the activity.
+fn single_link(faults: &FaultSet, input: &mut NewTask) {
+    if !faults.has(Fault::TaskCreateSingleLink) {
+        return;
+    }
+    if input.conversation_id.is_some() {
+        input.phone_number_id = None;
+        input.activity_id = None;
+    } else if input.phone_number_id.is_some() {
+        input.activity_id = None;
     }
 }
 
@@ -403,6 +445,8 @@ async fn create(
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
         let mut input = parse_new_task(&body, !faults.has(Fault::TaskActivityLinkRefused))?;
+        leap_day_refused(faults, input.due_date)?;
+        single_link(faults, &mut input);
         input.due_date = input.due_date.map(|d| stored_due_date(faults, d));
         // Fault task-create-ignores-due-date: dueDate is not among the serializer's fields.
         if faults.has(Fault::TaskCreateIgnoresDueDate) {
@@ -557,6 +601,13 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
             }
         })?;
         let store = app.store();
+        // Fault tasks-keyset-whole-second: a continued page resumes after the last task's second.
+        let offset =
+            if query.first("pageToken").is_some() && faults.has(Fault::TasksKeysetWholeSecond) {
+                store.tasks().after_same_second(offset)
+            } else {
+                offset
+            };
         // Fault task-list-index-snapshot: the list reads the search index, whose documents were
         // written on create and never updated or removed.
         let snapshot = faults.has(Fault::TaskListIndexSnapshot);
@@ -570,6 +621,13 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
         } else {
             store.tasks().page_after(offset, size)
         };
+        // Fault tasks-keyset-whole-second: the writer's probe for more rows uses the same cursor.
+        if let Some(at) = next.filter(|_| faults.has(Fault::TasksKeysetWholeSecond)) {
+            let resumed = store.tasks().after_same_second(at);
+            if store.tasks().page_after(resumed, 1).0.is_empty() {
+                next = None;
+            }
+        }
         // Fault tasks-last-single-item-lost: a token only when two or more tasks are left.
         if let Some(at) = next.filter(|_| faults.has(Fault::TasksLastSingleItemLost)) {
             if store.tasks().page_after(at, 2).0.len() == 1 {
@@ -676,6 +734,13 @@ async fn update(
             let body = body?;
             let title = title_field(&body)?;
             let description = string_field(&body, "description")?;
+            // Fault task-put-arguments-swapped: `update_task(id, description, title)`.
+            let (title, description) = match (title, description) {
+                (Some(t), Some(d)) if faults.has(Fault::TaskPutArgumentsSwapped) => {
+                    (Some(d), Some(t))
+                }
+                sent => sent,
+            };
             if title.is_none() && !body.contains_key("description") {
                 return Err(ApiError::bad_request(
                     V1_PATH,
@@ -1088,6 +1153,7 @@ fn run_transition(
                 parsed => parsed?,
             }
             .ok_or_else(|| ApiError::bad_request(V1_PATH, "body field dueDate is required"))?;
+            leap_day_refused(faults, Some(due))?;
             // Fault task-due-date-offset-dropped: the wall time kept, the offset dropped.
             let due = if faults.has(Fault::TaskDueDateOffsetDropped) {
                 due.replace_offset(time::UtcOffset::UTC)

@@ -268,6 +268,10 @@ fn wildcard_shown(app: &App, json: &mut Value) {
 fn read_json(app: &App, w: &Webhook) -> Value {
     let mut json = w.to_json();
     wildcard_shown(app, &mut json);
+    // Fault webhook-status-enum-name: the Enum column persists the member's name.
+    if app.switches().faults.has(Fault::WebhookStatusEnumName) {
+        json["status"] = json!(w.status.to_uppercase());
+    }
     // Fault webhook-null-label-omitted: the read views skip null fields.
     if w.label.is_none() && app.switches().faults.has(Fault::WebhookNullLabelOmitted) {
         if let Some(o) = json.as_object_mut() {
@@ -602,6 +606,12 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         }
         store.add_webhook(webhook.clone());
         store.hooks.list_cache = None;
+        // Fault webhook-create-secret-masked: the read serializer masks the secret.
+        let secret = if faults.has(Fault::WebhookCreateSecretMasked) {
+            masked(&secret)
+        } else {
+            secret
+        };
         Ok(reply::data(
             StatusCode::CREATED,
             with_secret(&app, &webhook, &secret),
@@ -610,13 +620,74 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
     answer(&app, result)
 }
 
+/// Fault webhook-create-secret-masked: a secret as the read serializer shows it, `whsec_`, then
+/// asterisks, then its last four characters.
+fn masked(secret: &str) -> String {
+    let data = secret.strip_prefix("whsec_").unwrap_or(secret);
+    let chars: Vec<char> = data.chars().collect();
+    let kept: String = chars[chars.len().saturating_sub(4)..].iter().collect();
+    format!("whsec_{}{kept}", "*".repeat(chars.len().saturating_sub(4)))
+}
+
+/// The wait of fault webhook-patch-lost-update: the reachability check of the webhook's url.
+const REACHABILITY_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
+
 async fn patch_webhook(
     State(app): State<App>,
     id: Result<Path<String>, PathRejection>,
     body: Body,
 ) -> Response {
     let body = input::json_object(body, PATH).await;
+    if app.switches().faults.has(Fault::WebhookPatchLostUpdate) {
+        let result = lost_update(&app, id, body).await;
+        return answer(&app, result);
+    }
     answer(&app, update(&app, id, body, false))
+}
+
+/// Fault webhook-patch-lost-update: the row is read, a round trip awaited, and the row written
+/// back whole: the snapshot read first, with this PATCH's changes; what another request changed
+/// meanwhile is lost.
+async fn lost_update(
+    app: &App,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Map<String, Value>, ApiError>,
+) -> Result<Response, ApiError> {
+    let id = managed_id(app, id)?;
+    let snapshot = app.store().webhook(&id).cloned();
+    tokio::time::sleep(REACHABILITY_CHECK).await;
+    let current = app.store().webhook(&id).cloned();
+    let answered = update(app, Ok(Path(id.clone())), body, false)?;
+    let (Some(mut written), Some(current)) = (snapshot, current) else {
+        return Ok(answered);
+    };
+    let mut store = app.store();
+    let Some(w) = store.webhook_mut(&id) else {
+        return Ok(answered);
+    };
+    if w.label != current.label {
+        written.label = w.label.clone();
+    }
+    if w.status != current.status {
+        written.status = w.status.clone();
+    }
+    if w.url != current.url {
+        written.url = w.url.clone();
+    }
+    if w.events != current.events {
+        written.events = w.events.clone();
+    }
+    if w.resource_ids != current.resource_ids {
+        written.resource_ids = w.resource_ids.clone();
+    }
+    if w.api_version != current.api_version {
+        written.api_version = w.api_version.clone();
+    }
+    written.updated_at = w.updated_at;
+    *w = written.clone();
+    let mut json = written.to_json();
+    wildcard_shown(app, &mut json);
+    Ok(reply::data(StatusCode::OK, json))
 }
 
 async fn put_webhook(
@@ -644,6 +715,16 @@ fn update(
         return Err(not_found(app, &id));
     }
     let mut body = body?;
+    // Fault webhook-patch-events-null-emptied: `body.get('events') or []` when the key is sent.
+    let events_emptied = !replace
+        && body.get("events") == Some(&Value::Null)
+        && app
+            .switches()
+            .faults
+            .has(Fault::WebhookPatchEventsNullEmptied);
+    if events_emptied {
+        body.remove("events");
+    }
     // Fault webhook-patch-resource-ids-unchecked: the partial update's schema has no pattern.
     let unchecked_ids = if !replace
         && app
@@ -754,6 +835,9 @@ fn update(
     if let Some(events) = fields.events {
         w.events = events;
     }
+    if events_emptied {
+        w.events = Vec::new();
+    }
     if let Some(version) = assigned_version {
         w.api_version = version;
     }
@@ -763,6 +847,15 @@ fn update(
     // Fault webhook-get-cache-misses-put: only PATCH evicts the single GET's cache.
     if !replace {
         store.hooks.get_cache.remove(&id);
+    }
+    // Fault webhook-update-cascades-history: the update is a delete and an insert, and the
+    // deliveries cascade with the delete.
+    if app
+        .switches()
+        .faults
+        .has(Fault::WebhookUpdateCascadesHistory)
+    {
+        store.hooks.deliveries.retain(|d| d.webhook_id != id);
     }
     Ok(reply::data(StatusCode::OK, json))
 }
@@ -1114,7 +1207,15 @@ async fn history(
                 } else {
                     d.resource_id.as_deref()
                 };
-                filter.is_none_or(|f| column == Some(f) || (nulls_pass && d.resource_id.is_none()))
+                // Fault history-resource-filter-payload-like: `payload LIKE '%' || :id || '%'`.
+                let like = filter.is_some_and(|f| {
+                    app.switches()
+                        .faults
+                        .has(Fault::HistoryResourceFilterPayloadLike)
+                        && d.payload.contains(f)
+                });
+                like || filter
+                    .is_none_or(|f| column == Some(f) || (nulls_pass && d.resource_id.is_none()))
             })
             .map(|d| record_json(&app, d))
             .collect();
@@ -1167,6 +1268,16 @@ async fn manual_retry(
     let result = split(&app, ids).and_then(|(id, event)| {
         let mut store = app.store();
         let record = delivery(&app, &store, &id, &event)?.clone();
+        // Fault manual-retry-counts-attempts: the manual retry draws on the automatic budget.
+        if record.attempts.len() >= deliveries::MAX_ATTEMPTS
+            && app.switches().faults.has(Fault::ManualRetryCountsAttempts)
+        {
+            return Err(ApiError::for_path(
+                PATH,
+                StatusCode::CONFLICT,
+                format!("delivery '{event}' has no attempts left"),
+            ));
+        }
         // Fault manual-retry-test-delivery-404: the delivery is joined to its event.
         if record.event_id.is_none() && app.switches().faults.has(Fault::ManualRetryTestDelivery404)
         {
