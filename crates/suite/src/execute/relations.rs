@@ -28,7 +28,7 @@ use crate::cases::properties::Relation;
 use crate::cases::template::Vars;
 use crate::client::Exchange;
 use crate::results::{Failure, Finding};
-use conformance_contract::operations::Does;
+use conformance_contract::operations::{Does, Rule};
 
 const PAGE_SIZES: usize = 12;
 const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
@@ -75,6 +75,11 @@ pub(super) async fn run(
             jobs.push(Box::pin(async move {
                 let mut x = Reader::new(exec);
                 x.crossed_tokens().await;
+                x
+            }));
+            jobs.push(Box::pin(async move {
+                let mut x = Reader::new(exec);
+                x.foreign_values().await;
                 x
             }));
             r.together(jobs).await;
@@ -134,6 +139,41 @@ pub(super) async fn run(
                     "v1 API: messages > GET /v1/messages > created range",
                 ));
             }
+            // Each list with a lower and an upper bound on one field, the bounds inverted.
+            let mut bases: Vec<(String, Vec<(&'static str, String)>)> = exec
+                .contract
+                .routes
+                .iter()
+                .filter(|r| {
+                    r.method == "GET"
+                        && r.effect.does == Does::List
+                        && !r.template.contains('{')
+                        && r.purpose
+                            .as_ref()
+                            .and_then(|p| p.get("query"))
+                            .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
+                })
+                .map(|r| (r.template.clone(), Vec::new()))
+                .collect();
+            if let (Some(pn), Some(p)) = (text("phone_number_id"), text("call_participant")) {
+                bases.push((
+                    "/v1/calls".into(),
+                    vec![("phoneNumberId", pn), ("participants", p)],
+                ));
+            }
+            if let (Some(pn), Some(p)) = (text("phone_number_id"), text("message_participant")) {
+                bases.push((
+                    "/v1/messages".into(),
+                    vec![("phoneNumberId", pn), ("participants", p)],
+                ));
+            }
+            jobs.push(Box::pin(async move {
+                let mut x = Reader::new(exec);
+                for (path, base) in &bases {
+                    x.inverted(path, base).await;
+                }
+                x
+            }));
             r.together(jobs).await;
         }
         Relation::Sets => {
@@ -442,6 +482,60 @@ impl Reader<'_> {
             }
         }
         let sent = futures_util::future::join_all(outs.iter().map(|o| self.exec.send(o))).await;
+        for j in sent {
+            let (ex, by_rules) = j.into_parts();
+            self.found
+                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
+            self.exchanges.push(ex);
+        }
+    }
+
+    /// Query values outside a parameter's domain, on every list that needs no query of the
+    /// profile: a sort on a field the list is not sorted by and in no direction, a member no
+    /// enum names, text that ends a quoted string or holds a wildcard of a query language, the
+    /// word `null`, an instant of no calendar. The contract leaves open whether a target refuses
+    /// such a value or lists nothing or everything for it; what a parser or a query built by
+    /// hand makes of it, a server error or an error body of the wrong shape, the rules on every
+    /// answer judge, and the filter rule every item a filter lists.
+    async fn foreign_values(&mut self) {
+        let exec = self.exec;
+        let mut outs = Vec::new();
+        for list in exec.contract.routes.iter().filter(|r| {
+            r.method == "GET"
+                && r.effect.does == Does::List
+                && !r.template.contains('{')
+                && r.purpose
+                    .as_ref()
+                    .and_then(|p| p.get("query"))
+                    .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
+        }) {
+            for param in list.params.iter().filter(|p| {
+                p.location == conformance_contract::ParamIn::Query
+                    && !matches!(p.name.as_str(), "pageToken" | "maxResults")
+            }) {
+                let schema = &param.schema;
+                let values: Vec<String> = if param.name == "sort" {
+                    vec!["name:asc".into(), "createdAt:sideways".into()]
+                } else if schema.get("enum").is_some() {
+                    vec!["unknown".into()]
+                } else if schema.get("format").and_then(Value::as_str) == Some("date-time") {
+                    vec!["2026-02-30T25:61:00Z".into()]
+                } else if schema.get("type").and_then(Value::as_str) == Some("string") {
+                    vec!["o'brien%_".into(), "null".into()]
+                } else {
+                    Vec::new()
+                };
+                for v in values {
+                    outs.push(super::sequences::request(
+                        "GET",
+                        &list.template,
+                        &[(param.name.as_str(), v)],
+                        None,
+                    ));
+                }
+            }
+        }
+        let sent = futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await;
         for j in sent {
             let (ex, by_rules) = j.into_parts();
             self.found
@@ -1006,6 +1100,49 @@ impl Reader<'_> {
                     ex.clone(),
                 ));
             }
+        }
+    }
+
+    /// A list with a lower and an upper bound on one instant field, sent with the bounds
+    /// inverted (the lower an hour after an item's instant, the upper an hour before it): no
+    /// item lies in both, so the filter rule on every list answer finds any item listed (a
+    /// range a helper swaps back, bounds applied as OR).
+    async fn inverted(&mut self, path: &str, base: &[(&'static str, String)]) {
+        let Some(route) = self.exec.contract.route("GET", path) else {
+            return;
+        };
+        let lower = |r: &Rule| matches!(r, Rule::After | Rule::AtOrAfter);
+        let upper = |r: &Rule| matches!(r, Rule::Before | Rule::AtOrBefore);
+        let pairs: Vec<(String, String, String)> = route
+            .effect
+            .filters
+            .iter()
+            .filter(|f| lower(&f.rule))
+            .flat_map(|lo| {
+                route
+                    .effect
+                    .filters
+                    .iter()
+                    .filter(move |hi| upper(&hi.rule) && hi.field == lo.field)
+                    .map(move |hi| (lo.param.clone(), hi.param.clone(), lo.field.clone()))
+            })
+            .collect();
+        if pairs.is_empty() {
+            return;
+        }
+        let first = self.get(path, base).await;
+        for (lo, hi, field) in pairs {
+            let at = page_items(&first)
+                .into_iter()
+                .flatten()
+                .find_map(|i| OffsetDateTime::parse(i.pointer(&field)?.as_str()?, &Rfc3339).ok())
+                .unwrap_or_else(OffsetDateTime::now_utc);
+            let hour = time::Duration::hours(1);
+            let text = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_default();
+            let mut q: Vec<(&str, String)> = base.to_vec();
+            q.push((lo.as_str(), text(at + hour)));
+            q.push((hi.as_str(), text(at - hour)));
+            self.get(path, &q).await;
         }
     }
 

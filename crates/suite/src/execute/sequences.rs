@@ -642,6 +642,10 @@ pub(super) fn request(
     query: &[(&str, String)],
     body: Option<Value>,
 ) -> Outgoing {
+    let mut headers = Api::of_path(path).headers();
+    // As a browser's or a JavaScript client's requests carry it: JSON first among the types
+    // the caller takes. The cases send no Accept at all; a target serves JSON to both.
+    headers.push(("Accept".to_string(), CLIENT_ACCEPT.to_string()));
     Outgoing {
         method: method.into(),
         path: path.into(),
@@ -649,12 +653,15 @@ pub(super) fn request(
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
-        headers: Api::of_path(path).headers(),
+        headers,
         body,
         raw_body: None,
         auth: Auth::Primary,
     }
 }
+
+/// The Accept header of the generated exploration's requests.
+pub(super) const CLIENT_ACCEPT: &str = "application/json, text/plain, */*";
 
 /// Most creates of each kind one round sends (contacts have no delete, and messages are real
 /// sends to the profile's sandbox numbers).
@@ -1885,6 +1892,7 @@ impl Explorer<'_> {
     async fn body_shapes(&mut self, route: &Route) -> Result<(), Skip> {
         let mut sent = 0;
         let mut missing = Vec::new();
+        let mut given: Vec<(String, String)> = Vec::new();
         for group in situations::body_shapes(route) {
             for alt in &group {
                 let Some(mut body) = self.body(route)? else {
@@ -1901,12 +1909,27 @@ impl Explorer<'_> {
                     missing.push(alt.clone());
                     continue;
                 };
-                put(&mut body, alt, Some(json!(value)));
+                put(&mut body, alt, Some(json!(value.clone())));
                 if let Some(id) = self.create(route, Some(body)).await? {
                     self.read_back(&route.effect.on, &id, true).await;
                 }
+                given.push((alt.clone(), value));
                 sent += 1;
             }
+            // The alternatives together: a target may refuse more than one, and one that takes
+            // them keeps each as sent (the model reads the create back), not one in place of the
+            // others.
+            if given.len() >= 2 {
+                if let Some(mut body) = self.body(route)? {
+                    for (alt, value) in given.drain(..) {
+                        put(&mut body, &alt, Some(json!(value)));
+                    }
+                    if let Some(id) = self.create_with(route, Some(body), Want::Either).await? {
+                        self.read_back(&route.effect.on, &id, true).await;
+                    }
+                }
+            }
+            given.clear();
         }
         if sent == 0 {
             return Err(format!("the profile gives no value for {}", missing.join(", ")).into());
@@ -2282,10 +2305,26 @@ impl Explorer<'_> {
                         };
                         // The item's value first, then last: a set is read whole, not its
                         // first or last value alone.
-                        let orders = match second {
+                        let mut orders = match second {
                             Some(w) => vec![vec![v.clone(), w.clone()], vec![w, v.clone()]],
                             None => vec![vec![v.clone()]],
                         };
+                        // And last of a long set (eleven values no item has before it, or as
+                        // many as the parameter takes): a store that takes a set of ten at
+                        // most, or a cut that drops the rest, loses it.
+                        if free {
+                            let most = schema
+                                .get("maxItems")
+                                .and_then(Value::as_u64)
+                                .map_or(12, |m| m.min(12))
+                                as usize;
+                            let mut long: Vec<String> =
+                                (1..most).map(|k| format!("{}-none{k}", self.tag)).collect();
+                            long.push(v.clone());
+                            if long.len() > 2 {
+                                orders.push(long);
+                            }
+                        }
                         for values in orders {
                             let q = match f.rule {
                                 Rule::InComma => with(&[(f.param.as_str(), values.join(","))]),

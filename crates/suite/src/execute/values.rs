@@ -37,6 +37,9 @@ pub(crate) enum Class {
     FarFuture,
     OtherOffset,
     Fraction,
+    /// An instant on an edge of the calendar: the last second of a leap day (a hand-written
+    /// calendar, a day boundary).
+    CalendarEdge,
     /// One value of a stated enumeration.
     Enum(Value),
     /// Left out of the body: `true` where the contract states the field optional (a field
@@ -64,6 +67,7 @@ impl Class {
             Class::FarFuture => "far future".into(),
             Class::OtherOffset => "other offset".into(),
             Class::Fraction => "fractional seconds".into(),
+            Class::CalendarEdge => "calendar edge".into(),
             Class::Enum(v) => format!("enum {}", v.as_str().unwrap_or("?")),
             Class::Absent(_) => "absent".into(),
             Class::Null => "null".into(),
@@ -154,6 +158,7 @@ pub(crate) fn classes(schema: &Value, presence: Presence, link: bool) -> Vec<Cla
             Class::FarFuture,
             Class::OtherOffset,
             Class::Fraction,
+            Class::CalendarEdge,
         ]);
     } else if link {
         out.push(Class::Link(None));
@@ -256,6 +261,15 @@ pub(crate) fn value(class: &Class, tag: &str, rng: &mut TestRng) -> Option<Value
             rng.random_range(1..9),
             rng.random_range(1..999)
         )),
+        // Ahead of today, so that no rule about past dates can refuse it: the last second of
+        // the next leap day.
+        Class::CalendarEdge => {
+            let year = time::OffsetDateTime::now_utc().year() + 1;
+            let leap = (year..year + 4)
+                .find(|y| time::util::is_leap_year(*y))
+                .unwrap_or(year);
+            json!(format!("{leap}-02-29T23:59:59Z"))
+        }
         Class::Enum(v) => v.clone(),
         Class::Null => Value::Null,
         Class::Absent(_) => return None,

@@ -233,6 +233,10 @@ pub(crate) fn boundaries(c: &Constraint, ctx: &Context) -> Boundaries {
                 "",
                 "+1 415 555 0123",
                 "++14155550123",
+                // Digits of other scripts: a Unicode-aware `\d` takes them; the pattern (ECMA
+                // 262, as JSON Schema reads it) does not.
+                "+1\u{664}\u{661}\u{665}\u{665}\u{665}\u{665}\u{660}\u{661}\u{662}\u{663}",
+                "+\u{ff11}\u{ff14}\u{ff11}\u{ff15}\u{ff15}\u{ff15}\u{ff15}\u{ff10}\u{ff11}\u{ff12}\u{ff13}",
             ] {
                 b.invalid.push(json!(v));
             }
