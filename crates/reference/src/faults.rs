@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind12` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind13` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -70,6 +70,9 @@ macro_rules! kind {
     };
     (blind_set, blind12) => {
         Some(12)
+    };
+    (blind_set, blind13) => {
+        Some(13)
     };
     (blind_set, $other:ident) => {
         None
@@ -1524,6 +1527,89 @@ pending {
         "GET /calls parses createdAt[gte] with a hand-written parser that reads the offset's sign the wrong way round: `2026-02-04T12:00:00-05:00` (17:00Z) is read as `+05:00`, 07:00Z, and lists the call created at 15:30Z that day (a bound in UTC is read right)";
     ConversationsFutureBoundRefused => blind12 "conversations-future-bound-refused", "v1 API: conversations > GET /v1/conversations > ranges",
         "GET /v1/conversations validates its created and updated bounds with the form validator of the app's report screen, which refuses a date-time in the future: createdAfter (or the updated-after or updated-before bound) later than now answers 400 `createdAfter must not be in the future` instead of listing nothing";
+    // Blind set 13: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: epoch milliseconds forced into 32 bits, secrets keyed by endpoint
+    // url, an access check on the handling user, a CHAR(n) column read back blank-padded, a body
+    // written in the platform's default charset, a REPLACE INTO whose cascade empties a history,
+    // a hand-written content negotiation, an unanchored pattern, a coercing deserializer, the
+    // principal's own id taken for its user's, a gateway's query length limit, a normalizer that
+    // turns invalid input valid, a route shadowed by a wildcard of the other generation, a page
+    // object passed through whole, a dirty check blind to child rows, a service's error envelope
+    // passed through, an ambiguous column of a join, a state machine missing a transition, a role
+    // shortcut of the admin console, events routed by the creator's line, a keyset comparison not
+    // flipped for a descending list, a conversation keyed by every party, a retry refused once
+    // delivered, an update that re-issues a secret, claims minted before a state changed, a
+    // relation expanded on read, a day-of-year date pattern, a serializer that assumes one
+    // direction, a sentinel value that collides with a real one, an enum collapsed to two states,
+    // an enum read by ordinal from a replica ordered otherwise, an enum written by its constant's
+    // name, and bind parameters given in the wrong order.
+    TaskDueDateMillisInt32 => blind13 "task-due-date-millis-int32", "States and transitions > Task > due date",
+        "change-due-date and POST /v1/tasks coerce the due date's epoch milliseconds to a 32-bit integer before storing it (`Date.parse(body.dueDate) | 0`): every due date of this era wraps and reads back near the epoch (a dueDate of 2026-03-04T09:00:00Z reads back 1969-12-18T00:48:26.752Z)";
+    WebhookSecretKeyedByUrl => blind13 "webhook-secret-keyed-by-url", "Authentication > 4",
+        "signing secrets are kept in a table keyed by the endpoint url: creating or rotating a webhook replaces the secret of every other webhook sending to the same url, whose deliveries are then signed with a secret its own create (or rotate) answer never gave, so they fail verification";
+    CallReadAccessByHandler => blind13 "call-read-access-by-handler", "Header-versioned API > GET /calls/{callId}",
+        "GET /calls/{callId} checks access against the user who handled the call (`call.userId == caller`) instead of the users of the call's phone number: the primary key, a user of the support number, gets 403 Not Phone Number User for that number's calls the member handled (ACc4ll0000000006, ACc4ll0000000007), which GET /calls lists to it";
+    ContactSourceCharPadded => blind13 "contact-source-char-padded", "Resources > Contact > source",
+        "contacts keep source in a CHAR(72) column, read back blank-padded: every contact answer shows source padded with spaces to 72 characters (`public-api` followed by 62 spaces for a contact created through the API), while the sources filter, comparing with pad semantics, still matches";
+    ContactGetLatin1Body => blind13 "contact-get-latin1-body", "Endpoints > JSON bodies",
+        "GET /contacts/{contactId} writes its body in the platform's default charset, ISO-8859-1, labelled `application/json; charset=ISO-8859-1`: a contact holding a character beyond ASCII (`José`) is answered with bytes that are not UTF-8 (0xE9), and a character beyond Latin-1 (an emoji) becomes `?`";
+    WebhookRotateReplaceCascadesHistory => blind13 "webhook-rotate-replace-cascades-history", "Header-versioned API > webhook delivery history",
+        "POST /webhooks/{id}/rotate saves the webhook with `REPLACE INTO` (a delete then an insert), and the deliveries' ON DELETE CASCADE empties its delivery history: after a rotate GET /webhooks/{id}/events lists none of the deliveries made before, and their detail and retry answer 404";
+    UserV1Accept406 => blind13 "user-v1-accept-406", "Endpoints > declared statuses",
+        "GET /v1/users/{userId} negotiates its answer with a hand-written check that the Accept header names `application/json`: a request without Accept, or with `*/*` (most HTTP clients' default), answers 406 Not Acceptable, a status the route does not declare";
+    ContactPhoneRegexUnanchored => blind13 "contact-phone-regex-unanchored", "Conventions > phone numbers",
+        "POST /v1/contacts checks phone entry values with the E.164 pattern searched, not matched (`\\+[1-9]\\d{1,14}` without anchors): a value that merely contains an E.164 number (`+14155550100x`, `tel:+14155550100`, `+1415555010012345678`) is accepted and stored as sent";
+    ContactStringsNumberCoerced => blind13 "contact-strings-number-coerced", "Resources > Contact",
+        "POST and PATCH /v1/contacts bind externalId, source and sourceUrl with a coercing deserializer: a JSON number or boolean (`\"externalId\": 12345`) is accepted and stored as its text (`\"12345\"`) instead of answering 400 for a value that is not a string";
+    ContactCreatedByApiKeyId => blind13 "contact-created-by-api-key-id", "Resources > Contact > createdByUserId",
+        "POST /v1/contacts without createdByUserId defaults it to the authenticated principal's own id, which is the API key's (`AK` and 12 hex digits), not its user's: the contact shows a createdByUserId that does not match ^US(.*)$";
+    MessagesV1QueryLength414 => blind13 "messages-v1-query-length-414", "Limits > participants",
+        "GET /v1/messages sits behind a gateway rule that refuses query strings longer than 256 bytes with 414 URI Too Long: a query with the 10 participants the limit allows (percent-encoded, 28 bytes each) is refused, so the stated maximum cannot be asked for";
+    CallsV1ParticipantPlusAdded => blind13 "calls-v1-participant-plus-added", "v1 API: calls and recordings > GET /v1/calls > participants",
+        "GET /v1/calls normalizes each participant by prefixing `+` where it lacks one before the E.164 check: a participant that is no E.164 number (`14155550199`, `4155550199`) is accepted and answered 200 instead of 400";
+    PhoneNumberUsersRouteShadowed => blind13 "phone-number-users-route-shadowed", "Versioning > 6",
+        "GET /phone-numbers/{phoneNumberId}/users is shadowed by the v1 number route (`/phone-numbers/{id}*`), which answers the phone number with its members embedded (`{data: {id, phoneNumber, ..., users: [...]}}`) instead of the list of users the latest version moved to that endpoint";
+    TasksListPageNested => blind13 "tasks-list-page-nested", "What the service does > list envelope",
+        "GET /v1/tasks wraps the task service's page object in the envelope as it is: `{data: {items: [...], totalItems, nextPageToken}}`, so the list answer carries neither totalItems nor nextPageToken beside data, and data is no array";
+    ContactUpdateChildrenNotDirty => blind13 "contact-update-children-not-dirty", "Events > event table",
+        "PATCH /v1/contacts/{id} publishes contact.updated from the model's dirty check, which compares the contact row's own columns only: an update that changes only emails, phone numbers or custom fields (rows of their own tables) fires no contact.updated";
+    UsersNotFoundNestedError => blind13 "users-404-nested-error", "Errors > header-versioned error body",
+        "GET /users/{userId} and GET /users/{userId}/phone-numbers of a user that does not exist pass the users service's error envelope through: 404 with `{\"error\": {message, docs, title}}`, so the body has no message, docs or title of its own";
+    MessagesSortUpdatedAt500 => blind13 "messages-sort-updated-at-500", "Errors > no server errors",
+        "GET /messages with sort=updatedAt (either direction) orders by a bare `updated_at` in a query joined with the conversations table, which has a column of that name: the database refuses the ambiguous column and the request answers 500";
+    TaskDeleteCompletedRefused => blind13 "task-delete-completed-refused", "States and transitions > Task > delete",
+        "DELETE /v1/tasks/{taskId} runs the task state machine, whose delete transition starts from open only: a completed task answers 400 `only open tasks can be deleted` and stays, instead of being deleted";
+    UserPhoneNumbersAdminAll => blind13 "user-phone-numbers-admin-all", "Header-versioned API > GET /users/{userId}/phone-numbers",
+        "GET /users/{userId}/phone-numbers gives a user whose role is admin or owner every number of the workspace (the admin console's query, reused): the seeded admin USm3n4p5q6r7, assigned only the toll-free number, is answered the main line and the support number too";
+    TaskEventsRoutedByCreatorLine => blind13 "task-events-routed-by-creator-line", "Events > subscriptions",
+        "task events are routed with the phone number of the task's creator (the first workspace number that user is on) instead of the task's own phoneNumberId: a webhook scoped to the support number gets no event of a task linked to it, and one scoped to the creator's main line gets every task's (tasks linked to no number included)";
+    MessagesCursorAscendingCompare => blind13 "messages-cursor-ascending-compare", "Pagination and collection conventions > pageToken",
+        "GET /messages continues a walk with the comparison of an ascending keyset on the id (`id > cursor`), not flipped for its newest-first order: a following page starts again among the newest messages, so a walk repeats messages and never reaches the older ones";
+    SendConversationKeyedWithSender => blind13 "send-conversation-keyed-with-sender", "v1 API: messages > GET /v1/messages > participants",
+        "POST /v1/messages looks up (and opens) the conversation by every party of the message, the sending number included: a send to +14155550101 from the main line goes to a conversation of [+14155550101, +14155550123], so GET /v1/messages with that phoneNumberId and participants=+14155550101 never lists the messages sent through the API";
+    ManualRetryFailedOnly => blind13 "manual-retry-failed-only", "Header-versioned API > webhook delivery history",
+        "POST /webhooks/{id}/events/{eventId}/retry refuses a delivery whose last attempt succeeded with 409 `only failed deliveries can be retried`: a delivery its receiver answered 2xx (a test delivery included) is not sent again";
+    WebhookUpdateIssuesNewSecret => blind13 "webhook-update-issues-new-secret", "Authentication > 4",
+        "PATCH and PUT /webhooks/{id} save the webhook through the create serializer, which issues a new signing secret that no answer shows: every delivery after an update is signed with a secret the client was never given";
+    SendSubscriptionFromKeyClaims => blind13 "send-subscription-from-key-claims", "Errors > Rules > 7",
+        "POST /v1/messages reads the workspace's subscription state from the claims of the API key, minted while the subscription was active: the key of a workspace whose subscription expired sends (202) instead of answering 402 Subscription Expired";
+    TaskGetConversationExpanded => blind13 "task-get-conversation-expanded", "v1 API: tasks > GET /v1/tasks/{taskId}",
+        "GET /v1/tasks/{taskId} serializes the conversation link as the related object (`\"conversationId\": {\"id\": \"CN...\"}`), the detail serializer expanding relations: the seeded task linked to CNt4sKc0nv01 shows an object where the Task has a string";
+    CallV1GetDayOfYear => blind13 "call-v1-get-day-of-year", "Conventions > timestamps",
+        "GET /v1/calls/{callId} formats its timestamps with the pattern `yyyy-MM-DD` (day of the year, not of the month): the call of 2026-02-02T10:00:00Z shows createdAt `2026-02-33T10:00:00.000Z`, which is no date-time (January dates read right)";
+    MessageGetIncomingAsOutgoing => blind13 "message-get-incoming-as-outgoing", "Resources > Message",
+        "GET /messages/{messageId} serializes every message as an outgoing one: an incoming message shows its line's number as `from` and the other parties as `to`, so the sender reads as a recipient and the workspace number as the sender";
+    WebhookPatchWildcardUnchanged => blind13 "webhook-patch-wildcard-unchanged", "Header-versioned API > webhook management",
+        "PATCH /webhooks/{id} takes resourceIds [\"*\"] for the partial update's `unchanged` marker: a PATCH that widens a webhook scoped to phone number ids to the wildcard answers 200 but keeps its ids, and the webhook still gets the events of those numbers only";
+    A2pCappedAsUnapproved => blind13 "a2p-capped-as-unapproved", "Limits > A2P daily cap",
+        "POST /v1/messages maps every A2P state other than approved to the registration refusal (`if a2p != APPROVED`): a number that reached its daily A2P 10DLC cap answers 400 0206400 A2P Registration Not Approved instead of 403 0204403";
+    MessagesListStatusOrdinalDrift => blind13 "messages-list-status-ordinal-drift", "Pagination and collection conventions > filters",
+        "GET /messages reads status through the reporting replica's enum column, whose ordinal order differs from the writer's: failed messages show `undelivered` and undelivered ones `failed`, so status=failed lists messages that show status undelivered (GET /messages/{messageId} shows the right status)";
+    WebhooksListEventsEnumNames => blind13 "webhooks-list-events-enum-names", "Resources > Webhook > events",
+        "GET /webhooks serializes each webhook's events with the enum constants' names instead of their values (`.name()` where `@JsonValue` was meant): message.received reads `MESSAGE_RECEIVED`, call.recording.completed `CALL_RECORDING_COMPLETED`, none of them an allowed value (the single GET and the create and update answers keep the values)";
+    ContactPatchEntryBindsSwapped => blind13 "contact-patch-entry-binds-swapped", "Resources > Contact > defaultFields",
+        "PATCH /v1/contacts/{id} writes email and phone entries with an upsert whose bind parameters for name and value come in the wrong order: every entry a PATCH sends comes back with its name as value and its value as name (a phone entry `{name: mobile, value: +14155550100}` reads value `mobile`, no E.164 number; without a name the value reads empty)";
 }
 }
 
@@ -1685,6 +1771,16 @@ impl Fault {
             Fault::SendToUnicodeDigits
             | Fault::ConversationsSortFieldInterpolated500
             | Fault::WebhookPatchEventsNullEmptied => &[V::ContractStrict],
+            // Blind set 13. contract-strict refuses a phone value or a participant that is no
+            // E.164 number, and a body field of another type than stated, before the handler
+            // reads them; a contact's createdByUserId and a message's `from` are fields a target
+            // may leave out or give as null (READINGS 1.3).
+            Fault::ContactPhoneRegexUnanchored
+            | Fault::ContactStringsNumberCoerced
+            | Fault::CallsV1ParticipantPlusAdded => &[V::ContractStrict],
+            Fault::ContactCreatedByApiKeyId | Fault::MessageGetIncomingAsOutgoing => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
             _ => &[],
         }
     }

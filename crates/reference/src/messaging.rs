@@ -322,6 +322,14 @@ impl Messaging {
         message
     }
 
+    /// Sets the `to` of a recorded message (fault send-conversation-keyed-with-sender: the
+    /// conversation holds the sender, the message's recipients do not).
+    pub fn set_to(&mut self, id: &str, to: &[String]) {
+        if let Some(m) = self.messages.iter_mut().find(|m| m.id == id) {
+            m.to = to.to_vec();
+        }
+    }
+
     /// Sets the `from` of a recorded message (fault message-from-phone-number-id).
     pub fn set_from(&mut self, id: &str, from: &str) {
         if let Some(m) = self.messages.iter_mut().find(|m| m.id == id) {

@@ -305,7 +305,20 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
             format!("query parameter userId must match ^US(.*)$, got '{user}'"),
         ));
     }
-    let participants = q.all("participants");
+    // Fault calls-v1-participant-plus-added: a `+` is prefixed where a participant lacks one.
+    let normalized: Vec<String> = q
+        .all("participants")
+        .into_iter()
+        .map(|p| {
+            let bare = !p.trim().is_empty() && !p.starts_with('+');
+            if bare && faults.has(Fault::CallsV1ParticipantPlusAdded) {
+                format!("+{p}")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    let participants: Vec<&str> = normalized.iter().map(String::as_str).collect();
     let empty = participants.is_empty() || participants.iter().any(|p| p.trim().is_empty());
     if empty && !faults.has(Fault::EmptyParticipantsAccepted) {
         return Err(ApiError::bad_request(
@@ -547,12 +560,39 @@ async fn get_v1(
                 not_number_user(&app, V1_CALLS, &id)
             })?
         };
-        Ok(reply::data(
-            StatusCode::OK,
-            call_json(&app, call, false, false),
-        ))
+        let mut json = call_json(&app, call, false, false);
+        if app.switches().faults.has(Fault::CallV1GetDayOfYear) {
+            day_of_year_dates(&mut json);
+        }
+        Ok(reply::data(StatusCode::OK, json))
     });
     answer(&app, result)
+}
+
+/// Fault call-v1-get-day-of-year: the timestamps formatted with `yyyy-MM-DD`, whose `DD` is the
+/// day of the year.
+fn day_of_year_dates(json: &mut Value) {
+    let Some(o) = json.as_object_mut() else {
+        return;
+    };
+    for v in o.values_mut() {
+        let parsed = v
+            .as_str()
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            .map(|t| t.to_offset(time::UtcOffset::UTC));
+        if let Some(t) = parsed {
+            *v = json!(format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                t.year(),
+                u8::from(t.month()),
+                t.ordinal(),
+                t.hour(),
+                t.minute(),
+                t.second(),
+                t.millisecond()
+            ));
+        }
+    }
 }
 
 async fn recordings_v1(
@@ -666,8 +706,22 @@ fn user_json(app: &App, user: &Value) -> Value {
 async fn user_v1(
     State(app): State<App>,
     Extension(caller): Extension<Caller>,
+    headers: axum::http::HeaderMap,
     id: Result<Path<String>, PathRejection>,
 ) -> Response {
+    // Fault user-v1-accept-406: the hand-written negotiation wants `application/json` named.
+    let names_json = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json"));
+    if !names_json && app.switches().faults.has(Fault::UserV1Accept406) {
+        return ApiError::for_path(
+            V1_USERS,
+            StatusCode::NOT_ACCEPTABLE,
+            "this endpoint produces application/json only; send Accept: application/json",
+        )
+        .render(app.switches());
+    }
     let result = input::path_param(id, V1_USERS).and_then(|id| {
         let guard = app.store();
         if guard.workspace().user(&id).is_none()
@@ -877,6 +931,12 @@ async fn get_hv(
                 not_number_user(&app, HV, &id)
             })?
         };
+        // Fault call-read-access-by-handler: the check compares the handling user with the caller.
+        if call.user_id != caller.user_id
+            && app.switches().faults.has(Fault::CallReadAccessByHandler)
+        {
+            return Err(not_number_user(&app, HV, &call.phone_number_id));
+        }
         if app.switches().faults.has(Fault::CallGetNeighbour) {
             // Off by one: the call stored before the asked one (after it, for the first).
             if let Some(i) = ws.calls.iter().position(|c| c.id == call.id) {
@@ -1288,6 +1348,16 @@ async fn number_users_hv(
             .filter_map(|u| ws.user(u))
             .map(|u| user_json(&app, &u.json))
             .collect();
+        // Fault phone-number-users-route-shadowed: the v1 number route answers, members embedded.
+        if app
+            .switches()
+            .faults
+            .has(Fault::PhoneNumberUsersRouteShadowed)
+        {
+            let mut number = number_json(&app, n, false, number_field(&app));
+            number["users"] = Value::Array(users);
+            return Ok(reply::data(StatusCode::OK, number));
+        }
         Ok(reply::data(StatusCode::OK, Value::Array(users)))
     });
     answer(&app, result)
@@ -1483,7 +1553,23 @@ async fn user_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>
             .ok_or_else(|| not_found("/users", "User", &id))?;
         Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
-    answer(&app, result)
+    users_answer(&app, result).await
+}
+
+/// The answer of a user route; fault users-404-nested-error passes the users service's error
+/// envelope through on a 404.
+async fn users_answer(app: &App, result: Answer) -> Response {
+    let nested = app.switches().faults.has(Fault::UsersNotFoundNestedError);
+    let response = answer(app, result);
+    if !nested || response.status() != StatusCode::NOT_FOUND {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let error: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    reply::json(parts.status, &json!({ "error": error }))
 }
 
 async fn user_numbers_hv(
@@ -1511,9 +1597,16 @@ async fn user_numbers_hv(
             } else {
                 id.clone()
             };
+            // Fault user-phone-numbers-admin-all: the admin console's query gives an admin or an
+            // owner every number.
+            let role = ws
+                .user(&whose)
+                .and_then(|u| u.json.get("role").and_then(Value::as_str));
+            let every = matches!(role, Some("admin" | "owner"))
+                && faults.has(Fault::UserPhoneNumbersAdminAll);
             ws.numbers
                 .iter()
-                .filter(|n| n.users.contains(&whose))
+                .filter(|n| every || n.users.contains(&whose))
                 .filter(|_| !faults.has(Fault::UserPhoneNumbersEmpty))
                 .map(|n| number_json(&app, n, restrictions_asked(&app, &q), field))
                 .collect()
@@ -1548,7 +1641,7 @@ async fn user_numbers_hv(
         }
         page_of(&app, &q, "/users", &items)
     });
-    answer(&app, result)
+    users_answer(&app, result).await
 }
 
 /// The caller's organization: the primary workspace's, or that of the other workspaces whose

@@ -75,8 +75,25 @@ async fn create_v1(
 ) -> Response {
     let body = input::json_object(body, V1_PATH)
         .await
-        .map_err(|e| unshaped(&app, e));
+        .map_err(|e| unshaped(&app, e))
+        .map(|body| coerced(&app.switches().faults, body));
     answer(&app, body.and_then(|body| create(&app, &caller, &body)))
+}
+
+/// Fault contact-strings-number-coerced: the deserializer coerces a number or a boolean sent for
+/// a string field into its text.
+fn coerced(faults: &FaultSet, mut body: Map<String, Value>) -> Map<String, Value> {
+    if !faults.has(Fault::ContactStringsNumberCoerced) {
+        return body;
+    }
+    for key in ["externalId", "source", "sourceUrl"] {
+        if let Some(v) = body.get_mut(key) {
+            if v.is_number() || v.is_boolean() {
+                *v = Value::String(v.to_string());
+            }
+        }
+    }
+    body
 }
 
 /// Fault v1-malformed-json-error-unshaped: a body that is no JSON gets the framework's 400, in
@@ -101,7 +118,8 @@ async fn patch_v1(
 ) -> Response {
     let body = input::json_object(body, V1_PATH)
         .await
-        .map_err(|e| unshaped(&app, e));
+        .map_err(|e| unshaped(&app, e))
+        .map(|body| coerced(&app.switches().faults, body));
     let result = input::path_param(id, V1_PATH).and_then(|id| update(&app, &id, body));
     answer(&app, result)
 }
@@ -160,7 +178,30 @@ async fn get_hv(State(app): State<App>, id: Result<Path<String>, PathRejection>)
             return response;
         }
     }
-    answer(&app, result)
+    let response = answer(&app, result);
+    if faults.has(Fault::ContactGetLatin1Body) && response.status() == StatusCode::OK {
+        return latin1_body(response).await;
+    }
+    response
+}
+
+/// Fault contact-get-latin1-body: the body written in the platform's default charset,
+/// ISO-8859-1 (a character beyond it becomes `?`), and labelled so.
+async fn latin1_body(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 16 << 20).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let encoded: Vec<u8> = String::from_utf8_lossy(&bytes)
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect();
+    parts.headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json; charset=ISO-8859-1"),
+    );
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(encoded))
 }
 
 async fn list_v1(
@@ -219,6 +260,12 @@ fn rendered(faults: &FaultSet, contact: &Contact, defs: &[crate::model::CustomFi
     if faults.has(Fault::ContactsSourceDefaultRendered) && json["source"].is_null() {
         json["source"] = Value::String("public-api".to_string());
     }
+    // Fault contact-source-char-padded: a CHAR(72) column reads back blank-padded.
+    if faults.has(Fault::ContactSourceCharPadded) {
+        if let Some(source) = json["source"].as_str() {
+            json["source"] = Value::String(format!("{source:<SOURCE_MAX_CREATE$}"));
+        }
+    }
     json
 }
 
@@ -263,6 +310,10 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     source_utf16_units(faults, body)?;
     reserved_substring(faults, &reserved, body)?;
     custom_field_key_indexed(faults, body)?;
+    let rules = Rules {
+        phone_unchecked: phone_pattern_searched(faults, body)?,
+        ..rules
+    };
     let mut store = app.store();
     let mut input = parse_contact(body, &rules, store.custom_field_defs())
         .map_err(|e| input_error(faults, e))?;
@@ -304,7 +355,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         .created_by_user_id
         .clone()
         .filter(|_| !faults.has(Fault::ContactCreatedByOverwritten))
-        .unwrap_or_else(|| caller.user_id.to_string());
+        .unwrap_or_else(|| principal_id(app, caller));
     if faults.has(Fault::ContactEmailsFirstOnly) {
         input.emails.truncate(1);
     }
@@ -398,6 +449,57 @@ fn reserved_substring(
         ));
     }
     Ok(())
+}
+
+/// The id a create defaults createdByUserId to: the caller's user, or under fault
+/// contact-created-by-api-key-id the authenticated principal's own id, the API key's.
+fn principal_id(app: &App, caller: &Caller) -> String {
+    if !app.switches().faults.has(Fault::ContactCreatedByApiKeyId) {
+        return caller.user_id.to_string();
+    }
+    let key = app
+        .keys()
+        .iter()
+        .find(|k| k.user_id == caller.user_id)
+        .map_or(caller.user_id, |k| k.key);
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("AK{:012x}", hash & 0xffff_ffff_ffff)
+}
+
+/// Fault contact-phone-regex-unanchored: phone values are checked by searching the E.164 pattern
+/// in them; a value holding no match anywhere is refused here, any other passes (`Ok(true)`: the
+/// parser's own anchored check is skipped).
+fn phone_pattern_searched(faults: &FaultSet, body: &Map<String, Value>) -> Result<bool, ApiError> {
+    if !faults.has(Fault::ContactPhoneRegexUnanchored) {
+        return Ok(false);
+    }
+    let phones = body
+        .get("defaultFields")
+        .and_then(|d| d.get("phoneNumbers"))
+        .and_then(Value::as_array);
+    for (i, entry) in phones.into_iter().flatten().enumerate() {
+        if let Some(value) = entry.get("value").and_then(Value::as_str) {
+            if !holds_e164(value) {
+                return Err(ApiError::bad_request(
+                    V1_PATH,
+                    format!(
+                        "defaultFields.phoneNumbers[{i}].value '{value}' must be an E.164 phone number matching \\+[1-9]\\d{{1,14}}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Whether `\+[1-9]\d{1,14}` matches somewhere in `value` (the search of an unanchored pattern).
+fn holds_e164(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes
+        .windows(3)
+        .any(|w| w[0] == b'+' && (b'1'..=b'9').contains(&w[1]) && w[2].is_ascii_digit())
 }
 
 /// Fault contact-create-upserts-external-id: the contact whose externalId the create sends.
@@ -547,6 +649,18 @@ fn update(
     if faults.has(Fault::ContactPatchEntryUpsertIgnores) {
         keep_existing_rows(&mut input, &existing);
     }
+    // Fault contact-patch-entry-binds-swapped: the upsert binds name and value the wrong way round.
+    if faults.has(Fault::ContactPatchEntryBindsSwapped) {
+        for entry in input
+            .emails
+            .iter_mut()
+            .chain(input.phone_numbers.iter_mut())
+        {
+            let value = std::mem::take(&mut entry.value);
+            entry.value = entry.name.take().unwrap_or_default();
+            entry.name = Some(value);
+        }
+    }
     // Fault contact-patch-multi-select-scalar: the update path's value column is scalar text.
     if faults.has(Fault::ContactPatchMultiSelectScalar) {
         for item in &mut input.custom_fields {
@@ -577,8 +691,27 @@ fn update(
     }
     let json = rendered(faults, &updated, store.custom_field_defs());
     // Fault contact-updated-dirty-check-scalar-only: the dirty check sees scalar columns only.
-    let clean = faults.has(Fault::ContactUpdatedDirtyCheckScalarOnly)
+    let clean_scalars = faults.has(Fault::ContactUpdatedDirtyCheckScalarOnly)
         && scalars(&existing) == scalars(&updated);
+    // Fault contact-update-children-not-dirty: the dirty check sees the contact row only.
+    let row_changed = (
+        &existing.external_id,
+        &existing.source,
+        &existing.source_url,
+        &existing.company,
+        &existing.first_name,
+        &existing.last_name,
+        &existing.role,
+    ) != (
+        &updated.external_id,
+        &updated.source,
+        &updated.source_url,
+        &updated.company,
+        &updated.first_name,
+        &updated.last_name,
+        &updated.role,
+    );
+    let clean = clean_scalars || !row_changed && faults.has(Fault::ContactUpdateChildrenNotDirty);
     let mut jobs = if faults.has(Fault::ContactUpdateNotFired) || clean {
         Vec::new()
     } else {

@@ -103,8 +103,16 @@ fn message_page(
     // Fault messages-offset-pages-shift: the latest list is cut by offset, not by keyset.
     let offset_pages =
         path == HV_PATH && app.switches().faults.has(Fault::MessagesOffsetPagesShift);
+    // Fault messages-cursor-ascending-compare: the keyset comparison is not flipped.
+    let ascending = path == HV_PATH
+        && app
+            .switches()
+            .faults
+            .has(Fault::MessagesCursorAscendingCompare);
     let (page, next) = if offset_pages {
         offset_page(items, size, query.first("pageToken"))
+    } else if ascending {
+        ascending_cursor_page(items, size, query.first("pageToken"))
     } else {
         messaging::keyset_page(items, |m| m.id.as_str(), size, query.first("pageToken"))
     }
@@ -133,6 +141,7 @@ fn message_page(
                     if path == HV_PATH {
                         unwrap_single_recipient(app, &mut v);
                         go_initialisms(app, &mut v);
+                        status_ordinal_drift(app, &mut v);
                     }
                     // Fault messages-v1-media-url-strings: the v0 list's media field.
                     if path == V1_PATH
@@ -177,6 +186,54 @@ fn v0_media(json: &mut Value) {
             *item = url;
         }
     }
+}
+
+/// Fault messages-cursor-ascending-compare: a page holds the first messages, in list order, whose
+/// id is greater than the one the token names (`id > cursor`), whatever the order of the list.
+fn ascending_cursor_page(
+    items: &[Message],
+    size: usize,
+    token: Option<&str>,
+) -> Result<(Vec<Message>, Option<String>), pagination::PageQueryError> {
+    let cursor = match token {
+        None => None,
+        Some(t) => Some(messaging::keyset_id(t).ok_or_else(|| {
+            pagination::PageQueryError::ForeignToken {
+                token: t.to_string(),
+            }
+        })?),
+    };
+    let after: Vec<&Message> = items
+        .iter()
+        .filter(|m| cursor.as_ref().is_none_or(|c| m.id.as_str() > c.as_str()))
+        .collect();
+    let page: Vec<Message> = after
+        .iter()
+        .take(size.max(1))
+        .map(|m| (*m).clone())
+        .collect();
+    let next = (after.len() > page.len())
+        .then(|| page.last().map(|m| messaging::keyset_token(&m.id)))
+        .flatten();
+    Ok((page, next))
+}
+
+/// Fault messages-list-status-ordinal-drift: the replica's enum lists the two terminal failures
+/// in the other order.
+fn status_ordinal_drift(app: &App, json: &mut Value) {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::MessagesListStatusOrdinalDrift)
+    {
+        return;
+    }
+    let drifted = match json.get("status").and_then(Value::as_str) {
+        Some("failed") => "undelivered",
+        Some("undelivered") => "failed",
+        _ => return,
+    };
+    json["status"] = Value::String(drifted.to_string());
 }
 
 /// Fault message-to-single-unwrapped: the header-versioned views serialize a one-item list as
@@ -235,11 +292,26 @@ async fn list_v1(
     Extension(caller): Extension<Caller>,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    // Fault messages-v1-query-length-414: the gateway refuses a long query string.
+    let long = raw
+        .as_deref()
+        .is_some_and(|q| q.len() > GATEWAY_QUERY_LIMIT);
+    if long && app.switches().faults.has(Fault::MessagesV1QueryLength414) {
+        return ApiError::for_path(
+            V1_PATH,
+            StatusCode::URI_TOO_LONG,
+            format!("the query string exceeds {GATEWAY_QUERY_LIMIT} bytes"),
+        )
+        .render(app.switches());
+    }
     answer(
         &app,
         list_v1_page(&app, &caller, &Query::parse(raw.as_deref())),
     )
 }
+
+/// The query string length the gateway of fault messages-v1-query-length-414 allows, in bytes.
+const GATEWAY_QUERY_LIMIT: usize = 256;
 
 /// Variant messages-listed-late (READINGS 7.1): a message the API sent shows in the lists only
 /// 400 ms after the send, as where sending is queued work.
@@ -456,22 +528,7 @@ async fn send_v1(
 
 fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Response, ApiError> {
     let faults = &app.switches().faults;
-    let stored = stored_text(app, body)?;
-    // Fault message-text-non-ascii-mangled: an ASCII-only encoding step mangles the text.
-    let stored = if faults.has(Fault::MessageTextNonAsciiMangled) {
-        stored
-            .chars()
-            .map(|c| if c.is_ascii() { c } else { '?' })
-            .collect()
-    } else {
-        stored
-    };
-    // Fault send-text-column-160: the text column holds one SMS segment and cuts the rest.
-    let stored = if faults.has(Fault::SendTextColumn160) {
-        stored.chars().take(TEXT_COLUMN).collect()
-    } else {
-        stored
-    };
+    let stored = mangled_text(faults, stored_text(app, body)?);
     let recipients = recipients(faults, body)?;
     let sender = sender(faults, body)?;
     let mut store = app.store();
@@ -506,6 +563,10 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         && !body.contains_key("from")
         && body.contains_key("phoneNumberId")
     {
+        workspace_limits.expired = false;
+    }
+    // Fault send-subscription-from-key-claims: the key's claims were minted while active.
+    if faults.has(Fault::SendSubscriptionFromKeyClaims) {
         workspace_limits.expired = false;
     }
     if let Err(refused) = may_send(faults, workspace_limits, &line, &recipients) {
@@ -567,22 +628,28 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         } else {
             to
         };
+        // Fault send-conversation-keyed-with-sender: the conversation is keyed by every party of
+        // the message, the sending number included.
+        let parties = parties_of(faults, &line, &to);
         // Fault send-conversation-id-null-when-new: the answer is built before the conversation
         // upsert gives a new conversation its id.
-        let opens = store.messaging.conversation_with(line.id, &to).is_none();
+        let opens = store
+            .messaging
+            .conversation_with(line.id, &parties)
+            .is_none();
         // Fault send-duplicate-conversation-replica-lag: a conversation opened less than 5 s ago
         // is not on the replica yet, so the send opens another with the same participants.
         store.messaging.force_new_conversation = faults
             .has(Fault::SendDuplicateConversationReplicaLag)
             && store
                 .messaging
-                .conversation_with(line.id, &to)
+                .conversation_with(line.id, &parties)
                 .is_some_and(|c| {
                     OffsetDateTime::now_utc() - c.created_at < time::Duration::seconds(5)
                 });
         let mut message = store.messaging.record(
             &line,
-            &to,
+            &parties,
             true,
             None,
             &stored,
@@ -591,6 +658,10 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             OffsetDateTime::now_utc(),
         );
         store.messaging.force_new_conversation = false;
+        if parties != to {
+            store.messaging.set_to(&message.id, &to);
+            message.to = to.clone();
+        }
         // Fault send-new-conversation-uuid: the send service's model keys a new conversation
         // with its default UUID.
         if opens && faults.has(Fault::SendNewConversationUuid) {
@@ -661,6 +732,35 @@ fn recent_send(store: &mut crate::store::Store, key: &str) -> Option<Value> {
         .iter()
         .find(|(k, ..)| k == key)
         .map(|(.., answer)| answer.clone())
+}
+
+/// The parties a send's conversation is looked up by: its recipients, and under fault
+/// send-conversation-keyed-with-sender the sending number too.
+fn parties_of(faults: &FaultSet, line: &Line, to: &[String]) -> Vec<String> {
+    let mut parties = to.to_vec();
+    if faults.has(Fault::SendConversationKeyedWithSender) {
+        parties.push(line.number.to_string());
+    }
+    parties
+}
+
+/// The text a send stores, with what the storage faults make of it.
+fn mangled_text(faults: &FaultSet, stored: String) -> String {
+    // Fault message-text-non-ascii-mangled: an ASCII-only encoding step mangles the text.
+    let stored = if faults.has(Fault::MessageTextNonAsciiMangled) {
+        stored
+            .chars()
+            .map(|c| if c.is_ascii() { c } else { '?' })
+            .collect()
+    } else {
+        stored
+    };
+    // Fault send-text-column-160: the text column holds one SMS segment and cuts the rest.
+    if faults.has(Fault::SendTextColumn160) {
+        stored.chars().take(TEXT_COLUMN).collect()
+    } else {
+        stored
+    }
 }
 
 /// The answer of a send: the message as recorded, with what the send faults make of it.
@@ -1009,6 +1109,18 @@ fn may_send(
             .with_code("0206400")
             .with_title("A2P Registration Not Approved"));
         }
+        // Fault a2p-capped-as-unapproved: every state but approved takes the registration refusal.
+        A2p::DailyCapReached if faults.has(Fault::A2pCappedAsUnapproved) => {
+            return Err(ApiError::bad_request(
+                V1_PATH,
+                format!(
+                    "the A2P 10DLC registration of {} is not approved",
+                    line.number
+                ),
+            )
+            .with_code("0206400")
+            .with_title("A2P Registration Not Approved"));
+        }
         A2p::DailyCapReached if faults.has(Fault::A2pDailyCapIgnored) => {}
         A2p::DailyCapReached => {
             return Err(ApiError::for_path(
@@ -1207,6 +1319,14 @@ fn list_hv_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     // Fault messages-sort-direction-uppercase: `asc` compared with `ASC` never matches, and the
     // default direction (descending) applies.
     let desc = desc || faults.has(Fault::MessagesSortDirectionUppercase);
+    // Fault messages-sort-updated-at-500: a bare `updated_at` is ambiguous in the joined query.
+    if by == "updatedAt" && faults.has(Fault::MessagesSortUpdatedAt500) {
+        return Err(ApiError::for_path(
+            HV_PATH,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "column reference \"updated_at\" is ambiguous",
+        ));
+    }
     let mut store = app.store();
     // Fault messages-list-cache-not-invalidated: the result of a filter is cached by caller and
     // query (paging aside), and nothing that writes a message clears it.
@@ -1366,6 +1486,15 @@ async fn get_hv(
         }
         .ok_or_else(|| missing_message(&id))?;
         let mut json = message.to_json(!faults.has(Fault::MessageWithoutConversationId));
+        // Fault message-get-incoming-as-outgoing: every message serialized as an outgoing one.
+        if message.direction == "incoming" && faults.has(Fault::MessageGetIncomingAsOutgoing) {
+            let number = store.messaging.line_by_id(&message.phone_number_id);
+            let others = store.messaging.conversation(&message.conversation_id);
+            if let (Some(line), Some(c)) = (number, others) {
+                json["from"] = Value::String(line.number.to_string());
+                json["to"] = serde_json::json!(c.participants);
+            }
+        }
         media_type_from_extension(&app, &mut json);
         unwrap_single_recipient(&app, &mut json);
         // Fault message-get-text-html-escaped: the view's template filter escapes the text.

@@ -263,6 +263,7 @@ fn content_etag(task: &Task) -> u64 {
 /// Fault task-due-date-stored-local: the session's zone is Pacific and the column has no zone,
 /// so the instant is written as Pacific wall time and read back as if it were UTC.
 fn stored_due_date(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
+    let due = millis_int32(faults, due);
     let due = if faults.has(Fault::TaskDueDateDayFirst) {
         day_first(due)
     } else {
@@ -321,6 +322,17 @@ fn single_link(faults: &FaultSet, input: &mut NewTask) {
     } else if input.phone_number_id.is_some() {
         input.activity_id = None;
     }
+}
+
+/// Fault task-due-date-millis-int32: the epoch milliseconds of the due date go through a
+/// bitwise `| 0`, which keeps their low 32 bits as a signed integer.
+fn millis_int32(faults: &FaultSet, due: OffsetDateTime) -> OffsetDateTime {
+    if !faults.has(Fault::TaskDueDateMillisInt32) {
+        return due;
+    }
+    let millis = (due.unix_timestamp_nanos() / 1_000_000) as i64;
+    let wrapped = i64::from(millis as i32);
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(wrapped) * 1_000_000).unwrap_or(due)
 }
 
 /// Fault task-due-date-day-first: a locale parser set to day first reads `2026-03-04` as the 3rd
@@ -386,6 +398,20 @@ fn utf8mb3_column(faults: &FaultSet, text: String) -> String {
         Some((at, _)) => text[..at].to_string(),
         None => text,
     }
+}
+
+/// The phone number a task event is routed with: the task's own, or under fault
+/// task-events-routed-by-creator-line the first workspace number its creator is a user of.
+fn event_line(store: &crate::store::Store, task: &Task, faults: &FaultSet) -> Option<String> {
+    if !faults.has(Fault::TaskEventsRoutedByCreatorLine) {
+        return task.phone_number_id.clone();
+    }
+    store
+        .workspace()
+        .numbers
+        .iter()
+        .find(|n| n.users.contains(&task.created_by))
+        .map(|n| n.id.clone())
 }
 
 fn task_json(task: &Task, faults: &FaultSet) -> Value {
@@ -548,11 +574,12 @@ async fn create(
             tasks.shared_assignees.insert(task.task_id.clone());
         }
         let json = task_json(&task, faults);
+        let line = event_line(&store, &task, faults);
         let jobs = crate::deliveries::fire(
             &app,
             &mut store,
             "task.created",
-            task.phone_number_id.as_deref(),
+            line.as_deref(),
             &task.task_id,
             json.clone(),
         );
@@ -680,12 +707,36 @@ async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
                 })
                 .map(pagination::encode_token),
         };
-        Ok(reply::json(
-            StatusCode::OK,
-            &pagination::list_body(page, faults),
-        ))
+        Ok(reply::json(StatusCode::OK, &task_list_body(page, faults)))
     })();
     respond(&app, result)
+}
+
+/// The list body of GET /v1/tasks; fault tasks-list-page-nested wraps the task service's page
+/// object in `data` as it is.
+fn task_list_body(page: Page<Value>, faults: &FaultSet) -> Value {
+    let body = pagination::list_body(page, faults);
+    if !faults.has(Fault::TasksListPageNested) {
+        return body;
+    }
+    let mut page = body;
+    let items = page
+        .as_object_mut()
+        .and_then(|o| o.remove("data"))
+        .unwrap_or_else(|| json!([]));
+    page["items"] = items;
+    json!({ "data": page })
+}
+
+/// Fault task-get-conversation-expanded: the detail serializer expands the conversation relation
+/// into the related object (a reference holding its id).
+fn expanded_links(faults: &FaultSet, mut json: Value) -> Value {
+    if faults.has(Fault::TaskGetConversationExpanded) {
+        if let Some(id) = json["conversationId"].as_str().map(str::to_string) {
+            json["conversationId"] = json!({ "id": id });
+        }
+    }
+    json
 }
 
 async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -695,7 +746,10 @@ async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>
         // Fault task-get-cache-misses-transitions: a read-through cache of the task.
         if faults.has(Fault::TaskGetCacheMissesTransitions) {
             if let Some(cached) = store.tasks().get_cache.get(&id) {
-                return Ok(reply::data(StatusCode::OK, task_json(cached, faults)));
+                return Ok(reply::data(
+                    StatusCode::OK,
+                    expanded_links(faults, task_json(cached, faults)),
+                ));
             }
             if let Some(task) = store.tasks().get(&id).filter(|t| !t.is_deleted).cloned() {
                 store.tasks_mut().get_cache.insert(id.clone(), task);
@@ -706,9 +760,10 @@ async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>
                 let first = store.tasks().visible().first().copied().unwrap_or(task);
                 Ok(reply::data(StatusCode::OK, task_json(first, faults)))
             }
-            Some(task) if !task.is_deleted => {
-                Ok(reply::data(StatusCode::OK, task_json(task, faults)))
-            }
+            Some(task) if !task.is_deleted => Ok(reply::data(
+                StatusCode::OK,
+                expanded_links(faults, task_json(task, faults)),
+            )),
             Some(task) if faults.has(Fault::TaskDeletedStillReadable) => {
                 let live = Task {
                     is_deleted: false,
@@ -779,6 +834,13 @@ async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>)
     let result = task_id(id).and_then(|id| {
         let mut linked = None;
         let answer = change(&app, &id, "task.deleted", |task| {
+            // Fault task-delete-completed-refused: the state machine deletes open tasks only.
+            if task.completed && app.switches().faults.has(Fault::TaskDeleteCompletedRefused) {
+                return Err(ApiError::bad_request(
+                    V1_PATH,
+                    "only open tasks can be deleted; reopen the task first",
+                ));
+            }
             task.is_deleted = true;
             linked = task.conversation_id.clone();
             Ok(Changed::Yes)
@@ -908,11 +970,12 @@ fn change_data(
         } else {
             &task
         };
+        let line = event_line(&store, &task, faults);
         let jobs = crate::deliveries::fire(
             app,
             &mut store,
             event,
-            task.phone_number_id.as_deref(),
+            line.as_deref(),
             &task.task_id,
             task_json(published, faults),
         );

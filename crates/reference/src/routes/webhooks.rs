@@ -234,6 +234,22 @@ async fn list(State(app): State<App>) -> Response {
     if app.switches().faults.has(Fault::WebhooksListIncludesLegacy) {
         items.extend(store.hooks.legacy.iter().cloned());
     }
+    // Fault webhooks-list-events-enum-names: the list serializer writes the enum constants' names.
+    if app
+        .switches()
+        .faults
+        .has(Fault::WebhooksListEventsEnumNames)
+    {
+        for item in items.iter_mut() {
+            if let Some(events) = item.get_mut("events").and_then(Value::as_array_mut) {
+                for e in events.iter_mut() {
+                    if let Some(name) = e.as_str().map(|n| n.replace('.', "_").to_uppercase()) {
+                        *e = Value::String(name);
+                    }
+                }
+            }
+        }
+    }
     // Fault webhooks-list-id-json-number: the integer key serialized as it is.
     if app.switches().faults.has(Fault::WebhooksListIdJsonNumber) {
         for item in items.iter_mut() {
@@ -587,6 +603,7 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         let secret = store
             .hooks
             .new_secret(&id, faults.has(Fault::WebhookSecretBase64Url));
+        share_by_url(&app, &mut store, &webhook.url, &secret);
         // Fault webhook-default-scope-shared: the default list is one shared object.
         if faults.has(Fault::WebhookDefaultScopeShared) && default_scope {
             store.hooks.default_scope.insert(id.clone());
@@ -631,6 +648,23 @@ fn masked(secret: &str) -> String {
 
 /// The wait of fault webhook-patch-lost-update: the reachability check of the webhook's url.
 const REACHABILITY_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Fault webhook-secret-keyed-by-url: the secret issued for `url` becomes the secret of every
+/// webhook sending there.
+fn share_by_url(app: &App, store: &mut Store, url: &str, secret: &str) {
+    if !app.switches().faults.has(Fault::WebhookSecretKeyedByUrl) {
+        return;
+    }
+    let same: Vec<String> = store
+        .webhooks()
+        .iter()
+        .filter(|w| w.url == url)
+        .map(|w| w.id.clone())
+        .collect();
+    for id in same {
+        store.hooks.share_secret(&id, secret);
+    }
+}
 
 async fn patch_webhook(
     State(app): State<App>,
@@ -747,6 +781,17 @@ fn update(
     if unchecked_ids.is_some() {
         fields.resource_ids = unchecked_ids;
     }
+    // Fault webhook-patch-wildcard-unchanged: `["*"]` is the partial update's `unchanged` marker.
+    let wildcard = fields.resource_ids.as_deref() == Some(&["*".to_string()][..]);
+    if !replace
+        && wildcard
+        && app
+            .switches()
+            .faults
+            .has(Fault::WebhookPatchWildcardUnchanged)
+    {
+        fields.resource_ids = None;
+    }
     // Fault webhook-mass-assigns-api-version: every column the body names is written.
     let assigned_version = body
         .get("apiVersion")
@@ -856,6 +901,15 @@ fn update(
         .has(Fault::WebhookUpdateCascadesHistory)
     {
         store.hooks.deliveries.retain(|d| d.webhook_id != id);
+    }
+    // Fault webhook-update-issues-new-secret: the create serializer issues a secret on save.
+    if app
+        .switches()
+        .faults
+        .has(Fault::WebhookUpdateIssuesNewSecret)
+    {
+        let url_safe = app.switches().faults.has(Fault::WebhookSecretBase64Url);
+        store.hooks.new_secret(&id, url_safe);
     }
     Ok(reply::data(StatusCode::OK, json))
 }
@@ -1013,6 +1067,17 @@ async fn rotate(
             let url_safe = app.switches().faults.has(Fault::WebhookSecretBase64Url);
             store.hooks.new_secret(&id, url_safe)
         };
+        share_by_url(&app, &mut store, &w.url, &secret);
+        // Fault webhook-rotate-replace-cascades-history: `REPLACE INTO` deletes the row, and the
+        // deliveries' ON DELETE CASCADE goes with it.
+        if app
+            .switches()
+            .faults
+            .has(Fault::WebhookRotateReplaceCascadesHistory)
+        {
+            store.hooks.deliveries.retain(|d| d.webhook_id != id);
+            store.hooks.history_cache.remove(&id);
+        }
         // Fault webhook-rotate-answers-previous-secret: the answer is the row read before the save.
         let secret = if app
             .switches()
@@ -1282,6 +1347,20 @@ async fn manual_retry(
         if record.event_id.is_none() && app.switches().faults.has(Fault::ManualRetryTestDelivery404)
         {
             return Err(missing_delivery(&event));
+        }
+        // Fault manual-retry-failed-only: a delivery whose last attempt succeeded is refused.
+        let delivered = record
+            .attempts
+            .last()
+            .and_then(|a| a.get("responseStatus"))
+            .and_then(Value::as_u64)
+            .is_some_and(|s| (200..300).contains(&s));
+        if delivered && app.switches().faults.has(Fault::ManualRetryFailedOnly) {
+            return Err(ApiError::for_path(
+                PATH,
+                StatusCode::CONFLICT,
+                format!("delivery '{event}' was delivered; only failed deliveries can be retried"),
+            ));
         }
         let first = app
             .switches()
