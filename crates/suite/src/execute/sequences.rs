@@ -1008,6 +1008,35 @@ const NAMED: &[(&str, &[&str])] = &[
     ("userId", &["user_id"]),
 ];
 
+/// The sets a set filter is sent with, each holding the item's value `v`: first, then last
+/// beside `second` (a set is read whole, not its first or last value alone), and, for free text
+/// (`free`: the parameter's schema), last of a long set (eleven values no item has before it, or
+/// as many as the parameter takes): a store that takes a set of ten at most, or a cut that
+/// drops the rest, loses it.
+fn set_orders(
+    v: &str,
+    second: Option<String>,
+    free: Option<&Value>,
+    tag: &str,
+) -> Vec<Vec<String>> {
+    let mut orders = match second {
+        Some(w) => vec![vec![v.to_string(), w.clone()], vec![w, v.to_string()]],
+        None => vec![vec![v.to_string()]],
+    };
+    if let Some(schema) = free {
+        let most = schema
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .map_or(12, |m| m.min(12)) as usize;
+        let mut long: Vec<String> = (1..most).map(|k| format!("{tag}-none{k}")).collect();
+        long.push(v.to_string());
+        if long.len() > 2 {
+            orders.push(long);
+        }
+    }
+    orders
+}
+
 /// The last name of a pointer.
 fn leaf(pointer: &str) -> &str {
     pointer.rsplit('/').next().unwrap_or(pointer)
@@ -2303,28 +2332,7 @@ impl Explorer<'_> {
                                 .filter_map(|(i, _)| value_of(i, f))
                                 .find(|w| *w != v)
                         };
-                        // The item's value first, then last: a set is read whole, not its
-                        // first or last value alone.
-                        let mut orders = match second {
-                            Some(w) => vec![vec![v.clone(), w.clone()], vec![w, v.clone()]],
-                            None => vec![vec![v.clone()]],
-                        };
-                        // And last of a long set (eleven values no item has before it, or as
-                        // many as the parameter takes): a store that takes a set of ten at
-                        // most, or a cut that drops the rest, loses it.
-                        if free {
-                            let most = schema
-                                .get("maxItems")
-                                .and_then(Value::as_u64)
-                                .map_or(12, |m| m.min(12))
-                                as usize;
-                            let mut long: Vec<String> =
-                                (1..most).map(|k| format!("{}-none{k}", self.tag)).collect();
-                            long.push(v.clone());
-                            if long.len() > 2 {
-                                orders.push(long);
-                            }
-                        }
+                        let orders = set_orders(&v, second, free.then_some(&schema), &self.tag);
                         for values in orders {
                             let q = match f.rule {
                                 Rule::InComma => with(&[(f.param.as_str(), values.join(","))]),
