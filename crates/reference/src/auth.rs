@@ -146,7 +146,19 @@ pub(crate) async fn require_version(State(app): State<App>, req: Request, next: 
         .faults
         .has(Fault::OrganizationOutsideVersionLayer)
         && req.uri().path() == "/organization";
-    if !app.switches().faults.has(Fault::VersionHeaderIgnored) && !write_unchecked && !outside {
+    // Fault version-check-skipped-with-page-token: a continuation passes with its walk's version.
+    let continuation = app
+        .switches()
+        .faults
+        .has(Fault::VersionCheckSkippedWithPageToken)
+        && req.uri().query().is_some_and(|q| {
+            form_urlencoded::parse(q.as_bytes()).any(|(name, _)| name == "pageToken")
+        });
+    if !app.switches().faults.has(Fault::VersionHeaderIgnored)
+        && !write_unchecked
+        && !outside
+        && !continuation
+    {
         // Fault version-header-alias-pin-header: the alias table also names the pinning header.
         let sent = req.headers().get(VERSION_HEADER).or_else(|| {
             app.switches()

@@ -139,6 +139,16 @@ pub(crate) fn fire(
     } else {
         Some(recorded_resource.to_string())
     };
+    // Fault delivery-resource-id-external-id: a contact's natural key recorded as its resource.
+    let recorded_resource =
+        if event.starts_with("contact.") && faults.has(Fault::DeliveryResourceIdExternalId) {
+            resource
+                .get("externalId")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        } else {
+            recorded_resource
+        };
     // Fault webhook-scope-matched-on-number: resourceIds compared with the E.164 number.
     let scope: Option<String> = match phone_number_id {
         Some(p) if faults.has(Fault::WebhookScopeMatchedOnNumber) => store
@@ -183,6 +193,11 @@ pub(crate) fn fire(
         })
         .cloned()
         .collect();
+    // Fault webhook-dispatch-first-subscription-only: the index holds one subscriber per key.
+    let mut targets = targets;
+    if faults.has(Fault::WebhookDispatchFirstSubscriptionOnly) {
+        targets.truncate(1);
+    }
     let mut jobs = Vec::new();
     // Fault delivery-history-cache-misses-tests: recording an event's deliveries is the one write
     // that clears the history cache.
@@ -227,6 +242,10 @@ pub(crate) fn fire(
                 data.remove("context");
             }
         }
+        // Fault task-events-envelope-flattened: the v0 publisher puts data's members on top.
+        if event.starts_with("task.") && faults.has(Fault::TaskEventsEnvelopeFlattened) {
+            flatten_data(&mut payload);
+        }
         let payload = payload.to_string();
         jobs.extend(record(
             hooks,
@@ -241,6 +260,16 @@ pub(crate) fn fire(
         ));
     }
     jobs
+}
+
+/// Fault task-events-envelope-flattened: `data`'s members moved to the top of the payload.
+fn flatten_data(payload: &mut Value) {
+    let Some(o) = payload.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Object(data)) = o.remove("data") {
+        o.extend(data);
+    }
 }
 
 /// FNV-1a of a text (fault delivery-id-from-resource).
@@ -439,6 +468,10 @@ async fn deliver(app: App, job: Job) {
                 msg_id.clone()
             };
             let mut signed = signature(&job, &signed_id, signed_ts, &faults);
+            // Fault test-delivery-signature-hex: the console's helper writes the digest in hex.
+            if job.test && faults.has(Fault::TestDeliverySignatureHex) {
+                signed = hex_signature(&job, &signed_id, signed_ts);
+            }
             // Fault webhook-rotation-signatures-comma-joined: the previous secret's signature
             // first, joined with a comma where Standard Webhooks puts a space.
             if let Some(previous) = &job.previous {
@@ -505,6 +538,18 @@ fn legacy_signature(job: &Job) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Fault test-delivery-signature-hex: the Standard Webhooks content and key, the digest in hex.
+fn hex_signature(job: &Job, msg_id: &str, ts: i64) -> String {
+    let key = job
+        .secret
+        .strip_prefix("whsec_")
+        .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
+        .unwrap_or_default();
+    let content = format!("{msg_id}.{ts}.{}", job.payload);
+    let mac = hmac_sha256::HMAC::mac(content.as_bytes(), &key);
+    format!("v1,{}", super::quirks::hex(&mac))
 }
 
 /// The `id` of a payload (an event's; test payloads have none).

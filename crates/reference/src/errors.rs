@@ -157,6 +157,16 @@ impl ApiError {
         &self.message
     }
 
+    /// The code a v1 body will carry (before the switches reshape it).
+    pub(crate) fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The title the body will carry.
+    pub(crate) fn title(&self) -> &str {
+        &self.title
+    }
+
     pub(crate) fn with_code(mut self, code: &str) -> Self {
         self.code = code.to_string();
         self

@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind13` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind14` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -73,6 +73,9 @@ macro_rules! kind {
     };
     (blind_set, blind13) => {
         Some(13)
+    };
+    (blind_set, blind14) => {
+        Some(14)
     };
     (blind_set, $other:ident) => {
         None
@@ -1610,6 +1613,87 @@ pending {
         "GET /webhooks serializes each webhook's events with the enum constants' names instead of their values (`.name()` where `@JsonValue` was meant): message.received reads `MESSAGE_RECEIVED`, call.recording.completed `CALL_RECORDING_COMPLETED`, none of them an allowed value (the single GET and the create and update answers keep the values)";
     ContactPatchEntryBindsSwapped => blind13 "contact-patch-entry-binds-swapped", "Resources > Contact > defaultFields",
         "PATCH /v1/contacts/{id} writes email and phone entries with an upsert whose bind parameters for name and value come in the wrong order: every entry a PATCH sends comes back with its name as value and its value as name (a phone entry `{name: mobile, value: +14155550100}` reads value `mobile`, no E.164 number; without a name the value reads empty)";
+
+    // Blind set 14: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a Unicode normalizer on write, an hour-of-day pattern counting 1 to
+    // 24, a length rule checked before a split, a `return=minimal` create, a 204 for an empty
+    // result, a column default computed once, PHP's sparse arrays, a switch without an arm, a
+    // scope helper reading the principal, a report screen's default range, a NaN token, a SIP
+    // URI for a number, a trailing-zero trimmer, an authorization memoized per caller, a stored
+    // offset for an instant, a Bearer scheme assumed, a route retired into a redirect, a byte
+    // order mark, a Go struct without json tags, a calling code for a country, a HAL next link
+    // for a token, an ISO week-based year, RFC 7807 problem bodies, a UI workflow guard, a
+    // gateway's rate limit for a quota, a v0 publisher's flat envelope, a quota keyed by the
+    // principal, a digest in hex, a column without an insert default, a latin1 connection into a
+    // UTF-8 column, an index holding one subscriber per key, a natural key for a surrogate one,
+    // and a middleware that trusts a continuation token.
+    ContactExternalIdNfcComposed => blind14 "contact-external-id-nfc-composed", "Resources > Contact > externalId",
+        "POST and PATCH /v1/contacts run externalId through the ORM field's Unicode normalizer (NFC) before storing it: an externalId sent decomposed (`cafe\\u0301-17`, an e and a combining acute accent) is answered and stored composed (`caf\\u00e9-17`), and externalIds=<the id as sent> lists nothing";
+    ContactTimestampsHour24 => blind14 "contact-timestamps-hour-24", "Conventions > timestamps",
+        "the contact serializer formats createdAt and updatedAt with the pattern `yyyy-MM-dd'T'kk:mm:ss.SSS'Z'`, whose `kk` counts the hours 1 to 24: an instant in the hour after midnight UTC shows hour 24 (the seeded contact seed-025, created 2026-01-06T00:25:00Z, reads `2026-01-06T24:25:00.000Z`), which is no date-time";
+    ContactsInSetLengthBeforeSplit => blind14 "contacts-in-set-length-before-split", "Pagination and collection conventions > in operator",
+        "GET /contacts checks the 1-75 length rule of externalId and source on the `[in]` value before splitting it: a set whose comma-joined text is longer than 75 characters (externalId[in] with ten seeded ids, 89 characters) answers 400 though each of its values is 8 characters long";
+    ContactCreateLocationOnly => blind14 "contact-create-location-only", "v1 API: contacts > POST /v1/contacts",
+        "POST /v1/contacts with an externalId goes through the import path, which answers as the REST framework's `Prefer: return=minimal` default does: 201 with a Location header naming the contact and an empty body instead of {data: Contact} (a create without externalId still answers the contact)";
+    MessagesV1Empty204 => blind14 "messages-v1-empty-204", "Pagination and collection conventions > list shape",
+        "GET /v1/messages answers 204 No Content, without a body, when no message matches (participants without messages in the range, a createdAfter later than every message) instead of 200 {data: [], totalItems, nextPageToken: null}";
+    SendCreatedAtDefaultFrozen => blind14 "send-created-at-default-frozen", "v1 API: messages > GET /v1/messages > created range",
+        "the send path's message model declares `created_at = Column(default=datetime.utcnow())`, a value computed once, when the first POST /v1/messages of the instance loads the model: every later message sent through the API shows (and is filtered by) that first send's createdAt, so createdAfter=<an instant between two sends> leaves the second send out";
+    MessageIncomingToSparseObject => blind14 "message-incoming-to-sparse-object", "Resources > Message",
+        "GET /messages and GET /messages/{messageId} build an incoming message's `to` with `array_filter` over the conversation's parties (the line first), which keeps the keys, and `json_encode` writes a list with a hole as an object: an incoming group message whose sender is not the last party (the seeded ones from +14155550101) carries `to` as `{\"0\": \"+14155550123\", \"2\": \"+14155550102\"}` instead of an array";
+    RetryUndeliveredUnhandled500 => blind14 "retry-undelivered-unhandled-500", "Errors > no server errors",
+        "POST /messages/{messageId}/retry switches on the message's status without an arm for `undelivered` (the status was added after the switch was written), and the fall-through raises: retrying an undelivered message answers 500 instead of a 4xx refusal";
+    ConversationsUserIdReadsCaller => blind14 "conversations-user-id-reads-caller", "v1 API: conversations > GET /v1/conversations > userId",
+        "GET /v1/conversations scopes userId with the access helper that reads the authenticated user (`request.user`) instead of the parameter: userId=<another user> lists the conversations accessible to the caller, not to that user (the primary key asking for the member's gets the main line's conversations too)";
+    ConversationsCreatedAfterDefaultWindow => blind14 "conversations-created-after-default-window", "v1 API: conversations > GET /v1/conversations > ranges",
+        "GET /v1/conversations fills a missing createdBefore with createdAfter + 30 days (the report screen's default range): createdAfter alone leaves out every conversation created more than 30 days after the bound (createdAfter=2026-01-01T00:00:00Z lists the seeded January conversations but none a send opened since)";
+    CallsV1UnansweredDurationNan => blind14 "calls-v1-unanswered-duration-nan", "Endpoints > JSON bodies",
+        "GET /v1/calls and GET /v1/calls/{callId} recompute duration as talk seconds over answered legs in floating point: a call never answered (missed, voicemail, forwarded) gets 0/0, which the encoder writes as the bare token `NaN` (Python's `json.dumps`, `allow_nan=True` by default), so the body is no JSON";
+    CallForwardedToSipUri => blind14 "call-forwarded-to-sip-uri", "Conventions > phone numbers",
+        "call answers (GET /calls, GET /calls/{callId}, GET /v1/calls, GET /v1/calls/{callId}) show forwardedTo as the carrier's SIP URI read from the forwarded leg (`sip:+14155550166@pstn.carrier.example`) instead of the E.164 number";
+    CallTimestampsTrailingZerosTrimmed => blind14 "call-timestamps-trailing-zeros-trimmed", "Conventions > timestamps",
+        "call answers trim trailing zeros off the fraction of their timestamps with `.replace(/0+Z$/, 'Z')`: an instant on a whole second (every seeded call's createdAt, answeredAt, completedAt) reads `2026-02-02T10:00:00.Z`, a fraction without digits, which is no date-time";
+    CallV1AccessMemoizedPerCaller => blind14 "call-v1-access-memoized-per-caller", "Authentication > 3",
+        "GET /v1/calls/{callId} memoizes its number-scoped check in a process-wide map keyed by the caller alone: once a caller read a call it may see, every call is served to it, so the member key that read a support-line call then gets the main line's calls with 200 instead of 403 Not Phone Number User";
+    RecordingsHvStartTimeOffset => blind14 "recordings-hv-start-time-offset", "Resources > Call recording",
+        "GET /calls/{callId}/recordings answers each segment's startTime as the segments service stores it, the offset into the call in whole seconds (`5`, `180`, `450`), instead of a date-time";
+    RecordingsV1BearerSchemeSplit => blind14 "recordings-v1-bearer-scheme-split", "Authentication > 1",
+        "GET /v1/call-recordings/{callId} is authenticated again by the recordings service, which reads the key as the second word of Authorization (`header.split(' ')[1]`, a `Bearer` scheme assumed): the API key sent as the header's whole value has no second word, and every request answers 401 Unauthorized";
+    UserV1RedirectToLatest => blind14 "user-v1-redirect-to-latest", "v1 API: users > GET /v1/users/{userId}",
+        "GET /v1/users/{userId} was retired into a 308 Permanent Redirect to /users/{userId}: a client that follows it reaches the header-versioned route without Service-Api-Version and gets 400, one that does not gets a 308 without the user";
+    OrganizationBodyBom => blind14 "organization-body-bom", "Endpoints > JSON bodies",
+        "GET /organization writes its body with a UTF-8 encoder that emits a byte order mark (EF BB BF) first, which a JSON text must not carry: strict JSON parsers refuse the answer";
+    PhoneNumberGetUntaggedStruct => blind14 "phone-number-get-untagged-struct", "What the service does > data envelope",
+        "GET /phone-numbers/{phoneNumberId} marshals its Go response struct, whose envelope field has no json tag: the number comes under `Data` (`{\"Data\": {...}}`), not `data`";
+    AvailableCountryByCallingCode => blind14 "available-country-by-calling-code", "Header-versioned API > GET /phone-numbers/available",
+        "GET /phone-numbers/available turns country into its calling code and matches the numbers' prefix: country=CA, which shares +1 with the US, lists the US numbers (shown with country US) instead of none";
+    PhoneNumbersNextLink => blind14 "phone-numbers-next-link", "Pagination and collection conventions > pageToken",
+        "GET /phone-numbers writes into nextPageToken the whole next link (`/phone-numbers?maxResults=1&pageToken=...`, a HAL `next` href) while a request reads pageToken as a token: sending it back answers 400, so a walk stops after its first page";
+    TaskDueDateWeekYear => blind14 "task-due-date-week-year", "States and transitions > Task > due date",
+        "task answers format dueDate with the ISO week-based year (`%G`, Java's `YYYY`) where the calendar year was meant: a due date in a week that straddles the new year reads a year off (2030-12-31T09:00:00Z reads back 2031-12-31T09:00:00.000Z, 2027-01-01T09:00:00Z reads back 2026-01-01T09:00:00.000Z)";
+    TasksErrorsProblemDetails => blind14 "tasks-errors-problem-details", "Errors > v1 error body",
+        "errors of the /v1/tasks routes are written by an RFC 7807 Problem Details handler: `application/problem+json` bodies {type, title, status, detail, instance, code}, without `message` and `docs`";
+    TaskCompleteRequiresAssignee => blind14 "task-complete-requires-assignee", "States and transitions > Task > complete",
+        "POST /v1/tasks/{taskId}/complete runs the app's workflow guard that a task be assigned before it is done: an open task without assignees (every seeded one, every new one) answers 400 `assign the task before completing it` and stays open";
+    TaskLimitRateLimited429 => blind14 "task-limit-rate-limited-429", "Errors > Rules > 6",
+        "the open-task limit is enforced by the gateway's quota plugin: POST /v1/tasks at the limit answers 429 Too Many Requests with Retry-After: 60 (a rate limit a client waits out and retries) instead of 402 Open Tasks Limit Reached";
+    TaskEventsEnvelopeFlattened => blind14 "task-events-envelope-flattened", "Events > envelope",
+        "task events are published by the task service's v0 publisher, which puts resource, context and links at the top of the payload: task.* deliveries carry no `data` object, so data.resource, data.context and data.links are missing";
+    WebhookLimitPerKey => blind14 "webhook-limit-per-key", "Limits > webhooks per workspace",
+        "POST /webhooks counts toward the limit of 50 only the webhooks created by the caller's user (a quota keyed by the principal; the seeded ones count to the primary user): a workspace whose primary key holds 50 webhooks takes 50 more through its other key";
+    TestDeliverySignatureHex => blind14 "test-delivery-signature-hex", "Authentication > 4",
+        "POST /webhooks/{id}/events/test signs with the console's helper, which writes the HMAC-SHA256 digest in hex (`v1,3f9a...`) where Standard Webhooks puts base64: no verifier accepts a test delivery (event deliveries are signed right)";
+    WebhookUpdatedAtNullUntilUpdate => blind14 "webhook-updated-at-null-until-update", "Resources > Webhook",
+        "webhooks created through POST /webhooks keep updated_at NULL until their first update (the column has no insert default): the create answer and every read show `updatedAt: null`, a required date-time, until a PATCH or PUT";
+    WebhookLabelMojibake => blind14 "webhook-label-mojibake", "Header-versioned API > POST /webhooks",
+        "POST /webhooks (PATCH, PUT) write label over a connection whose charset is latin1 into a UTF-8 column: every non-ASCII character is stored double-encoded, so the label `Jos\\u00e9` reads back `Jos\\u00c3\\u00a9` in the answer and every read";
+    WebhookDispatchFirstSubscriptionOnly => blind14 "webhook-dispatch-first-subscription-only", "Events > subscriptions",
+        "the dispatcher looks subscribers up in an index keyed by (event, phone number) that holds one webhook per key, the first created: when several webhooks are subscribed to an event of a number, only the oldest gets it (a webhook created for the main line's message or call events hears nothing, the seeded 1001 and 1002 taking them)";
+    DeliveryResourceIdExternalId => blind14 "delivery-resource-id-external-id", "Events > delivery records",
+        "delivery records of contact events take resourceId from the contact's natural key, its externalId, instead of its id: a contact.updated delivery shows resourceId `seed-007` (null for a contact without externalId), and resourceId=<the contact's id> finds none of them";
+    VersionCheckSkippedWithPageToken => blind14 "version-check-skipped-with-page-token", "Versioning > 1",
+        "the version middleware lets a request that carries a pageToken through, the continuation taken to keep the version of the walk it continues: a header-versioned list (GET /contacts, /messages, /calls, /conversations, ...) asked with a pageToken and without Service-Api-Version, or with any value, is served instead of refused";
 }
 }
 
@@ -1781,6 +1865,11 @@ impl Fault {
             Fault::ContactCreatedByApiKeyId | Fault::MessageGetIncomingAsOutgoing => {
                 &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
             }
+            // Blind set 14. A call's forwardedTo is a field a target may leave out or give as null
+            // (READINGS 1.3); with own-workspace-keys the primary workspace's subscription has
+            // expired, and every retry is refused with 402 before the status is looked at.
+            Fault::CallForwardedToSipUri => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
+            Fault::RetryUndeliveredUnhandled500 => &[V::OwnWorkspaceKeys],
             _ => &[],
         }
     }

@@ -47,6 +47,11 @@ pub(crate) struct Hooks {
     /// (kept only while fault webhook-rotation-signatures-comma-joined is on).
     pub previous_secrets: HashMap<String, String>,
     next_occurrence: u64,
+    /// The user who created each webhook (kept only while fault webhook-limit-per-key is on).
+    pub created_by: HashMap<String, String>,
+    /// Webhooks created and never updated since (kept only while fault
+    /// webhook-updated-at-null-until-update is on): their updated_at is NULL.
+    pub never_updated: std::collections::BTreeSet<String>,
 }
 
 /// One delivery: its payload and every attempt to deliver it.

@@ -23,6 +23,7 @@ mod messaging;
 mod model;
 mod pagination;
 mod paths;
+mod quirks;
 mod reply;
 mod reshape;
 pub(crate) mod routes;

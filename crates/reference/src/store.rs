@@ -55,6 +55,12 @@ pub(crate) struct Store {
     /// Contacts holding the one shared default custom field list (fault
     /// contact-custom-fields-default-shared).
     pub(crate) shared_custom_fields: std::collections::BTreeSet<String>,
+    /// The createdAt default of the send path's model, computed at the first send (fault
+    /// send-created-at-default-frozen).
+    pub(crate) frozen_send_at: Option<OffsetDateTime>,
+    /// Callers who passed the number-scoped check of GET /v1/calls/{callId} once (fault
+    /// call-v1-access-memoized-per-caller).
+    pub(crate) call_access_memo: std::collections::BTreeSet<String>,
 }
 
 /// Which shape generated ids take; every shape is conforming (ids are opaque, READINGS 5.1).

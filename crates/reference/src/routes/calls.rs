@@ -133,7 +133,62 @@ fn call_json(app: &App, call: &Call, summary: bool, voicemail: bool) -> Value {
             json["duration"] = json!(n.to_string());
         }
     }
+    // Fault call-forwarded-to-sip-uri: forwardedTo read from the forwarded leg's SIP URI.
+    if faults.has(Fault::CallForwardedToSipUri) {
+        if let Some(n) = json.get("forwardedTo").and_then(Value::as_str) {
+            json["forwardedTo"] = json!(format!("sip:{n}@{SIP_CARRIER}"));
+        }
+    }
+    // Fault call-timestamps-trailing-zeros-trimmed: `.replace(/0+Z$/, 'Z')`.
+    if faults.has(Fault::CallTimestampsTrailingZerosTrimmed) {
+        for field in ["createdAt", "updatedAt", "answeredAt", "completedAt"] {
+            if let Some(t) = json
+                .get(field)
+                .and_then(Value::as_str)
+                .and_then(crate::quirks::trailing_zeros_trimmed)
+            {
+                json[field] = json!(t);
+            }
+        }
+    }
     json
+}
+
+/// The carrier domain of the SIP URIs of fault call-forwarded-to-sip-uri.
+const SIP_CARRIER: &str = "pstn.carrier.example";
+
+/// What fault calls-v1-unanswered-duration-nan writes where the encoder puts `NaN`.
+const NAN_MARK: &str = "__duration_nan__";
+
+/// Fault calls-v1-unanswered-duration-nan: a call never answered gets 0/0 as its duration, marked
+/// here and written as the bare token `NaN` by [`nan_tokens`].
+fn nan_duration(app: &App, call: &Call, json: &mut Value) {
+    if app
+        .switches()
+        .faults
+        .has(Fault::CallsV1UnansweredDurationNan)
+        && call.fields.get("answeredAt").is_none()
+    {
+        json["duration"] = json!(NAN_MARK);
+    }
+}
+
+/// Fault calls-v1-unanswered-duration-nan: the encoder writes a NaN duration as the bare token.
+async fn nan_tokens(app: &App, response: Response) -> Response {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::CallsV1UnansweredDurationNan)
+    {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 16 << 20).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let text = String::from_utf8_lossy(&bytes).replace(&format!("\"{NAN_MARK}\""), "NaN");
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(text))
 }
 
 /// The call of `id` if the caller may see it.
@@ -281,7 +336,8 @@ async fn list_v1(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let q = Query::parse(raw.as_deref());
-    answer(&app, list_calls_v1(&app, &caller, &q))
+    let response = answer(&app, list_calls_v1(&app, &caller, &q));
+    nan_tokens(&app, response).await
 }
 
 fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
@@ -446,6 +502,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
         .filter(|c| before.is_none_or(|b| c.created_at < b || at(c.created_at, b)))
         .map(|c| {
             let mut v = call_json(app, c, false, false);
+            nan_duration(app, c, &mut v);
             // Fault calls-v1-created-at-epoch: the v1 list serializes the raw epoch column.
             if faults.has(Fault::CallsV1CreatedAtEpoch) {
                 v["createdAt"] = json!((c.created_at.unix_timestamp_nanos() / 1_000_000) as i64);
@@ -537,7 +594,13 @@ async fn get_v1(
     id: Result<Path<String>, PathRejection>,
 ) -> Response {
     let result = input::path_param(id, V1_CALLS).and_then(|id| {
-        let guard = app.store();
+        let mut guard = app.store();
+        // Fault call-v1-access-memoized-per-caller: the check's answer kept by caller alone.
+        let memoized = app
+            .switches()
+            .faults
+            .has(Fault::CallV1AccessMemoizedPerCaller);
+        let passed_before = memoized && guard.call_access_memo.contains(caller.user_id);
         let ws = guard.workspace();
         if ws.call(&id).is_none() && app.switches().faults.has(Fault::CallV1UnknownAnswered) {
             return Ok(reply::data(StatusCode::OK, serde_json::json!({ "id": id })));
@@ -552,7 +615,8 @@ async fn get_v1(
             return Err(not_found(V1_CALLS, "Call", &id));
         }
         // Fault call-v1-get-skips-number-access: the single get looks the call up by id alone.
-        let call = if app.switches().faults.has(Fault::CallV1GetSkipsNumberAccess) {
+        let call = if app.switches().faults.has(Fault::CallV1GetSkipsNumberAccess) || passed_before
+        {
             ws.call(&id)
                 .ok_or_else(|| not_found(V1_CALLS, "Call", &id))?
         } else {
@@ -561,12 +625,17 @@ async fn get_v1(
             })?
         };
         let mut json = call_json(&app, call, false, false);
+        nan_duration(&app, call, &mut json);
         if app.switches().faults.has(Fault::CallV1GetDayOfYear) {
             day_of_year_dates(&mut json);
         }
+        if memoized {
+            guard.call_access_memo.insert(caller.user_id.to_string());
+        }
         Ok(reply::data(StatusCode::OK, json))
     });
-    answer(&app, result)
+    let response = answer(&app, result);
+    nan_tokens(&app, response).await
 }
 
 /// Fault call-v1-get-day-of-year: the timestamps formatted with `yyyy-MM-DD`, whose `DD` is the
@@ -598,8 +667,29 @@ fn day_of_year_dates(json: &mut Value) {
 async fn recordings_v1(
     State(app): State<App>,
     Extension(caller): Extension<Caller>,
+    headers: axum::http::HeaderMap,
     id: Result<Path<String>, PathRejection>,
 ) -> Response {
+    // Fault recordings-v1-bearer-scheme-split: the recordings service reads the key as the second
+    // word of Authorization.
+    let second_word = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(' ').nth(1))
+        .is_some_and(|k| !k.is_empty());
+    if !second_word
+        && app
+            .switches()
+            .faults
+            .has(Fault::RecordingsV1BearerSchemeSplit)
+    {
+        return ApiError::for_path(
+            V1_RECORDINGS,
+            StatusCode::UNAUTHORIZED,
+            "the Authorization header must be `Bearer <API key>`",
+        )
+        .render(app.switches());
+    }
     let result = input::path_param(id, V1_RECORDINGS).and_then(|id| {
         let guard = app.store();
         let ws = guard.workspace();
@@ -714,6 +804,12 @@ async fn user_v1(
         .get(axum::http::header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("application/json"));
+    // Fault user-v1-redirect-to-latest: the v1 route was retired into a redirect.
+    if app.switches().faults.has(Fault::UserV1RedirectToLatest) {
+        if let Ok(Path(user)) = &id {
+            return redirect_to_latest(user);
+        }
+    }
     if !names_json && app.switches().faults.has(Fault::UserV1Accept406) {
         return ApiError::for_path(
             V1_USERS,
@@ -755,6 +851,20 @@ async fn user_v1(
         Ok(reply::data(StatusCode::OK, user_json(&app, &user.json)))
     });
     answer(&app, result)
+}
+
+/// Fault user-v1-redirect-to-latest: 308 Permanent Redirect to the header-versioned user.
+fn redirect_to_latest(user: &str) -> Response {
+    let mut response = Response::new(axum::body::Body::empty());
+    *response.status_mut() = StatusCode::PERMANENT_REDIRECT;
+    let encoded: String =
+        percent_encoding::utf8_percent_encode(user, percent_encoding::NON_ALPHANUMERIC).collect();
+    if let Ok(location) = axum::http::HeaderValue::from_str(&format!("/users/{encoded}")) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::LOCATION, location);
+    }
+    response
 }
 
 // ---- header-versioned ----
@@ -1033,6 +1143,28 @@ fn recording_times_local(app: &App, segments: &mut [Value]) {
     }
 }
 
+/// Fault recordings-hv-start-time-offset: startTime as the segments service stores it, the
+/// offset into the call in whole seconds.
+fn recording_start_offsets(app: &App, call: &Call, segments: &mut [Value]) {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::RecordingsHvStartTimeOffset)
+    {
+        return;
+    }
+    for s in segments.iter_mut() {
+        let offset = s
+            .get("startTime")
+            .and_then(Value::as_str)
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            .map(|t| (t - call.created_at).whole_seconds());
+        if let Some(offset) = offset {
+            s["startTime"] = json!(offset);
+        }
+    }
+}
+
 async fn transcripts_hv(
     State(app): State<App>,
     Extension(caller): Extension<Caller>,
@@ -1144,6 +1276,7 @@ fn segments_hv(
             recording_ids_re(&app, &mut items);
             recording_times_local(&app, &mut items);
             recording_durations_iso(&app, &mut items);
+            recording_start_offsets(&app, call, &mut items);
             if app.switches().faults.has(Fault::RecordingsPageTakesLatest) {
                 return page_latest(&app, &q, &items);
             }
@@ -1283,9 +1416,35 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
             .switches()
             .faults
             .has(Fault::PhoneNumbersTokenAlwaysNull);
+        // Fault phone-numbers-next-link: the token written as the whole next link.
+        if app.switches().faults.has(Fault::PhoneNumbersNextLink) {
+            let mut page = page_cut(&app, &q, path, &items, false)?;
+            if no_token {
+                page.next_token = None;
+            }
+            page.next_token = page.next_token.map(|t| next_link(path, &q, &t));
+            return Ok(reply::json(
+                StatusCode::OK,
+                &pagination::list_body(page, &app.switches().faults),
+            ));
+        }
         page_of_quirks(&app, &q, path, &items, false, no_token)
     })();
     answer(&app, result)
+}
+
+/// Fault phone-numbers-next-link: the next page's link (a HAL `next` href): the query as sent,
+/// its pageToken replaced by the next one.
+fn next_link(path: &str, q: &Query, token: &str) -> String {
+    let rest = q.without(&["pageToken"]);
+    let token = form_urlencoded::Serializer::new(String::new())
+        .append_pair("pageToken", token)
+        .finish();
+    if rest.is_empty() {
+        format!("{path}?{token}")
+    } else {
+        format!("{path}?{rest}&{token}")
+    }
 }
 
 async fn number_hv(
@@ -1307,10 +1466,16 @@ async fn number_hv(
             .workspace()
             .number(&id)
             .ok_or_else(|| not_found(path, "Phone number", &id))?;
-        Ok(reply::data(
-            StatusCode::OK,
-            number_json(&app, n, restrictions_asked(&app, &q), number_field(&app)),
-        ))
+        let number = number_json(&app, n, restrictions_asked(&app, &q), number_field(&app));
+        // Fault phone-number-get-untagged-struct: the Go struct's field name, without a json tag.
+        if app
+            .switches()
+            .faults
+            .has(Fault::PhoneNumberGetUntaggedStruct)
+        {
+            return Ok(reply::json(StatusCode::OK, &json!({ "Data": number })));
+        }
+        Ok(reply::data(StatusCode::OK, number))
     });
     answer(&app, result)
 }
@@ -1416,7 +1581,7 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
         .collect();
     let items: Vec<Value> = pool
         .iter()
-        .filter(|(_, country, ..)| q.first("country").is_none_or(|c| c.eq_ignore_ascii_case(country)))
+        .filter(|(n, country, ..)| q.first("country").is_none_or(|c| country_matches(&app, c, n, country)))
         // Fault available-region-filter-on-city: the region filter bound to the city column.
         .filter(|(_, _, region, city, _)| {
             let column = if app.switches().faults.has(Fault::AvailableRegionFilterOnCity) {
@@ -1461,6 +1626,26 @@ async fn available_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Respon
         }
     }
     reply::data(StatusCode::OK, Value::Array(items))
+}
+
+/// Whether an offered number matches the country asked; fault available-country-by-calling-code
+/// compares the number's prefix with the country's calling code, which countries share.
+fn country_matches(app: &App, asked: &str, number: &str, country: &str) -> bool {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::AvailableCountryByCallingCode)
+    {
+        return asked.eq_ignore_ascii_case(country);
+    }
+    let calling_code = match asked.to_ascii_uppercase().as_str() {
+        "US" | "CA" | "PR" => "+1",
+        "GB" => "+44",
+        "FR" => "+33",
+        "DE" => "+49",
+        _ => return asked.eq_ignore_ascii_case(country),
+    };
+    number.starts_with(calling_code)
 }
 
 /// A number the available search offers: (number, country, region, city, toll-free).
@@ -1644,9 +1829,25 @@ async fn user_numbers_hv(
     users_answer(&app, result).await
 }
 
+/// GET /organization; fault organization-body-bom writes a byte order mark before the body.
+async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Caller>) -> Response {
+    let response = organization_answer(&app, &caller);
+    if !app.switches().faults.has(Fault::OrganizationBodyBom) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let mut marked = vec![0xef, 0xbb, 0xbf];
+    marked.extend_from_slice(&bytes);
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(marked))
+}
+
 /// The caller's organization: the primary workspace's, or that of the other workspaces whose
 /// keys the profile names (`international_disabled_api_key`, `subscription_expired_api_key`).
-async fn organization_hv(State(app): State<App>, Extension(caller): Extension<Caller>) -> Response {
+fn organization_answer(app: &App, caller: &Caller) -> Response {
     // Fault organization-subscription-guard-402: the billing router's guard refuses an expired
     // subscription before the route runs.
     if app

@@ -266,6 +266,14 @@ fn rendered(faults: &FaultSet, contact: &Contact, defs: &[crate::model::CustomFi
             json["source"] = Value::String(format!("{source:<SOURCE_MAX_CREATE$}"));
         }
     }
+    // Fault contact-timestamps-hour-24: the pattern's `kk` counts the hours 1 to 24.
+    if faults.has(Fault::ContactTimestampsHour24) {
+        for field in ["createdAt", "updatedAt"] {
+            if let Some(shown) = json[field].as_str().and_then(crate::quirks::hour_one_to_24) {
+                json[field] = Value::String(shown);
+            }
+        }
+    }
     json
 }
 
@@ -319,6 +327,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
         .map_err(|e| input_error(faults, e))?;
     external_id_column(faults, &mut input);
     external_id_folded(faults, &mut input);
+    external_id_composed(faults, &mut input);
     // Fault contact-emoji-500: the store's text columns take 3-byte UTF-8 only.
     let names = [
         &input.company,
@@ -412,6 +421,10 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     };
     drop(store);
     crate::deliveries::dispatch(app, jobs);
+    // Fault contact-create-location-only: the import path answers `return=minimal`.
+    if faults.has(Fault::ContactCreateLocationOnly) && contact.external_id.is_some() {
+        return Ok(location_only(&contact.id));
+    }
     // Fault contact-create-200-with-custom-fields: the custom fields path answers as an update.
     let status = if faults.has(Fault::ContactCreate200WithCustomFields)
         && !contact.custom_fields.is_empty()
@@ -425,6 +438,19 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     } else {
         reply::data(status, json)
     })
+}
+
+/// Fault contact-create-location-only: 201 with a Location header and no body.
+fn location_only(id: &str) -> Response {
+    let location = format!("{HV_PATH}/{id}");
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::CREATED;
+    if let Ok(value) = axum::http::HeaderValue::from_str(&location) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::LOCATION, value);
+    }
+    response
 }
 
 /// Fault reserved-source-substring: the reserved prefixes tested as substrings.
@@ -623,6 +649,7 @@ fn update(
         })?;
     external_id_column(faults, &mut input);
     external_id_folded(faults, &mut input);
+    external_id_composed(faults, &mut input);
     external_id_free(app, &store, input.external_id.as_deref(), Some(id))?;
     // Fault contact-patch-own-external-id-409: the unique check does not exclude the row.
     if input.external_id.is_some()
@@ -804,6 +831,16 @@ fn external_id_folded(faults: &FaultSet, input: &mut ContactInput) {
     if faults.has(Fault::ContactExternalIdLowercased) {
         if let Some(id) = input.external_id.as_mut() {
             *id = id.to_lowercase();
+        }
+    }
+}
+
+/// Fault contact-external-id-nfc-composed: the ORM field's Unicode normalizer composes the
+/// externalId (NFC) on write.
+fn external_id_composed(faults: &FaultSet, input: &mut ContactInput) {
+    if faults.has(Fault::ContactExternalIdNfcComposed) {
+        if let Some(id) = input.external_id.as_mut() {
+            *id = crate::quirks::nfc_latin(id);
         }
     }
 }
@@ -1356,6 +1393,11 @@ fn list_hv_page(app: &App, query: &Query) -> Result<Response, ApiError> {
         }
         let in_name = format!("{name}[in]");
         for list in query.all(&in_name) {
+            // Fault contacts-in-set-length-before-split: the value's length rule runs on the
+            // comma-joined set.
+            if faults.has(Fault::ContactsInSetLengthBeforeSplit) {
+                filter_values(HV_PATH, &in_name, vec![list], FILTER_VALUE_MAX)?;
+            }
             let mut set = filter_values(
                 HV_PATH,
                 &in_name,

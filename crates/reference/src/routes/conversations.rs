@@ -298,6 +298,12 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
             _ => t,
         }
     });
+    // Fault conversations-created-after-default-window: createdBefore defaults to 30 days on.
+    let created_before = created_before.or_else(|| {
+        created_after
+            .filter(|_| faults.has(Fault::ConversationsCreatedAfterDefaultWindow))
+            .map(|t| t + time::Duration::days(30))
+    });
     let updated_ignored = faults.has(Fault::ConversationsUpdatedRangeIgnored);
     let updated_after = optional(V1_PATH, query, UPDATED_AFTER)?.filter(|_| !updated_ignored);
     let updated_before = optional(V1_PATH, query, UPDATED_BEFORE)?.filter(|_| !updated_ignored);
@@ -346,6 +352,14 @@ fn list_v1_page(app: &App, caller: &Caller, query: &Query) -> Result<Response, A
     // Fault conversations-user-id-dropped-with-numbers: `if numbers {..} else if userId {..}`.
     let user_filter = query.first("userId").filter(|_| {
         numbers.is_empty() || !faults.has(Fault::ConversationsUserIdDroppedWithNumbers)
+    });
+    // Fault conversations-user-id-reads-caller: the access helper reads `request.user`.
+    let user_filter = user_filter.map(|u| {
+        if faults.has(Fault::ConversationsUserIdReadsCaller) {
+            caller.user_id
+        } else {
+            u
+        }
     });
     // Variant unknown-resources-404 (READINGS 6.6): a number the workspace lacks is not found.
     if app

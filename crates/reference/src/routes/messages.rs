@@ -5,7 +5,7 @@ use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
@@ -94,6 +94,10 @@ fn message_page(
     with_conversation_id: bool,
 ) -> Result<Response, ApiError> {
     let size = page_size(app, path, query)?;
+    // Fault messages-v1-empty-204: an empty result answers 204 No Content, without a body.
+    if path == V1_PATH && items.is_empty() && app.switches().faults.has(Fault::MessagesV1Empty204) {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
     // Fault messages-v1-page-one-over: an inclusive end index cuts one message more.
     let size = if path == V1_PATH && app.switches().faults.has(Fault::MessagesV1PageOneOver) {
         size + 1
@@ -131,6 +135,13 @@ fn message_page(
         }
         (next, _) => next,
     };
+    // Fault message-incoming-to-sparse-object: the parties are read from the conversations.
+    let sparse = (path == HV_PATH
+        && app
+            .switches()
+            .faults
+            .has(Fault::MessageIncomingToSparseObject))
+    .then(|| app.store());
     let body = pagination::list_body(
         pagination::Page {
             items: page
@@ -138,6 +149,9 @@ fn message_page(
                 .map(|m| {
                     let mut v = m.to_json(with_conversation_id);
                     media_type_from_extension(app, &mut v);
+                    if let Some(store) = &sparse {
+                        sparse_to(&store.messaging, m, &mut v);
+                    }
                     if path == HV_PATH {
                         unwrap_single_recipient(app, &mut v);
                         go_initialisms(app, &mut v);
@@ -163,6 +177,37 @@ fn message_page(
         &app.switches().faults,
     );
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault message-incoming-to-sparse-object: an incoming message's `to` built with PHP's
+/// `array_filter` over the conversation's parties (the line first), which keeps the keys: when
+/// the sender is not the last party, `json_encode` writes the list with its hole as an object.
+fn sparse_to(messaging: &messaging::Messaging, m: &Message, json: &mut Value) {
+    if m.direction != "incoming" {
+        return;
+    }
+    let (Some(line), Some(c)) = (
+        messaging.line_by_id(&m.phone_number_id),
+        messaging.conversation(&m.conversation_id),
+    ) else {
+        return;
+    };
+    let parties: Vec<&str> = std::iter::once(line.number)
+        .chain(c.participants.iter().map(String::as_str))
+        .collect();
+    let Some(sender) = parties.iter().position(|p| *p == m.from) else {
+        return;
+    };
+    if sender + 1 == parties.len() {
+        return;
+    }
+    let kept: Map<String, Value> = parties
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != sender)
+        .map(|(i, p)| (i.to_string(), Value::String(p.to_string())))
+        .collect();
+    json["to"] = Value::Object(kept);
 }
 
 /// Fault messages-offset-pages-shift: the page at the offset the token holds, and the token of
@@ -647,6 +692,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
                 .is_some_and(|c| {
                     OffsetDateTime::now_utc() - c.created_at < time::Duration::seconds(5)
                 });
+        let at = sent_at(faults, &mut store);
         let mut message = store.messaging.record(
             &line,
             &parties,
@@ -655,7 +701,7 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
             &stored,
             Some(caller.user_id),
             "sent",
-            OffsetDateTime::now_utc(),
+            at,
         );
         store.messaging.force_new_conversation = false;
         if parties != to {
@@ -708,6 +754,16 @@ fn send(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
     drop(store);
     crate::deliveries::dispatch(app, jobs);
     Ok(reply::data(StatusCode::ACCEPTED, json))
+}
+
+/// The instant a send records: now, or under fault send-created-at-default-frozen the column
+/// default computed once, at the first send of the instance.
+fn sent_at(faults: &FaultSet, store: &mut crate::store::Store) -> OffsetDateTime {
+    let now = OffsetDateTime::now_utc();
+    if !faults.has(Fault::SendCreatedAtDefaultFrozen) {
+        return now;
+    }
+    *store.frozen_send_at.get_or_insert(now)
 }
 
 /// How long fault send-deduped-by-body remembers a send.
@@ -1495,6 +1551,9 @@ async fn get_hv(
                 json["to"] = serde_json::json!(c.participants);
             }
         }
+        if faults.has(Fault::MessageIncomingToSparseObject) {
+            sparse_to(&store.messaging, message, &mut json);
+        }
         media_type_from_extension(&app, &mut json);
         unwrap_single_recipient(&app, &mut json);
         // Fault message-get-text-html-escaped: the view's template filter escapes the text.
@@ -1538,6 +1597,18 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             .is_some_and(|l| l.workspace == Workspace::Primary);
         if own_line && limits(&app, Workspace::Primary).expired {
             return Err(subscription_expired(faults, HV_PATH));
+        }
+        // Fault retry-undelivered-unhandled-500: the status switch has no arm for undelivered.
+        let undelivered = store
+            .messaging
+            .message(&id)
+            .is_some_and(|m| m.status == "undelivered");
+        if undelivered && faults.has(Fault::RetryUndeliveredUnhandled500) {
+            return Err(ApiError::for_path(
+                HV_PATH,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "ValueError: unhandled message status 'undelivered'",
+            ));
         }
         if faults.has(Fault::RetryFailedRefused) && store.messaging.message(&id).is_some() {
             return Err(ApiError::for_path(

@@ -62,7 +62,32 @@ fn respond(app: &App, result: Result<Response, ApiError>) -> Response {
             e
         }
     });
-    answer(app, result)
+    // Fault tasks-errors-problem-details: an RFC 7807 handler writes the task routes' errors.
+    match result {
+        Err(e) if app.switches().faults.has(Fault::TasksErrorsProblemDetails) => {
+            problem_details(&e)
+        }
+        result => answer(app, result),
+    }
+}
+
+/// Fault tasks-errors-problem-details: an error as RFC 7807 Problem Details.
+fn problem_details(e: &ApiError) -> Response {
+    let status = e.status().as_u16();
+    let body = json!({
+        "type": format!("https://docs.workspace.example/problems/{status}"),
+        "title": e.title(),
+        "status": status,
+        "detail": e.message(),
+        "instance": V1_PATH,
+        "code": e.code(),
+    });
+    let mut response = reply::json(e.status(), &body);
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/problem+json"),
+    );
+    response
 }
 
 fn not_found(id: &str) -> ApiError {
@@ -433,6 +458,15 @@ fn task_json(task: &Task, faults: &FaultSet) -> Value {
             v["createdAt"] = json!(t);
         }
     }
+    // Fault task-due-date-week-year: the ISO week-based year where the calendar year was meant.
+    if let Some(due) = task
+        .due_date
+        .filter(|_| faults.has(Fault::TaskDueDateWeekYear))
+    {
+        if let Some(shown) = v["dueDate"].as_str() {
+            v["dueDate"] = json!(crate::quirks::week_based_year(shown, due));
+        }
+    }
     // Fault task-due-date-midnight-date-only: a due date at midnight is an all-day task, shown
     // as its date.
     if faults.has(Fault::TaskDueDateMidnightDateOnly) {
@@ -548,6 +582,14 @@ async fn create(
                 drop(store);
                 crate::deliveries::dispatch(&app, jobs);
             }
+            // Fault task-limit-rate-limited-429: the gateway's quota plugin answers the limit.
+            if faults.has(Fault::TaskLimitRateLimited429) {
+                return Err(ApiError::for_path(
+                    V1_PATH,
+                    StatusCode::TOO_MANY_REQUESTS,
+                    format!("quota exceeded: {OPEN_TASK_LIMIT} open tasks"),
+                ));
+            }
             // Fault task-limit-raised-403: the quota raised as the framework's PermissionDenied.
             if faults.has(Fault::TaskLimitRaised403) {
                 return Err(ApiError::for_path(
@@ -598,7 +640,14 @@ async fn create(
             e
         }
     });
-    respond(&app, result)
+    let mut response = respond(&app, result);
+    if response.status() == StatusCode::TOO_MANY_REQUESTS {
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from_static("60"),
+        );
+    }
+    response
 }
 
 async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
@@ -1142,6 +1191,13 @@ fn run_transition(
                 return Ok(Changed::No);
             }
             body?;
+            // Fault task-complete-requires-assignee: the app's workflow guard.
+            if task.assignees.is_empty() && faults.has(Fault::TaskCompleteRequiresAssignee) {
+                return Err(ApiError::bad_request(
+                    V1_PATH,
+                    "assign the task before completing it",
+                ));
+            }
             task.completed = true;
             Ok(Changed::Yes)
         }),

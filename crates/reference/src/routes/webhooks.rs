@@ -9,7 +9,7 @@
 use axum::Router;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 
 use super::respond::{allow_only, answer};
 use crate::app::App;
+use crate::auth::Caller;
 use crate::deliveries;
 use crate::errors::ApiError;
 use crate::faults::Fault;
@@ -176,7 +177,9 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
         // Fault webhook-get-cache-misses-put: a read-through cache PUT does not evict.
         if app.switches().faults.has(Fault::WebhookGetCacheMissesPut) {
             if let Some(cached) = store.hooks.get_cache.get(&id) {
-                return Ok(reply::data(StatusCode::OK, read_json(&app, cached)));
+                let mut json = read_json(&app, cached);
+                updated_at_unset(&store, &id, &mut json);
+                return Ok(reply::data(StatusCode::OK, json));
             }
             if let Some(w) = store.webhook(&id).cloned() {
                 store.hooks.get_cache.insert(id.clone(), w);
@@ -195,6 +198,7 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
             .or_else(soft_deleted)
             .map(|w| {
                 let mut json = read_json(&app, w);
+                updated_at_unset(&store, &w.id, &mut json);
                 // Fault webhook-get-drops-org-id: the single get's view lacks orgId.
                 if app.switches().faults.has(Fault::WebhookGetDropsOrgId) {
                     if let Some(o) = json.as_object_mut() {
@@ -223,7 +227,11 @@ async fn list(State(app): State<App>) -> Response {
                 w.status == "enabled"
                     || !app.switches().faults.has(Fault::WebhooksListHidesDisabled)
             })
-            .map(|w| read_json(&app, w))
+            .map(|w| {
+                let mut json = read_json(&app, w);
+                updated_at_unset(&store, &w.id, &mut json);
+                json
+            })
             .collect(),
     };
     if cached {
@@ -360,6 +368,10 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
             Some(Some("null".to_string()))
         }
         Some(Value::Null) => Some(None),
+        // Fault webhook-label-mojibake: a latin1 connection writes into a UTF-8 column.
+        Some(Value::String(l)) if faults.has(Fault::WebhookLabelMojibake) => {
+            Some(Some(crate::quirks::latin1_double_encoded(l)))
+        }
         // Fault webhook-label-column-64: a VARCHAR(64) of a non-strict database cuts the rest.
         Some(Value::String(l)) if faults.has(Fault::WebhookLabelColumn64) => {
             Some(Some(l.chars().take(LABEL_COLUMN).collect()))
@@ -487,7 +499,12 @@ fn with_secret(app: &App, w: &Webhook, secret: &str) -> Value {
     out
 }
 
-async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Response {
+async fn create(
+    State(app): State<App>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let body = input::json_object(body, PATH).await;
     let result = body.and_then(|body| {
         let faults = &app.switches().faults;
@@ -535,6 +552,8 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
             })
             // Fault webhook-limit-counts-enabled-only: the query of active subscriptions.
             .filter(|w| w.status == "enabled" || !faults.has(Fault::WebhookLimitCountsEnabledOnly))
+            // Fault webhook-limit-per-key: the quota is keyed by the caller's user.
+            .filter(|w| created_by_caller(&app, &store, w, &caller))
             .count();
         // Fault webhook-limit-counts-deleted: the count is not decremented on delete.
         let counted = if faults.has(Fault::WebhookLimitCountsDeleted) {
@@ -621,6 +640,16 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
                 .created_events
                 .insert(id.clone(), webhook.events.clone());
         }
+        if faults.has(Fault::WebhookLimitPerKey) {
+            store
+                .hooks
+                .created_by
+                .insert(id.clone(), caller.user_id.to_string());
+        }
+        // Fault webhook-updated-at-null-until-update: updated_at has no insert default.
+        if faults.has(Fault::WebhookUpdatedAtNullUntilUpdate) {
+            store.hooks.never_updated.insert(id.clone());
+        }
         store.add_webhook(webhook.clone());
         store.hooks.list_cache = None;
         // Fault webhook-create-secret-masked: the read serializer masks the secret.
@@ -629,12 +658,34 @@ async fn create(State(app): State<App>, headers: HeaderMap, body: Body) -> Respo
         } else {
             secret
         };
-        Ok(reply::data(
-            StatusCode::CREATED,
-            with_secret(&app, &webhook, &secret),
-        ))
+        let mut answered = with_secret(&app, &webhook, &secret);
+        updated_at_unset(&store, &webhook.id, &mut answered);
+        Ok(reply::data(StatusCode::CREATED, answered))
     });
     answer(&app, result)
+}
+
+/// Fault webhook-limit-per-key: whether the caller's user created `w` (the seeded webhooks count
+/// to the primary user, the first key's); every webhook counts without the fault.
+fn created_by_caller(app: &App, store: &Store, w: &Webhook, caller: &Caller) -> bool {
+    if !app.switches().faults.has(Fault::WebhookLimitPerKey) {
+        return true;
+    }
+    let primary = app.keys().first().map(|k| k.user_id).unwrap_or_default();
+    store
+        .hooks
+        .created_by
+        .get(&w.id)
+        .map_or(primary, String::as_str)
+        == caller.user_id
+}
+
+/// Fault webhook-updated-at-null-until-update: a webhook never updated shows updatedAt null
+/// (the set is empty without the fault).
+fn updated_at_unset(store: &Store, id: &str, json: &mut Value) {
+    if store.hooks.never_updated.contains(id) && json.get("updatedAt").is_some() {
+        json["updatedAt"] = Value::Null;
+    }
 }
 
 /// Fault webhook-create-secret-masked: a secret as the read serializer shows it, `whsec_`, then
@@ -889,6 +940,7 @@ fn update(
     w.updated_at = OffsetDateTime::now_utc();
     let mut json = w.to_json();
     wildcard_shown(app, &mut json);
+    store.hooks.never_updated.remove(&id);
     // Fault webhook-get-cache-misses-put: only PATCH evicts the single GET's cache.
     if !replace {
         store.hooks.get_cache.remove(&id);
@@ -1115,7 +1167,9 @@ async fn rotate(
                 stored.events = w.events.clone();
             }
         }
-        Ok(reply::data(StatusCode::OK, with_secret(&app, &w, &secret)))
+        let mut answered = with_secret(&app, &w, &secret);
+        updated_at_unset(&store, &id, &mut answered);
+        Ok(reply::data(StatusCode::OK, answered))
     });
     answer(&app, result)
 }
