@@ -167,13 +167,13 @@ pub(super) async fn run(
                     vec![("phoneNumberId", pn), ("participants", p)],
                 ));
             }
-            jobs.push(Box::pin(async move {
-                let mut x = Reader::new(exec);
-                for (path, base) in &bases {
-                    x.inverted(path, base).await;
-                }
-                x
-            }));
+            for (path, base) in bases {
+                jobs.push(Box::pin(async move {
+                    let mut x = Reader::new(exec);
+                    x.inverted(&path, &base).await;
+                    x
+                }));
+            }
             r.together(jobs).await;
         }
         Relation::Sets => {

@@ -876,6 +876,18 @@ impl Explorer<'_> {
         body: Option<Value>,
         want: Want,
     ) -> Result<Option<String>, Skip> {
+        self.create_read(route, body, want, true).await
+    }
+
+    /// As `create_with`; `read`: whether the created resource is read back at once (a create
+    /// whose resource a later step reads may leave it).
+    async fn create_read(
+        &mut self,
+        route: &Route,
+        body: Option<Value>,
+        want: Want,
+        read: bool,
+    ) -> Result<Option<String>, Skip> {
         if route.sends && self.cannot_send().await {
             return Err(NO_SENDS.into());
         }
@@ -927,7 +939,9 @@ impl Explorer<'_> {
                 .entry(kind.clone())
                 .or_default()
                 .push(id.clone());
-            self.read_back(&kind, id, false).await;
+            if read {
+                self.read_back(&kind, id, false).await;
+            }
         }
         Ok(id.filter(|_| ok(&ex)))
     }
@@ -1481,10 +1495,17 @@ impl Explorer<'_> {
         // id).
         if route.effect.does == Does::Create {
             let body = self.body(route)?;
-            if self.create(route, body.clone()).await?.is_none() {
+            let Some(first) = self
+                .create_read(route, body.clone(), Want::Success, false)
+                .await?
+            else {
                 return Err("the first create made nothing to repeat".into());
+            };
+            // Each read back once the second is answered.
+            if let Some(second) = self.create_read(route, body, Want::Either, false).await? {
+                self.read_back(&kind, &second, false).await;
             }
-            self.create_with(route, body, Want::Either).await?;
+            self.read_back(&kind, &first, false).await;
             return Ok(());
         }
         if route.effect.does == Does::Delete {
@@ -1953,9 +1974,8 @@ impl Explorer<'_> {
                     for (alt, value) in given.drain(..) {
                         put(&mut body, &alt, Some(json!(value)));
                     }
-                    if let Some(id) = self.create_with(route, Some(body), Want::Either).await? {
-                        self.read_back(&route.effect.on, &id, true).await;
-                    }
+                    // The create reads it back on every route that reads it by id.
+                    self.create_with(route, Some(body), Want::Either).await?;
                 }
             }
             given.clear();
