@@ -144,15 +144,7 @@ pub(super) async fn run(
                 .contract
                 .routes
                 .iter()
-                .filter(|r| {
-                    r.method == "GET"
-                        && r.effect.does == Does::List
-                        && !r.template.contains('{')
-                        && r.purpose
-                            .as_ref()
-                            .and_then(|p| p.get("query"))
-                            .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
-                })
+                .filter(|r| open_list(r))
                 .map(|r| (r.template.clone(), Vec::new()))
                 .collect();
             if let (Some(pn), Some(p)) = (text("phone_number_id"), text("call_participant")) {
@@ -379,6 +371,18 @@ fn page_items(ex: &Exchange) -> Option<&Vec<Value>> {
         .and_then(Value::as_array)
 }
 
+/// A list of the whole workspace that needs no query of the profile: no path parameter, and no
+/// query its purpose implies (READINGS 6.3).
+fn open_list(r: &conformance_contract::Route) -> bool {
+    r.method == "GET"
+        && r.effect.does == Does::List
+        && !r.template.contains('{')
+        && r.purpose
+            .as_ref()
+            .and_then(|p| p.get("query"))
+            .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
+}
+
 /// `template` with its one path parameter filled with `id`.
 fn fill(template: &str, id: &str) -> String {
     let (head, tail) = template.split_once('{').unwrap_or((template, ""));
@@ -416,15 +420,9 @@ impl Reader<'_> {
             .routes
             .iter()
             .filter(|r| {
-                r.method == "GET"
-                    && r.effect.does == Does::List
-                    && !r.template.contains('{')
+                open_list(r)
                     && r.query_param("pageToken").is_some()
                     && r.query_param("maxResults").is_some()
-                    && r.purpose
-                        .as_ref()
-                        .and_then(|p| p.get("query"))
-                        .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
             })
             .collect();
         let first: Vec<_> = lists
@@ -500,15 +498,7 @@ impl Reader<'_> {
     async fn foreign_values(&mut self) {
         let exec = self.exec;
         let mut outs = Vec::new();
-        for list in exec.contract.routes.iter().filter(|r| {
-            r.method == "GET"
-                && r.effect.does == Does::List
-                && !r.template.contains('{')
-                && r.purpose
-                    .as_ref()
-                    .and_then(|p| p.get("query"))
-                    .is_none_or(|q| q.as_array().is_none_or(Vec::is_empty))
-        }) {
+        for list in exec.contract.routes.iter().filter(|r| open_list(r)) {
             for param in list.params.iter().filter(|p| {
                 p.location == conformance_contract::ParamIn::Query
                     && !matches!(p.name.as_str(), "pageToken" | "maxResults")
