@@ -1523,7 +1523,7 @@ pending {
     ManualRetryCountsAttempts => blind12 "manual-retry-counts-attempts", "Header-versioned API > webhook delivery history",
         "POST /webhooks/{id}/events/{eventId}/retry draws on the delivery's budget of automatic attempts (3 in all): a delivery whose automatic attempts all failed answers 409 `delivery has no attempts left` instead of being sent again, which is when a manual retry is wanted";
     TasksKeysetWholeSecond => blind12 "tasks-keyset-whole-second", "Pagination and collection conventions > pageToken",
-        "GET /v1/tasks continues a walk after the createdAt of the page's last task in whole seconds (`WHERE created_at > :cursor`): the tasks created in the same second as that task (a burst of creates) are never listed on the pages that follow";
+        "GET /v1/tasks continues a walk after the createdAt of the page's last task in whole seconds (`WHERE created_at` after the cursor): the tasks created in the same second as that task (a burst of creates) are never listed on the pages that follow";
     ContactsFilterNullLiteral => blind12 "contacts-filter-null-literal", "Pagination and collection conventions > filters",
         "GET /contacts turns a filter value of the text `null` into IS NULL: source=null (and externalId=null) lists the contacts without a source, created in the UI, instead of those whose source is the string `null` (none)";
     CallsGteOffsetSignInverted => blind12 "calls-gte-offset-sign-inverted", "Header-versioned API > GET /calls",
@@ -1588,7 +1588,7 @@ pending {
     TaskEventsRoutedByCreatorLine => blind13 "task-events-routed-by-creator-line", "Events > subscriptions",
         "task events are routed with the phone number of the task's creator (the first workspace number that user is on) instead of the task's own phoneNumberId: a webhook scoped to the support number gets no event of a task linked to it, and one scoped to the creator's main line gets every task's (tasks linked to no number included)";
     MessagesCursorAscendingCompare => blind13 "messages-cursor-ascending-compare", "Pagination and collection conventions > pageToken",
-        "GET /messages continues a walk with the comparison of an ascending keyset on the id (`id > cursor`), not flipped for its newest-first order: a following page starts again among the newest messages, so a walk repeats messages and never reaches the older ones";
+        "GET /messages continues a walk with the comparison of an ascending keyset on the id (ids after the cursor, `id` greater than it), not flipped for its newest-first order: a following page starts again among the newest messages, so a walk repeats messages and never reaches the older ones";
     SendConversationKeyedWithSender => blind13 "send-conversation-keyed-with-sender", "v1 API: messages > GET /v1/messages > participants",
         "POST /v1/messages looks up (and opens) the conversation by every party of the message, the sending number included: a send to +14155550101 from the main line goes to a conversation of [+14155550101, +14155550123], so GET /v1/messages with that phoneNumberId and participants=+14155550101 never lists the messages sent through the API";
     ManualRetryFailedOnly => blind13 "manual-retry-failed-only", "Header-versioned API > webhook delivery history",
