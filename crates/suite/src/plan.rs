@@ -17,6 +17,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use libtest_mimic::{Completion, Failed, Trial};
 use tokio::sync::Semaphore;
 
+use crate::cases::properties::Property;
 use crate::cases::template::Vars;
 use crate::cases::{Case, Hold, State, Uses};
 use crate::execute::Executor;
@@ -444,8 +445,9 @@ pub(crate) async fn held_webhooks(exec: &Executor, cases: &[Arc<Case>]) -> Optio
 /// The order every run starts its trials in, for users (libtest) and the suite's own tests
 /// alike. Exclusive cases come first, in waves: each wave takes, in catalog order, every case left
 /// that conflicts with none already in it, so the cases of one wave run together and a wave
-/// waits only on earlier ones. Then the shared cases, those that conflict with no exclusive case
-/// first (they run beside them), then the others by the last wave they wait for. A trial that
+/// waits only on earlier ones. Then the shared cases: the relations, then the others, those that
+/// conflict with no exclusive case first (they run beside them), then by the last wave they
+/// wait for. A trial that
 /// waits at the gate holds its thread: met early, it would idle a thread that a trial free to
 /// run could use.
 pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
@@ -475,18 +477,24 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
             .max();
     }
     let mut order: Vec<usize> = (0..cases.len()).collect();
-    // Stable: within a wave, the random sequences first (the longest trials of a run: each a
-    // chain of some thirty requests, one after the other, that a run behind a slow network
-    // waits for last if they start last), then the catalog's order.
+    let property = |i: usize| cases[i].property.as_deref();
+    // Stable. After the exclusive trials, the relations: read-only and long (a walk of every
+    // list at several page sizes), they wait for no wave, and met late they would hold the
+    // run's tail. Then the other shared trials by the last wave they wait for; within a wave,
+    // the random sequences first (the longest trials of a run: chains of requests one after the
+    // other, which a run behind a slow network waits for last if they start last), then the
+    // catalog's order. (Sequences met before the task trials of their wave would run beside
+    // them, and their watchers, which hear every task event, would keep those trials' deliveries
+    // too: a third more memory.)
     order.sort_by_key(|&i| {
-        (
-            !cases[i].exclusive,
-            wave[i].map_or(0, |w| w + 1),
-            !matches!(
-                cases[i].property.as_deref(),
-                Some(crate::cases::properties::Property::Sequence { .. })
-            ),
-        )
+        let relation = matches!(property(i), Some(Property::Relations(_)));
+        let sequence = matches!(property(i), Some(Property::Sequence { .. }));
+        let wave = if relation {
+            0
+        } else {
+            1 + wave[i].map_or(0, |w| w + 1)
+        };
+        (!cases[i].exclusive, wave, !sequence)
     });
     // A use comes after every trial that must leave its fixture as it is: it waits for them at
     // the gate, so it must not hold a thread they need to start.

@@ -142,15 +142,8 @@ impl Explorer<'_> {
             .collect();
         let clause = route.clause.clone();
         let exec = self.exec;
-        let sent = if read {
-            futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await
-        } else {
-            let mut all = Vec::new();
-            for o in &outs {
-                all.push(exec.send(o).await);
-            }
-            all
-        };
+        // Each names no resource, so none depends on another: they go together.
+        let sent = futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await;
         for (j, l) in sent.into_iter().zip(&alikes) {
             let (ex, by_rules) = j.into_parts();
             let shown = json_of(&ex).and_then(|b| shown_id(b, &pointer));
