@@ -486,6 +486,74 @@ impl Reader<'_> {
                 .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
             self.exchanges.push(ex);
         }
+        self.later_pages_refused(&lists, &tokens).await;
+    }
+
+    /// A later page is guarded as the first is: its own token sent without a key is 401, and,
+    /// on a list of the header-versioned API, with another version than the stated one it is
+    /// refused (a check that runs only where no token is given lets a caller past it).
+    async fn later_pages_refused(
+        &mut self,
+        lists: &[&conformance_contract::Route],
+        tokens: &[Option<String>],
+    ) {
+        let mut outs: Vec<(crate::client::Outgoing, u16, &'static str, String)> = Vec::new();
+        for (list, token) in lists.iter().zip(tokens) {
+            let Some(token) = token else {
+                continue;
+            };
+            let page = super::sequences::request(
+                "GET",
+                &list.template,
+                &[("pageToken", token.clone())],
+                None,
+            );
+            outs.push((
+                crate::client::Outgoing {
+                    auth: crate::client::Auth::None,
+                    ..page.clone()
+                },
+                401,
+                "Authentication > 3",
+                "401: a later page of the list, asked without a key".into(),
+            ));
+            if list.api == conformance_contract::Api::Latest {
+                let mut other = page;
+                other
+                    .headers
+                    .retain(|(k, _)| !k.eq_ignore_ascii_case("Service-Api-Version"));
+                let version = format!("{}1", conformance_contract::API_VERSION);
+                other
+                    .headers
+                    .push(("Service-Api-Version".into(), version.clone()));
+                outs.push((
+                    other,
+                    0,
+                    "Versioning > 1",
+                    format!("a refusal (4xx): a later page of the list, asked with Service-Api-Version {version}, not the stated version"),
+                ));
+            }
+        }
+        let sent =
+            futures_util::future::join_all(outs.iter().map(|(o, ..)| self.exec.send(o))).await;
+        for (j, (_, status, clause, expected)) in sent.into_iter().zip(outs) {
+            let (ex, by_rules) = j.into_parts();
+            self.found
+                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
+            if let Ok(resp) = &ex.outcome {
+                let fine = match status {
+                    0 => (400..500).contains(&resp.status),
+                    code => resp.status == code,
+                };
+                if !fine {
+                    let finding = Finding::new(clause, "status", expected, resp.status.to_string())
+                        .status_class("4xx")
+                        .with_clauses(&[clause.to_string(), PAGE_TOKEN.to_string()]);
+                    self.found.push((finding, ex.clone()));
+                }
+            }
+            self.exchanges.push(ex);
+        }
     }
 
     /// Query values outside a parameter's domain, on every list that needs no query of the
