@@ -48,6 +48,10 @@ const GROWING: &[&str] = &[
     "/v1/contacts",
 ];
 
+/// An instant before anything a workspace holds, yet in this century: a lower bound there
+/// admits every item.
+const FAR_PAST: &str = "2001-01-01T00:00:00Z";
+
 pub(super) async fn run(
     exec: &Executor,
     relation: Relation,
@@ -1214,6 +1218,12 @@ impl Reader<'_> {
         let Some(before) = self.walk(path, base, 50, MAX_PAGES).await else {
             return;
         };
+        if self
+            .before_every_item(path, base, param, clause, &before)
+            .await
+        {
+            return;
+        }
         // A bound inside the collection: the creation instant of its middle item.
         let mut times: Vec<OffsetDateTime> = before
             .items
@@ -1273,6 +1283,59 @@ impl Reader<'_> {
                 return;
             }
         }
+    }
+
+    /// The lower bound `param` at an instant before every item the list can hold lists every
+    /// item the list shows without it: a bound admits, it sets no window of its own. Walked
+    /// between two walks without the bound (`before`, then another), an item both show that the
+    /// bound leaves out is a finding; a target may refuse the bound (4xx). True when it found
+    /// one.
+    async fn before_every_item(
+        &mut self,
+        path: &str,
+        base: &[(&str, String)],
+        param: &str,
+        clause: &'static str,
+        before: &Walk,
+    ) -> bool {
+        // A lower bound, as the operation table states the filter.
+        let lower = self.exec.contract.route("GET", path).is_some_and(|r| {
+            r.effect
+                .filters
+                .iter()
+                .any(|f| f.param == param && matches!(f.rule, Rule::After | Rule::AtOrAfter))
+        });
+        if !lower {
+            return false;
+        }
+        let mut q: Vec<(&str, String)> = base.to_vec();
+        q.push((param, FAR_PAST.to_string()));
+        let (bounded, _) = self.walk_or_last(path, &q, 50, MAX_PAGES).await;
+        let Some(bounded) = bounded else {
+            return false;
+        };
+        let Some(after) = self.walk(path, base, 50, MAX_PAGES).await else {
+            return false;
+        };
+        let missing: Vec<String> = before
+            .ids
+            .iter()
+            .filter(|id| after.ids.contains(id) && !bounded.ids.contains(id))
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            return false;
+        }
+        self.found.push((
+            Finding::new(
+                clause,
+                format!("filter {param} before every item"),
+                format!("{param}={FAR_PAST}, before every item, lists every item the list shows without it"),
+                format!("{} left out: {}", missing.len(), missing.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
+            ),
+            bounded.last.clone(),
+        ));
+        true
     }
 
     /// Lists by each phone number the target shows alone, then by all of them at once (the
