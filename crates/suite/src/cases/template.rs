@@ -81,6 +81,11 @@ impl Vars {
         self.0.insert(name.into(), value);
     }
 
+    /// Every variable with its value.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.0.iter()
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name)
     }

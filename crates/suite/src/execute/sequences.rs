@@ -2374,6 +2374,14 @@ impl Explorer<'_> {
                     f.rule,
                     Rule::Eq | Rule::InComma | Rule::InRepeated | Rule::InRepeatedIds(_)
                 ) {
+                    // Every other value the run and the target offer, up to three: a filter
+                    // sent only with the value the caller itself holds (its own user, its own
+                    // number) cannot tell a filter from a default.
+                    let others: Vec<String> =
+                        sources.iter().filter_map(|(i, _)| value_of(i, f)).collect();
+                    for (w, want) in self.offered(&schema, &others, &v) {
+                        asks.push((with(&[(f.param.as_str(), w)]), None, want));
+                    }
                     if free {
                         for near in near_misses(&v) {
                             asks.push((with(&[(f.param.as_str(), near)]), None, Want::Success));
@@ -2395,6 +2403,49 @@ impl Explorer<'_> {
         }
         self.walk_asks(route, &kind, asks).await;
         Ok(())
+    }
+
+    /// Up to three values of a filter's domain (`schema`) other than `sent`, first those items
+    /// showed (`shown`), then the ids the run knows that match the filter's stated pattern: the
+    /// target's users and what the run made (each listed: a success), then the profile's
+    /// fixtures (no key or secret; one may name another workspace's resource: a success or a
+    /// refusal). None for free text (its near misses stand for the rest of its domain).
+    fn offered(&self, schema: &Value, shown: &[String], sent: &str) -> Vec<(String, Want)> {
+        let pattern = schema
+            .get("pattern")
+            .or_else(|| schema.pointer("/items/pattern"))
+            .and_then(Value::as_str)
+            .and_then(|p| regex::Regex::new(p).ok());
+        let Some(pattern) = pattern else {
+            return Vec::new();
+        };
+        // By name: the same seed sends the same values.
+        let fixtures: BTreeMap<&String, String> = self
+            .fixtures
+            .iter()
+            .filter(|(name, _)| !name.contains("key") && !name.contains("secret"))
+            .filter_map(|(name, v)| Some((name, v.as_str()?.to_string())))
+            .collect();
+        let listed = shown
+            .iter()
+            .chain(&self.users)
+            .chain(self.created.values().flatten())
+            .map(|w| (w.clone(), Want::Success));
+        let fixtures = fixtures.into_values().map(|w| (w, Want::Either));
+        let mut out: Vec<(String, Want)> = Vec::new();
+        for (w, want) in listed.chain(fixtures) {
+            if out.len() == 3 {
+                break;
+            }
+            if w != sent
+                && !out.iter().any(|(o, _)| *o == w)
+                && pattern.is_match(&w)
+                && !w.contains(',')
+            {
+                out.push((w, want));
+            }
+        }
+        out
     }
 
     /// Walks the list of `route` under each query of `asks`, each answer held to its want and
