@@ -69,7 +69,18 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
             .then(|| app.keys().first())
             .flatten()
     });
+    // Fault unauthorized-answer-cached: the gateway caches 401 answers of GET requests.
+    let cache_key = (faults.has(Fault::UnauthorizedAnswerCached)
+        && req.method() == axum::http::Method::GET)
+        .then(|| req.uri().to_string());
     let Some(key) = key else {
+        if let Some(url) =
+            cache_key.filter(|_| !(sent.is_some() && faults.has(Fault::InvalidKey403)))
+        {
+            app.store()
+                .unauthorized_cache
+                .insert(url, time::OffsetDateTime::now_utc());
+        }
         let message = if sent.is_some() {
             "the API key in the Authorization header is not valid"
         } else {
@@ -94,6 +105,14 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         }
         return error.render(app.switches());
     };
+    if cache_key.is_some_and(|url| cached_unauthorized(&app, &url)) {
+        return ApiError::for_path(
+            req.uri().path(),
+            StatusCode::UNAUTHORIZED,
+            "the Authorization header with an API key is required",
+        )
+        .render(app.switches());
+    }
     // Fault user-routes-owner-key-table: the user routes look the key up in the admin console's
     // table, which holds owners' keys only.
     let user_path = req.uri().path() == "/users" || req.uri().path().starts_with("/users/");
@@ -124,6 +143,19 @@ pub(crate) async fn require_key(State(app): State<App>, mut req: Request, next: 
         user_id: key.user_id,
     });
     next.run(req).await
+}
+
+/// How long fault unauthorized-answer-cached keeps a 401 answer.
+const UNAUTHORIZED_TTL: time::Duration = time::Duration::seconds(5);
+
+/// Fault unauthorized-answer-cached: whether the gateway holds a fresh 401 answer for `url`.
+fn cached_unauthorized(app: &App, url: &str) -> bool {
+    let now = time::OffsetDateTime::now_utc();
+    let mut store = app.store();
+    store
+        .unauthorized_cache
+        .retain(|_, at| now - *at < UNAUTHORIZED_TTL);
+    store.unauthorized_cache.contains_key(url)
 }
 
 /// Whether the user of a key is a member (not an owner or admin) of the workspace.

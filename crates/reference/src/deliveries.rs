@@ -95,9 +95,12 @@ fn subscribed(
     by_family: bool,
     wildcard_needs_number: bool,
     first_id_only: bool,
+    status_ignored: bool,
 ) -> bool {
     let covers = |e: &String| e == event || (by_family && family(e) == family(event));
-    if w.status != "enabled" || !events.iter().any(covers) {
+    // Fault webhook-disabled-still-delivered: the subscription query has no status condition.
+    let enabled = w.status == "enabled" || status_ignored;
+    if !enabled || !events.iter().any(covers) {
         return false;
     }
     // Fault webhook-wildcard-skips-unnumbered-events: `*` matches only events with a number.
@@ -124,6 +127,7 @@ pub(crate) fn fire(
     let by_family = faults.has(Fault::WebhookEventsMatchedByFamily);
     let stale_events = faults.has(Fault::WebhookDeliveriesUseCreatedEvents);
     let first_secret = faults.has(Fault::WebhookSignsWithFirstSecret);
+    let status_ignored = faults.has(Fault::WebhookDisabledStillDelivered);
     // Fault delivery-resource-id-from-context: the record's resource column is filled from the
     // routing context when the event has a phone number.
     let recorded_resource = match phone_number_id {
@@ -185,11 +189,12 @@ pub(crate) fn fire(
                 by_family,
                 faults.has(Fault::WebhookWildcardSkipsUnnumberedEvents),
                 faults.has(Fault::WebhookScopeFirstResourceIdOnly),
+                status_ignored,
             )
             // Fault webhook-scope-passes-unnumbered-events: `phone_number_id IS NULL OR ...`.
             || (scope.is_none()
                 && faults.has(Fault::WebhookScopePassesUnnumberedEvents)
-                && subscribed(w, events, event, None, true, by_family, false, false))
+                && subscribed(w, events, event, None, true, by_family, false, false, status_ignored))
         })
         .cloned()
         .collect();
@@ -259,7 +264,24 @@ pub(crate) fn fire(
             Some(occurrence),
         ));
     }
+    if faults.has(Fault::DeliveriesRelayedOnNextEvent) {
+        return relayed_late(store, jobs, first_secret);
+    }
     jobs
+}
+
+/// Fault deliveries-relayed-on-next-event: the relay is woken by this event's insert and sends
+/// what the events before it recorded; this event's deliveries wait for the next one.
+fn relayed_late(store: &mut Store, jobs: Vec<Job>, first_secret: bool) -> Vec<Job> {
+    let waiting = std::mem::replace(
+        &mut store.hooks.relay_pending,
+        jobs.into_iter().map(|j| j.id).collect(),
+    );
+    waiting
+        .iter()
+        .filter_map(|id| store.hooks.deliveries.iter().find(|d| &d.id == id).cloned())
+        .filter_map(|record| again(store, &record, first_secret))
+        .collect()
 }
 
 /// Fault task-events-envelope-flattened: `data`'s members moved to the top of the payload.
@@ -449,7 +471,7 @@ async fn deliver(app: App, job: Job) {
             .timeout(ANSWER_TIMEOUT)
             .header("content-type", "application/json")
             .header("webhook-id", &msg_id)
-            .header("webhook-timestamp", ts.to_string());
+            .header(timestamp_header(&faults), ts.to_string());
         // Fault webhook-test-delivery-unsigned: the test path's client has no signing step.
         let unsigned_test = job.test && faults.has(Fault::WebhookTestDeliveryUnsigned);
         // Fault manual-retry-legacy-signature: the legacy worker's own signature header.
@@ -523,6 +545,16 @@ async fn deliver(app: App, job: Job) {
         if delivered || faults.has(Fault::WebhookNoRetry) {
             return;
         }
+    }
+}
+
+/// The name of the timestamp header; fault webhook-timestamp-header-underscore spells it like
+/// its environment variable.
+fn timestamp_header(faults: &super::faults::FaultSet) -> &'static str {
+    if faults.has(Fault::WebhookTimestampHeaderUnderscore) {
+        "webhook_timestamp"
+    } else {
+        "webhook-timestamp"
     }
 }
 

@@ -18,7 +18,7 @@ pub struct FaultInfo {
     /// Moves a stated limit by one (written `boundary` in the catalog): the self-test requires
     /// a property to catch it.
     pub boundary: bool,
-    /// The blind set the fault belongs to (written `blind1` to `blind14` in the catalog): written
+    /// The blind set the fault belongs to (written `blind1` to `blind15` in the catalog): written
     /// from the contract, the readings and the reference alone, without the suite's checks or
     /// cases, as a measure of the suite on defects nobody wrote a check for.
     pub blind_set: Option<u8>,
@@ -76,6 +76,9 @@ macro_rules! kind {
     };
     (blind_set, blind14) => {
         Some(14)
+    };
+    (blind_set, blind15) => {
+        Some(15)
     };
     (blind_set, $other:ident) => {
         None
@@ -1694,6 +1697,92 @@ pending {
         "delivery records of contact events take resourceId from the contact's natural key, its externalId, instead of its id: a contact.updated delivery shows resourceId `seed-007` (null for a contact without externalId), and resourceId=<the contact's id> finds none of them";
     VersionCheckSkippedWithPageToken => blind14 "version-check-skipped-with-page-token", "Versioning > 1",
         "the version middleware lets a request that carries a pageToken through, the continuation taken to keep the version of the walk it continues: a header-versioned list (GET /contacts, /messages, /calls, /conversations, ...) asked with a pageToken and without Service-Api-Version, or with any value, is served instead of refused";
+
+    // Blind set 15: written from API.md, READINGS and the reference alone, without the suite's
+    // checks or cases (nor what they assert); each is a defect of a kind real backend teams ship,
+    // spread over every area: a column filled from the principal, a handler routed under the
+    // internal service's verb, `OffsetDateTime.toString()`, a read replica behind a create, a
+    // COALESCE guard copied onto an update, optimistic concurrency made mandatory, an HTTP-date
+    // helper, a second statement after the delete, a header constant spelled like its environment
+    // variable, an UPDATE without its INSERT, an in-flight lock outliving its work, a line-ending
+    // normalizer, Python's `fromisoformat`, a status mapped to a derived condition, a gateway that
+    // lowercases paths, a relation dereferenced unguarded, an event hooked to one branch of a
+    // lifecycle, a deprecated parameter dropped from the binding, an attribute holding the related
+    // row's value, `str()` where `json.dumps()` was meant, an ENUM column older than the enum, an
+    // immutable row rotated by copy, an answer built before the insert, a query reused with its
+    // extra condition, string concatenation for an addition, an outbox relay woken by the next
+    // insert, a BOOLEAN column for a string field, bounds compared as text, a subscription query
+    // without the status, a blank check on word characters, an unconditional slice, a gateway
+    // cache that does not vary on the key, a unique filter routed to the detail serializer, and
+    // an RPC envelope passed through.
+    WebhookOrgIdFromCaller => blind15 "webhook-org-id-from-caller", "Resources > Webhook",
+        "POST /webhooks fills org_id from the authenticated principal (`org_id = request.user.id`, copied from the created_by line above it): the create answer and every read of a webhook created through the API show orgId `USa1B2c3D4e5`, a user id, instead of the workspace's `OR...` id (the seeded webhooks keep theirs)";
+    TaskPutRoutedAsPatch => blind15 "task-put-routed-as-patch", "v1 API: tasks > PUT /v1/tasks/{taskId}",
+        "the task router registers the update handler under PATCH, the internal service's verb, instead of PUT: PUT /v1/tasks/{taskId} answers 405 Method Not Allowed with `Allow: GET, PATCH, DELETE` and the title and description stay as they were, while a PATCH with the same body updates them";
+    ConversationTimestampsSecondsOmitted => blind15 "conversation-timestamps-seconds-omitted", "Conventions > timestamps",
+        "conversations are serialized with Java's `OffsetDateTime.toString()`, which leaves the seconds out when they and the fraction are zero: every seeded conversation (its times on whole hours) shows createdAt, updatedAt and lastActivityAt like `2026-01-10T09:00Z`, which is no RFC 3339 date-time (GET /v1/conversations, GET /conversations and the mark-as-* answers)";
+    WebhookGetReplicaLag => blind15 "webhook-get-replica-lag", "Header-versioned API > GET /webhooks/{webhookId}",
+        "GET /webhooks/{webhookId} reads from a replica that applies the primary's writes 2 seconds late: a webhook just created through POST /webhooks answers 404 Not Found for its first 2 seconds, though the create answered 201 with its id (the list and the other webhook routes read the primary)";
+    TaskLinkKeepsExistingConversation => blind15 "task-link-keeps-existing-conversation", "States and transitions > Task > link conversation",
+        "POST /v1/tasks/{taskId}/link-conversation writes `conversation_id = COALESCE(conversation_id, ?)`, the guard of the create path copied: a task already linked to a conversation answers 200 with a new revision (and fires task.linked) but keeps its old conversation, so the seeded task linked to CNt4sKc0nv01, or a task created with a conversationId, never takes the one linked";
+    TaskDeleteRequiresIfMatch => blind15 "task-delete-requires-if-match", "v1 API: tasks > errors",
+        "DELETE /v1/tasks/{taskId} enforces optimistic concurrency with a mandatory If-Match header holding the task's revision: a delete without it answers 428 Precondition Required (one with another revision 412 Precondition Failed), statuses the task routes do not declare, and the task is not deleted";
+    MessageGetTimestampsHttpDate => blind15 "message-get-timestamps-http-date", "Conventions > timestamps",
+        "GET /messages/{messageId} formats createdAt and updatedAt with the view's date helper, JavaScript's `toUTCString()`: a message reads `Sat, 10 Jan 2026 09:00:00 GMT`, the HTTP-date format, instead of an ISO 8601 date-time in UTC (the lists keep the ISO form)";
+    WebhookDeletePurge500 => blind15 "webhook-delete-purge-500", "Errors > no server errors",
+        "DELETE /webhooks/{id} deletes the webhook, then purges its delivery history in a second statement that fails on the history table's foreign key, and the driver's error reaches the client: a webhook that has deliveries (one test delivery is enough) answers 500 Unknown Error, though it is gone (GET answers 404 afterwards)";
+    WebhookTimestampHeaderUnderscore => blind15 "webhook-timestamp-header-underscore", "Authentication > 4",
+        "deliveries carry their timestamp under the header `webhook_timestamp` (the constant spelled like its environment variable) instead of `webhook-timestamp`: a Standard Webhooks verifier finds no timestamp and refuses every delivery, test deliveries and retries included";
+    ContactPatchCustomFieldsUpdatesOnly => blind15 "contact-patch-custom-fields-updates-only", "v1 API: contacts > PATCH /v1/contacts/{id}",
+        "PATCH /v1/contacts/{id} writes custom field items with an UPDATE of the contact's existing rows by key and no INSERT: an item whose key the contact did not have (a `notes` value on a contact without one) is dropped, and the contact reads back without it though the full set was sent";
+    RetryCooldown409 => blind15 "retry-cooldown-409", "States and transitions > Message > retry failed",
+        "POST /messages/{messageId}/retry takes a 30-second in-flight lock on the message and answers a retry while it is held with 409 `a retry of this message is already in progress`, though the re-attempt ended (failed again) at once: a failed message retried a second time within 30 seconds is refused instead of re-attempted";
+    SendTextCrlfNormalized => blind15 "send-text-crlf-normalized", "v1 API: messages > POST /v1/messages",
+        "POST /v1/messages normalizes line endings to CRLF for the carrier's SMPP gateway before it stores the text: a text sent with a line feed (`Line one\\nLine two`) is answered, stored and listed with a carriage return before it, so the message's text is not the one sent";
+    CallsV1ZuluBoundRefused => blind15 "calls-v1-zulu-bound-refused", "v1 API: calls and recordings > GET /v1/calls",
+        "GET /v1/calls parses createdAfter, createdBefore and since with Python 3.10's `datetime.fromisoformat`, which does not take the `Z` designator: a bound in UTC written with `Z` (`2026-02-03T00:00:00Z`, the form of every timestamp the API answers) is refused with 400, while the same instant with `+00:00` is accepted";
+    CallsStatusCompletedMatchesEnded => blind15 "calls-status-completed-matches-ended", "Header-versioned API > GET /calls",
+        "GET /calls maps status=completed to the condition `completed_at IS NOT NULL` (the calls that ended), the other statuses being compared as they are: status=completed also lists the missed call ACc4ll0000000002, and leaves out the completed calls that have no completedAt (the forwarded, AI-handled and support-line ones)";
+    UserV1PathLowercased => blind15 "user-v1-path-lowercased", "v1 API: users > GET /v1/users/{userId}",
+        "the v1 gateway's URL canonicalization lowercases the path of /v1/users/{userId} before it routes it: every user id, whose letters are of mixed case (`USa1B2c3D4e5`), is looked up as `usa1b2c3d4e5`, and GET /v1/users/{userId} answers 404 Not Found for every user";
+    TaskGetWithoutNumber500 => blind15 "task-get-without-number-500", "Errors > no server errors",
+        "GET /v1/tasks/{taskId} serializes the detail with the name of the task's phone number (`task.phone_number.name`) without a guard: a task linked to a conversation or an activity only answers 500 `AttributeError: 'NoneType' object has no attribute 'name'` (the list, and the tasks that have a phoneNumberId, answer)";
+    CallCompletedNotFiredUnanswered => blind15 "call-completed-not-fired-unanswered", "Events > event table",
+        "call.completed is published by the hang-up handler of an answered leg only: a call that ends unanswered (missed into voicemail) or forwarded through a phone menu fires ringing and its other events but never call.completed, so a webhook subscribed to it (the seeded 1002) hears of answered calls alone";
+    ConversationsDeprecatedPhoneNumberIgnored => blind15 "conversations-deprecated-phone-number-ignored", "Versioning > 5",
+        "GET /v1/conversations dropped the deprecated phoneNumber from its query binding when phoneNumbers was added: phoneNumber=<a workspace number, id or E.164> alone no longer filters, and every conversation of the organization is listed instead of that number's";
+    ConversationsHvPhoneNumberIdE164 => blind15 "conversations-hv-phone-number-id-e164", "Resources > Conversation",
+        "GET /conversations serializes phoneNumberId from the model's `phone_number` attribute, which holds the related line's E.164 number: every conversation of the header-versioned list shows phoneNumberId `+14155550123` (or the sales line's number) instead of its phone number id `PN...` (the v1 list and the mark-as-* answers keep the id)";
+    PhoneNumberUsersPythonRepr => blind15 "phone-number-users-python-repr", "Endpoints > JSON bodies",
+        "GET /phone-numbers/{phoneNumberId}/users writes its body with `str(payload)` where `json.dumps(payload)` was meant: the answer, labelled application/json, is a Python literal (`{'data': [{'id': 'USa1B2c3D4e5', ...}]}`, single quotes, `None` for null), which no JSON parser reads";
+    WebhookEventsEnumColumn500 => blind15 "webhook-events-enum-column-500", "Resources > Webhook > events",
+        "a webhook's events are stored in a MySQL ENUM column declared before the later events were added: a create, PATCH or PUT that names message.failed, message.undelivered, call.answered, call.forwarded, call.missed, call.voicemail.completed or call.menu.selected answers 500 `Data truncated for column 'events'` instead of storing them";
+    WebhookRotateReissuesId => blind15 "webhook-rotate-reissues-id", "Header-versioned API > POST /webhooks/{id}/rotate",
+        "POST /webhooks/{id}/rotate treats subscriptions as immutable rows and rotates by inserting a copy under a new id with the new secret, then deleting the original: the answer names another webhook id, and GET /webhooks/{id} of the rotated webhook (and its delivery history) answer 404 afterwards";
+    TaskCreateAnswersUnsavedId => blind15 "task-create-answers-unsaved-id", "v1 API: tasks > POST /v1/tasks",
+        "POST /v1/tasks answers the task object built before the insert, with the id the application generated, while the row takes the id of the database's own default: the taskId of the 201 answer is not the task's, so GET /v1/tasks/{taskId} of it (and every operation on it) answers 404, and the list shows the task under another id";
+    TaskGetOpenOnly => blind15 "task-get-open-only", "v1 API: tasks > GET /v1/tasks/{taskId}",
+        "GET /v1/tasks/{taskId} loads the task through the open-tasks query of the limit check, `completed = false` included: a completed task (the seeded one, or one just completed) answers 404 Not Found, though it is live and listed";
+    CallsOffsetStringConcat => blind15 "calls-offset-string-concat", "Pagination and collection conventions > last page",
+        "GET /calls computes the next offset as `offset + maxResults` where the offset read back from a token is a string: on a page asked with a token the addition concatenates (`'2' + 2` is `'22'`), the next offset lands past the end and the page answers nextPageToken null, so a walk in pages of 2 ends after its second page without the older calls";
+    DeliveriesRelayedOnNextEvent => blind15 "deliveries-relayed-on-next-event", "Events > deliveries",
+        "event deliveries go through an outbox whose relay is woken by the insert of the next event instead of its own (the notify is sent before the commit is visible): each event's deliveries leave only when a later event is recorded, so the last event before a quiet spell (a contact update, a task change, a message sent) reaches no receiver until something else happens";
+    CallAiHandledBoolean => blind15 "call-ai-handled-boolean", "Resources > Call",
+        "call answers read aiHandled from the `ai_handled` BOOLEAN column a migration introduced: every call shows aiHandled `true` or `false` (the AI-handled call ACc4ll0000000005 true, the others false) instead of a string saying how AI handled it, or null";
+    MessagesV1MaxResultsComparedAsText => blind15 "messages-v1-max-results-compared-as-text", "Limits > maxResults",
+        "GET /v1/messages checks maxResults against its bounds as text (`'1' <= value <= '100'`, the query value compared before it is parsed): every value but `1`, `10` and `100` sorts outside the bounds (`'5'` and `'50'` after `'100'`), so maxResults 2 to 9 and 11 to 99 answer 400 as out of range";
+    WebhookDisabledStillDelivered => blind15 "webhook-disabled-still-delivered", "Resources > Webhook > status",
+        "the dispatcher's subscription query lacks the `status = 'enabled'` condition: a webhook created or updated with status `disabled` answers and reads disabled, but every event it is subscribed to is still delivered to its url";
+    TextBlankCheckWordCharacters => blind15 "text-blank-check-word-characters", "Errors > Rules > 4",
+        "POST /v1/messages decides that a text is blank with `re.search(r'\\w', text) is None`: a text that holds no letter, digit or underscore (an emoji alone, `?!`, `:-)`) is refused with 400 as whitespace-only, though only a text of whitespace is to be refused";
+    SourceUrlTrailingSlashSliced => blind15 "source-url-trailing-slash-sliced", "Resources > Contact > sourceUrl",
+        "POST and PATCH /v1/contacts strip the trailing slash the CRM exports always had with `source_url[:-1]`, whether or not it is there: every sourceUrl is stored and answered without its last character (`https://crm.example.test/c/42` reads `https://crm.example.test/c/4`), a link to another record";
+    UnauthorizedAnswerCached => blind15 "unauthorized-answer-cached", "Authentication > 3",
+        "the gateway's response cache keeps 401 answers of GET requests for 5 seconds, keyed by path and query without the Authorization header: a request with a valid key to a URL just asked without a key (or with a wrong one) gets the cached 401 Unauthorized instead of its answer";
+    PhoneNumbersFilterAnswersObject => blind15 "phone-numbers-filter-answers-object", "Pagination and collection conventions > list shape",
+        "GET /phone-numbers routes a phoneNumber filter, a unique column, to the detail serializer: the answer is `{data: {...}}` with the matching number as an object (`data: null` when none matches), without totalItems and nextPageToken, instead of the list body";
+    TaskTransitionsResultEnvelope => blind15 "task-transitions-result-envelope", "What the service does > data envelope",
+        "the task transitions (complete, reopen, assign, unassign, change-due-date, remove-due-date, link-conversation, unlink-conversation) answer the task service's RPC envelope as it is, `{result: {taskId, revision}}`, without the `data` wrapper (create, get, list and PUT still answer with it)";
 }
 }
 
@@ -1870,6 +1959,13 @@ impl Fault {
             // expired, and every retry is refused with 402 before the status is looked at.
             Fault::CallForwardedToSipUri => &[V::OptionalFieldsAbsent, V::OptionalFieldsNull],
             Fault::RetryUndeliveredUnhandled500 => &[V::OwnWorkspaceKeys],
+            // Blind set 15. A conversation's phoneNumberId, a call's aiHandled and a contact's
+            // sourceUrl are fields a target may leave out or give as null (READINGS 1.3).
+            Fault::ConversationsHvPhoneNumberIdE164
+            | Fault::CallAiHandledBoolean
+            | Fault::SourceUrlTrailingSlashSliced => {
+                &[V::OptionalFieldsAbsent, V::OptionalFieldsNull]
+            }
             _ => &[],
         }
     }

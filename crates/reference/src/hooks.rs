@@ -52,6 +52,9 @@ pub(crate) struct Hooks {
     /// Webhooks created and never updated since (kept only while fault
     /// webhook-updated-at-null-until-update is on): their updated_at is NULL.
     pub never_updated: std::collections::BTreeSet<String>,
+    /// Deliveries recorded and not yet relayed, by id: the outbox relay sends them when the next
+    /// event is recorded (kept only while fault deliveries-relayed-on-next-event is on).
+    pub relay_pending: Vec<String>,
 }
 
 /// One delivery: its payload and every attempt to deliver it.

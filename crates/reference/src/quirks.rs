@@ -104,6 +104,95 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Java's `OffsetDateTime.toString()` of a `...T10:00:00.000Z` timestamp: the fraction goes when
+/// it is zero, and the seconds too when they are zero as well (`2026-01-10T09:00Z`).
+pub(crate) fn java_offset_date_time(timestamp: &str) -> Option<String> {
+    let body = timestamp.strip_suffix('Z')?;
+    let body = body.strip_suffix(".000").unwrap_or(body);
+    let body = match body.strip_suffix(":00") {
+        Some(minutes) if minutes.len() == 16 => minutes,
+        _ => body,
+    };
+    Some(format!("{body}Z"))
+}
+
+/// JavaScript's `Date.prototype.toUTCString()`, the HTTP-date format of RFC 7231
+/// (`Sat, 10 Jan 2026 09:00:00 GMT`).
+pub(crate) fn http_date(at: OffsetDateTime) -> String {
+    let utc = at.to_offset(time::UtcOffset::UTC);
+    let weekday = match utc.weekday() {
+        time::Weekday::Monday => "Mon",
+        time::Weekday::Tuesday => "Tue",
+        time::Weekday::Wednesday => "Wed",
+        time::Weekday::Thursday => "Thu",
+        time::Weekday::Friday => "Fri",
+        time::Weekday::Saturday => "Sat",
+        time::Weekday::Sunday => "Sun",
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS[usize::from(u8::from(utc.month())) - 1];
+    format!(
+        "{weekday}, {:02} {month} {:04} {:02}:{:02}:{:02} GMT",
+        utc.day(),
+        utc.year(),
+        utc.hour(),
+        utc.minute(),
+        utc.second()
+    )
+}
+
+/// Python's `str()` of the value `json.loads` would give: dicts and lists in Python's literal
+/// syntax, strings in single quotes, `None`, `True` and `False`.
+pub(crate) fn python_repr(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "None".to_string(),
+        Value::Bool(true) => "True".to_string(),
+        Value::Bool(false) => "False".to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => python_str(s),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(python_repr).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", python_str(k), python_repr(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// A Python `repr` of a string: single quotes, unless the text holds one and no double quote.
+fn python_str(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +238,31 @@ mod tests {
             "2026-03-04T09:00:00.000Z"
         );
         assert_eq!(hex(&[0x3f, 0x9a]), "3f9a");
+    }
+
+    #[test]
+    fn other_stacks_write_what_they_write() {
+        assert_eq!(
+            java_offset_date_time("2026-01-10T09:00:00.000Z").as_deref(),
+            Some("2026-01-10T09:00Z")
+        );
+        assert_eq!(
+            java_offset_date_time("2026-01-10T09:00:15.000Z").as_deref(),
+            Some("2026-01-10T09:00:15Z")
+        );
+        assert_eq!(
+            java_offset_date_time("2026-01-10T09:00:00.120Z").as_deref(),
+            Some("2026-01-10T09:00:00.120Z")
+        );
+        assert_eq!(
+            http_date(datetime!(2026-01-10 09:00:05 UTC)),
+            "Sat, 10 Jan 2026 09:00:05 GMT"
+        );
+        let value =
+            serde_json::json!({"data": [{"id": "US1", "n": null, "ok": true, "q": "it's"}]});
+        assert_eq!(
+            python_repr(&value),
+            "{'data': [{'id': 'US1', 'n': None, 'ok': True, 'q': \"it's\"}]}"
+        );
     }
 }

@@ -61,6 +61,11 @@ pub(crate) struct Store {
     /// Callers who passed the number-scoped check of GET /v1/calls/{callId} once (fault
     /// call-v1-access-memoized-per-caller).
     pub(crate) call_access_memo: std::collections::BTreeSet<String>,
+    /// When each message's last retry took its in-flight lock (fault retry-cooldown-409).
+    pub(crate) retry_locks: HashMap<String, OffsetDateTime>,
+    /// When the gateway cached a 401 answer, by method, path and query (fault
+    /// unauthorized-answer-cached).
+    pub(crate) unauthorized_cache: HashMap<String, OffsetDateTime>,
 }
 
 /// Which shape generated ids take; every shape is conforming (ids are opaque, READINGS 5.1).

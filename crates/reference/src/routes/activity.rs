@@ -237,6 +237,13 @@ fn call(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respons
         if event == "call.menu.selected" && faults.has(Fault::CallMenuSelectedNotFired) {
             continue;
         }
+        // Fault call-completed-not-fired-unanswered: only an answered leg's hang-up publishes.
+        if event == "call.completed"
+            && outcome != "answered"
+            && faults.has(Fault::CallCompletedNotFiredUnanswered)
+        {
+            continue;
+        }
         // Fault voicemail-fires-call-answered: reaching voicemail counts as answered, whatever
         // the call's direction.
         let event = if event == "call.missed" && faults.has(Fault::VoicemailFiresCallAnswered) {

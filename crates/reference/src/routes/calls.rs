@@ -127,6 +127,11 @@ fn call_json(app: &App, call: &Call, summary: bool, voicemail: bool) -> Value {
         let voicemail = voicemail && (summary || !faults.has(Fault::VoicemailNeedsSummary));
         call.to_json(summary, voicemail, prefix)
     };
+    // Fault call-ai-handled-boolean: aiHandled read from a BOOLEAN column.
+    if faults.has(Fault::CallAiHandledBoolean) {
+        let handled = json.get("aiHandled").and_then(Value::as_str).is_some();
+        json["aiHandled"] = json!(handled);
+    }
     // Fault call-duration-bigint-string: the BIGINT column comes back from the driver as a string.
     if faults.has(Fault::CallDurationString) {
         if let Some(n) = json.get("duration").and_then(Value::as_i64) {
@@ -219,6 +224,24 @@ fn time_param(q: &Query, name: &str, path: &str) -> Result<Option<OffsetDateTime
             })
         })
         .transpose()
+}
+
+/// Fault calls-v1-zulu-bound-refused: Python 3.10's `datetime.fromisoformat` does not take the
+/// `Z` designator, and refuses a bound written with it.
+fn zulu_refused(app: &App, q: &Query, name: &str, path: &str) -> Result<(), ApiError> {
+    let Some(v) = q
+        .first(name)
+        .filter(|_| app.switches().faults.has(Fault::CallsV1ZuluBoundRefused))
+    else {
+        return Ok(());
+    };
+    if v.ends_with(['Z', 'z']) {
+        return Err(ApiError::bad_request(
+            path,
+            format!("query parameter {name}: Invalid isoformat string: '{v}'"),
+        ));
+    }
+    Ok(())
 }
 
 /// Fault calls-gte-offset-sign-inverted: the hand-written parser reads the offset's sign the
@@ -438,6 +461,7 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
     }
     // Fault calls-v1-date-only-bound-accepted: a lenient parser takes a bare date as midnight UTC.
     let time_param = |q: &Query, name: &str, path: &str| {
+        zulu_refused(app, q, name, path)?;
         time_param(q, name, path).or_else(|e| {
             q.first(name)
                 .filter(|_| faults.has(Fault::CallsV1DateOnlyBoundAccepted))
@@ -517,6 +541,9 @@ fn list_calls_v1(app: &App, caller: &Caller, q: &Query) -> Answer {
 /// as the zero value of a Go string.
 fn calls_page(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
     let faults = &app.switches().faults;
+    if path == HV && faults.has(Fault::CallsOffsetStringConcat) {
+        return concatenated_offsets(app, q, items);
+    }
     let zero_string = faults.has(Fault::CallsLastPageTokenEmptyString);
     // Fault calls-empty-page-null-data: the items are collected in a Go nil slice.
     let nil_slice = faults.has(Fault::CallsEmptyPageNullData);
@@ -532,6 +559,26 @@ fn calls_page(app: &App, q: &Query, path: &str, items: &[Value]) -> Answer {
         body["data"] = Value::Null;
     }
     Ok(reply::json(StatusCode::OK, &body))
+}
+
+/// Fault calls-offset-string-concat: the next offset is `offset + maxResults` with the offset of
+/// a token read back as a string, so on a continued page the addition concatenates the digits.
+fn concatenated_offsets(app: &App, q: &Query, items: &[Value]) -> Answer {
+    let mut page = page_cut(app, q, HV, items, false)?;
+    if let Some(offset) = q.first("pageToken").and_then(pagination::decode_token) {
+        let size = q
+            .first("maxResults")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(DEFAULT_PAGE);
+        let next = format!("{offset}{size}")
+            .parse::<usize>()
+            .unwrap_or(usize::MAX);
+        page.next_token = (next < items.len()).then(|| pagination::encode_token(next));
+    }
+    Ok(reply::json(
+        StatusCode::OK,
+        &pagination::list_body(page, &app.switches().faults),
+    ))
 }
 
 /// Fault calls-max-results-clamped: maxResults forced into 1-100 instead of refused outside it;
@@ -819,6 +866,12 @@ async fn user_v1(
         .render(app.switches());
     }
     let result = input::path_param(id, V1_USERS).and_then(|id| {
+        // Fault user-v1-path-lowercased: the gateway lowercases the path before routing.
+        let id = if app.switches().faults.has(Fault::UserV1PathLowercased) {
+            id.to_lowercase()
+        } else {
+            id
+        };
         let guard = app.store();
         if guard.workspace().user(&id).is_none()
             && app.switches().faults.has(Fault::UserV1UnknownAnswered)
@@ -958,7 +1011,7 @@ async fn list_hv(
             })
             .filter(|c| {
                 app.switches().faults.has(Fault::CallsStatusFilterIgnored)
-                    || q.first("status").is_none_or(|s| c.fields["status"] == s)
+                    || q.first("status").is_none_or(|s| status_matches(&app, c, s))
             })
             .filter(|c| {
                 // Fault gte-exclusive: `[gte]` read as `[gt]`.
@@ -1016,6 +1069,20 @@ async fn list_hv(
         calls_page(&app, &clamped_max_results(&app, &q), HV, &items)
     })();
     answer(&app, result)
+}
+
+/// Whether a call has the status a filter asks for; fault calls-status-completed-matches-ended
+/// maps `completed` to the calls that ended (`completed_at IS NOT NULL`).
+fn status_matches(app: &App, c: &Call, status: &str) -> bool {
+    if status == "completed"
+        && app
+            .switches()
+            .faults
+            .has(Fault::CallsStatusCompletedMatchesEnded)
+    {
+        return c.fields.get("completedAt").is_some_and(|t| !t.is_null());
+    }
+    c.fields["status"] == status
 }
 
 async fn get_hv(
@@ -1404,6 +1471,17 @@ async fn numbers_hv(State(app): State<App>, RawQuery(raw): RawQuery) -> Response
             .filter(|n| ignore || filter.is_none_or(|f| n.number == f))
             .map(|n| number_json(&app, n, restrictions_asked(&app, &q), number_field(&app)))
             .collect();
+        // Fault phone-numbers-filter-answers-object: a filter on the unique column is answered
+        // by the detail serializer.
+        if filter.is_some()
+            && app
+                .switches()
+                .faults
+                .has(Fault::PhoneNumbersFilterAnswersObject)
+        {
+            let one = items.first().cloned().unwrap_or(Value::Null);
+            return Ok(reply::data(StatusCode::OK, one));
+        }
         // Fault phone-numbers-pages-unordered: no ORDER BY, and the OFFSET query's plan scans the
         // index backwards.
         let mut items = items;
@@ -1522,6 +1600,19 @@ async fn number_users_hv(
             let mut number = number_json(&app, n, false, number_field(&app));
             number["users"] = Value::Array(users);
             return Ok(reply::data(StatusCode::OK, number));
+        }
+        // Fault phone-number-users-python-repr: the body written with `str(payload)`.
+        if app.switches().faults.has(Fault::PhoneNumberUsersPythonRepr) {
+            let literal = crate::quirks::python_repr(&json!({ "data": users }));
+            return Ok((
+                StatusCode::OK,
+                [(
+                    axum::http::header::CONTENT_TYPE,
+                    axum::http::HeaderValue::from_static("application/json"),
+                )],
+                literal,
+            )
+                .into_response());
         }
         Ok(reply::data(StatusCode::OK, Value::Array(users)))
     });

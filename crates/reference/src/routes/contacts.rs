@@ -349,6 +349,7 @@ fn create(app: &App, caller: &Caller, body: &Map<String, Value>) -> Result<Respo
     }
     external_id_free(app, &store, input.external_id.as_deref(), None)?;
     source_url_column(faults, &input)?;
+    source_url_sliced(faults, &mut input);
     let source = match &input.source {
         Some(_) if app.switches().variant(Variant::SourceAlwaysPublicApi) => {
             Some("public-api".to_string())
@@ -666,7 +667,14 @@ fn update(
         ));
     }
     source_url_column(faults, &input)?;
+    source_url_sliced(faults, &mut input);
     empty_list_syntax_error(faults, &body)?;
+    // Fault contact-patch-custom-fields-updates-only: an UPDATE of the rows by key, no INSERT.
+    if faults.has(Fault::ContactPatchCustomFieldsUpdatesOnly) {
+        input
+            .custom_fields
+            .retain(|item| existing.custom_fields.iter().any(|e| e.key == item.key));
+    }
     if faults.has(Fault::PatchMergesEntries) {
         keep_omitted_entries(&mut input, &existing);
     }
@@ -885,6 +893,16 @@ fn source_url_column(faults: &FaultSet, input: &ContactInput) -> Result<(), ApiE
             ))
         }
         _ => Ok(()),
+    }
+}
+
+/// Fault source-url-trailing-slash-sliced: `source_url[:-1]`, meant to strip the trailing slash
+/// the CRM exports had, cuts the last character whatever it is.
+fn source_url_sliced(faults: &FaultSet, input: &mut ContactInput) {
+    if faults.has(Fault::SourceUrlTrailingSlashSliced) {
+        if let Some(url) = input.source_url.as_mut() {
+            url.pop();
+        }
     }
 }
 

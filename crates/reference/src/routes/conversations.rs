@@ -102,7 +102,16 @@ fn page(
     }
     let mut body = pagination::list_body(
         pagination::Page {
-            items: page.iter().map(|c| conversation_json(app, c)).collect(),
+            items: page
+                .iter()
+                .map(|c| {
+                    let mut v = conversation_json(app, c);
+                    if path == HV_PATH {
+                        phone_number_id_as_number(app, c, &mut v);
+                    }
+                    v
+                })
+                .collect(),
             total: items.len(),
             next_token: next,
         },
@@ -121,6 +130,26 @@ fn page(
     Ok(reply::json(StatusCode::OK, &body))
 }
 
+/// Fault conversations-hv-phone-number-id-e164: the list serializer reads the model's
+/// `phone_number` attribute, the related line's E.164 number, for phoneNumberId.
+fn phone_number_id_as_number(app: &App, c: &Conversation, json: &mut serde_json::Value) {
+    if !app
+        .switches()
+        .faults
+        .has(Fault::ConversationsHvPhoneNumberIdE164)
+    {
+        return;
+    }
+    let number = app
+        .store()
+        .messaging
+        .line_by_id(&c.phone_number_id)
+        .map(|l| l.number);
+    if let Some(number) = number {
+        json["phoneNumberId"] = serde_json::Value::String(number.to_string());
+    }
+}
+
 /// A conversation as answered; fault `conversation-participants-joined` joins the participants.
 fn conversation_json(app: &App, c: &Conversation) -> serde_json::Value {
     let mut v = c.to_json();
@@ -130,6 +159,21 @@ fn conversation_json(app: &App, c: &Conversation) -> serde_json::Value {
         .has(Fault::ConversationParticipantsJoined)
     {
         v["participants"] = serde_json::Value::String(c.participants.join(","));
+    }
+    // Fault conversation-timestamps-seconds-omitted: Java's `OffsetDateTime.toString()`.
+    if app
+        .switches()
+        .faults
+        .has(Fault::ConversationTimestampsSecondsOmitted)
+    {
+        for field in ["createdAt", "updatedAt", "lastActivityAt"] {
+            if let Some(shown) = v[field]
+                .as_str()
+                .and_then(crate::quirks::java_offset_date_time)
+            {
+                v[field] = serde_json::Value::String(shown);
+            }
+        }
     }
     // Fault conversation-unset-times-empty-string: NOT NULL DEFAULT '' time columns.
     if app
@@ -227,7 +271,10 @@ fn v1_phone_numbers<'q>(
             ),
         ));
     }
-    let deprecated = query.first("phoneNumber");
+    // Fault conversations-deprecated-phone-number-ignored: dropped from the query binding.
+    let deprecated = query
+        .first("phoneNumber")
+        .filter(|_| !faults.has(Fault::ConversationsDeprecatedPhoneNumberIgnored));
     let mut deprecated_as_id = false;
     if numbers.is_empty() || faults.has(Fault::DeprecatedPhoneNumberWins) {
         if let Some(n) = deprecated {

@@ -81,6 +81,22 @@ fn page_size(app: &App, path: &str, query: &Query) -> Result<usize, ApiError> {
     } else {
         MAX_RESULTS
     };
+    // Fault messages-v1-max-results-compared-as-text: the bounds compared with the query's text.
+    if let Some(v) = query.first("maxResults").filter(|v| {
+        path == V1_PATH
+            && faults.has(Fault::MessagesV1MaxResultsComparedAsText)
+            && !(*v >= "1" && *v <= "100")
+    }) {
+        return Err(ApiError::bad_request(
+            path,
+            pagination::PageQueryError::MaxResults {
+                value: v.to_string(),
+                min: 1,
+                max,
+            }
+            .to_string(),
+        ));
+    }
     pagination::max_results(query.first("maxResults"), DEFAULT_RESULTS, max)
         .map_err(|e| ApiError::bad_request(path, e.to_string()))
 }
@@ -811,6 +827,12 @@ fn mangled_text(faults: &FaultSet, stored: String) -> String {
     } else {
         stored
     };
+    // Fault send-text-crlf-normalized: line endings normalized to CRLF for the SMPP gateway.
+    let stored = if faults.has(Fault::SendTextCrlfNormalized) {
+        stored.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        stored
+    };
     // Fault send-text-column-160: the text column holds one SMS segment and cuts the rest.
     if faults.has(Fault::SendTextColumn160) {
         stored.chars().take(TEXT_COLUMN).collect()
@@ -957,6 +979,10 @@ fn stored_text(app: &App, body: &Map<String, Value>) -> Result<String, ApiError>
     } else {
         text.trim().is_empty()
     };
+    // Fault text-blank-check-word-characters: `re.search(r'\w', text) is None`.
+    let blank = blank
+        || (faults.has(Fault::TextBlankCheckWordCharacters)
+            && !text.chars().any(|c| c.is_alphanumeric() || c == '_'));
     if blank && !faults.has(Fault::WhitespaceTextAccepted) {
         return Err(ApiError::bad_request(
             V1_PATH,
@@ -1489,6 +1515,26 @@ fn shared_default_filters(app: &App, exact: &mut Vec<(&'static str, Vec<String>)
     exact.clone_from(defaults);
 }
 
+/// How long fault retry-cooldown-409 holds a message's in-flight lock after a retry.
+const RETRY_LOCK: time::Duration = time::Duration::seconds(30);
+
+/// Fault retry-cooldown-409: a retry while the message's in-flight lock is held is refused.
+fn retry_locked(faults: &FaultSet, store: &crate::store::Store, id: &str) -> Result<(), ApiError> {
+    let held = store
+        .retry_locks
+        .get(id)
+        .is_some_and(|at| OffsetDateTime::now_utc() - *at < RETRY_LOCK);
+    if held && faults.has(Fault::RetryCooldown409) {
+        return Err(ApiError::for_path(
+            HV_PATH,
+            StatusCode::CONFLICT,
+            "a retry of this message is already in progress",
+        )
+        .with_title("Message Not Retryable"));
+    }
+    Ok(())
+}
+
 /// What an HTML template's autoescape makes of a text (fault message-get-text-html-escaped).
 fn html_escaped(text: &str) -> String {
     text.chars()
@@ -1556,6 +1602,11 @@ async fn get_hv(
         }
         media_type_from_extension(&app, &mut json);
         unwrap_single_recipient(&app, &mut json);
+        // Fault message-get-timestamps-http-date: the view's date helper, `toUTCString()`.
+        if faults.has(Fault::MessageGetTimestampsHttpDate) {
+            json["createdAt"] = Value::String(crate::quirks::http_date(message.created_at));
+            json["updatedAt"] = Value::String(crate::quirks::http_date(message.updated_at));
+        }
         // Fault message-get-text-html-escaped: the view's template filter escapes the text.
         if faults.has(Fault::MessageGetTextHtmlEscaped) {
             json["text"] = Value::String(html_escaped(&message.text));
@@ -1618,9 +1669,16 @@ async fn retry_hv(State(app): State<App>, id: Result<Path<String>, PathRejection
             )
             .with_title("Message Not Retryable"));
         }
+        retry_locked(faults, &store, &id)?;
         let retried = store
             .messaging
             .retry(&id, &allow, OffsetDateTime::now_utc());
+        // Fault retry-cooldown-409: the in-flight lock is taken for 30 seconds.
+        if retried.is_ok() && faults.has(Fault::RetryCooldown409) {
+            store
+                .retry_locks
+                .insert(id.clone(), OffsetDateTime::now_utc());
+        }
         if retried.is_ok() && app.switches().variant(Variant::RetryDelivers) {
             // The re-attempt succeeds: the message is failed no more, and a second retry is
             // refused as for any message that is not failed.

@@ -56,7 +56,9 @@ pub(crate) fn router(app: App) -> Router {
         .merge(calls::v1_routes())
         //
         // --- tasks (issue 6): merge this area's v1 routes below ---
-        .merge(tasks::v1_routes())
+        .merge(tasks::v1_routes(
+            app.switches().faults.has(Fault::TaskPutRoutedAsPatch),
+        ))
         //
         // --- webhooks (issue 7): legacy v1 creation endpoints ---
         .merge(webhooks::v1_routes())

@@ -37,13 +37,20 @@ const ID_MAX: usize = 64;
 /// The round trip between the count and the insert under fault task-limit-race.
 const RACE_ROUND_TRIP: std::time::Duration = std::time::Duration::from_millis(30);
 
-pub(super) fn v1_routes() -> Router<App> {
+/// The task routes; `put_as_patch` is fault task-put-routed-as-patch: the update handler is
+/// registered under PATCH, the internal service's verb.
+pub(super) fn v1_routes(put_as_patch: bool) -> Router<App> {
+    let one = if put_as_patch {
+        allow_only(
+            get(get_one).patch(update).delete(delete),
+            "GET, PATCH, DELETE",
+        )
+    } else {
+        allow_only(get(get_one).put(update).delete(delete), "GET, PUT, DELETE")
+    };
     Router::new()
         .route(V1_PATH, allow_only(get(list).post(create), "GET, POST"))
-        .route(
-            "/v1/tasks/{taskId}",
-            allow_only(get(get_one).put(update).delete(delete), "GET, PUT, DELETE"),
-        )
+        .route("/v1/tasks/{taskId}", one)
         .route(
             "/v1/tasks/{taskId}/{action}",
             allow_only(post(transition), "POST"),
@@ -627,7 +634,7 @@ async fn create(
         );
         drop(store);
         crate::deliveries::dispatch(&app, jobs);
-        Ok(reply::data(StatusCode::CREATED, json))
+        Ok(reply::data(StatusCode::CREATED, unsaved_id(faults, json)))
     });
     // Fault task-400-contacts-code: the validation error class shared with the contacts module.
     let result = result.map_err(|e| {
@@ -648,6 +655,15 @@ async fn create(
         );
     }
     response
+}
+
+/// Fault task-create-answers-unsaved-id: the create answers the object built before the insert,
+/// with the id the application generated; the row took the database default's.
+fn unsaved_id(faults: &FaultSet, mut json: Value) -> Value {
+    if faults.has(Fault::TaskCreateAnswersUnsavedId) {
+        json["taskId"] = json!(format!("TK{:016x}", rand::random::<u64>()));
+    }
+    json
 }
 
 async fn list(State(app): State<App>, RawQuery(raw): RawQuery) -> Response {
@@ -805,6 +821,22 @@ async fn get_one(State(app): State<App>, id: Result<Path<String>, PathRejection>
             }
         }
         match store.tasks().get(&id) {
+            // Fault task-get-open-only: the open-tasks query of the limit check, reused.
+            Some(task) if task.completed && faults.has(Fault::TaskGetOpenOnly) => {
+                Err(not_found(&id))
+            }
+            // Fault task-get-without-number-500: the detail reads the phone number's name.
+            Some(task)
+                if !task.is_deleted
+                    && task.phone_number_id.is_none()
+                    && faults.has(Fault::TaskGetWithoutNumber500) =>
+            {
+                Err(ApiError::for_path(
+                    V1_PATH,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "AttributeError: 'NoneType' object has no attribute 'name'",
+                ))
+            }
             Some(task) if !task.is_deleted && faults.has(Fault::TaskGetAnswersFirst) => {
                 let first = store.tasks().visible().first().copied().unwrap_or(task);
                 Ok(reply::data(StatusCode::OK, task_json(first, faults)))
@@ -879,10 +911,15 @@ async fn update(
     respond(&app, result)
 }
 
-async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>) -> Response {
+async fn delete(
+    State(app): State<App>,
+    headers: axum::http::HeaderMap,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
     let result = task_id(id).and_then(|id| {
         let mut linked = None;
         let answer = change(&app, &id, "task.deleted", |task| {
+            if_match(&app.switches().faults, &headers, task)?;
             // Fault task-delete-completed-refused: the state machine deletes open tasks only.
             if task.completed && app.switches().faults.has(Fault::TaskDeleteCompletedRefused) {
                 return Err(ApiError::bad_request(
@@ -910,6 +947,33 @@ async fn delete(State(app): State<App>, id: Result<Path<String>, PathRejection>)
         Ok(answer)
     });
     respond(&app, result)
+}
+
+/// Fault task-delete-requires-if-match: the delete wants the task's revision in If-Match.
+fn if_match(
+    faults: &FaultSet,
+    headers: &axum::http::HeaderMap,
+    task: &Task,
+) -> Result<(), ApiError> {
+    if !faults.has(Fault::TaskDeleteRequiresIfMatch) {
+        return Ok(());
+    }
+    let revision = shown_revision(task, faults).to_string();
+    match headers.get(axum::http::header::IF_MATCH) {
+        None => Err(ApiError::for_path(
+            V1_PATH,
+            StatusCode::PRECONDITION_REQUIRED,
+            "this request must be conditional: send If-Match with the task's revision",
+        )),
+        Some(sent) if sent.as_bytes().trim_ascii() != revision.as_bytes() => {
+            Err(ApiError::for_path(
+                V1_PATH,
+                StatusCode::PRECONDITION_FAILED,
+                format!("If-Match does not match the task's revision {revision}"),
+            ))
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 /// Fault task-reopen-undeletes: reopen brings a deleted task back, open; `None` when the task is
@@ -1067,7 +1131,34 @@ async fn transition(
             check_id(&id)?;
             run_transition(&app, &caller, &id, &action, body)
         });
-    respond(&app, result)
+    let response = respond(&app, result);
+    if app
+        .switches()
+        .faults
+        .has(Fault::TaskTransitionsResultEnvelope)
+    {
+        return result_envelope(response).await;
+    }
+    response
+}
+
+/// Fault task-transitions-result-envelope: a transition's success answer passed through in the
+/// task service's RPC envelope, `{result: ...}`, instead of `{data: ...}`.
+async fn result_envelope(response: Response) -> Response {
+    if !response.status().is_success() {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(mut o)) if o.contains_key("data") => {
+            let data = o.remove("data").unwrap_or(Value::Null);
+            reply::json(parts.status, &json!({ "result": data }))
+        }
+        _ => Response::from_parts(parts, Body::from(bytes)),
+    }
 }
 
 /// POST /v1/tasks/{taskId}/unassign: the named user is no longer assigned; the answer is
@@ -1149,7 +1240,10 @@ fn link_conversation(
         } else {
             required_id(&body, "conversationId", "CN")?
         };
-        task.conversation_id = Some(linked);
+        // Fault task-link-keeps-existing-conversation: `COALESCE(conversation_id, ?)`.
+        if task.conversation_id.is_none() || !faults.has(Fault::TaskLinkKeepsExistingConversation) {
+            task.conversation_id = Some(linked);
+        }
         Ok(Changed::Yes)
     })?;
     // Fault task-conversation-link-unique: the link row is upserted under its UNIQUE index,

@@ -75,6 +75,18 @@ const EVENTS: &[(&str, &str)] = &[
     ("task.duedate.removed", "task"),
 ];
 
+/// The events added after the events column's ENUM was declared (fault
+/// webhook-events-enum-column-500).
+const LATER_EVENTS: [&str; 7] = [
+    "message.failed",
+    "message.undelivered",
+    "call.answered",
+    "call.forwarded",
+    "call.missed",
+    "call.voicemail.completed",
+    "call.menu.selected",
+];
+
 pub(super) fn routes() -> Router<App> {
     Router::new()
         .route("/webhooks", allow_only(get(list).post(create), "GET, POST"))
@@ -174,6 +186,10 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
     let strict = !app.switches().faults.has(Fault::WebhookIdPatternUnchecked);
     let result = webhook_id(&app, id, strict).and_then(|id| {
         let mut store = app.store();
+        // Fault webhook-get-replica-lag: the replica has not applied the create yet.
+        if store.webhook(&id).is_some_and(|w| in_replica_lag(&app, w)) {
+            return Err(not_found(&app, &id));
+        }
         // Fault webhook-get-cache-misses-put: a read-through cache PUT does not evict.
         if app.switches().faults.has(Fault::WebhookGetCacheMissesPut) {
             if let Some(cached) = store.hooks.get_cache.get(&id) {
@@ -210,6 +226,15 @@ async fn get_webhook(State(app): State<App>, id: Result<Path<String>, PathReject
             .ok_or_else(|| not_found(&app, &id))
     });
     answer(&app, result)
+}
+
+/// How far behind the primary the replica of fault webhook-get-replica-lag applies writes.
+const REPLICA_LAG: time::Duration = time::Duration::seconds(2);
+
+/// Fault webhook-get-replica-lag: whether the replica does not hold the webhook yet.
+fn in_replica_lag(app: &App, w: &Webhook) -> bool {
+    app.switches().faults.has(Fault::WebhookGetReplicaLag)
+        && OffsetDateTime::now_utc() - w.created_at < REPLICA_LAG
 }
 
 async fn list(State(app): State<App>) -> Response {
@@ -422,6 +447,18 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
                 groups.push(*group);
             }
         }
+        // Fault webhook-events-enum-column-500: the ENUM column predates these events.
+        if let Some(e) = events
+            .iter()
+            .find(|e| LATER_EVENTS.contains(&e.as_str()))
+            .filter(|_| faults.has(Fault::WebhookEventsEnumColumn500))
+        {
+            return Err(ApiError::for_path(
+                PATH,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("Data truncated for column 'events' at row 1 ('{e}')"),
+            ));
+        }
         if groups.len() > 1 && !faults.has(Fault::WebhookMixedVariantsAccepted) {
             return Err(ApiError::bad_request(
                 PATH,
@@ -594,9 +631,15 @@ async fn create(
         } else {
             "enabled"
         };
+        // Fault webhook-org-id-from-caller: org_id filled from the authenticated principal.
+        let org_id = if faults.has(Fault::WebhookOrgIdFromCaller) {
+            caller.user_id.to_string()
+        } else {
+            fixtures::ORG_ID.to_string()
+        };
         let webhook = Webhook {
             id: id.clone(),
-            org_id: fixtures::ORG_ID.to_string(),
+            org_id,
             label: fields
                 .label
                 .flatten()
@@ -1037,6 +1080,9 @@ async fn delete_webhook(
             }
             return Err(not_found(&app, &id));
         };
+        // Fault webhook-delete-purge-500: the purge of the history after the delete fails.
+        let purge_fails = app.switches().faults.has(Fault::WebhookDeletePurge500)
+            && store.hooks.deliveries.iter().any(|d| d.webhook_id == id);
         store.remove_webhook(&id);
         store.hooks.list_cache = None;
         store.hooks.get_cache.remove(&id);
@@ -1075,6 +1121,14 @@ async fn delete_webhook(
             || faults.has(Fault::WebhookLimitCountsDeleted)
         {
             store.hooks.deleted_webhooks.push(w.clone());
+        }
+        if purge_fails {
+            return Err(ApiError::for_path(
+                PATH,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Cannot delete or update a parent row: a foreign key constraint fails \
+                 (`webhook_deliveries`, CONSTRAINT `fk_deliveries_webhook`)",
+            ));
         }
         Ok(if app.switches().variant(Variant::WebhookDelete200) {
             let mut json = w.to_json();
@@ -1167,11 +1221,38 @@ async fn rotate(
                 stored.events = w.events.clone();
             }
         }
+        // Fault webhook-rotate-reissues-id: the rotated subscription is a copy under a new id.
+        let (w, secret) = if app.switches().faults.has(Fault::WebhookRotateReissuesId) {
+            reissued(&app, &mut store, w)
+        } else {
+            (w, secret)
+        };
         let mut answered = with_secret(&app, &w, &secret);
-        updated_at_unset(&store, &id, &mut answered);
+        updated_at_unset(&store, &w.id, &mut answered);
         Ok(reply::data(StatusCode::OK, answered))
     });
     answer(&app, result)
+}
+
+/// Fault webhook-rotate-reissues-id: the webhook inserted again under a new id with a new secret,
+/// the original deleted (its deliveries stay under the old id).
+fn reissued(app: &App, store: &mut Store, w: Webhook) -> (Webhook, String) {
+    let old = w.id.clone();
+    let id = store.hooks.new_webhook_id();
+    let url_safe = app.switches().faults.has(Fault::WebhookSecretBase64Url);
+    let secret = store.hooks.new_secret(&id, url_safe);
+    let now = OffsetDateTime::now_utc();
+    let copy = Webhook {
+        id,
+        created_at: now,
+        updated_at: now,
+        ..w
+    };
+    store.remove_webhook(&old);
+    store.hooks.get_cache.remove(&old);
+    store.add_webhook(copy.clone());
+    store.hooks.list_cache = None;
+    (copy, secret)
 }
 
 /// Every event of the variant of the events union that holds `event`: the stated variants 1 to 4
