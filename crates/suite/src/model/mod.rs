@@ -51,7 +51,25 @@ struct State {
     shown: Shown,
     /// The events the accepted changes fired, in the order the model saw them answered.
     fired: Vec<Fired>,
+    /// Per kind, the creation instant a read showed of each resource the run created, with
+    /// when its create went and was answered.
+    births: HashMap<Kind, Vec<Birth>>,
 }
+
+/// A created resource's creation instant as read, beside its create's times by the suite's
+/// clock.
+struct Birth {
+    id: String,
+    went: std::time::SystemTime,
+    back: std::time::SystemTime,
+    shown: String,
+    at: time::OffsetDateTime,
+}
+
+/// How long after one create's answer another must have gone for their creation instants to
+/// be in that order, where both show a fraction of a second: far above the tick of any clock
+/// that writes one.
+const CREATES_APART: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// An event an accepted change fired, as the operation table says (`x-effect.fires`).
 #[derive(Debug, Clone)]
@@ -131,6 +149,7 @@ impl Model {
                                 let mut t = Tracked::created(&kind, route, resource, &request);
                                 t.changed = now;
                                 t.made = resources::answered_at(&resp.headers);
+                                t.went = ex.sent.map(|s| (s, s + ex.elapsed));
                                 t.record(ticket.clock, now);
                                 state.fire(route, &kind, resource, &id, (ticket.clock, now), ex);
                                 // The answer of a create is stated to be the resource for
@@ -404,6 +423,82 @@ impl State {
         }
     }
 
+    /// The first creation instant a read shows of a resource the run created, held against
+    /// those of the other creates of its kind: a create sent a tenth of a second or more after
+    /// another was answered was created after it, so where both instants show a fraction of a
+    /// second, its instant is the later one (a default computed once and reused, a clock read
+    /// at start-up, is not).
+    fn born(
+        &mut self,
+        resource: &conformance_contract::operations::Resource,
+        id: &str,
+        item: &Value,
+        at: &str,
+    ) -> Vec<Finding> {
+        let key = (resource.name.clone(), id.to_string());
+        let Some(t) = self.resources.get_mut(&key) else {
+            return Vec::new();
+        };
+        let (Some((went, back)), false) = (t.went, t.born) else {
+            return Vec::new();
+        };
+        let Some(pointer) = resource.clocked.iter().find(|p| p.ends_with("createdAt")) else {
+            return Vec::new();
+        };
+        let Some(shown) = item.pointer(pointer).and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let Some(instant) = resources::instant(&Value::String(shown.to_string())) else {
+            return Vec::new();
+        };
+        t.born = true;
+        let me = Birth {
+            id: id.to_string(),
+            went,
+            back,
+            shown: shown.to_string(),
+            at: instant,
+        };
+        let precise = |b: &Birth| {
+            b.shown
+                .split_once('.')
+                .is_some_and(|(_, f)| f.chars().take_while(char::is_ascii_digit).any(|c| c != '0'))
+        };
+        let mut found = Vec::new();
+        let births = self.births.entry(resource.name.clone()).or_default();
+        if precise(&me) {
+            for other in births.iter().filter(|o| precise(o)) {
+                let (first, then) = if me.went > other.back {
+                    (other, &me)
+                } else {
+                    (&me, other)
+                };
+                let apart = then.went.duration_since(first.back).unwrap_or_default();
+                if apart >= CREATES_APART && then.at <= first.at {
+                    found.push(
+                        Finding::new(
+                            resources::CLOCK,
+                            format!("model: {}", pointer.trim_start_matches('/')),
+                            format!(
+                                "creation instants in the order of the creates: {} {} before {} {}, whose create went {} ms after the first's was answered",
+                                resource.name,
+                                first.id,
+                                resource.name,
+                                then.id,
+                                apart.as_millis()
+                            ),
+                            format!("{} at {}, {} at {}", first.id, first.shown, then.id, then.shown),
+                        )
+                        .at(format!("{at}{pointer}")),
+                    );
+                    break;
+                }
+            }
+        }
+        births.push(me);
+        found
+    }
+
     /// Judges a read's answer: the one resource of a GET by id, or every tracked item of a list.
     fn judge_read(
         &mut self,
@@ -437,6 +532,9 @@ impl State {
                             ));
                         }
                     }
+                    if let Some(data) = data {
+                        found.extend(self.born(resource, id, data, "/data"));
+                    }
                 }
             }
             None => {
@@ -453,7 +551,7 @@ impl State {
                     let Some(item_id) = resource.id_of(item) else {
                         continue;
                     };
-                    if let Some(t) = self.resources.get_mut(&(kind.clone(), item_id)) {
+                    if let Some(t) = self.resources.get_mut(&(kind.clone(), item_id.clone())) {
                         if settled(t) {
                             found.extend(t.judge(
                                 resource,
@@ -465,6 +563,7 @@ impl State {
                             ));
                         }
                     }
+                    found.extend(self.born(resource, &item_id, item, &format!("/data/{i}")));
                 }
             }
         }

@@ -132,7 +132,7 @@ enum Known {
 }
 
 /// The convention instants break when they are not in UTC.
-const CLOCK: &str = "Conventions > timestamps";
+pub(crate) const CLOCK: &str = "Conventions > timestamps";
 
 /// The `Date` of an answer: the target's clock when it answered.
 pub(crate) fn answered_at(headers: &[(String, String)]) -> Option<OffsetDateTime> {
@@ -174,6 +174,11 @@ pub(crate) struct Tracked {
     unset: [Option<Unset>; 2],
     /// When the target answered its create, by the target's own clock (the answer's `Date`).
     pub(crate) made: Option<OffsetDateTime>,
+    /// When its create went and was answered, by the suite's clock.
+    pub(crate) went: Option<(std::time::SystemTime, std::time::SystemTime)>,
+    /// Whether a read has shown its creation instant yet (the model compares it with the
+    /// other creates of its kind once).
+    pub(crate) born: bool,
 }
 
 /// The fields no operation sets as one view last showed them (present and not null), and the
@@ -236,7 +241,7 @@ fn trimmed(v: &Value) -> Option<String> {
     v.as_str().map(|s| s.trim().to_string())
 }
 
-fn instant(v: &Value) -> Option<OffsetDateTime> {
+pub(crate) fn instant(v: &Value) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(v.as_str()?, &Rfc3339).ok()
 }
 
@@ -333,6 +338,8 @@ impl Tracked {
             writes: 1,
             unset: [None, None],
             made: None,
+            went: None,
+            born: false,
         };
         t.apply(route, resource, request);
         t
