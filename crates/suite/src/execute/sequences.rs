@@ -1540,6 +1540,30 @@ impl Explorer<'_> {
                 .any(Class::may_be_refused)
                 .then_some(Want::SuccessOr400)
         };
+        if other && crate::model::adds_only(route) {
+            // Two members added at once: adds commute, so whatever order the target applies
+            // them in, both are in (a write that reads the set, adds one and writes the set back
+            // loses the other's member).
+            let exec = self.exec;
+            let outs: Vec<(Outgoing, Want)> = [(first, want(&classes)), (second, want(&more))]
+                .into_iter()
+                .map(|(body, w)| {
+                    let w = w.unwrap_or_else(|| self.want(route, &id, body.as_ref()));
+                    let out = Outgoing {
+                        body,
+                        ..request(&route.method, &Self::path(route, Some(&id)), &[], None)
+                    };
+                    (out, w)
+                })
+                .collect();
+            let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
+            for (j, (_, w)) in sent.into_iter().zip(&outs) {
+                let (ex, by_rules) = j.into_parts();
+                self.judge(&ex, by_rules, w, &route.clause);
+            }
+            self.read_back(&route.effect.on, &id, true).await;
+            return Ok(());
+        }
         self.change(route, &id, first, want(&classes), false).await;
         self.change(route, &id, second, want(&more), true).await;
         Ok(())

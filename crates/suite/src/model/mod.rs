@@ -33,6 +33,7 @@ use conformance_contract::Contract;
 
 pub(crate) use resources::Kind;
 pub(crate) use resources::Snapshot;
+pub(crate) use resources::adds_only;
 use resources::{Op, Shown, Tracked};
 
 /// What the run knows of the target's state.
@@ -112,13 +113,19 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let clock = state.clock;
-        if let Some(Op::Change { kind, id, .. }) = &op {
+        if let Some(Op::Change {
+            kind, id, route, ..
+        }) = &op
+        {
             if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone())) {
                 // Two changes in flight at once (trials sharing a resource): the order the
-                // target applied them in is not known, so neither is the resource.
-                if t.pending > 0 {
+                // target applied them in is not known, so neither is the resource; unless each
+                // adds a member (adds commute).
+                let adds = resources::adds_only(route);
+                if t.pending > 0 && !(t.adding && adds) {
                     t.unknown = true;
                 }
+                t.adding = adds && (t.pending == 0 || t.adding);
                 t.pending += 1;
                 t.changed = clock;
             }

@@ -158,6 +158,9 @@ pub(crate) struct Tracked {
     deleted: Option<String>,
     /// Changes to it in flight.
     pub(crate) pending: u32,
+    /// Every change in flight adds a member (adds commute: whatever order the target applies
+    /// them in, each member is in).
+    pub(crate) adding: bool,
     /// The model's clock at its last change (sent or answered).
     pub(crate) changed: u64,
     /// Something the model cannot follow happened to it: it is judged no more.
@@ -317,6 +320,16 @@ fn known(shape: Shape, v: Option<&Value>) -> Option<Known> {
     }
 }
 
+/// Whether every field `route` changes is a member it adds.
+pub(crate) fn adds_only(route: &Route) -> bool {
+    !route.effect.fields.is_empty()
+        && route
+            .effect
+            .fields
+            .iter()
+            .all(|f| matches!(f.set, Set::Add(_)))
+}
+
 impl Tracked {
     /// A resource as the accepted create of `route` with `request` made it.
     pub(crate) fn created(
@@ -332,6 +345,7 @@ impl Tracked {
             members: None,
             deleted: None,
             pending: 0,
+            adding: false,
             changed: 0,
             unknown: false,
             history: Vec::new(),
