@@ -179,6 +179,7 @@ async fn run(
         seed: how.seed,
         property_cases: 4,
         sequence_depth: 1,
+        far: matches!(how.target, Certified::Target { .. }),
         receiver: Some(receiver),
         missing_reasons,
         rules: how.rules.clone(),

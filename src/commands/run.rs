@@ -72,6 +72,7 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         seed: plan.seed,
         property_cases: plan.property_cases,
         sequence_depth: plan.sequence_depth,
+        far: !plan.embedded(),
         receiver,
         missing_reasons: discovery
             .as_ref()

@@ -89,6 +89,7 @@ fn report() -> (Report, String) {
         seed: 1,
         property_cases: 1,
         sequence_depth: 1,
+        far: false,
         receiver: None,
         missing_reasons: Default::default(),
         rules: Default::default(),

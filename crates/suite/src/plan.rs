@@ -445,12 +445,12 @@ pub(crate) async fn held_webhooks(exec: &Executor, cases: &[Arc<Case>]) -> Optio
 /// The order every run starts its trials in, for users (libtest) and the suite's own tests
 /// alike. Exclusive cases come first, in waves: each wave takes, in catalog order, every case left
 /// that conflicts with none already in it, so the cases of one wave run together and a wave
-/// waits only on earlier ones. Then the shared cases: the relations, then the others, those that
-/// conflict with no exclusive case first (they run beside them), then by the last wave they
-/// wait for. A trial that
+/// waits only on earlier ones. Then the shared cases, in an order for where the target is (`far`:
+/// across a network), as the comments below say; by the last wave they wait for, those that
+/// conflict with no exclusive case first (they run beside them). A trial that
 /// waits at the gate holds its thread: met early, it would idle a thread that a trial free to
 /// run could use.
-pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
+pub fn order(cases: &[Arc<Case>], contract: &Contract, far: bool) -> Vec<Arc<Case>> {
     let needs: Vec<Needs> = cases.iter().map(|c| needs(c, contract)).collect();
     let mut wave: Vec<Option<usize>> = vec![None; cases.len()];
     let mut left: Vec<usize> = (0..cases.len()).filter(|&i| cases[i].exclusive).collect();
@@ -478,23 +478,31 @@ pub fn order(cases: &[Arc<Case>], contract: &Contract) -> Vec<Arc<Case>> {
     }
     let mut order: Vec<usize> = (0..cases.len()).collect();
     let property = |i: usize| cases[i].property.as_deref();
-    // Stable. After the exclusive trials, the relations: read-only and long (a walk of every
-    // list at several page sizes), they wait for no wave, and met late they would hold the
-    // run's tail. Then the other shared trials by the last wave they wait for; within a wave,
-    // the random sequences first (the longest trials of a run: chains of requests one after the
-    // other, which a run behind a slow network waits for last if they start last), then the
-    // catalog's order. (Sequences met before the task trials of their wave would run beside
-    // them, and their watchers, which hear every task event, would keep those trials' deliveries
-    // too: a third more memory.)
+    let holds_webhooks = |i: usize| needs[i].holds.contains_key(&State::WebhookCount);
+    // Stable. After the exclusive trials, the shared ones:
+    // - near (the embedded reference, where the run is bound by the processor and memory): the
+    //   relations, read-only and long, which wait for no wave; then the others by the last wave
+    //   they wait for, the random sequences first within a wave (the longest trials), then the
+    //   catalog's order. The sequences come after the task trials of earlier waves: beside
+    //   them, their watchers, which hear every task event, would keep those trials' deliveries
+    //   too (a third more memory);
+    // - far (a target across a network, where the run is bound by its longest chain of round
+    //   trips): first the trials that hold webhooks, which run while the sequences still wait
+    //   for the exclusive trials they conflict with (the sequences then hold nearly the whole
+    //   webhook budget, and these would otherwise run one after another at the run's tail),
+    //   then the sequences and the relations, then the others by wave.
     order.sort_by_key(|&i| {
         let relation = matches!(property(i), Some(Property::Relations(_)));
         let sequence = matches!(property(i), Some(Property::Sequence { .. }));
-        let wave = if relation {
-            0
-        } else {
-            1 + wave[i].map_or(0, |w| w + 1)
+        let by_wave = 2 + wave[i].map_or(0, |w| w + 1);
+        let group = match (far, relation || sequence, holds_webhooks(i)) {
+            (false, _, _) if relation => 0,
+            (false, _, _) => by_wave,
+            (true, true, _) => 1,
+            (true, false, true) => 0,
+            (true, false, false) => by_wave,
         };
-        (!cases[i].exclusive, wave, !sequence)
+        (!cases[i].exclusive, group, !sequence)
     });
     // A use comes after every trial that must leave its fixture as it is: it waits for them at
     // the gate, so it must not hold a thread they need to start.
@@ -714,7 +722,7 @@ pub fn trials(
     let arranged = arrange(cases, &|c| chosen.contains(&c.name), &exec.vars());
     let held = rt.block_on(held_webhooks(&exec, &arranged.cases));
     let gate = Arc::new(Gate::new(budgets(&exec, held)).with_spares(arranged.spares));
-    order(&arranged.cases, exec.contract())
+    order(&arranged.cases, exec.contract(), exec.far())
         .into_iter()
         .map(|case| {
             let (exec, rt, recorder, gate) =
@@ -751,7 +759,7 @@ pub async fn run_all(
     let held = held_webhooks(&exec, &arranged.cases).await;
     let gate = Arc::new(Gate::new(budgets(&exec, held)).with_spares(arranged.spares));
     let mut set = tokio::task::JoinSet::new();
-    for case in order(&arranged.cases, exec.contract()) {
+    for case in order(&arranged.cases, exec.contract(), exec.far()) {
         // A property holds proptest's value tree (not `Send`) across requests, so each case runs
         // on a blocking thread of its own that drives its future; the permit bounds how many.
         let permit = permits
@@ -800,7 +808,7 @@ mod tests {
 
     fn names(cases: &[Arc<Case>]) -> Vec<String> {
         let contract = Contract::embedded().expect("contract");
-        order(cases, &contract)
+        order(cases, &contract, false)
             .iter()
             .map(|c| c.name.clone())
             .collect()
@@ -938,6 +946,29 @@ mod tests {
                 "v1.a.contacts",
                 "v1.a.hook",
             ]
+        );
+    }
+
+    /// Across a network, the shared trials that hold webhooks start first among the shared
+    /// ones: they run while the exclusive trials still hold the sequences back.
+    #[test]
+    fn far_from_the_target_webhook_holders_lead_the_shared_trials() {
+        let cases = vec![
+            case(false, "contacts"),
+            case_with("false", "hook", HOOK),
+            case_with("[messages]", "send-one", SEND),
+        ];
+        let contract = Contract::embedded().expect("contract");
+        let names = |far: bool| -> Vec<String> {
+            order(&cases, &contract, far)
+                .iter()
+                .map(|c| c.name.clone())
+                .collect()
+        };
+        assert_eq!(names(true), ["v1.a.send-one", "v1.a.hook", "v1.a.contacts"]);
+        assert_eq!(
+            names(false),
+            ["v1.a.send-one", "v1.a.contacts", "v1.a.hook"]
         );
     }
 
@@ -1165,7 +1196,7 @@ mod tests {
             needs(&retry, &contract).fixture,
             Some(("sandbox_failed_message_id".to_string(), Role::Use))
         );
-        let names: Vec<String> = order(&one.cases, &contract)
+        let names: Vec<String> = order(&one.cases, &contract, false)
             .iter()
             .map(|c| c.name.clone())
             .collect();

@@ -54,6 +54,9 @@ pub struct RunSetup {
     pub missing_reasons: std::collections::BTreeMap<String, String>,
     /// The rules every exchange of the run is judged by (`Registry::standard`).
     pub rules: Registry,
+    /// The target is reached across a network (not the embedded reference): the trials start
+    /// in the order that shortens the run's longest chain of round trips ([`crate::plan::order`]).
+    pub far: bool,
 }
 
 /// Runs cases: what a run shares, read by every trial and changed by none but through the
@@ -84,6 +87,8 @@ pub struct Executor {
     workspaces: tokio::sync::OnceCell<crate::workspaces::Workspaces>,
     /// The situations the run put each operation in.
     situations: crate::results::situations::SituationRecord,
+    /// The target is reached across a network.
+    far: bool,
 }
 
 /// Control reads by request: a control GET shows that the target serves the request as the run
@@ -114,7 +119,13 @@ impl Executor {
             workspaces: Default::default(),
             situations: Default::default(),
             contract: setup.contract,
+            far: setup.far,
         }
+    }
+
+    /// Whether the target is reached across a network (not the embedded reference).
+    pub fn far(&self) -> bool {
+        self.far
     }
 
     /// What the run created: deleted at its end, and on Ctrl-C.
