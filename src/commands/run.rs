@@ -62,6 +62,10 @@ fn certify(plan: RunPlan) -> Result<ExitCode, Error> {
         target.prepare(&rt, &client, &plan)?
     };
     let receiver = start_receiver(&plan, &rt)?;
+    if let Some(r) = receiver.as_ref().filter(|_| plan.har.is_some()) {
+        // The HAR holds every delivery the receiver heard.
+        r.keep_every_delivery();
+    }
     // Where each fixture came from, for the reports.
     let fixture_sources = reports::fixture_sources(&plan, &profile, discovery.as_ref());
     let exec = Arc::new(Executor::new(RunSetup {

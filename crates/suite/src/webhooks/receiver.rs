@@ -154,8 +154,11 @@ pub struct Receiver {
     pub addr: SocketAddr,
     /// The live trials' slots, by `<run>/<case>`.
     slots: Mutex<HashMap<String, Slot>>,
-    /// Every request that reached the receiver (at most [`HEARD_KEPT`]), and how many did.
+    /// Every request that reached the receiver (at most [`HEARD_KEPT`], once
+    /// [`Receiver::keep_every_delivery`] asks for them), and how many did.
     heard: Mutex<(Vec<Heard>, u64)>,
+    /// Whether the requests that reach it are kept (for the HAR of the run), not only counted.
+    keep_heard: std::sync::atomic::AtomicBool,
 }
 
 /// A trial's open slot at the receiver: closed (its deliveries dropped, its paths answered 404)
@@ -190,6 +193,7 @@ impl Receiver {
             addr,
             slots: Mutex::new(HashMap::new()),
             heard: Mutex::default(),
+            keep_heard: std::sync::atomic::AtomicBool::new(false),
         });
         let app = Router::new()
             .route("/hooks/{slot}/{case}", any(receive_root))
@@ -286,10 +290,18 @@ impl Receiver {
             .unwrap_or_default()
     }
 
+    /// Keeps from now on every request that reaches the receiver, as [`Receiver::heard`] gives
+    /// them (the HAR of the run); without it they are only counted (a run hears thousands).
+    pub fn keep_every_delivery(&self) {
+        self.keep_heard
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     fn hear(&self, heard: Heard) {
+        let keep = self.keep_heard.load(std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut h) = self.heard.lock() {
             h.1 += 1;
-            if h.0.len() < HEARD_KEPT {
+            if keep && h.0.len() < HEARD_KEPT {
                 h.0.push(heard);
             }
         }
