@@ -1932,22 +1932,28 @@ impl Explorer<'_> {
                 outs.push((out, Want::Refusal(None, why, Some("Versioning > 1".into()))));
             }
         }
-        // The actors' requests go together: each is refused, or (the workspace's second key)
-        // judged on its own, and none needs another's answer.
-        let exec = self.exec;
-        let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
-        for (j, (_, want)) in sent.into_iter().zip(&outs) {
-            let (ex, by_rules) = j.into_parts();
-            self.judge(&ex, by_rules, want, &clause);
-            // What a refused create made all the same is the run's to delete.
-            if route.effect.does == Does::Create {
-                if let Some(made) = self.exec.contract.resources.get(&kind).and_then(|r| {
-                    json_of(&ex)
-                        .filter(|_| ok(&ex))
-                        .and_then(|b| b.get("data"))
-                        .and_then(|d| r.id_of(d))
-                }) {
-                    self.created.entry(kind.clone()).or_default().push(made);
+        if route.effect.does == Does::Read {
+            let exec = self.exec;
+            let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
+            for (j, (_, want)) in sent.into_iter().zip(&outs) {
+                let (ex, by_rules) = j.into_parts();
+                self.judge(&ex, by_rules, want, &clause);
+            }
+        } else {
+            // One after another: two changes of one resource in flight at once leave the model
+            // not knowing which the target applied last.
+            for (out, want) in outs {
+                let ex = self.send(&out, want, &clause).await;
+                // What a refused create made all the same is the run's to delete.
+                if route.effect.does == Does::Create {
+                    if let Some(made) = self.exec.contract.resources.get(&kind).and_then(|r| {
+                        json_of(&ex)
+                            .filter(|_| ok(&ex))
+                            .and_then(|b| b.get("data"))
+                            .and_then(|d| r.id_of(d))
+                    }) {
+                        self.created.entry(kind.clone()).or_default().push(made);
+                    }
                 }
             }
         }
