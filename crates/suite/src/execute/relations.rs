@@ -423,42 +423,7 @@ impl Reader<'_> {
     /// may be a refusal or a page; what a decoder that trusts its input makes of it, a server
     /// error or an error body of the wrong shape, the rules on every answer judge.
     async fn crossed_tokens(&mut self) {
-        let lists: Vec<&conformance_contract::Route> = self
-            .exec
-            .contract
-            .routes
-            .iter()
-            .filter(|r| {
-                open_list(r)
-                    && r.query_param("pageToken").is_some()
-                    && r.query_param("maxResults").is_some()
-            })
-            .collect();
-        let first: Vec<_> = lists
-            .iter()
-            .map(|l| {
-                super::sequences::request("GET", &l.template, &[("maxResults", "1".into())], None)
-            })
-            .collect();
-        let firsts = futures_util::future::join_all(first.iter().map(|o| self.exec.send(o))).await;
-        let mut tokens: Vec<Option<String>> = Vec::new();
-        for j in firsts {
-            let (ex, by_rules) = j.into_parts();
-            self.found
-                .extend(by_rules.into_iter().map(|f| (f, ex.clone())));
-            tokens.push(
-                ex.outcome
-                    .as_ref()
-                    .ok()
-                    .and_then(|r| r.json.as_ref())
-                    .and_then(|j| j.as_ref().ok())
-                    .and_then(|b| b.get("nextPageToken"))
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.is_empty())
-                    .map(str::to_string),
-            );
-            self.exchanges.push(ex);
-        }
+        let (lists, tokens) = self.first_pages().await;
         let mut outs = Vec::new();
         for (i, list) in lists.iter().enumerate() {
             let other = (1..lists.len())
@@ -500,8 +465,15 @@ impl Reader<'_> {
     /// The first page of each list that continues by `pageToken` (and needs no query of the
     /// profile), then its later page asked as [`Self::later_pages_refused`] says.
     async fn later_pages(&mut self) {
-        let lists: Vec<&conformance_contract::Route> = self
-            .exec
+        let (lists, tokens) = self.first_pages().await;
+        self.later_pages_refused(&lists, &tokens).await;
+    }
+
+    /// Each list that continues by `pageToken` and needs no query of the profile, with the
+    /// token its first page of one item gave (none on a single page or a refusal).
+    async fn first_pages(&mut self) -> (Vec<conformance_contract::Route>, Vec<Option<String>>) {
+        let exec = self.exec;
+        let lists: Vec<conformance_contract::Route> = exec
             .contract
             .routes
             .iter()
@@ -510,6 +482,7 @@ impl Reader<'_> {
                     && r.query_param("pageToken").is_some()
                     && r.query_param("maxResults").is_some()
             })
+            .cloned()
             .collect();
         let first: Vec<_> = lists
             .iter()
@@ -517,7 +490,7 @@ impl Reader<'_> {
                 super::sequences::request("GET", &l.template, &[("maxResults", "1".into())], None)
             })
             .collect();
-        let firsts = futures_util::future::join_all(first.iter().map(|o| self.exec.send(o))).await;
+        let firsts = futures_util::future::join_all(first.iter().map(|o| exec.send(o))).await;
         let mut tokens: Vec<Option<String>> = Vec::new();
         for j in firsts {
             let (ex, by_rules) = j.into_parts();
@@ -535,7 +508,7 @@ impl Reader<'_> {
             );
             self.exchanges.push(ex);
         }
-        self.later_pages_refused(&lists, &tokens).await;
+        (lists, tokens)
     }
 
     /// A later page is guarded as the first is: its own token sent without a key is 401, and,
@@ -543,7 +516,7 @@ impl Reader<'_> {
     /// refused (a check that runs only where no token is given lets a caller past it).
     async fn later_pages_refused(
         &mut self,
-        lists: &[&conformance_contract::Route],
+        lists: &[conformance_contract::Route],
         tokens: &[Option<String>],
     ) {
         let mut outs: Vec<(crate::client::Outgoing, u16, &'static str, String)> = Vec::new();
