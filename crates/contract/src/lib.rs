@@ -183,10 +183,11 @@ impl Contract {
         };
         let mut validators = HashMap::new();
         for name in names.keys() {
+            // Each validator keeps its own copy of its root: the schemas `name` reaches, not all.
             let root = json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "$ref": format!("#/components/schemas/{name}"),
-                "components": { "schemas": components.clone() },
+                "components": { "schemas": reached(names, name) },
             });
             let validator = jsonschema::options()
                 .should_validate_formats(true)
@@ -346,6 +347,39 @@ fn long_arrays_cut(v: &Value) -> Option<Value> {
 
 /// A schema error as a finding shows it: the message quotes the instance, and a large one is
 /// shown as `show` renders it (a bounded excerpt).
+/// The component schemas `name` refers to, directly or through others, and itself: what its
+/// validator's root must hold for every `$ref` to resolve.
+fn reached(components: &serde_json::Map<String, Value>, name: &str) -> Value {
+    const PREFIX: &str = "#/components/schemas/";
+    let mut out = serde_json::Map::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(next) = todo.pop() {
+        if out.contains_key(&next) {
+            continue;
+        }
+        let Some(schema) = components.get(&next) else {
+            continue;
+        };
+        let mut stack = vec![schema];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                        if let Some(target) = r.strip_prefix(PREFIX) {
+                            todo.push(target.split('/').next().unwrap_or(target).to_string());
+                        }
+                    }
+                    stack.extend(m.values());
+                }
+                Value::Array(a) => stack.extend(a),
+                _ => {}
+            }
+        }
+        out.insert(next, schema.clone());
+    }
+    Value::Object(out)
+}
+
 fn violation(e: jsonschema::ValidationError<'_>, show: fn(&Value) -> String) -> SchemaViolation {
     let shown = show(e.instance());
     let message = if shown.ends_with('…') {
