@@ -93,7 +93,16 @@ pub fn key_taken(
     source: &KeySource,
     base_url: &str,
 ) -> Result<(), Error> {
-    let ex = rt.block_on(preflight::read(client, Auth::Primary));
+    rt.block_on(key_read_taken(client, source, base_url))
+}
+
+/// [`key_taken`], awaited: a read with the run's key.
+pub async fn key_read_taken(
+    client: &Client,
+    source: &KeySource,
+    base_url: &str,
+) -> Result<(), Error> {
+    let ex = preflight::read(client, Auth::Primary).await;
     preflight::key_taken(ex.as_ref(), &source.to_string(), true)?;
     preflight::serves_the_api(ex.as_ref(), base_url, &client.redactor)?;
     Ok(())

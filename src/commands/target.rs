@@ -83,7 +83,21 @@ impl Target {
         client: &Client,
         plan: &RunPlan,
     ) -> Result<(Profile, Option<Discovery>), Error> {
-        self.reach(rt, client)?;
+        connection::answers(rt, client, &self.base_url)?;
+        if client.one_connection_per_request() {
+            crate::output::say(
+                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request",
+            );
+        }
+        // The run's key and the extra keys are read together (a round trip each, across a
+        // network); a refusal of the run's key is the one reported. Discovery finds no keys: the
+        // extra keys are the profile's.
+        let (key, extra) = rt.block_on(futures_util::future::join(
+            connection::key_read_taken(client, &self.key_source, &self.base_url),
+            check_extra_keys(client, &self.profile, &plan.cases, &plan.chosen),
+        ));
+        key?;
+        extra?;
         let mut profile = self.profile.clone();
         let mut discovery = None;
         if plan.discover {
@@ -91,19 +105,7 @@ impl Target {
             profile = d.profile();
             discovery = Some(d);
         }
-        check_extra_keys(rt, client, &profile, &plan.cases, &plan.chosen)?;
         Ok((profile, discovery))
-    }
-
-    /// The target answers, and takes the run's key.
-    fn reach(&self, rt: &tokio::runtime::Runtime, client: &Client) -> Result<(), Error> {
-        connection::answers(rt, client, &self.base_url)?;
-        if client.one_connection_per_request() {
-            crate::output::say(
-                "note: the target closes its connection after each answer without `Connection: close`; the suite opens one connection per request",
-            );
-        }
-        connection::key_taken(rt, client, &self.key_source, &self.base_url)
     }
 }
 
@@ -134,8 +136,7 @@ fn discover_before_trials(
 
 /// Each extra key of the profile that a chosen case sends is taken by the target. The keys are
 /// tried together (a read each); a refusal is reported for the first key in the list's order.
-fn check_extra_keys(
-    rt: &tokio::runtime::Runtime,
+async fn check_extra_keys(
     client: &Client,
     profile: &Profile,
     cases: &[Arc<Case>],
@@ -166,7 +167,7 @@ fn check_extra_keys(
             .await
         });
     }
-    for checked in rt.block_on(futures_util::future::join_all(checks)) {
+    for checked in futures_util::future::join_all(checks).await {
         checked?;
     }
     Ok(())
