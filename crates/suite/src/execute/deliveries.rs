@@ -100,6 +100,16 @@ pub(super) fn predict(
             .filter(|rest| !rest.is_empty() && !rest.contains('/'))
             .map(str::to_string)
     };
+    // The receiver sub-path of the webhook `id` when it was made.
+    let first_sub = |id: &str| -> Option<String> {
+        let made = model.since("webhook", id, 0).into_iter().next()?;
+        made.value("/url")?
+            .as_str()?
+            .strip_prefix(base)?
+            .strip_prefix('/')
+            .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+            .map(str::to_string)
+    };
     // Every sub-path a webhook had, with its id.
     let mut subs: BTreeMap<String, String> = BTreeMap::new();
     let hooks: Vec<String> = webhooks
@@ -129,7 +139,28 @@ pub(super) fn predict(
             .or_insert_with(|| model.writes(&fired.kind, &fired.resource));
         for id in &hooks {
             let Some(then) = model.at("webhook", id, fired.clock) else {
-                // Made after the change: what it gets for changes before it is not stated.
+                // Made after the change: what it gets for changes before it is not stated. Made
+                // while the change was in flight (its create sent before the change was
+                // answered): whether the target held it when the change fired is not known, so
+                // neither is what comes to its URL, which another webhook of the sequence may
+                // have had.
+                if model.changed_during("webhook", id, fired.sent, fired.clock) {
+                    if let Some(sub) = first_sub(id) {
+                        let key = (
+                            sub,
+                            fired.event.clone(),
+                            fired.id_at.clone(),
+                            fired.resource.clone(),
+                        );
+                        let cause = fired.cause.clone();
+                        match verdicts.get(&key) {
+                            Some((Verdict::Must(_), _)) => {}
+                            _ => {
+                                verdicts.insert(key, (Verdict::Open, cause));
+                            }
+                        }
+                    }
+                }
                 continue;
             };
             let Some(sub) = sub_at(id, fired.clock) else {
