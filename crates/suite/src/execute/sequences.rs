@@ -1066,17 +1066,29 @@ fn text_of(v: &Value) -> Option<String> {
     }
 }
 
-/// The same text with the letter case of each letter swapped.
+/// The same text with the letter case of each letter swapped, where that changes only its case.
 fn swapped(text: &str) -> String {
+    // A letter whose other case is one letter that turns back into it: `ß` (upper case `SS`)
+    // and the like stay as they are, so that the text differs from `text` in case only.
     text.chars()
-        .map(|c| {
-            if c.is_lowercase() {
-                c.to_uppercase().next().unwrap_or(c)
-            } else {
-                c.to_lowercase().next().unwrap_or(c)
-            }
+        .map(|c| match other_case(c) {
+            Some(o) if other_case(o) == Some(c) => o,
+            _ => c,
         })
         .collect()
+}
+
+/// The other case of `c`, where it is one letter.
+fn other_case(c: char) -> Option<char> {
+    let mut other: Vec<char> = if c.is_lowercase() {
+        c.to_uppercase().collect()
+    } else {
+        c.to_lowercase().collect()
+    };
+    match (other.pop(), other.is_empty()) {
+        (Some(o), true) => Some(o),
+        _ => None,
+    }
 }
 
 /// The page size a list is walked with: the stated maximum of `maxResults`, at most 50 (READINGS
@@ -1856,8 +1868,9 @@ impl Explorer<'_> {
 
     /// The request with each actor the profile gives: no key and a wrong key (401), a key the
     /// target shows to be of another workspace (refused), the second key of the workspace (not
-    /// 401). A change is sent by one actor at a time: two changes of one resource in flight at
-    /// once leave the model without its state.
+    /// 401). A change the contract has refused whatever the state goes out beside the others;
+    /// one that may be taken goes alone: two changes of one resource in flight at once leave
+    /// the model without its state.
     async fn actors(&mut self, route: &Route) -> Result<(), Skip> {
         let kind = route.effect.on.clone();
         let id = match route.effect.does {
@@ -1940,15 +1953,30 @@ impl Explorer<'_> {
                 self.judge(&ex, by_rules, want, &clause);
             }
         } else {
-            // One after another: two changes of one resource in flight at once leave the model
-            // not knowing which the target applied last.
-            for (out, want) in outs {
-                let ex = self.send(&out, want, &clause).await;
-                // What a refused create made all the same is the run's to delete.
-                if route.effect.does == Does::Create {
+            // The requests the contract has refused whatever the state go out together (the
+            // model counts none of them as a change in flight); the others one after another:
+            // two changes of one resource in flight at once leave the model not knowing which
+            // the target applied last.
+            let exec = self.exec;
+            let (refused, others): (Vec<_>, Vec<_>) = outs
+                .into_iter()
+                .partition(|(o, _)| crate::model::must_be_refused(&exec.contract, o));
+            let sent = futures_util::future::join_all(refused.iter().map(|(o, _)| exec.send(o)));
+            let mut exchanges = Vec::new();
+            for (j, (_, want)) in sent.await.into_iter().zip(&refused) {
+                let (ex, by_rules) = j.into_parts();
+                self.judge(&ex, by_rules, want, &clause);
+                exchanges.push(ex);
+            }
+            for (out, want) in others {
+                exchanges.push(self.send(&out, want, &clause).await);
+            }
+            // What a refused create made all the same is the run's to delete.
+            if route.effect.does == Does::Create {
+                for ex in &exchanges {
                     if let Some(made) = self.exec.contract.resources.get(&kind).and_then(|r| {
-                        json_of(&ex)
-                            .filter(|_| ok(&ex))
+                        json_of(ex)
+                            .filter(|_| ok(ex))
                             .and_then(|b| b.get("data"))
                             .and_then(|d| r.id_of(d))
                     }) {
@@ -2839,4 +2867,22 @@ fn at_other_offset(text: &str) -> Option<String> {
     let t = time::OffsetDateTime::parse(text.trim(), &Rfc3339).ok()?;
     let offset = time::UtcOffset::from_hms(5, 45, 0).ok()?;
     t.to_offset(offset).format(&Rfc3339).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The other-case near miss of a value differs from it in letter case only: a comparison
+    /// that folds case takes it for the value, one that does not tells them apart.
+    #[test]
+    fn the_other_case_differs_in_case_only() {
+        assert_eq!(swapped("Ab-1 é"), "aB-1 É");
+        for v in ["ßøøΩΩЖé", "İstanbul straße", "r1-sq8 ǅ 𝄞"] {
+            let other = swapped(v);
+            assert_eq!(other.to_lowercase(), v.to_lowercase(), "{v} -> {other}");
+            assert_eq!(other.chars().count(), v.chars().count());
+        }
+        assert_ne!(swapped("ßøø"), "ßøø");
+    }
 }

@@ -93,6 +93,32 @@ pub(crate) struct Fired {
 /// What [`Model::before`] learned of a request, handed to [`Model::after`] with its answer.
 pub(crate) struct Ticket {
     clock: u64,
+    /// The contract has the request refused whatever the resource's state: it is no change in
+    /// flight ([`must_be_refused`]).
+    refused: bool,
+}
+
+/// Whether the contract has `out` refused whatever the state of what it names: it carries no
+/// valid key (no `Authorization`, or a near miss of the run's key: Authentication > 3), or it
+/// names a version of the header-versioned API other than the stated one (Versioning > 1).
+/// Such a request changes nothing where the target keeps the contract, so it may go out beside
+/// a change of the same resource without leaving the model unsure of the resource's state.
+pub(crate) fn must_be_refused(contract: &Contract, out: &Outgoing) -> bool {
+    if matches!(out.auth, Auth::None | Auth::NearMiss(_)) {
+        return true;
+    }
+    let Some(version) = out
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("Service-Api-Version"))
+        .map(|(_, v)| v.as_str())
+    else {
+        return false;
+    };
+    version != conformance_contract::API_VERSION
+        && contract
+            .route(&out.method, out.path.split('?').next().unwrap_or(""))
+            .is_some_and(|r| r.api == conformance_contract::Api::Latest)
 }
 
 impl Model {
@@ -110,9 +136,13 @@ impl Model {
     /// Called before `out` goes out: a change to a tracked resource is in flight from now.
     pub(crate) fn before(&self, out: &Outgoing) -> Ticket {
         let op = resources::classify(&self.contract, out);
+        let refused = must_be_refused(&self.contract, out);
         let mut state = self.lock();
         state.clock += 1;
         let clock = state.clock;
+        if refused {
+            return Ticket { clock, refused };
+        }
         if let Some(Op::Change {
             kind, id, route, ..
         }) = &op
@@ -130,7 +160,7 @@ impl Model {
                 t.changed = clock;
             }
         }
-        Ticket { clock }
+        Ticket { clock, refused }
     }
 
     /// Called with the answer: applies what an accepted change did and judges what a read
@@ -142,6 +172,12 @@ impl Model {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
+        if ticket.refused {
+            state.refused_or_not(op, ticket.clock, now, ex);
+            drop(state);
+            crate::checks::rules::report(found, ex);
+            return;
+        }
         match op {
             Some(Op::Create {
                 kind,
@@ -414,6 +450,27 @@ fn primary(out: &Outgoing) -> bool {
 }
 
 impl State {
+    /// A request the contract has refused ([`must_be_refused`]) was answered: refused, it
+    /// changed nothing; taken (or not answered for certain), it may have changed what it names,
+    /// which the model no longer knows. What a taken request should have done is the status
+    /// rule's finding, not the model's.
+    fn refused_or_not(&mut self, op: Option<Op>, sent: u64, now: u64, ex: &Exchange) {
+        let refused = ex
+            .outcome
+            .as_ref()
+            .is_ok_and(|r| (400..500).contains(&r.status));
+        if refused {
+            return;
+        }
+        if let Some(Op::Change { kind, id, .. } | Op::Other { kind, id }) = op {
+            if let Some(t) = self.resources.get_mut(&(kind, id)) {
+                t.unknown = true;
+                t.changed = now;
+                t.record(sent, now);
+            }
+        }
+    }
+
     fn remember_shown(
         &mut self,
         resource: &conformance_contract::operations::Resource,
@@ -596,4 +653,135 @@ fn state_of(t: &Tracked) -> (Vec<(String, Option<Value>)>, Members) {
         .collect();
     fields.sort_by(|a, b| a.0.cmp(&b.0));
     (fields, t.members())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::{NearKey, Response};
+    use serde_json::json;
+
+    fn out(method: &str, path: &str, auth: Auth, body: Option<Value>) -> Outgoing {
+        Outgoing {
+            method: method.into(),
+            path: path.into(),
+            query: Vec::new(),
+            headers: Vec::new(),
+            body,
+            raw_body: None,
+            auth,
+        }
+    }
+
+    fn answer(status: u16, body: Value) -> Exchange {
+        Exchange {
+            method: String::new(),
+            path: String::new(),
+            url: String::new(),
+            request_headers: Vec::new(),
+            request_body: None,
+            outcome: Ok(Response {
+                status,
+                headers: Vec::new(),
+                body: Vec::new(),
+                size: 0,
+                json: Some(Ok(body)),
+                non_utf8_headers: Vec::new(),
+                head: String::new(),
+                head_cut: false,
+            }),
+            elapsed: std::time::Duration::ZERO,
+            sent: None,
+            seq: 0,
+        }
+    }
+
+    /// A model that tracks one task the run created.
+    fn with_task() -> (Model, Outgoing) {
+        let contract = Contract::shared().expect("contract");
+        let model = Model::new(contract);
+        let create = out(
+            "POST",
+            "/v1/tasks",
+            Auth::Primary,
+            Some(json!({"title": "t", "phoneNumberId": "PN1"})),
+        );
+        let ticket = model.before(&create);
+        model.after(
+            ticket,
+            &create,
+            &answer(201, json!({"data": {"taskId": "TK1", "title": "t"}})),
+        );
+        let complete = out("POST", "/v1/tasks/TK1/complete", Auth::Primary, None);
+        (model, complete)
+    }
+
+    fn unknown(model: &Model) -> bool {
+        model.view("task", "TK1").expect("tracked").now.unknown
+    }
+
+    /// What the contract refuses whatever the state: no key, a near miss of the run's key, another
+    /// version of the header-versioned API. A request with the run's key is not, nor a version
+    /// header on a `/v1` route.
+    #[test]
+    fn requests_without_a_valid_key_or_with_another_version_must_be_refused() {
+        let contract = Contract::shared().expect("contract");
+        let refused = |o: &Outgoing| must_be_refused(&contract, o);
+        assert!(refused(&out("DELETE", "/v1/tasks/TK1", Auth::None, None)));
+        assert!(refused(&out(
+            "DELETE",
+            "/v1/tasks/TK1",
+            Auth::NearMiss(NearKey::Cut),
+            None
+        )));
+        assert!(!refused(&out(
+            "DELETE",
+            "/v1/tasks/TK1",
+            Auth::Primary,
+            None
+        )));
+        let mut latest = out("DELETE", "/webhooks/2001", Auth::Primary, None);
+        latest
+            .headers
+            .push(("Service-Api-Version".into(), "2026-03-31".into()));
+        assert!(refused(&latest));
+        latest.headers[0].1 = conformance_contract::API_VERSION.into();
+        assert!(!refused(&latest));
+        let mut v1 = out("DELETE", "/v1/tasks/TK1", Auth::Primary, None);
+        v1.headers
+            .push(("Service-Api-Version".into(), "2026-03-31".into()));
+        assert!(!refused(&v1));
+    }
+
+    /// Keyless changes in flight beside a change with the run's key leave the resource known
+    /// when they are refused; one the target takes all the same leaves it unknown.
+    #[test]
+    fn a_refused_request_beside_a_change_leaves_the_resource_known() {
+        let (model, complete) = with_task();
+        let keyless = out("POST", "/v1/tasks/TK1/complete", Auth::None, None);
+        let (a, b, c) = (
+            model.before(&keyless),
+            model.before(&complete),
+            model.before(&keyless),
+        );
+        model.after(a, &keyless, &answer(401, json!({})));
+        model.after(b, &complete, &answer(200, json!({})));
+        model.after(c, &keyless, &answer(401, json!({})));
+        assert!(!unknown(&model), "refusals are no change in flight");
+        let taken = model.before(&keyless);
+        model.after(taken, &keyless, &answer(200, json!({})));
+        assert!(
+            unknown(&model),
+            "a keyless change taken leaves the task unknown"
+        );
+
+        let (model, complete) = with_task();
+        let (a, b) = (model.before(&complete), model.before(&complete));
+        model.after(a, &complete, &answer(200, json!({})));
+        model.after(b, &complete, &answer(200, json!({})));
+        assert!(
+            unknown(&model),
+            "two changes with the key in flight at once"
+        );
+    }
 }
