@@ -310,8 +310,11 @@ pub fn agenda(contract: &Contract, index: usize, of: usize) -> Vec<(usize, Situa
         .collect()
 }
 
-/// Every pair but the counted limits, in table order; the look-alike ids last, so that each
-/// trial's round ends with them, on the resources it made.
+/// Every pair but the counted limits: the look-alike ids last, so that each trial's round ends
+/// with them, on the resources it made; before them, by the kind the operation acts on, then by
+/// situation, then in table order. Dealt round-robin ([`agenda`]), each trial then gets about as
+/// many pairs of each situation on each kind as another: a trial's lane of one kind (the tasks',
+/// the longest) is about as long as another trial's, and the run waits for none much longer.
 fn all_pairs(contract: &Contract) -> Vec<(usize, Situation)> {
     let mut all = Vec::new();
     for (i, r) in contract.routes.iter().enumerate() {
@@ -321,7 +324,18 @@ fn all_pairs(contract: &Contract) -> Vec<(usize, Situation)> {
             }
         }
     }
-    all.sort_by_key(|(_, s)| *s == Situation::LookAlike);
+    let kinds: Vec<&str> = contract.routes.iter().fold(Vec::new(), |mut v, r| {
+        if !v.contains(&r.effect.on.as_str()) {
+            v.push(&r.effect.on);
+        }
+        v
+    });
+    let kind = |i: usize| {
+        kinds
+            .iter()
+            .position(|k| *k == contract.routes[i].effect.on)
+    };
+    all.sort_by_key(|&(i, s)| (s == Situation::LookAlike, kind(i), s, i));
     all
 }
 
