@@ -361,6 +361,20 @@ impl<'a> Explorer<'a> {
             .collect()
     }
 
+    /// Sends requests that do not depend on one another together, each held to its own want.
+    async fn send_each(&mut self, outs: &[(Outgoing, Want)], clause: &str) -> Vec<Arc<Exchange>> {
+        let exec = self.exec;
+        let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
+        sent.into_iter()
+            .zip(outs)
+            .map(|(j, (_, want))| {
+                let (ex, by_rules) = j.into_parts();
+                self.judge(&ex, by_rules, want, clause);
+                ex
+            })
+            .collect()
+    }
+
     fn judge(&mut self, ex: &Arc<Exchange>, by_rules: Vec<Finding>, want: &Want, clause: &str) {
         // The step keeps the exchange as the reports record it (its body's head, not the body
         // and its parsed value): a round holds a hundred exchanges or more until it ends.
@@ -1946,12 +1960,7 @@ impl Explorer<'_> {
             }
         }
         if route.effect.does == Does::Read {
-            let exec = self.exec;
-            let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
-            for (j, (_, want)) in sent.into_iter().zip(&outs) {
-                let (ex, by_rules) = j.into_parts();
-                self.judge(&ex, by_rules, want, &clause);
-            }
+            self.send_each(&outs, &clause).await;
         } else {
             // The requests the contract has refused whatever the state go out together (the
             // model counts none of them as a change in flight); the others one after another:
@@ -1961,13 +1970,7 @@ impl Explorer<'_> {
             let (refused, others): (Vec<_>, Vec<_>) = outs
                 .into_iter()
                 .partition(|(o, _)| crate::model::must_be_refused(&exec.contract, o));
-            let sent = futures_util::future::join_all(refused.iter().map(|(o, _)| exec.send(o)));
-            let mut exchanges = Vec::new();
-            for (j, (_, want)) in sent.await.into_iter().zip(&refused) {
-                let (ex, by_rules) = j.into_parts();
-                self.judge(&ex, by_rules, want, &clause);
-                exchanges.push(ex);
-            }
+            let mut exchanges = self.send_each(&refused, &clause).await;
             for (out, want) in others {
                 exchanges.push(self.send(&out, want, &clause).await);
             }

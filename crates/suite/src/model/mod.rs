@@ -141,6 +141,12 @@ impl Model {
         state.clock += 1;
         let clock = state.clock;
         if refused {
+            if let Some(Op::Change { kind, id, .. } | Op::Other { kind, id }) = &op {
+                if let Some(t) = state.resources.get_mut(&(kind.clone(), id.clone())) {
+                    t.refusing += 1;
+                    t.changed = clock;
+                }
+            }
             return Ticket { clock, refused };
         }
         if let Some(Op::Change {
@@ -174,8 +180,6 @@ impl Model {
         let now = state.clock;
         if ticket.refused {
             state.refused_or_not(op, ticket.clock, now, ex);
-            drop(state);
-            crate::checks::rules::report(found, ex);
             return;
         }
         match op {
@@ -459,14 +463,14 @@ impl State {
             .outcome
             .as_ref()
             .is_ok_and(|r| (400..500).contains(&r.status));
-        if refused {
-            return;
-        }
         if let Some(Op::Change { kind, id, .. } | Op::Other { kind, id }) = op {
             if let Some(t) = self.resources.get_mut(&(kind, id)) {
-                t.unknown = true;
-                t.changed = now;
-                t.record(sent, now);
+                t.refusing = t.refusing.saturating_sub(1);
+                if !refused {
+                    t.unknown = true;
+                    t.changed = now;
+                    t.record(sent, now);
+                }
             }
         }
     }
@@ -573,7 +577,8 @@ impl State {
         (sent, date): (u64, Option<time::OffsetDateTime>),
     ) -> Vec<Finding> {
         let mut found = Vec::new();
-        let settled = |t: &Tracked| t.pending == 0 && t.changed < sent && !t.unknown;
+        let settled =
+            |t: &Tracked| t.pending == 0 && t.refusing == 0 && t.changed < sent && !t.unknown;
         let kind = resource.name.clone();
         match id {
             Some(id) => {

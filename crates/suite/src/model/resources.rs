@@ -158,6 +158,9 @@ pub(crate) struct Tracked {
     deleted: Option<String>,
     /// Changes to it in flight.
     pub(crate) pending: u32,
+    /// Requests in flight that the contract has refused whatever its state: none is a change,
+    /// but a read answered meanwhile is not judged (a target that took one changed it).
+    pub(crate) refusing: u32,
     /// Every change in flight adds a member (adds commute: whatever order the target applies
     /// them in, each member is in).
     pub(crate) adding: bool,
@@ -345,6 +348,7 @@ impl Tracked {
             members: None,
             deleted: None,
             pending: 0,
+            refusing: 0,
             adding: false,
             changed: 0,
             unknown: false,
