@@ -256,6 +256,22 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// An exchange of no request the suite sent, with `outcome` as its answer: a stand-in where
+    /// a request could not be rendered, or a made-up answer in a test.
+    pub(crate) fn standing_in(outcome: Result<Response, TransportError>) -> Exchange {
+        Exchange {
+            method: String::new(),
+            path: String::new(),
+            url: String::new(),
+            request_headers: Vec::new(),
+            request_body: None,
+            outcome,
+            elapsed: Duration::ZERO,
+            sent: None,
+            seq: 0,
+        }
+    }
+
     /// The answer's body as text, cut to `limit` characters (at most [`EXCERPT_CHARS`]),
     /// redacted before it was cut ([`Response::excerpt`]).
     pub(crate) fn body_excerpt(&self, limit: usize, redactor: &Redactor) -> String {

@@ -325,17 +325,7 @@ pub(super) async fn run(
 }
 
 fn placeholder() -> Exchange {
-    Exchange {
-        method: String::new(),
-        path: String::new(),
-        url: String::new(),
-        request_headers: Vec::new(),
-        request_body: None,
-        outcome: Err(crate::client::TransportError::Other(
-            "request could not be rendered".into(),
-        )),
-        elapsed: std::time::Duration::ZERO,
-        sent: None,
-        seq: 0,
-    }
+    Exchange::standing_in(Err(crate::client::TransportError::Other(
+        "request could not be rendered".into(),
+    )))
 }

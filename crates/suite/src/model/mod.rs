@@ -679,26 +679,16 @@ mod tests {
     }
 
     fn answer(status: u16, body: Value) -> Exchange {
-        Exchange {
-            method: String::new(),
-            path: String::new(),
-            url: String::new(),
-            request_headers: Vec::new(),
-            request_body: None,
-            outcome: Ok(Response {
-                status,
-                headers: Vec::new(),
-                body: Vec::new(),
-                size: 0,
-                json: Some(Ok(body)),
-                non_utf8_headers: Vec::new(),
-                head: String::new(),
-                head_cut: false,
-            }),
-            elapsed: std::time::Duration::ZERO,
-            sent: None,
-            seq: 0,
-        }
+        Exchange::standing_in(Ok(Response {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+            size: 0,
+            json: Some(Ok(body)),
+            non_utf8_headers: Vec::new(),
+            head: String::new(),
+            head_cut: false,
+        }))
     }
 
     /// A model that tracks one task the run created.
