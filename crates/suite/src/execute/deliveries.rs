@@ -91,25 +91,16 @@ pub(super) fn predict(
 ) -> Predictions {
     // The receiver sub-path of the webhook `id` as it was at `clock`: a webhook's deliveries go
     // to its URL as it was when the change fired.
-    let sub_at = |id: &str, clock: u64| -> Option<String> {
-        let then = model.at("webhook", id, clock)?;
-        let url = then.value("/url")?;
-        url.as_str()?
-            .strip_prefix(base)?
-            .strip_prefix('/')
-            .filter(|rest| !rest.is_empty() && !rest.contains('/'))
-            .map(str::to_string)
-    };
-    // The receiver sub-path of the webhook `id` when it was made.
-    let first_sub = |id: &str| -> Option<String> {
-        let made = model.since("webhook", id, 0).into_iter().next()?;
-        made.value("/url")?
+    let sub_of = |then: &crate::model::Snapshot| -> Option<String> {
+        then.value("/url")?
             .as_str()?
             .strip_prefix(base)?
             .strip_prefix('/')
             .filter(|rest| !rest.is_empty() && !rest.contains('/'))
             .map(str::to_string)
     };
+    let sub_at =
+        |id: &str, clock: u64| -> Option<String> { sub_of(&model.at("webhook", id, clock)?) };
     // Every sub-path a webhook had, with its id.
     let mut subs: BTreeMap<String, String> = BTreeMap::new();
     let hooks: Vec<String> = webhooks
@@ -139,28 +130,9 @@ pub(super) fn predict(
             .or_insert_with(|| model.writes(&fired.kind, &fired.resource));
         for id in &hooks {
             let Some(then) = model.at("webhook", id, fired.clock) else {
-                // Made after the change: what it gets for changes before it is not stated. Made
-                // while the change was in flight (its create sent before the change was
-                // answered): whether the target held it when the change fired is not known, so
-                // neither is what comes to its URL, which another webhook of the sequence may
-                // have had.
-                if model.changed_during("webhook", id, fired.sent, fired.clock) {
-                    if let Some(sub) = first_sub(id) {
-                        let key = (
-                            sub,
-                            fired.event.clone(),
-                            fired.id_at.clone(),
-                            fired.resource.clone(),
-                        );
-                        let cause = fired.cause.clone();
-                        match verdicts.get(&key) {
-                            Some((Verdict::Must(_), _)) => {}
-                            _ => {
-                                verdicts.insert(key, (Verdict::Open, cause));
-                            }
-                        }
-                    }
-                }
+                // Made after the change: what it gets for changes before it is not stated (one
+                // made while the change was in flight may have got it: at a URL another webhook
+                // had too, the verdicts there are left open below).
                 continue;
             };
             let Some(sub) = sub_at(id, fired.clock) else {
@@ -229,8 +201,21 @@ pub(super) fn predict(
                     && set(s.value("/events")).is_some_and(|e| e.contains(event))
             })
     };
+    // Deliveries are told apart by the URL they come to: where two webhooks of the sequence had
+    // one URL (a create repeated with the same body, a change of one to another's URL), a
+    // delivery there may be either's, so none is one that must not come.
+    let mut owners: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    for id in &hooks {
+        for sub in model.since("webhook", id, 0).iter().filter_map(sub_of) {
+            owners.entry(sub).or_default().insert(id.as_str());
+        }
+    }
+    let shared = |sub: &str| owners.get(sub).is_some_and(|o| o.len() > 1);
     for ((sub, event, _, _), (verdict, _)) in verdicts.iter_mut() {
         if matches!(verdict, Verdict::Must(_)) && !holds(sub, event) {
+            *verdict = Verdict::Open;
+        }
+        if matches!(verdict, Verdict::MustNot(_)) && shared(sub) {
             *verdict = Verdict::Open;
         }
     }
