@@ -1,0 +1,1 @@
+//! Authentication of every request. OWNER: core.

@@ -1,0 +1,1 @@
+//! Page tokens and page sizes. OWNER: core.
