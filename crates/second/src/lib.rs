@@ -6,6 +6,9 @@
 #![doc = include_str!("../choices/contacts-tasks.md")]
 #![doc = include_str!("../choices/messaging-calls.md")]
 #![doc = include_str!("../choices/webhooks.md")]
+// Handlers return `Result<_, Response>` to answer early with an error body; the size of
+// `Response` is no concern here.
+#![allow(clippy::result_large_err)]
 
 mod app;
 mod auth;
@@ -64,6 +67,8 @@ pub async fn start(opts: Options) -> std::io::Result<Running> {
     let listener = tokio::net::TcpListener::bind(opts.listen).await?;
     let addr = listener.local_addr()?;
     let app = Arc::new(app::App::seeded(faults::FaultSet::new(&opts.faults)?));
+    // Every name was checked against the catalog; the set travels with the instance.
+    debug_assert!(opts.faults.iter().all(|f| app.faults.on(f)));
     let profile = profile::profile_json(&app, addr);
     let router = router::router(app);
     let (shutdown, stopped) = oneshot::channel::<()>();
@@ -94,13 +99,12 @@ impl Running {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        if let Some(mut task) = self.task.take() {
-            if tokio::time::timeout(Duration::from_secs(5), &mut task)
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(5), &mut task)
                 .await
                 .is_err()
-            {
-                task.abort();
-            }
+        {
+            task.abort();
         }
     }
 }
