@@ -27,6 +27,7 @@ mod profiles;
 mod properties;
 mod reports;
 mod rules;
+mod second;
 mod secrets;
 mod self_test;
 mod snapshots;

@@ -272,6 +272,24 @@ impl Contract {
         target.get("x-clause").and_then(Value::as_str)
     }
 
+    /// The component schema `name` of the route table (`Webhook`), as written (its `$ref`s not
+    /// inlined: [`Contract::resolve`] follows one).
+    pub fn component(&self, name: &str) -> Option<&Value> {
+        self.components.get(name)
+    }
+
+    /// `schema`, or the component its `$ref` names.
+    pub fn resolve<'s>(&'s self, schema: &'s Value) -> &'s Value {
+        match schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/components/schemas/"))
+        {
+            Some(name) => self.components.get(name).unwrap_or(schema),
+            None => schema,
+        }
+    }
+
     /// Whether `name` is a schema of the route table's components.
     pub fn has_schema(&self, name: &str) -> bool {
         self.validators.contains_key(name)

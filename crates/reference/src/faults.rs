@@ -317,8 +317,6 @@ recorded {
         "a manual retry answers 2xx but sends nothing";
     WebhookManagementIdUnchecked => "webhook-management-id-unchecked", "Errors > Header-versioned webhook error body",
         "PATCH, DELETE and rotate of a non-numeric webhookId answer 404 instead of 400";
-    WebhookMixedVariantsAccepted => "webhook-mixed-variants-accepted", "Resources > Webhook > events",
-        "events of two variants of the events union are accepted on one webhook";
     WebhookIdNotNumeric => "webhook-id-not-numeric", "Resources > Webhook > id",
         "created webhooks get ids like `wh2001` instead of stringified numbers";
     WebhookResourceIdPatternUnchecked => boundary "webhook-resource-id-pattern-unchecked", "Resources > Webhook > resourceIds",

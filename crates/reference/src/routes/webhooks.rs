@@ -459,7 +459,7 @@ fn parse_fields(app: &App, body: &Map<String, Value>) -> Result<Fields, ApiError
                 format!("Data truncated for column 'events' at row 1 ('{e}')"),
             ));
         }
-        if groups.len() > 1 && !faults.has(Fault::WebhookMixedVariantsAccepted) {
+        if groups.len() > 1 {
             return Err(ApiError::bad_request(
                 PATH,
                 format!(

@@ -353,9 +353,11 @@ pub struct DeliveriesExpect {
     /// The variable holding the secret every delivery must verify with.
     #[serde(default)]
     pub verify: Option<String>,
-    /// The variable holding a secret no delivery may verify with (a rotated-out one).
+    /// The variable holding the secret that `verify`'s replaced (rotation issues a new one): the
+    /// two must differ. Whether the replaced one still signs beside the new one for a while is
+    /// not stated (Standard Webhooks carries several signatures), so nothing is asserted of it.
     #[serde(default)]
-    pub reject: Option<String>,
+    pub replaces: Option<String>,
     /// Every delivery carries the `webhook-id` of the first (a retry keeps it).
     #[serde(default)]
     pub same_id: bool,

@@ -13,8 +13,10 @@ static TEMPLATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}").expect("valid regex"));
 
 /// Variables every case has: `run` is the run id, always 8 characters `[a-z0-9]`;
-/// `webhook_url` the case's own URL at the suite's webhook receiver.
-pub(crate) const BUILTINS: &[&str] = &["run", "webhook_url"];
+/// `webhook_url` the case's own URL at the suite's webhook receiver; `cell` a word and
+/// `cell_instant` an instant of the trial's own, so that trials changing one shared resource
+/// each change it (READINGS 6.12: a no-op change may be refused).
+pub(crate) const BUILTINS: &[&str] = &["run", "webhook_url", "cell", "cell_instant"];
 
 /// Variables visible to a case: builtins, fixtures, saved values.
 #[derive(Debug, Clone, Default)]

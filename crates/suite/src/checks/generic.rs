@@ -451,7 +451,17 @@ fn error_body(
             let row = route
                 .and_then(|r| r.area.as_deref())
                 .and_then(|a| contract.codes.row(a, resp.status));
-            if let Some(row) = row.filter(|r| r.is_generic()) {
+            // Authentication 3 names the title `Not Phone Number User` where a number-scoped
+            // access check applies on calls (their recordings included), contacts and
+            // conversations: that condition is the rule's own, which no generic row binds.
+            let number_scoped = resp.status == 403
+                && title == Some("Not Phone Number User")
+                && route.is_some_and(|r| {
+                    ["/v1/call", "/v1/contacts", "/v1/conversations"]
+                        .iter()
+                        .any(|p| r.template.starts_with(p))
+                });
+            if let Some(row) = row.filter(|r| r.is_generic() && !number_scoped) {
                 let code = body.get("code").and_then(Value::as_str);
                 if code != Some(row.code.as_str()) {
                     out.push(

@@ -16,6 +16,10 @@ use crate::redact::compact;
 use crate::results::plural;
 use conformance_contract::Route;
 
+/// The checks of a walk that an item moved by a change in flight during the walk can fail (it
+/// may be missed or repeated, READINGS 7.2): open, not judged, where one was.
+pub const MOVED_ITEM_CHECKS: &[&str] = &["no duplicates", "page includes"];
+
 const LAST_PAGE: &str = "Pagination and collection conventions > last page";
 const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
 const MAX_RESULTS: &str = "Pagination and collection conventions > maxResults";

@@ -211,7 +211,32 @@ pub(super) fn predict(
         }
     }
     let shared = |sub: &str| owners.get(sub).is_some_and(|o| o.len() > 1);
-    for ((sub, event, _, _), (verdict, _)) in verdicts.iter_mut() {
+    // A webhook whose URL moved may take at its new URL what an earlier change fired while it
+    // was still on its way (which URL a delivery goes to, the one when the event fired or the
+    // one when it is sent, is not stated: READINGS 7.2): where the same webhook had the event
+    // of the same resource due or open at another of its URLs, none is one that must not come.
+    let earlier: Vec<(String, String, String, String)> = verdicts
+        .iter()
+        .filter(|(_, (v, _))| !matches!(v, Verdict::MustNot(_)))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let moved = |sub: &str, event: &str, at: &str, resource: &str| {
+        let mine = owners.get(sub);
+        earlier.iter().any(|(s, e, a, r)| {
+            s != sub
+                && e == event
+                && a == at
+                && r == resource
+                && owners
+                    .get(s)
+                    .zip(mine)
+                    .is_some_and(|(o, m)| o.intersection(m).next().is_some())
+        })
+    };
+    for ((sub, event, at, resource), (verdict, _)) in verdicts.iter_mut() {
+        if matches!(verdict, Verdict::MustNot(_)) && moved(sub, event, at, resource) {
+            *verdict = Verdict::Open;
+        }
         if matches!(verdict, Verdict::Must(_)) && !holds(sub, event) {
             *verdict = Verdict::Open;
         }

@@ -2,6 +2,7 @@
 //! the case's expectations, saves values for later steps, and gives the verdict.
 
 mod deliveries;
+mod flights;
 mod limit;
 mod premises;
 pub mod properties;
@@ -11,6 +12,7 @@ mod search;
 mod sequences;
 mod setup;
 mod standing;
+mod stated;
 mod values;
 
 use std::sync::Arc;
@@ -89,6 +91,13 @@ pub struct Executor {
     situations: crate::results::situations::SituationRecord,
     /// The target is reached across a network.
     far: bool,
+    /// Every string the target showed (READINGS 6.12: a value a generated request may require
+    /// the target to accept).
+    shown: stated::Shown,
+    /// The run's changes in flight, by the states they touch (READINGS 7.2).
+    flights: flights::Flights,
+    /// The trials' own values handed out so far (`cell` in [`Executor::vars`]).
+    cells: std::sync::atomic::AtomicU64,
 }
 
 /// Control reads by request: a control GET shows that the target serves the request as the run
@@ -120,7 +129,33 @@ impl Executor {
             situations: Default::default(),
             contract: setup.contract,
             far: setup.far,
+            shown: Default::default(),
+            flights: Default::default(),
+            cells: Default::default(),
         }
+        .documented()
+    }
+
+    /// The profile's fixtures are the target's own documentation: what they name was shown.
+    fn documented(self) -> Executor {
+        for v in self.profile.fixtures.values() {
+            self.shown.document(v);
+        }
+        self
+    }
+
+    /// Why the generated request `out` is not one the contract states a target accepts
+    /// (READINGS 6.12), or `None` where it must be accepted.
+    pub(crate) fn unstated(&self, out: &Outgoing) -> Option<String> {
+        let extra: Vec<&str> = [
+            "conversations_exclude_inactive_param",
+            "conversations_updated_after_param",
+            "conversations_updated_before_param",
+        ]
+        .iter()
+        .filter_map(|k| self.profile.fixtures.get(*k).and_then(Value::as_str))
+        .collect();
+        stated::unstated(&self.contract, out, &self.shown, &extra)
     }
 
     /// Whether the target is reached across a network (not the embedded reference).
@@ -166,6 +201,22 @@ impl Executor {
     pub(crate) fn vars(&self) -> Vars {
         let mut vars = Vars::default();
         vars.set("run", Value::String(self.run_id.clone()));
+        // A value of each trial's own (`cell`: a word; `cell_instant`: an instant), so that
+        // the changes trials send to one shared resource each change it: a change that sets
+        // what another trial set already is a no-op, which a target may refuse (READINGS 6.12).
+        let n = self
+            .cells
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        vars.set("cell", Value::String(format!("c{n}")));
+        vars.set(
+            "cell_instant",
+            Value::String(format!(
+                "2026-09-{:02}T10:{:02}:{:02}Z",
+                1 + (n / 3600) % 28,
+                (n / 60) % 60,
+                n % 60
+            )),
+        );
         for (k, v) in &self.profile.fixtures {
             vars.set(k.clone(), v.clone());
         }
@@ -184,7 +235,10 @@ impl Executor {
         let ticket = self.model.before(out);
         let renamed = self.rename_fields(out);
         let sent = renamed.as_ref().unwrap_or(out);
+        let touched = self.flights.begin(&self.contract, out);
         let ex = self.client.send(sent).await;
+        self.flights.end(&touched);
+        self.shown.observe(&ex);
         self.cleanup.observe(&ex);
         standing::observe(&self.contract, &ex);
         let (now, later) = self.rules.judge(&self.contract, out, &ex);
@@ -953,8 +1007,15 @@ impl Executor {
                 next.query.push(("pageToken".to_string(), token));
                 async move { self.send(&next).await.into_parts() }
             };
+            // A change that could add, remove or move an item in flight during the walk may
+            // make it miss or repeat that item (READINGS 7.2): those findings are then open.
+            let mark = route.and_then(|r| self.flights.mark(r));
             let mut walk = pagination::walk(ex.clone(), fetch, limit, page, step.cites(case)).await;
             self.lost_or_unlisted(outgoing, page, &mut walk).await;
+            if !self.flights.quiet_since(&mark) {
+                walk.findings
+                    .retain(|(f, _)| !pagination::MOVED_ITEM_CHECKS.contains(&f.check.as_str()));
+            }
             for (name, n) in &walk.tally {
                 vars.set(name.clone(), Value::from(*n));
             }

@@ -1067,6 +1067,9 @@ impl Reader<'_> {
         if sized.is_some_and(|r| r.query_param("maxResults").is_none()) {
             return;
         }
+        // A change that could add, remove or move an item in flight during the walks leaves a
+        // missing item open (READINGS 7.2).
+        let mark = sized.and_then(|r| self.exec.flights.mark(r));
         let Some(before) = self.walk(path, query, 50, MAX_PAGES).await else {
             return;
         };
@@ -1085,7 +1088,7 @@ impl Reader<'_> {
             return;
         };
         let lost = Self::lost(&before, &small, &after);
-        if !lost.is_empty() {
+        if !lost.is_empty() && self.exec.flights.quiet_since(&mark) {
             // Which rule the walk broke: where every item it lost comes after every item it
             // listed, a page said "null" before the last result (last page); otherwise a token
             // did not continue where its page ended (pageToken). The list's own clause, which
@@ -1327,6 +1330,11 @@ impl Reader<'_> {
         }
         let mut q: Vec<(&str, String)> = base.to_vec();
         q.push((param, FAR_PAST.to_string()));
+        let mark = self
+            .exec
+            .contract
+            .route("GET", path)
+            .and_then(|r| self.exec.flights.mark(r));
         let (bounded, _) = self.walk_or_last(path, &q, 50, MAX_PAGES).await;
         let Some(bounded) = bounded else {
             return false;
@@ -1340,7 +1348,8 @@ impl Reader<'_> {
             .filter(|id| after.ids.contains(id) && !bounded.ids.contains(id))
             .cloned()
             .collect();
-        if missing.is_empty() {
+        // An item moved by a change in flight meanwhile may be missed (READINGS 7.2).
+        if missing.is_empty() || !self.exec.flights.quiet_since(&mark) {
             return false;
         }
         self.found.push((
@@ -1361,6 +1370,11 @@ impl Reader<'_> {
         let Some(numbers) = self.walk("/phone-numbers", &[], 50, 2).await else {
             return;
         };
+        let mark = self
+            .exec
+            .contract
+            .route("GET", path)
+            .and_then(|r| self.exec.flights.mark(r));
         let mut alone: Vec<(String, Walk)> = Vec::new();
         for n in numbers.ids.iter().take(5) {
             if let Some(w) = self.walk(path, &[(param, n.clone())], 50, MAX_PAGES).await {
@@ -1382,7 +1396,7 @@ impl Reader<'_> {
             .filter(|id| !listed.contains(id))
             .cloned()
             .collect();
-        if !lost.is_empty() {
+        if !lost.is_empty() && self.exec.flights.quiet_since(&mark) {
             let values: Vec<&str> = alone.iter().map(|(n, _)| n.as_str()).collect();
             self.found.push((
                 Finding::new(
@@ -1424,6 +1438,11 @@ impl Reader<'_> {
         };
         let given = query(&mut values.iter());
         let reversed = query(&mut values.iter().rev());
+        let mark = self
+            .exec
+            .contract
+            .route("GET", path)
+            .and_then(|r| self.exec.flights.mark(r));
         let Some(before) = self.walk(path, &given, 50, MAX_PAGES).await else {
             return;
         };
@@ -1434,7 +1453,7 @@ impl Reader<'_> {
             return;
         };
         let lost = Self::lost(&before, &middle, &after);
-        if !lost.is_empty() {
+        if !lost.is_empty() && self.exec.flights.quiet_since(&mark) {
             self.found.push((
                 Finding::new(
                     clause,

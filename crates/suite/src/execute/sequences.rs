@@ -167,6 +167,9 @@ enum Want {
     SuccessOr400,
     /// A success or a refusal: the contract does not state the request in this state.
     Either,
+    /// A success or a refusal: a value in the request is not one the contract states a target
+    /// accepts, nor one the target showed (READINGS 6.12); accepted, its effects are judged.
+    Open(String),
     /// A refusal: 400 where the operation declares it, else a 4xx; the clause of what it breaks.
     Refusal(Option<u16>, String, Option<String>),
     /// 401: no key, or a key the target never issued.
@@ -336,8 +339,22 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// What `out` must get: `want`, except that a success is required only of a request whose
+    /// every value the contract states as accepted or the target showed (READINGS 6.12), the
+    /// one place every generated request's success is decided.
+    fn stated(&self, out: &Outgoing, want: Want) -> Want {
+        match want {
+            Want::Success | Want::SuccessOr400 => match self.exec.unstated(out) {
+                Some(why) => Want::Open(why),
+                None => want,
+            },
+            _ => want,
+        }
+    }
+
     /// Sends `out` and holds its answer to `want` (the rules' findings on it join the step's).
     async fn send(&mut self, out: &Outgoing, want: Want, clause: &str) -> Arc<Exchange> {
+        let want = self.stated(out, want);
         let (ex, by_rules) = self.exec.send(out).await.into_parts();
         self.judge(&ex, by_rules, &want, clause);
         ex
@@ -351,11 +368,13 @@ impl<'a> Explorer<'a> {
         clause: &str,
     ) -> Vec<Arc<Exchange>> {
         let exec = self.exec;
+        let wants: Vec<Want> = outs.iter().map(|o| self.stated(o, want.clone())).collect();
         let sent = futures_util::future::join_all(outs.iter().map(|o| exec.send(o))).await;
         sent.into_iter()
-            .map(|j| {
+            .zip(&wants)
+            .map(|(j, want)| {
                 let (ex, by_rules) = j.into_parts();
-                self.judge(&ex, by_rules, &want, clause);
+                self.judge(&ex, by_rules, want, clause);
                 ex
             })
             .collect()
@@ -364,10 +383,14 @@ impl<'a> Explorer<'a> {
     /// Sends requests that do not depend on one another together, each held to its own want.
     async fn send_each(&mut self, outs: &[(Outgoing, Want)], clause: &str) -> Vec<Arc<Exchange>> {
         let exec = self.exec;
+        let wants: Vec<Want> = outs
+            .iter()
+            .map(|(o, w)| self.stated(o, w.clone()))
+            .collect();
         let sent = futures_util::future::join_all(outs.iter().map(|(o, _)| exec.send(o))).await;
         sent.into_iter()
-            .zip(outs)
-            .map(|(j, (_, want))| {
+            .zip(&wants)
+            .map(|(j, want)| {
                 let (ex, by_rules) = j.into_parts();
                 self.judge(&ex, by_rules, want, clause);
                 ex
@@ -393,6 +416,7 @@ impl<'a> Explorer<'a> {
             Want::Success => (ok, "a success (2xx): the request is one the contract states for the resource's state".to_string(), "2xx", clause),
             Want::SuccessOr400 => (ok || s == 400, "a success (2xx), or 400 for a value a target may refuse (a field whose required-ness is not shown left out, a timestamp not in UTC, a century away)".to_string(), "2xx or 400", clause),
             Want::Either => (ok || refused, "a success or a refusal (2xx or 4xx): the contract does not state the request in this state".to_string(), "2xx or 4xx", clause),
+            Want::Open(why) => (ok || refused, format!("a success or a refusal (2xx or 4xx): {why}, so the contract does not state that a target accepts it (READINGS 6.12)"), "2xx or 4xx", clause),
             Want::Refusal(Some(code), why, own) => (s == *code, format!("{code}: the request breaks a stated constraint ({why})"), "4xx", own.as_deref().unwrap_or(clause)),
             Want::Refusal(None, why, own) => (refused, format!("a refusal (4xx): the request breaks a stated constraint ({why})"), "4xx", own.as_deref().unwrap_or(clause)),
             Want::Unauthorized => (s == 401, "401: the request carries no valid key".to_string(), "4xx", "Authentication > 3"),
@@ -984,6 +1008,9 @@ impl Explorer<'_> {
     fn want(&self, route: &Route, id: &str, body: Option<&Value>) -> Want {
         let body = body.cloned().unwrap_or(Value::Null);
         match self.exec.model.stated(route, &route.effect.on, id, &body) {
+            Some(true) if self.exec.model.no_op(route, &route.effect.on, id, &body) => {
+                Want::Open("a no-op change: every field it sets holds that value already".into())
+            }
             Some(true) => Want::Success,
             _ => Want::Either,
         }
@@ -1022,6 +1049,17 @@ fn retag(body: &mut Value, tag: &str, suffix: &str) {
         Value::Object(m) => m.values_mut().for_each(|v| retag(v, tag, suffix)),
         _ => {}
     }
+}
+
+/// Whether `body` holds another of the alternatives `pointer` is one of (`x-purpose`: a task
+/// linked to a phone number, a conversation or an activity).
+fn other_alternative(route: &Route, body: &Value, pointer: &str) -> bool {
+    situations::body_shapes(route).iter().any(|group| {
+        group.iter().any(|p| p == pointer)
+            && group
+                .iter()
+                .any(|p| p != pointer && body.pointer(p).is_some())
+    })
 }
 
 /// The profile fixtures that give a value of a request field naming a resource, by the field's
@@ -1141,6 +1179,8 @@ struct Page {
     ex: Arc<Exchange>,
     by_rules: Vec<Finding>,
     items: Vec<Value>,
+    /// Why its request is not one a target must accept (READINGS 6.12), if it is not.
+    unstated: Option<String>,
 }
 
 /// A walk of a list: its pages, and whether it reached the page whose token is null.
@@ -1162,6 +1202,7 @@ async fn walk(exec: &Executor, out: Outgoing, pages: usize) -> Walked {
             o.query.retain(|(k, _)| k != "pageToken");
             o.query.push(("pageToken".into(), t.clone()));
         }
+        let unstated = exec.unstated(&o);
         let (ex, by_rules) = exec.send(&o).await.into_parts();
         let body = json_of(&ex).filter(|_| ok(&ex)).cloned();
         let items = body
@@ -1181,6 +1222,7 @@ async fn walk(exec: &Executor, out: Outgoing, pages: usize) -> Walked {
             ex,
             by_rules,
             items,
+            unstated,
         });
         match next {
             Some(t) if answered => token = Some(t),
@@ -1447,25 +1489,46 @@ impl Explorer<'_> {
         // A field whose value must be unique (the example's `unique`: an external id) keeps
         // the round's tag: a value too short to hold it may be one another round, or another
         // run on the same target, already holds (contacts are never deleted).
-        let unique = route
-            .example
-            .as_ref()
-            .and_then(|e| e.get("unique"))
-            .and_then(Value::as_array)
-            .is_some_and(|u| u.iter().any(|p| p.as_str() == Some(pointer)));
-        if unique {
+        if self.unique(route, pointer) {
             let least = self.tag.chars().count() + 4;
             classes.retain(|c| !matches!(c, Class::Length(n) if (*n as usize) < least));
         }
         classes
     }
 
+    /// Whether the body field `pointer` of `route` must be unique (an external id): the
+    /// `unique` of the x-example of an operation on the same kind (its create's, for a change).
+    fn unique(&self, route: &Route, pointer: &str) -> bool {
+        let of = |r: &Route| {
+            r.example
+                .as_ref()
+                .and_then(|e| e.get("unique"))
+                .and_then(Value::as_array)
+                .is_some_and(|u| u.iter().any(|p| p.as_str() == Some(pointer)))
+        };
+        of(route)
+            || self
+                .exec
+                .contract
+                .routes
+                .iter()
+                .any(|r| r.effect.on == route.effect.on && r.effect.does == Does::Create && of(r))
+    }
+
     /// A value of `class` for the body field `pointer` of `route`, tagged with the round's tag.
+    /// A field that must be unique carries the tag whatever its class (at the class's length,
+    /// where it has room), so that no other resource of any run holds the same value.
     fn of_class(&mut self, route: &Route, pointer: &str, class: &Class) -> Option<Value> {
         let name = leaf(pointer);
         let n = self.sent.values().sum::<usize>();
         let tag = format!("{}-{}{n}", self.tag, &name[..1]);
-        let v = values::value(class, &tag, &mut self.rng);
+        let mut v = values::value(class, &tag, &mut self.rng);
+        if let Some(Value::String(s)) = v.as_mut() {
+            if !s.contains(&tag) && self.unique(route, pointer) {
+                let keep = s.chars().count().saturating_sub(tag.chars().count());
+                *s = format!("{tag}{}", s.chars().take(keep).collect::<String>());
+            }
+        }
         if name.to_ascii_lowercase().ends_with("url") {
             // A webhook's URL stays at the round's receiver, so its deliveries stay the run's.
             // Each URL drawn is new: a receiver sub-path names one webhook for the whole round,
@@ -1687,6 +1750,11 @@ impl Explorer<'_> {
         let mut risky_fields = Vec::new();
         let (mut sure_classes, mut risky_classes) = (Vec::new(), Vec::new());
         for pointer in &fields {
+            // Of alternatives the contract names one of (READINGS 6.12), the body keeps the
+            // one it holds: the others are the body-shapes situation's.
+            if other_alternative(route, &sure, pointer) {
+                continue;
+            }
             let Some((v, class)) = self.draw(route, pointer, None) else {
                 continue;
             };
@@ -1823,14 +1891,24 @@ impl Explorer<'_> {
                 resources: false,
                 excluded: None,
             };
+            // A field that names a resource (a pattern of a stated prefix): a target may look
+            // the value up before it checks its form, and answer 404 for an id that names
+            // nothing; the order of the two checks is not stated (READINGS 7.2).
+            let names = leaf
+                .get("pattern")
+                .and_then(Value::as_str)
+                .is_some_and(|p| {
+                    let rest = p.trim_start_matches('^');
+                    rest.len() >= 2 && rest[..2].chars().all(|c| c.is_ascii_uppercase())
+                });
             for v in crate::cases::properties::generate::boundaries(&c, &ctx).invalid {
-                broken.push((pointer.clone(), c.describe(), v, own.clone()));
+                broken.push((pointer.clone(), c.describe(), v, own.clone(), names));
             }
         }
         if broken.is_empty() {
             return Err("the body the run sends fills no constrained field".into());
         }
-        let (pointer, rule, value, own) =
+        let (pointer, rule, value, own, names) =
             broken.swap_remove(self.rng.random_range(0..broken.len()));
         let mut bad = body.clone();
         put(&mut bad, &pointer, Some(value));
@@ -1839,12 +1917,18 @@ impl Explorer<'_> {
             .iter()
             .any(|r| r.status == StatusKey::Exact(400))
             .then_some(400);
-        self.send_invalid(
-            route,
-            bad,
-            Want::Refusal(code, format!("{pointer}: {rule}"), own),
-        )
-        .await?;
+        let (first, why) = if names {
+            (
+                None,
+                format!(
+                    "{pointer}: {rule}; 400, or 404 where a target looks the id up first: the order of the two checks is not stated"
+                ),
+            )
+        } else {
+            (code, format!("{pointer}: {rule}"))
+        };
+        self.send_invalid(route, bad, Want::Refusal(first, why, own))
+            .await?;
         // Each field the body schema requires, left out alone.
         let required: Vec<String> = schema
             .get("required")
@@ -2155,9 +2239,15 @@ impl Explorer<'_> {
     }
 
     /// Takes a walk's pages into the step, each held to `want`.
+    /// A page whose request holds a value the contract does not state as accepted is held to
+    /// either answer (READINGS 6.12), as [`Explorer::stated`] holds every other request.
     fn absorb(&mut self, walked: Walked, want: &Want, clause: &str, _kind: &str) {
         for page in walked.pages {
-            self.judge(&page.ex, page.by_rules, want, clause);
+            let want = match (want, page.unstated) {
+                (Want::Success | Want::SuccessOr400, Some(why)) => Want::Open(why),
+                _ => want.clone(),
+            };
+            self.judge(&page.ex, page.by_rules, &want, clause);
         }
     }
 

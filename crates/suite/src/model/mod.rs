@@ -323,6 +323,25 @@ impl Model {
         Some(stated_for(route, &t.snapshot(), t.members(), body))
     }
 
+    /// Whether the change `route` with `body` to the resource `id` of `kind` is known to change
+    /// nothing ([`no_op`]).
+    pub(crate) fn no_op(
+        &self,
+        route: &conformance_contract::Route,
+        kind: &str,
+        id: &str,
+        body: &Value,
+    ) -> bool {
+        let state = self.lock();
+        state
+            .resources
+            .get(&(kind.to_string(), id.to_string()))
+            .is_some_and(|t| {
+                let (added, removed) = t.members();
+                t.pending == 0 && no_op(route, &t.snapshot(), (&added, &removed), body)
+            })
+    }
+
     /// What the model knows of the resource `id` of `kind` now, if it tracks it.
     pub(crate) fn view(&self, kind: &str, id: &str) -> Option<View> {
         let state = self.lock();
@@ -446,6 +465,48 @@ pub(crate) fn stated_for(
                 .is_some_and(|m| added.contains(m) && !removed.contains(m)),
         }
     })
+}
+
+/// Whether the change `route` with the body `request` would leave the resource `now` (with its
+/// members `added` and `removed`) as it is: every field it sets is known to hold that value
+/// already (a member added that is in, a due date cleared that is clear), or it sets none. A
+/// no-op update is one a target may refuse (READINGS 6.12).
+pub(crate) fn no_op(
+    route: &conformance_contract::Route,
+    now: &Snapshot,
+    (added, removed): (
+        &std::collections::BTreeSet<String>,
+        &std::collections::BTreeSet<String>,
+    ),
+    request: &Value,
+) -> bool {
+    use conformance_contract::operations::{Does, Set};
+    if route.effect.does != Does::Change || route.effect.fields.is_empty() {
+        return false;
+    }
+    for f in &route.effect.fields {
+        let holds = match &f.set {
+            Set::From(p) => match request.pointer(p) {
+                Some(v) => now.holds(&f.field, v),
+                // Left out: kept, or what becomes of it is not shown.
+                None => true,
+            },
+            Set::Value(v) => now.holds(&f.field, v),
+            Set::Clear => now.holds(&f.field, &Value::Null),
+            Set::Add(p) => request
+                .pointer(p)
+                .and_then(Value::as_str)
+                .is_some_and(|m| added.contains(m) && !removed.contains(m)),
+            Set::Remove(p) => request
+                .pointer(p)
+                .and_then(Value::as_str)
+                .is_some_and(|m| removed.contains(m)),
+        };
+        if !holds {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether the request carries the run's own key: what other keys are shown is not stated.

@@ -218,6 +218,18 @@ impl Snapshot {
         })
     }
 
+    /// Whether the field at `pointer` is known to hold what `v` says already (a cleared field
+    /// holds null).
+    pub(crate) fn holds(&self, pointer: &str, v: &Value) -> bool {
+        self.fields
+            .iter()
+            .find(|(p, _)| p == pointer)
+            .is_some_and(|(_, k)| match k {
+                Known::Cleared => v.is_null(),
+                k => !v.is_null() && !differs(k, v),
+            })
+    }
+
     /// The fields whose value is known.
     pub(crate) fn pointers(&self) -> Vec<String> {
         self.fields.iter().map(|(p, _)| p.clone()).collect()

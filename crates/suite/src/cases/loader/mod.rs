@@ -452,7 +452,7 @@ fn deliveries_step(
     if d.count.or(d.min).unwrap_or(1) > 0 && d.verify.is_none() {
         return Err(err(&d_at, LoadErrorKind::DeliveriesWithoutVerify));
     }
-    let mut used: BTreeSet<String> = d.verify.iter().chain(d.reject.iter()).cloned().collect();
+    let mut used: BTreeSet<String> = d.verify.iter().chain(d.replaces.iter()).cloned().collect();
     for m in d.json.values().chain(d.select.values()) {
         names_in_value(m, &mut used);
         matcher::validate(m).map_err(|x| err(&d_at, x.into()))?;

@@ -55,7 +55,7 @@ fn an_error_in_a_case_names_the_file_line_and_case() {
     assert_eq!(e.kind.name(), "UndefinedName");
     assert_eq!(
         e.to_string(),
-        "t.yaml:9: case `typo`: `{{tpyo}}` is not a builtin (run, webhook_url), not saved by an earlier step, and not a known fixture (see docs/profile.md)"
+        "t.yaml:9: case `typo`: `{{tpyo}}` is not a builtin (run, webhook_url, cell, cell_instant), not saved by an earlier step, and not a known fixture (see docs/profile.md)"
     );
 }
 
