@@ -78,7 +78,9 @@ pub fn version_message(headers: &HeaderMap) -> String {
         return "The Service-Api-Version header is given more than once".to_string();
     }
     match headers.get("service-api-version") {
-        None => format!("The Service-Api-Version header is required; the supported version is {API_VERSION}"),
+        None => format!(
+            "The Service-Api-Version header is required; the supported version is {API_VERSION}"
+        ),
         Some(v) => format!(
             "Unsupported Service-Api-Version `{}`; the supported version is {API_VERSION}",
             v.to_str().unwrap_or("(not text)")

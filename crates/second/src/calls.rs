@@ -6,11 +6,11 @@ mod seed;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use axum::Router;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::app::App;
 use crate::auth::Caller;
@@ -25,7 +25,14 @@ pub const FORWARD_TARGET: &str = "+16505550127";
 pub const AI_AGENT: &str = "AGr3c3pt10n1st";
 
 /// The call status values, as written on the wire.
-pub const CALL_STATUSES: &[&str] = &["ringing", "in-progress", "completed", "missed", "forwarded", "abandoned"];
+pub const CALL_STATUSES: &[&str] = &[
+    "ringing",
+    "in-progress",
+    "completed",
+    "missed",
+    "forwarded",
+    "abandoned",
+];
 /// The call direction values.
 pub const CALL_DIRECTIONS: &[&str] = &["inbound", "outbound"];
 
@@ -126,9 +133,15 @@ impl Call {
     /// The users and AI agents who took part.
     pub fn actor_ids(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for a in [&self.user_id, &self.answered_by, &self.initiated_by, &self.forwarded_from, &self.ai_agent]
-            .into_iter()
-            .flatten()
+        for a in [
+            &self.user_id,
+            &self.answered_by,
+            &self.initiated_by,
+            &self.forwarded_from,
+            &self.ai_agent,
+        ]
+        .into_iter()
+        .flatten()
         {
             if !out.contains(a) {
                 out.push(a.clone());
@@ -169,7 +182,10 @@ impl Call {
                 m.insert("summary".into(), self.summary_json().unwrap_or(Value::Null));
             }
             if voicemail {
-                m.insert("voicemail".into(), self.voicemail_json().unwrap_or(Value::Null));
+                m.insert(
+                    "voicemail".into(),
+                    self.voicemail_json().unwrap_or(Value::Null),
+                );
             }
         }
         v
@@ -250,7 +266,10 @@ impl Store {
     /// The seeded store.
     pub fn seeded(directory: &Directory) -> Store {
         let (inner, fixtures) = seed::seed(directory);
-        Store { inner: Mutex::new(inner), fixtures }
+        Store {
+            inner: Mutex::new(inner),
+            fixtures,
+        }
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -264,7 +283,10 @@ impl Store {
 
     /// Whether the organization has a call with that id.
     pub fn call_in_org(&self, org_id: &str, id: &str) -> bool {
-        self.lock().calls.iter().any(|c| c.id == id && c.org_id == org_id)
+        self.lock()
+            .calls
+            .iter()
+            .any(|c| c.id == id && c.org_id == org_id)
     }
 }
 
@@ -281,24 +303,60 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
     let g = Gen::Latest;
     let inv = |i: Invalid| g.invalid(i);
     let Some(m) = body.as_object() else {
-        return Err(inv(Invalid::new("body", "must be a JSON object", body.clone(), "object")));
+        return Err(inv(Invalid::new(
+            "body",
+            "must be a JSON object",
+            body.clone(),
+            "object",
+        )));
     };
     common::only_fields(m, &["kind", "phoneNumberId", "participant", "outcome"]).map_err(inv)?;
     let number_id = common::str_field(m, "phoneNumberId")
         .map_err(inv)?
-        .ok_or_else(|| inv(Invalid::new("body.phoneNumberId", "is required", Value::Null, "string")))?;
+        .ok_or_else(|| {
+            inv(Invalid::new(
+                "body.phoneNumberId",
+                "is required",
+                Value::Null,
+                "string",
+            ))
+        })?;
     if !common::id_shape(number_id, "PN") {
-        return Err(inv(Invalid::new("body.phoneNumberId", "must be a phone number id (PN...)", json!(number_id), "string")));
+        return Err(inv(Invalid::new(
+            "body.phoneNumberId",
+            "must be a phone number id (PN...)",
+            json!(number_id),
+            "string",
+        )));
     }
     let participant = common::str_field(m, "participant")
         .map_err(inv)?
-        .ok_or_else(|| inv(Invalid::new("body.participant", "is required", Value::Null, "string")))?;
+        .ok_or_else(|| {
+            inv(Invalid::new(
+                "body.participant",
+                "is required",
+                Value::Null,
+                "string",
+            ))
+        })?;
     if !common::is_e164(participant) {
-        return Err(inv(Invalid::new("body.participant", "must be an E.164 number", json!(participant), "string")));
+        return Err(inv(Invalid::new(
+            "body.participant",
+            "must be an E.164 number",
+            json!(participant),
+            "string",
+        )));
     }
     let outcome = common::str_field(m, "outcome")
         .map_err(inv)?
-        .ok_or_else(|| inv(Invalid::new("body.outcome", "is required", Value::Null, "string")))?;
+        .ok_or_else(|| {
+            inv(Invalid::new(
+                "body.outcome",
+                "is required",
+                Value::Null,
+                "string",
+            ))
+        })?;
     if !["answered", "voicemail", "menu-forward"].contains(&outcome) {
         return Err(inv(Invalid::new(
             "body.outcome",
@@ -313,12 +371,21 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
         .filter(|n| n.org_id == caller.org_id)
         .ok_or_else(|| g.not_found(format!("No phone number {number_id} in this workspace")))?;
     if participant == number.number {
-        return Err(inv(Invalid::new("body.participant", "must not be the workspace number itself", json!(participant), "string")));
+        return Err(inv(Invalid::new(
+            "body.participant",
+            "must not be the workspace number itself",
+            json!(participant),
+            "string",
+        )));
     }
     let handler = if common::can_use_number(app, &caller.user_id, number_id) {
         caller.user_id.clone()
     } else {
-        number.user_ids.first().cloned().unwrap_or_else(|| caller.user_id.clone())
+        number
+            .user_ids
+            .first()
+            .cloned()
+            .unwrap_or_else(|| caller.user_id.clone())
     };
 
     let now = common::now();
@@ -368,13 +435,38 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
             call.duration_ms = Some(talk);
             call.updated = now;
             call.recordings = vec![
-                Recording { id: common::random_id("CR", 32), start: answered, duration_ms: 40_000, seq: 1 },
-                Recording { id: common::random_id("CR", 32), start: answered + ms(46_000), duration_ms: 18_000, seq: 2 },
+                Recording {
+                    id: common::random_id("CR", 32),
+                    start: answered,
+                    duration_ms: 40_000,
+                    seq: 1,
+                },
+                Recording {
+                    id: common::random_id("CR", 32),
+                    start: answered + ms(46_000),
+                    duration_ms: 18_000,
+                    seq: 2,
+                },
             ];
             let lines = [
-                (0, 4_000, handler.as_str(), "Harborview Dental, this is the front desk."),
-                (4_500, 11_000, participant, "Hi, I'd like to book a cleaning."),
-                (11_500, 20_000, handler.as_str(), "Sure, does next Wednesday at 2pm work?"),
+                (
+                    0,
+                    4_000,
+                    handler.as_str(),
+                    "Harborview Dental, this is the front desk.",
+                ),
+                (
+                    4_500,
+                    11_000,
+                    participant,
+                    "Hi, I'd like to book a cleaning.",
+                ),
+                (
+                    11_500,
+                    20_000,
+                    handler.as_str(),
+                    "Sure, does next Wednesday at 2pm work?",
+                ),
                 (20_500, 24_000, participant, "Perfect, thank you."),
             ];
             call.transcript = lines
@@ -390,7 +482,9 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
                 })
                 .collect();
             call.summary = Some(Summary {
-                points: vec![format!("{participant} booked a cleaning for next Wednesday at 2pm.")],
+                points: vec![format!(
+                    "{participant} booked a cleaning for next Wednesday at 2pm."
+                )],
                 next_steps: vec!["Send a reminder the day before.".to_string()],
                 completed: now,
             });
@@ -399,7 +493,10 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
                 o.insert("recordings".into(), Value::Array(call.recordings_json()));
             }
             events.push(("call.recording.completed", with_recordings));
-            events.push(("call.summary.completed", call.summary_json().unwrap_or(Value::Null)));
+            events.push((
+                "call.summary.completed",
+                call.summary_json().unwrap_or(Value::Null),
+            ));
             events.push(("call.transcript.completed", call.transcript_json()));
             events.push(("call.completed", call.json()));
         }
@@ -414,10 +511,14 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
             events.push(("call.missed", call.json()));
             call.voicemail = Some(Voicemail {
                 duration_ms: message,
-                transcript: "Hi, it's about my appointment on Friday; please call me back.".to_string(),
+                transcript: "Hi, it's about my appointment on Friday; please call me back."
+                    .to_string(),
                 completed: now,
             });
-            events.push(("call.voicemail.completed", call.voicemail_json().unwrap_or(Value::Null)));
+            events.push((
+                "call.voicemail.completed",
+                call.voicemail_json().unwrap_or(Value::Null),
+            ));
             call.completed_at = Some(now);
             call.duration_ms = Some(0);
             call.updated = now;
@@ -432,7 +533,10 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
             call.updated = call.created + ms(ring + menu - 1_000);
             let mut selected = call.json();
             if let Value::Object(o) = &mut selected {
-                o.insert("menuSelection".into(), json!({"digit": "2", "label": "Billing questions"}));
+                o.insert(
+                    "menuSelection".into(),
+                    json!({"digit": "2", "label": "Billing questions"}),
+                );
             }
             events.push(("call.menu.selected", selected));
             call.status = "forwarded";
@@ -463,7 +567,10 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
         let mut ctx = context.clone();
         if event == "call.menu.selected" {
             if let Value::Object(o) = &mut ctx {
-                o.insert("menu".into(), json!({"digit": "2", "label": "Billing questions", "action": "forward"}));
+                o.insert(
+                    "menu".into(),
+                    json!({"digit": "2", "label": "Billing questions", "action": "forward"}),
+                );
             }
         }
         crate::events::emit(app, &caller.org_id, event, resource, ctx, Some(number_id));

@@ -9,13 +9,13 @@ pub mod validate;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::app::App;
 use crate::auth::{self, Caller};
@@ -61,16 +61,40 @@ fn defs_for(org: &str, tag: &str) -> Vec<FieldDef> {
     };
     let _ = org;
     vec![
-        d("01", TEXT_FIELD_KEY, "Referral source", FieldKind::Text, &[]),
-        d("02", "insurance-plan", "Insurance plan", FieldKind::Text, &[]),
+        d(
+            "01",
+            TEXT_FIELD_KEY,
+            "Referral source",
+            FieldKind::Text,
+            &[],
+        ),
+        d(
+            "02",
+            "insurance-plan",
+            "Insurance plan",
+            FieldKind::Text,
+            &[],
+        ),
         d(
             "03",
             MULTI_FIELD_KEY,
             "Services of interest",
             FieldKind::MultiSelect,
-            &["Cleaning", "Whitening", "Orthodontics", "Implants", "Pediatric care"],
+            &[
+                "Cleaning",
+                "Whitening",
+                "Orthodontics",
+                "Implants",
+                "Pediatric care",
+            ],
         ),
-        d("04", "lifetime-value", "Lifetime value", FieldKind::Number, &[]),
+        d(
+            "04",
+            "lifetime-value",
+            "Lifetime value",
+            FieldKind::Number,
+            &[],
+        ),
         d("05", "last-visit", "Last visit", FieldKind::Date, &[]),
     ]
 }
@@ -97,64 +121,165 @@ impl Store {
     /// The seeded store.
     pub fn seeded(_directory: &Directory) -> Store {
         let mut defs = BTreeMap::new();
-        defs.insert(directory::PRIMARY_ORG.to_string(), defs_for(directory::PRIMARY_ORG, "p7k2"));
-        defs.insert(directory::INTL_DISABLED_ORG.to_string(), defs_for(directory::INTL_DISABLED_ORG, "i3w9"));
-        defs.insert(directory::EXPIRED_ORG.to_string(), defs_for(directory::EXPIRED_ORG, "x5m1"));
+        defs.insert(
+            directory::PRIMARY_ORG.to_string(),
+            defs_for(directory::PRIMARY_ORG, "p7k2"),
+        );
+        defs.insert(
+            directory::INTL_DISABLED_ORG.to_string(),
+            defs_for(directory::INTL_DISABLED_ORG, "i3w9"),
+        );
+        defs.insert(
+            directory::EXPIRED_ORG.to_string(),
+            defs_for(directory::EXPIRED_ORG, "x5m1"),
+        );
         let p = directory::PRIMARY_ORG;
         let seeds = [
             Seed {
-                id: "ctc_h4t2kq9w1z8m3v6p0rb5", org: p, first: Some("Lena"), last: Some("Marquez"),
-                company: Some("Bayside Physio"), role: Some("Office manager"),
-                emails: &[("work", "lena@baysidephysio.example")], phones: &[("mobile", "+14155550123")],
-                external: Some("crm-100234"), source: Some("public-api"), url: Some("https://crm.bayside.example/contacts/100234"),
-                custom: &[(TEXT_FIELD_KEY, json!(TEXT_FIELD_VALUE)), (MULTI_FIELD_KEY, json!(["Whitening", "Cleaning"])), ("last-visit", json!("2025-08-14"))],
-                by: Some(directory::OWNER_USER), created: "2024-02-03T15:20:11.204Z", updated: "2025-08-15T09:02:44.870Z",
+                id: "ctc_h4t2kq9w1z8m3v6p0rb5",
+                org: p,
+                first: Some("Lena"),
+                last: Some("Marquez"),
+                company: Some("Bayside Physio"),
+                role: Some("Office manager"),
+                emails: &[("work", "lena@baysidephysio.example")],
+                phones: &[("mobile", "+14155550123")],
+                external: Some("crm-100234"),
+                source: Some("public-api"),
+                url: Some("https://crm.bayside.example/contacts/100234"),
+                custom: &[
+                    (TEXT_FIELD_KEY, json!(TEXT_FIELD_VALUE)),
+                    (MULTI_FIELD_KEY, json!(["Whitening", "Cleaning"])),
+                    ("last-visit", json!("2025-08-14")),
+                ],
+                by: Some(directory::OWNER_USER),
+                created: "2024-02-03T15:20:11.204Z",
+                updated: "2025-08-15T09:02:44.870Z",
             },
             Seed {
-                id: "ctc_b8n1x6c3f5d7q2w9j4s0", org: p, first: Some("Arjun"), last: Some("Patel"),
-                company: None, role: None, emails: &[], phones: &[("home", "+16505550188")],
-                external: Some("imp-2024-0007"), source: Some("csv"), url: None,
-                custom: &[("insurance-plan", json!("Delta PPO")), ("lifetime-value", json!("1840.00"))],
-                by: Some(directory::MEMBER_USER), created: "2024-04-19T11:05:37.918Z", updated: "2024-04-19T11:05:37.918Z",
+                id: "ctc_b8n1x6c3f5d7q2w9j4s0",
+                org: p,
+                first: Some("Arjun"),
+                last: Some("Patel"),
+                company: None,
+                role: None,
+                emails: &[],
+                phones: &[("home", "+16505550188")],
+                external: Some("imp-2024-0007"),
+                source: Some("csv"),
+                url: None,
+                custom: &[
+                    ("insurance-plan", json!("Delta PPO")),
+                    ("lifetime-value", json!("1840.00")),
+                ],
+                by: Some(directory::MEMBER_USER),
+                created: "2024-04-19T11:05:37.918Z",
+                updated: "2024-04-19T11:05:37.918Z",
             },
             Seed {
-                id: "ctc_m2r7y0e4u9i1o6a3s8d5", org: p, first: Some("Chloe"), last: Some("Bernard"),
-                company: None, role: None, emails: &[("personal", "chloe.bernard@mail.example")], phones: &[],
-                external: None, source: None, url: None,
+                id: "ctc_m2r7y0e4u9i1o6a3s8d5",
+                org: p,
+                first: Some("Chloe"),
+                last: Some("Bernard"),
+                company: None,
+                role: None,
+                emails: &[("personal", "chloe.bernard@mail.example")],
+                phones: &[],
+                external: None,
+                source: None,
+                url: None,
                 custom: &[(TEXT_FIELD_KEY, json!("Patient referral"))],
-                by: Some(directory::OWNER_USER), created: "2024-07-08T17:44:02.530Z", updated: "2025-01-22T08:15:59.013Z",
+                by: Some(directory::OWNER_USER),
+                created: "2024-07-08T17:44:02.530Z",
+                updated: "2025-01-22T08:15:59.013Z",
             },
             Seed {
-                id: "ctc_w5q8e1r4t7y0u3i6o9p2", org: p, first: Some("Marcus"), last: Some("Webb"),
-                company: Some("Webb Roofing"), role: Some("Owner"), emails: &[], phones: &[("mobile", "+13105550147"), ("work", "+13105550148")],
-                external: None, source: Some("device"), url: None, custom: &[],
-                by: Some(directory::MEMBER_USER), created: "2024-11-30T20:01:45.377Z", updated: "2024-11-30T20:01:45.377Z",
+                id: "ctc_w5q8e1r4t7y0u3i6o9p2",
+                org: p,
+                first: Some("Marcus"),
+                last: Some("Webb"),
+                company: Some("Webb Roofing"),
+                role: Some("Owner"),
+                emails: &[],
+                phones: &[("mobile", "+13105550147"), ("work", "+13105550148")],
+                external: None,
+                source: Some("device"),
+                url: None,
+                custom: &[],
+                by: Some(directory::MEMBER_USER),
+                created: "2024-11-30T20:01:45.377Z",
+                updated: "2024-11-30T20:01:45.377Z",
             },
             Seed {
-                id: "ctc_k3j6h9g2f5d8s1a4z7x0", org: p, first: Some("Sofia"), last: Some("Rossi"),
-                company: Some("Rossi & Figli"), role: None, emails: &[("work", "sofia@rossifigli.example")], phones: &[("work", "+12125550176")],
-                external: Some("hs-88120431"), source: Some("hubspot-export"), url: Some("https://app.hubspot.example/contacts/88120431"),
-                custom: &[(TEXT_FIELD_KEY, json!(TEXT_FIELD_VALUE)), (MULTI_FIELD_KEY, json!(["Implants"]))],
-                by: Some(directory::ADMIN_USER), created: "2025-03-12T13:37:20.661Z", updated: "2025-10-02T16:48:03.224Z",
+                id: "ctc_k3j6h9g2f5d8s1a4z7x0",
+                org: p,
+                first: Some("Sofia"),
+                last: Some("Rossi"),
+                company: Some("Rossi & Figli"),
+                role: None,
+                emails: &[("work", "sofia@rossifigli.example")],
+                phones: &[("work", "+12125550176")],
+                external: Some("hs-88120431"),
+                source: Some("hubspot-export"),
+                url: Some("https://app.hubspot.example/contacts/88120431"),
+                custom: &[
+                    (TEXT_FIELD_KEY, json!(TEXT_FIELD_VALUE)),
+                    (MULTI_FIELD_KEY, json!(["Implants"])),
+                ],
+                by: Some(directory::ADMIN_USER),
+                created: "2025-03-12T13:37:20.661Z",
+                updated: "2025-10-02T16:48:03.224Z",
             },
             Seed {
-                id: "ctc_v0c9x8z7l6k5j4h3g2f1", org: p, first: Some("Kenji"), last: Some("Watanabe"),
-                company: None, role: None, emails: &[], phones: &[("mobile", "+14085550163")],
-                external: Some("crm-100511"), source: Some("public-api"), url: None,
+                id: "ctc_v0c9x8z7l6k5j4h3g2f1",
+                org: p,
+                first: Some("Kenji"),
+                last: Some("Watanabe"),
+                company: None,
+                role: None,
+                emails: &[],
+                phones: &[("mobile", "+14085550163")],
+                external: Some("crm-100511"),
+                source: Some("public-api"),
+                url: None,
                 custom: &[("insurance-plan", json!("Aetna DMO"))],
-                by: Some(directory::OWNER_USER), created: "2025-09-27T10:10:10.010Z", updated: "2025-09-27T10:10:10.010Z",
+                by: Some(directory::OWNER_USER),
+                created: "2025-09-27T10:10:10.010Z",
+                updated: "2025-09-27T10:10:10.010Z",
             },
             Seed {
-                id: "ctc_q1a2z3w4s5x6e7d8c9r0", org: directory::INTL_DISABLED_ORG, first: Some("Greta"), last: Some("Holm"),
-                company: None, role: Some("Tenant"), emails: &[], phones: &[("mobile", "+13125550104")],
-                external: Some("unit-4b"), source: Some("public-api"), url: None, custom: &[],
-                by: Some(directory::INTL_DISABLED_USER), created: "2024-05-05T05:05:05.505Z", updated: "2024-05-05T05:05:05.505Z",
+                id: "ctc_q1a2z3w4s5x6e7d8c9r0",
+                org: directory::INTL_DISABLED_ORG,
+                first: Some("Greta"),
+                last: Some("Holm"),
+                company: None,
+                role: Some("Tenant"),
+                emails: &[],
+                phones: &[("mobile", "+13125550104")],
+                external: Some("unit-4b"),
+                source: Some("public-api"),
+                url: None,
+                custom: &[],
+                by: Some(directory::INTL_DISABLED_USER),
+                created: "2024-05-05T05:05:05.505Z",
+                updated: "2024-05-05T05:05:05.505Z",
             },
             Seed {
-                id: "ctc_t9g8b7n6m5j4u3y2h1k0", org: directory::EXPIRED_ORG, first: Some("Ivo"), last: Some("Novak"),
-                company: Some("Novak Gardens"), role: None, emails: &[], phones: &[("work", "+12065550199")],
-                external: None, source: None, url: None, custom: &[],
-                by: Some(directory::EXPIRED_USER), created: "2023-03-03T03:03:03.303Z", updated: "2023-03-03T03:03:03.303Z",
+                id: "ctc_t9g8b7n6m5j4u3y2h1k0",
+                org: directory::EXPIRED_ORG,
+                first: Some("Ivo"),
+                last: Some("Novak"),
+                company: Some("Novak Gardens"),
+                role: None,
+                emails: &[],
+                phones: &[("work", "+12065550199")],
+                external: None,
+                source: None,
+                url: None,
+                custom: &[],
+                by: Some(directory::EXPIRED_USER),
+                created: "2023-03-03T03:03:03.303Z",
+                updated: "2023-03-03T03:03:03.303Z",
             },
         ];
         let mut contacts: Vec<Contact> = Vec::new();
@@ -194,8 +319,18 @@ impl Store {
                     first_name: s.first.map(str::to_string),
                     last_name: s.last.map(str::to_string),
                     role: s.role.map(str::to_string),
-                    emails: s.emails.iter().enumerate().map(|(i, e)| entry("cem_", i, e)).collect(),
-                    phones: s.phones.iter().enumerate().map(|(i, e)| entry("cph_", i, e)).collect(),
+                    emails: s
+                        .emails
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| entry("cem_", i, e))
+                        .collect(),
+                    phones: s
+                        .phones
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| entry("cph_", i, e))
+                        .collect(),
                     custom,
                 },
                 created_at: seed_ts(s.created),
@@ -204,7 +339,13 @@ impl Store {
                 version: 1,
             });
         }
-        Store { defs, inner: Mutex::new(Inner { contacts, next_seq: n + 1 }) }
+        Store {
+            defs,
+            inner: Mutex::new(Inner {
+                contacts,
+                next_seq: n + 1,
+            }),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -222,8 +363,14 @@ impl Store {
         m.insert("custom_field_value".into(), json!(TEXT_FIELD_VALUE));
         m.insert("custom_field_multi_key".into(), json!(MULTI_FIELD_KEY));
         m.insert("brand_name".into(), json!(validate::BRAND_NAME));
-        m.insert("automation_integration_name".into(), json!(validate::AUTOMATION_INTEGRATIONS[0]));
-        m.insert("contacts_sync_integration_name".into(), json!(validate::CONTACTS_SYNC_INTEGRATIONS[0]));
+        m.insert(
+            "automation_integration_name".into(),
+            json!(validate::AUTOMATION_INTEGRATIONS[0]),
+        );
+        m.insert(
+            "contacts_sync_integration_name".into(),
+            json!(validate::CONTACTS_SYNC_INTEGRATIONS[0]),
+        );
         m
     }
 }
@@ -233,10 +380,16 @@ impl Store {
 
 fn v1_err(e: CErr) -> Response {
     match e {
-        CErr::Bad(m, errs) => errors::v1_errors(StatusCode::BAD_REQUEST, "0802400", "Bad Request", m, errs),
-        CErr::Field(m, errs) => {
-            errors::v1_errors(StatusCode::BAD_REQUEST, "0801400", "Invalid Custom Field Item", m, errs)
+        CErr::Bad(m, errs) => {
+            errors::v1_errors(StatusCode::BAD_REQUEST, "0802400", "Bad Request", m, errs)
         }
+        CErr::Field(m, errs) => errors::v1_errors(
+            StatusCode::BAD_REQUEST,
+            "0801400",
+            "Invalid Custom Field Item",
+            m,
+            errs,
+        ),
         CErr::NotFound(m) => errors::v1(StatusCode::NOT_FOUND, "0800404", "Not Found", m),
         CErr::Conflict(m) => errors::v1(StatusCode::CONFLICT, "0800409", "Conflict", m),
     }
@@ -245,7 +398,9 @@ fn v1_err(e: CErr) -> Response {
 fn latest_err(e: CErr) -> Response {
     match e {
         CErr::Bad(m, _) => errors::latest(StatusCode::BAD_REQUEST, "Bad Request", m),
-        CErr::Field(m, _) => errors::latest(StatusCode::BAD_REQUEST, "Invalid Custom Field Item", m),
+        CErr::Field(m, _) => {
+            errors::latest(StatusCode::BAD_REQUEST, "Invalid Custom Field Item", m)
+        }
         CErr::NotFound(m) => errors::latest(StatusCode::NOT_FOUND, "Not Found", m),
         CErr::Conflict(m) => errors::latest(StatusCode::CONFLICT, "Conflict", m),
     }
@@ -266,7 +421,9 @@ fn ok(status: StatusCode, data: Value) -> Response {
 
 fn not_found(id: &str) -> CErr {
     let shown: String = id.chars().take(80).collect();
-    CErr::NotFound(format!("No contact with id `{shown}` exists in this workspace"))
+    CErr::NotFound(format!(
+        "No contact with id `{shown}` exists in this workspace"
+    ))
 }
 
 // ------------------------------------------------------------------------------------------
@@ -285,8 +442,13 @@ impl Filter {
     fn keeps(&self, c: &Contact) -> bool {
         let ext = c.content.external_id.as_deref();
         let src = c.content.source.as_deref();
-        self.external.iter().all(|set| ext.is_some_and(|e| set.iter().any(|x| x == e)))
-            && self.sources.iter().all(|set| src.is_some_and(|s| set.iter().any(|x| x == s)))
+        self.external
+            .iter()
+            .all(|set| ext.is_some_and(|e| set.iter().any(|x| x == e)))
+            && self
+                .sources
+                .iter()
+                .all(|set| src.is_some_and(|s| set.iter().any(|x| x == s)))
             && self.times.iter().all(|(updated, op, t)| {
                 let v = if *updated { c.updated_at } else { c.created_at };
                 match *op {
@@ -311,7 +473,10 @@ fn one_of(pairs: &[(String, String)], key: &str) -> Result<Option<String>, CErr>
     let mut vals = pairs.iter().filter(|(k, _)| k == key);
     let first = vals.next().map(|(_, v)| v.clone());
     if vals.next().is_some() {
-        return Err(CErr::Bad(format!("The query parameter `{key}` may be given once"), Vec::new()));
+        return Err(CErr::Bad(
+            format!("The query parameter `{key}` may be given once"),
+            Vec::new(),
+        ));
     }
     Ok(first)
 }
@@ -319,7 +484,10 @@ fn one_of(pairs: &[(String, String)], key: &str) -> Result<Option<String>, CErr>
 fn bounded(v: &str, name: &str) -> Result<String, CErr> {
     let t = v.trim();
     if t.is_empty() || chars(t) > 75 {
-        return Err(CErr::Bad(format!("Each `{name}` value must be 1 to 75 characters"), Vec::new()));
+        return Err(CErr::Bad(
+            format!("Each `{name}` value must be 1 to 75 characters"),
+            Vec::new(),
+        ));
     }
     Ok(t.to_string())
 }
@@ -329,13 +497,18 @@ fn v1_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CEr
     for (k, _) in &pairs {
         if !["externalIds", "sources", "maxResults", "pageToken"].contains(&k.as_str()) {
             return Err(CErr::Bad(
-                format!("Unknown query parameter `{k}`; GET /v1/contacts takes externalIds, sources, maxResults, pageToken"),
+                format!(
+                    "Unknown query parameter `{k}`; GET /v1/contacts takes externalIds, sources, maxResults, pageToken"
+                ),
                 Vec::new(),
             ));
         }
     }
     let mut filter = Filter::default();
-    for (key, into) in [("externalIds", &mut filter.external), ("sources", &mut filter.sources)] {
+    for (key, into) in [
+        ("externalIds", &mut filter.external),
+        ("sources", &mut filter.sources),
+    ] {
         let vals: Vec<String> = pairs
             .iter()
             .filter(|(k, _)| k == key)
@@ -345,10 +518,23 @@ fn v1_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CEr
             into.push(vals);
         }
     }
-    let max = util::max_results(one_of(&pairs, "maxResults")?.as_deref(), Some(DEFAULT_PAGE), MAX_PAGE)
-        .map_err(|m| CErr::Bad(m, Vec::new()))?;
+    let max = util::max_results(
+        one_of(&pairs, "maxResults")?.as_deref(),
+        Some(DEFAULT_PAGE),
+        MAX_PAGE,
+    )
+    .map_err(|m| CErr::Bad(m, Vec::new()))?;
     let token = one_of(&pairs, "pageToken")?;
-    Ok((ListQuery { filter, max, token, desc: true, by_updated: false }, pairs))
+    Ok((
+        ListQuery {
+            filter,
+            max,
+            token,
+            desc: true,
+            by_updated: false,
+        },
+        pairs,
+    ))
 }
 
 fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CErr> {
@@ -360,16 +546,25 @@ fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>),
     let mut token = None;
     for (k, v) in &pairs {
         if seen.contains(&k.as_str()) {
-            return Err(CErr::Bad(format!("The query parameter `{k}` may be given once"), Vec::new()));
+            return Err(CErr::Bad(
+                format!("The query parameter `{k}` may be given once"),
+                Vec::new(),
+            ));
         }
         seen.push(k);
         match k.as_str() {
             "externalId" => filter.external.push(vec![bounded(v, k)?]),
             "source" => filter.sources.push(vec![bounded(v, k)?]),
             "externalId[in]" | "source[in]" => {
-                let set: Vec<String> = v.split(',').map(|x| bounded(x, k)).collect::<Result<_, _>>()?;
+                let set: Vec<String> = v
+                    .split(',')
+                    .map(|x| bounded(x, k))
+                    .collect::<Result<_, _>>()?;
                 if set.len() > 100 {
-                    return Err(CErr::Bad(format!("`{k}` takes at most 100 values"), Vec::new()));
+                    return Err(CErr::Bad(
+                        format!("`{k}` takes at most 100 values"),
+                        Vec::new(),
+                    ));
                 }
                 if k.starts_with("externalId") {
                     filter.external.push(set);
@@ -378,7 +573,8 @@ fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>),
                 }
             }
             "maxResults" => {
-                max = util::max_results(Some(v), Some(DEFAULT_PAGE), MAX_PAGE).map_err(|m| CErr::Bad(m, Vec::new()))?
+                max = util::max_results(Some(v), Some(DEFAULT_PAGE), MAX_PAGE)
+                    .map_err(|m| CErr::Bad(m, Vec::new()))?
             }
             "pageToken" => token = Some(v.clone()),
             "sort" => match v.as_str() {
@@ -388,16 +584,21 @@ fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>),
                 "updatedAt:desc" => (desc, by_updated) = (true, true),
                 _ => {
                     return Err(CErr::Bad(
-                        format!("`sort` must be one of createdAt:asc, createdAt:desc, updatedAt:asc, updatedAt:desc, got `{v}`"),
+                        format!(
+                            "`sort` must be one of createdAt:asc, createdAt:desc, updatedAt:asc, updatedAt:desc, got `{v}`"
+                        ),
                         Vec::new(),
-                    ))
+                    ));
                 }
             },
             other => {
                 let time_filter = other
                     .strip_suffix(']')
                     .and_then(|s| s.split_once('['))
-                    .filter(|(f, op)| ["createdAt", "updatedAt"].contains(f) && ["gte", "gt", "lte", "lt"].contains(op));
+                    .filter(|(f, op)| {
+                        ["createdAt", "updatedAt"].contains(f)
+                            && ["gte", "gt", "lte", "lt"].contains(op)
+                    });
                 match time_filter {
                     Some((f, op)) => {
                         let t = parse_ts(v).ok_or_else(|| {
@@ -417,21 +618,41 @@ fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>),
                                 "Unknown query parameter `{other}`; GET /contacts takes externalId, source, externalId[in], source[in], createdAt[gte|gt|lte|lt], updatedAt[gte|gt|lte|lt], sort, maxResults, pageToken"
                             ),
                             Vec::new(),
-                        ))
+                        ));
                     }
                 }
             }
         }
     }
-    Ok((ListQuery { filter, max, token, desc, by_updated }, pairs))
+    Ok((
+        ListQuery {
+            filter,
+            max,
+            token,
+            desc,
+            by_updated,
+        },
+        pairs,
+    ))
 }
 
-fn list(app: &App, caller: &Caller, area: &str, q: ListQuery, pairs: &[(String, String)]) -> Result<Value, CErr> {
-    let fp = util::fingerprint(area, &caller.key, pairs) ^ u64::from(q.desc) ^ (u64::from(q.by_updated) << 1);
+fn list(
+    app: &App,
+    caller: &Caller,
+    area: &str,
+    q: ListQuery,
+    pairs: &[(String, String)],
+) -> Result<Value, CErr> {
+    let fp = util::fingerprint(area, &caller.key, pairs)
+        ^ u64::from(q.desc)
+        ^ (u64::from(q.by_updated) << 1);
     let after = match &q.token {
         None => None,
         Some(t) => Some(util::read_token(TOKEN_PREFIX, t, fp).ok_or_else(|| {
-            CErr::Bad("`pageToken` is not a token this service issued for this query".into(), Vec::new())
+            CErr::Bad(
+                "`pageToken` is not a token this service issued for this query".into(),
+                Vec::new(),
+            )
         })?),
     };
     let inner = app.contacts.lock();
@@ -439,7 +660,19 @@ fn list(app: &App, caller: &Caller, area: &str, q: ListQuery, pairs: &[(String, 
         .contacts
         .iter()
         .filter(|c| c.org_id == caller.org_id && q.filter.keeps(c))
-        .map(|c| ((nanos(if q.by_updated { c.updated_at } else { c.created_at }), c.seq), c))
+        .map(|c| {
+            (
+                (
+                    nanos(if q.by_updated {
+                        c.updated_at
+                    } else {
+                        c.created_at
+                    }),
+                    c.seq,
+                ),
+                c,
+            )
+        })
         .collect();
     let total = items.len();
     let (page, last) = util::keyset_page(items, q.desc, after, q.max);
@@ -449,7 +682,11 @@ fn list(app: &App, caller: &Caller, area: &str, q: ListQuery, pairs: &[(String, 
     Ok(json!({ "data": data, "totalItems": total, "nextPageToken": next }))
 }
 
-async fn v1_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+async fn v1_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let Some(caller) = auth::authenticate(&app, &headers) else {
         return v1_unauthorized();
     };
@@ -459,12 +696,18 @@ async fn v1_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw):
     }
 }
 
-async fn latest_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+async fn latest_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
     };
-    match latest_query(raw.as_deref()).and_then(|(q, pairs)| list(&app, &caller, "latest", q, &pairs)) {
+    match latest_query(raw.as_deref())
+        .and_then(|(q, pairs)| list(&app, &caller, "latest", q, &pairs))
+    {
         Ok(body) => errors::json_response(StatusCode::OK, &body),
         Err(e) => latest_err(e),
     }
@@ -486,7 +729,11 @@ fn find(app: &App, caller: &Caller, id: &str) -> Result<Contact, CErr> {
         .ok_or_else(|| not_found(id))
 }
 
-async fn v1_get(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+async fn v1_get(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
     let Some(caller) = auth::authenticate(&app, &headers) else {
         return v1_unauthorized();
     };
@@ -496,13 +743,22 @@ async fn v1_get(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Path<
     }
 }
 
-async fn latest_get(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery, Path(id): Path<String>) -> Response {
+async fn latest_get(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+    Path(id): Path<String>,
+) -> Response {
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
     };
     if let Some((k, _)) = query_pairs(raw.as_deref()).first() {
-        return errors::latest(StatusCode::BAD_REQUEST, "Bad Request", format!("Unknown query parameter `{k}`; GET /contacts/{{contactId}} takes none"));
+        return errors::latest(
+            StatusCode::BAD_REQUEST,
+            "Bad Request",
+            format!("Unknown query parameter `{k}`; GET /contacts/{{contactId}} takes none"),
+        );
     }
     match find(&app, &caller, &id) {
         Ok(c) => ok(StatusCode::OK, c.render()),
@@ -513,18 +769,26 @@ async fn latest_get(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(ra
 fn body_object(headers: &HeaderMap, body: &[u8]) -> Result<Map<String, Value>, CErr> {
     match util::json_object(headers, body) {
         Ok(Some(m)) => Ok(m),
-        Ok(None) => Err(CErr::Bad("A JSON object body is required".into(), Vec::new())),
+        Ok(None) => Err(CErr::Bad(
+            "A JSON object body is required".into(),
+            Vec::new(),
+        )),
         Err(e) => Err(CErr::Bad(e.message(), Vec::new())),
     }
 }
 
-fn conflict_external(inner: &Inner, org: &str, ext: Option<&str>, except: Option<&str>) -> Result<(), CErr> {
+fn conflict_external(
+    inner: &Inner,
+    org: &str,
+    ext: Option<&str>,
+    except: Option<&str>,
+) -> Result<(), CErr> {
     if let Some(ext) = ext {
-        if let Some(other) = inner
-            .contacts
-            .iter()
-            .find(|c| c.org_id == org && c.content.external_id.as_deref() == Some(ext) && Some(c.id.as_str()) != except)
-        {
+        if let Some(other) = inner.contacts.iter().find(|c| {
+            c.org_id == org
+                && c.content.external_id.as_deref() == Some(ext)
+                && Some(c.id.as_str()) != except
+        }) {
             return Err(CErr::Conflict(format!(
                 "The externalId `{ext}` already belongs to contact `{}` of this workspace",
                 other.id
@@ -551,8 +815,14 @@ async fn v1_create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes)
         let body = body_object(&headers, &body)?;
         let (content, created_by) = validate::create(app.contacts.defs(&caller.org_id), &body)?;
         if let Some(u) = &created_by {
-            if app.directory.user(u).is_none_or(|u| u.org_id != caller.org_id) {
-                return Err(CErr::NotFound(format!("No user `{u}` exists in this workspace (createdByUserId)")));
+            if app
+                .directory
+                .user(u)
+                .is_none_or(|u| u.org_id != caller.org_id)
+            {
+                return Err(CErr::NotFound(format!(
+                    "No user `{u}` exists in this workspace (createdByUserId)"
+                )));
             }
         }
         let mut inner = app.contacts.lock();
@@ -580,14 +850,26 @@ async fn v1_create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes)
     match result {
         Ok(c) => {
             let data = c.render();
-            crate::events::emit(&app, &caller.org_id, "contact.updated", data.clone(), event_context(&c, &caller), None);
+            crate::events::emit(
+                &app,
+                &caller.org_id,
+                "contact.updated",
+                data.clone(),
+                event_context(&c, &caller),
+                None,
+            );
             ok(StatusCode::CREATED, data)
         }
         Err(e) => v1_err(e),
     }
 }
 
-async fn v1_patch(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Path<String>, body: Bytes) -> Response {
+async fn v1_patch(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
     let Some(caller) = auth::authenticate(&app, &headers) else {
         return v1_unauthorized();
     };
@@ -596,12 +878,20 @@ async fn v1_patch(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Pat
         let old = find(&app, &caller, &id)?;
         let content = validate::update(app.contacts.defs(&caller.org_id), &body, &old)?;
         let mut inner = app.contacts.lock();
-        conflict_external(&inner, &caller.org_id, content.external_id.as_deref(), Some(&old.id))?;
+        conflict_external(
+            &inner,
+            &caller.org_id,
+            content.external_id.as_deref(),
+            Some(&old.id),
+        )?;
         let Some(c) = inner.contacts.iter_mut().find(|c| c.id == old.id) else {
             return Err(not_found(&id));
         };
         if c.version != old.version {
-            return Err(CErr::Conflict("The contact changed while this update was checked; read it again and resend".into()));
+            return Err(CErr::Conflict(
+                "The contact changed while this update was checked; read it again and resend"
+                    .into(),
+            ));
         }
         c.content = content;
         c.updated_at = now().max(c.updated_at);
@@ -611,7 +901,14 @@ async fn v1_patch(State(app): State<Arc<App>>, headers: HeaderMap, Path(id): Pat
     match result {
         Ok(c) => {
             let data = c.render();
-            crate::events::emit(&app, &caller.org_id, "contact.updated", data.clone(), event_context(&c, &caller), None);
+            crate::events::emit(
+                &app,
+                &caller.org_id,
+                "contact.updated",
+                data.clone(),
+                event_context(&c, &caller),
+                None,
+            );
             ok(StatusCode::OK, data)
         }
         Err(e) => v1_err(e),
@@ -624,12 +921,19 @@ pub async fn simulate_delete(app: &Arc<App>, caller: &Caller, body: &Value) -> R
     let id = match body.get("contactId") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         _ => {
-            return v1_err(CErr::Bad("`contactId` (a string) is required to delete a contact".into(), Vec::new()));
+            return v1_err(CErr::Bad(
+                "`contactId` (a string) is required to delete a contact".into(),
+                Vec::new(),
+            ));
         }
     };
     let removed = {
         let mut inner = app.contacts.lock();
-        match inner.contacts.iter().position(|c| c.id == id && c.org_id == caller.org_id) {
+        match inner
+            .contacts
+            .iter()
+            .position(|c| c.id == id && c.org_id == caller.org_id)
+        {
             Some(i) => inner.contacts.remove(i),
             None => return v1_err(not_found(&id)),
         }
@@ -639,24 +943,49 @@ pub async fn simulate_delete(app: &Arc<App>, caller: &Caller, body: &Value) -> R
         m.insert("deletedAt".into(), json!(fmt_ts(now())));
         m.insert("isDeleted".into(), json!(true));
     }
-    crate::events::emit(app, &caller.org_id, "contact.deleted", data.clone(), event_context(&removed, caller), None);
+    crate::events::emit(
+        app,
+        &caller.org_id,
+        "contact.deleted",
+        data.clone(),
+        event_context(&removed, caller),
+        None,
+    );
     ok(StatusCode::OK, data)
 }
 
 async fn v1_method(headers: HeaderMap) -> Response {
     let _ = headers;
-    errors::v1(StatusCode::METHOD_NOT_ALLOWED, "0800405", "Method Not Allowed", "This method is not served on this contacts path")
+    errors::v1(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "0800405",
+        "Method Not Allowed",
+        "This method is not served on this contacts path",
+    )
 }
 
 async fn latest_method() -> Response {
-    errors::latest(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed", "This method is not served on this contacts path")
+    errors::latest(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "Method Not Allowed",
+        "This method is not served on this contacts path",
+    )
 }
 
 /// This area's routes.
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
-        .route("/v1/contacts", get(v1_list).post(v1_create).fallback(v1_method))
-        .route("/v1/contacts/{id}", get(v1_get).patch(v1_patch).fallback(v1_method))
+        .route(
+            "/v1/contacts",
+            get(v1_list).post(v1_create).fallback(v1_method),
+        )
+        .route(
+            "/v1/contacts/{id}",
+            get(v1_get).patch(v1_patch).fallback(v1_method),
+        )
         .route("/contacts", get(latest_list).fallback(latest_method))
-        .route("/contacts/{contactId}", get(latest_get).fallback(latest_method))
+        .route(
+            "/contacts/{contactId}",
+            get(latest_get).fallback(latest_method),
+        )
 }

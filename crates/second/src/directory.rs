@@ -4,13 +4,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use axum::Router;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::app::App;
 use crate::auth::{self, Caller};
@@ -201,25 +201,160 @@ impl Directory {
     /// The seeded directory.
     pub fn seeded() -> Directory {
         let orgs = vec![
-            org(PRIMARY_ORG, "Harborview Dental Group", true, true, "2023-02-14T16:03:11.482Z", "2025-11-03T09:41:27.115Z"),
-            org(INTL_DISABLED_ORG, "Lakeshore Property Management", false, true, "2023-09-05T13:22:48.901Z", "2025-10-19T18:07:02.334Z"),
-            org(EXPIRED_ORG, "Cedar Ridge Landscaping", true, false, "2022-06-21T10:15:37.250Z", "2025-08-31T23:59:59.000Z"),
+            org(
+                PRIMARY_ORG,
+                "Harborview Dental Group",
+                true,
+                true,
+                "2023-02-14T16:03:11.482Z",
+                "2025-11-03T09:41:27.115Z",
+            ),
+            org(
+                INTL_DISABLED_ORG,
+                "Lakeshore Property Management",
+                false,
+                true,
+                "2023-09-05T13:22:48.901Z",
+                "2025-10-19T18:07:02.334Z",
+            ),
+            org(
+                EXPIRED_ORG,
+                "Cedar Ridge Landscaping",
+                true,
+                false,
+                "2022-06-21T10:15:37.250Z",
+                "2025-08-31T23:59:59.000Z",
+            ),
         ];
         let users = vec![
-            user(OWNER_USER, PRIMARY_ORG, "maya.okafor@harborview-dental.example", "Maya", "Okafor", "owner", Some("https://cdn.second.example/avatars/USa1Fq9Ke2Lt.png"), "2023-02-14T16:03:11.482Z", "2025-09-12T08:30:00.000Z"),
-            user(MEMBER_USER, PRIMARY_ORG, "tomas.lindqvist@harborview-dental.example", "Tomas", "Lindqvist", "member", None, "2023-03-01T12:44:09.017Z", "2025-06-02T15:11:45.620Z"),
-            user(RESTRICTED_USER, PRIMARY_ORG, "priya.raman@harborview-dental.example", "Priya", "Raman", "member", Some("https://cdn.second.example/avatars/USc4Jm6Tx1Gp.png"), "2023-05-18T09:05:52.773Z", "2025-04-27T17:20:13.004Z"),
-            user(ADMIN_USER, PRIMARY_ORG, "diego.alvarez@harborview-dental.example", "Diego", "Alvarez", "admin", None, "2024-01-08T14:36:21.388Z", "2025-10-30T11:02:58.947Z"),
-            user(INTL_DISABLED_USER, INTL_DISABLED_ORG, "hana.kowalski@lakeshore-pm.example", "Hana", "Kowalski", "owner", None, "2023-09-05T13:22:48.901Z", "2025-07-14T07:50:36.212Z"),
-            user(EXPIRED_USER, EXPIRED_ORG, "owen.mbeki@cedarridge-landscaping.example", "Owen", "Mbeki", "owner", None, "2022-06-21T10:15:37.250Z", "2025-03-09T19:28:44.581Z"),
+            user(
+                OWNER_USER,
+                PRIMARY_ORG,
+                "maya.okafor@harborview-dental.example",
+                "Maya",
+                "Okafor",
+                "owner",
+                Some("https://cdn.second.example/avatars/USa1Fq9Ke2Lt.png"),
+                "2023-02-14T16:03:11.482Z",
+                "2025-09-12T08:30:00.000Z",
+            ),
+            user(
+                MEMBER_USER,
+                PRIMARY_ORG,
+                "tomas.lindqvist@harborview-dental.example",
+                "Tomas",
+                "Lindqvist",
+                "member",
+                None,
+                "2023-03-01T12:44:09.017Z",
+                "2025-06-02T15:11:45.620Z",
+            ),
+            user(
+                RESTRICTED_USER,
+                PRIMARY_ORG,
+                "priya.raman@harborview-dental.example",
+                "Priya",
+                "Raman",
+                "member",
+                Some("https://cdn.second.example/avatars/USc4Jm6Tx1Gp.png"),
+                "2023-05-18T09:05:52.773Z",
+                "2025-04-27T17:20:13.004Z",
+            ),
+            user(
+                ADMIN_USER,
+                PRIMARY_ORG,
+                "diego.alvarez@harborview-dental.example",
+                "Diego",
+                "Alvarez",
+                "admin",
+                None,
+                "2024-01-08T14:36:21.388Z",
+                "2025-10-30T11:02:58.947Z",
+            ),
+            user(
+                INTL_DISABLED_USER,
+                INTL_DISABLED_ORG,
+                "hana.kowalski@lakeshore-pm.example",
+                "Hana",
+                "Kowalski",
+                "owner",
+                None,
+                "2023-09-05T13:22:48.901Z",
+                "2025-07-14T07:50:36.212Z",
+            ),
+            user(
+                EXPIRED_USER,
+                EXPIRED_ORG,
+                "owen.mbeki@cedarridge-landscaping.example",
+                "Owen",
+                "Mbeki",
+                "owner",
+                None,
+                "2022-06-21T10:15:37.250Z",
+                "2025-03-09T19:28:44.581Z",
+            ),
         ];
         let numbers = vec![
-            number(MAIN_NUMBER, PRIMARY_ORG, MAIN_E164, "Front Desk", &[OWNER_USER, MEMBER_USER], A2p::Approved, "2023-02-14T16:10:02.000Z", "2025-09-12T08:31:17.402Z"),
-            number(SECOND_NUMBER, PRIMARY_ORG, SECOND_E164, "Billing", &[OWNER_USER, RESTRICTED_USER], A2p::Approved, "2023-05-18T09:12:40.118Z", "2025-04-27T17:21:03.559Z"),
-            number(A2P_UNAPPROVED_NUMBER, PRIMARY_ORG, A2P_UNAPPROVED_E164, "Recall Reminders", &[OWNER_USER], A2p::NotApproved, "2024-03-11T10:00:00.000Z", "2025-02-01T12:00:00.000Z"),
-            number(A2P_CAPPED_NUMBER, PRIMARY_ORG, A2P_CAPPED_E164, "Promotions", &[OWNER_USER], A2p::CapReached, "2024-03-11T10:05:00.000Z", "2025-10-01T06:15:30.800Z"),
-            number(INTL_DISABLED_NUMBER, INTL_DISABLED_ORG, INTL_DISABLED_E164, "Leasing Office", &[INTL_DISABLED_USER], A2p::Approved, "2023-09-05T13:30:00.000Z", "2025-07-14T07:51:00.000Z"),
-            number(EXPIRED_NUMBER, EXPIRED_ORG, EXPIRED_E164, "Main Line", &[EXPIRED_USER], A2p::Approved, "2022-06-21T10:20:00.000Z", "2025-03-09T19:30:00.000Z"),
+            number(
+                MAIN_NUMBER,
+                PRIMARY_ORG,
+                MAIN_E164,
+                "Front Desk",
+                &[OWNER_USER, MEMBER_USER],
+                A2p::Approved,
+                "2023-02-14T16:10:02.000Z",
+                "2025-09-12T08:31:17.402Z",
+            ),
+            number(
+                SECOND_NUMBER,
+                PRIMARY_ORG,
+                SECOND_E164,
+                "Billing",
+                &[OWNER_USER, RESTRICTED_USER],
+                A2p::Approved,
+                "2023-05-18T09:12:40.118Z",
+                "2025-04-27T17:21:03.559Z",
+            ),
+            number(
+                A2P_UNAPPROVED_NUMBER,
+                PRIMARY_ORG,
+                A2P_UNAPPROVED_E164,
+                "Recall Reminders",
+                &[OWNER_USER],
+                A2p::NotApproved,
+                "2024-03-11T10:00:00.000Z",
+                "2025-02-01T12:00:00.000Z",
+            ),
+            number(
+                A2P_CAPPED_NUMBER,
+                PRIMARY_ORG,
+                A2P_CAPPED_E164,
+                "Promotions",
+                &[OWNER_USER],
+                A2p::CapReached,
+                "2024-03-11T10:05:00.000Z",
+                "2025-10-01T06:15:30.800Z",
+            ),
+            number(
+                INTL_DISABLED_NUMBER,
+                INTL_DISABLED_ORG,
+                INTL_DISABLED_E164,
+                "Leasing Office",
+                &[INTL_DISABLED_USER],
+                A2p::Approved,
+                "2023-09-05T13:30:00.000Z",
+                "2025-07-14T07:51:00.000Z",
+            ),
+            number(
+                EXPIRED_NUMBER,
+                EXPIRED_ORG,
+                EXPIRED_E164,
+                "Main Line",
+                &[EXPIRED_USER],
+                A2p::Approved,
+                "2022-06-21T10:20:00.000Z",
+                "2025-03-09T19:30:00.000Z",
+            ),
         ];
         let keys = [
             (PRIMARY_KEY, PRIMARY_ORG, OWNER_USER),
@@ -231,11 +366,19 @@ impl Directory {
         .map(|(k, o, u)| {
             (
                 k.to_string(),
-                ApiKey { org_id: o.to_string(), user_id: u.to_string() },
+                ApiKey {
+                    org_id: o.to_string(),
+                    user_id: u.to_string(),
+                },
             )
         })
         .collect();
-        Directory { orgs, users, numbers, keys }
+        Directory {
+            orgs,
+            users,
+            numbers,
+            keys,
+        }
     }
 
     /// The key's record, for an exact match.
@@ -287,7 +430,6 @@ impl Directory {
             .unwrap_or(false)
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Visibility.
@@ -345,7 +487,10 @@ pub fn formatted(e164: &str) -> String {
 fn country_of(e164: &str) -> &'static str {
     if e164.starts_with("+44") {
         "GB"
-    } else if ["+1604", "+1416", "+1514"].iter().any(|p| e164.starts_with(p)) {
+    } else if ["+1604", "+1416", "+1514"]
+        .iter()
+        .any(|p| e164.starts_with(p))
+    {
         "CA"
     } else {
         "US"
@@ -451,7 +596,10 @@ fn only_params(params: &[(String, String)], allowed: &[&str]) -> Result<(), Stri
             return Err(if allowed.is_empty() {
                 format!("Unknown query parameter `{k}`: this endpoint takes no query parameters")
             } else {
-                format!("Unknown query parameter `{k}`; accepted: {}", allowed.join(", "))
+                format!(
+                    "Unknown query parameter `{k}`; accepted: {}",
+                    allowed.join(", ")
+                )
             });
         }
         if seen.contains(&k.as_str()) {
@@ -474,7 +622,7 @@ fn include_restrictions(params: &[(String, String)]) -> Result<bool, String> {
             other => {
                 return Err(format!(
                     "`include` accepts only `restrictions`; got `{other}`"
-                ))
+                ));
             }
         }
     }
@@ -482,12 +630,30 @@ fn include_restrictions(params: &[(String, String)]) -> Result<bool, String> {
 }
 
 const USER_FILTERS: &[Field] = &[
-    Field { name: "email", kind: FieldKind::Text },
-    Field { name: "firstName", kind: FieldKind::Text },
-    Field { name: "lastName", kind: FieldKind::Text },
-    Field { name: "role", kind: FieldKind::Enum(&["owner", "admin", "member"]) },
-    Field { name: "createdAt", kind: FieldKind::Time },
-    Field { name: "updatedAt", kind: FieldKind::Time },
+    Field {
+        name: "email",
+        kind: FieldKind::Text,
+    },
+    Field {
+        name: "firstName",
+        kind: FieldKind::Text,
+    },
+    Field {
+        name: "lastName",
+        kind: FieldKind::Text,
+    },
+    Field {
+        name: "role",
+        kind: FieldKind::Enum(&["owner", "admin", "member"]),
+    },
+    Field {
+        name: "createdAt",
+        kind: FieldKind::Time,
+    },
+    Field {
+        name: "updatedAt",
+        kind: FieldKind::Time,
+    },
 ];
 
 const USERS: CollectionSpec = CollectionSpec {
@@ -499,10 +665,22 @@ const USERS: CollectionSpec = CollectionSpec {
 };
 
 const NUMBER_FILTERS: &[Field] = &[
-    Field { name: "phoneNumber", kind: FieldKind::Phone },
-    Field { name: "name", kind: FieldKind::Text },
-    Field { name: "createdAt", kind: FieldKind::Time },
-    Field { name: "updatedAt", kind: FieldKind::Time },
+    Field {
+        name: "phoneNumber",
+        kind: FieldKind::Phone,
+    },
+    Field {
+        name: "name",
+        kind: FieldKind::Text,
+    },
+    Field {
+        name: "createdAt",
+        kind: FieldKind::Time,
+    },
+    Field {
+        name: "updatedAt",
+        kind: FieldKind::Time,
+    },
 ];
 
 const NUMBERS: CollectionSpec = CollectionSpec {
@@ -513,7 +691,12 @@ const NUMBERS: CollectionSpec = CollectionSpec {
     max: 50,
 };
 
-fn list(spec: &CollectionSpec, params: &[(String, String)], extra: &[&str], items: Vec<Value>) -> Response {
+fn list(
+    spec: &CollectionSpec,
+    params: &[(String, String)],
+    extra: &[&str],
+    items: Vec<Value>,
+) -> Response {
     let q = match paging::parse_list_query(params, spec, extra) {
         Ok(q) => q,
         Err(m) => return bad(m),
@@ -546,14 +729,23 @@ async fn v1_get_user(
         errors::v1_errors(StatusCode::BAD_REQUEST, "1100400", "Bad Request", m, errs)
     };
     let Ok(Path(id)) = p else {
-        return bad_v1("The path parameter `userId` is not valid UTF-8 text".into(), Vec::new());
+        return bad_v1(
+            "The path parameter `userId` is not valid UTF-8 text".into(),
+            Vec::new(),
+        );
     };
     let params = paging::parse_query(query.as_deref());
     if let Err(m) = only_params(&params, &[]) {
         return bad_v1(m, Vec::new());
     }
     if let Err(m) = check_id("userId", &id, "US") {
-        let item = errors::error_item("/userId", &m, Value::String(id.clone()), "string", Some("^US(.*)$"));
+        let item = errors::error_item(
+            "/userId",
+            &m,
+            Value::String(id.clone()),
+            "string",
+            Some("^US(.*)$"),
+        );
         return bad_v1(m, vec![item]);
     }
     match app.directory.user(&id) {
@@ -574,13 +766,22 @@ async fn v1_get_user(
 }
 
 /// GET /users
-async fn list_users(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+async fn list_users(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
     };
     let params = paging::parse_query(query.as_deref());
-    let items = app.directory.users_of_org(&caller.org_id).into_iter().map(user_json).collect();
+    let items = app
+        .directory
+        .users_of_org(&caller.org_id)
+        .into_iter()
+        .map(user_json)
+        .collect();
     list(&USERS, &params, &[], items)
 }
 
@@ -589,21 +790,25 @@ fn user_for<'a>(dir: &'a Directory, caller: &Caller, id: &str) -> Result<&'a Use
     check_id("userId", id, "US").map_err(bad)?;
     match dir.user(id) {
         None => Err(not_found(format!("No user with id `{id}`"))),
-        Some(u) if u.org_id != caller.org_id => {
-            Err(forbidden(format!("User `{id}` is not a member of your workspace")))
-        }
+        Some(u) if u.org_id != caller.org_id => Err(forbidden(format!(
+            "User `{id}` is not a member of your workspace"
+        ))),
         Some(u) => Ok(u),
     }
 }
 
 /// The number of the caller's workspace named by the path (visible to the caller), or the error.
-fn number_for<'a>(dir: &'a Directory, caller: &Caller, id: &str) -> Result<&'a PhoneNumber, Response> {
+fn number_for<'a>(
+    dir: &'a Directory,
+    caller: &Caller,
+    id: &str,
+) -> Result<&'a PhoneNumber, Response> {
     check_id("phoneNumberId", id, "PN").map_err(bad)?;
     match dir.number(id) {
         None => Err(not_found(format!("No phone number with id `{id}`"))),
-        Some(n) if n.org_id != caller.org_id => {
-            Err(forbidden(format!("Phone number `{id}` is not a number of your workspace")))
-        }
+        Some(n) if n.org_id != caller.org_id => Err(forbidden(format!(
+            "Phone number `{id}` is not a number of your workspace"
+        ))),
         Some(_) if !dir.number_visible(caller, id) => Err(forbidden(format!(
             "You are not a user of phone number `{id}`; only its users and workspace admins can read it"
         ))),
@@ -671,7 +876,11 @@ async fn user_numbers(
 }
 
 /// GET /phone-numbers
-async fn list_numbers(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+async fn list_numbers(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
@@ -750,7 +959,11 @@ async fn number_users(
 }
 
 /// GET /organization
-async fn organization(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+async fn organization(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
@@ -761,7 +974,11 @@ async fn organization(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(
     }
     match app.directory.org(&caller.org_id) {
         Some(o) => ok(json!({ "data": org_json(o) })),
-        None => errors::latest(StatusCode::INTERNAL_SERVER_ERROR, "Unknown Error", "The workspace of this key is missing"),
+        None => errors::latest(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Unknown Error",
+            "The workspace of this key is missing",
+        ),
     }
 }
 
@@ -781,23 +998,95 @@ struct Available {
 /// The inventory offered for purchase (deterministic), without numbers any workspace holds.
 fn inventory(dir: &Directory) -> Vec<Available> {
     // (country, calling code, area code, city, region, toll-free, national subscriber prefix)
-    type Block = (&'static str, &'static str, &'static str, Option<&'static str>, Option<&'static str>, bool, &'static str);
+    type Block = (
+        &'static str,
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        Option<&'static str>,
+        bool,
+        &'static str,
+    );
     const BLOCKS: &[Block] = &[
-        ("US", "1", "415", Some("San Francisco"), Some("CA"), false, "55501"),
-        ("US", "1", "212", Some("New York"), Some("NY"), false, "55501"),
+        (
+            "US",
+            "1",
+            "415",
+            Some("San Francisco"),
+            Some("CA"),
+            false,
+            "55501",
+        ),
+        (
+            "US",
+            "1",
+            "212",
+            Some("New York"),
+            Some("NY"),
+            false,
+            "55501",
+        ),
         ("US", "1", "512", Some("Austin"), Some("TX"), false, "55501"),
         ("US", "1", "617", Some("Boston"), Some("MA"), false, "55501"),
-        ("US", "1", "206", Some("Seattle"), Some("WA"), false, "55501"),
+        (
+            "US",
+            "1",
+            "206",
+            Some("Seattle"),
+            Some("WA"),
+            false,
+            "55501",
+        ),
         ("US", "1", "303", Some("Denver"), Some("CO"), false, "55501"),
         ("US", "1", "800", None, None, true, "55501"),
         ("US", "1", "833", None, None, true, "55501"),
         ("US", "1", "888", None, None, true, "55501"),
-        ("CA", "1", "604", Some("Vancouver"), Some("BC"), false, "55501"),
-        ("CA", "1", "416", Some("Toronto"), Some("ON"), false, "55501"),
-        ("CA", "1", "514", Some("Montreal"), Some("QC"), false, "55501"),
+        (
+            "CA",
+            "1",
+            "604",
+            Some("Vancouver"),
+            Some("BC"),
+            false,
+            "55501",
+        ),
+        (
+            "CA",
+            "1",
+            "416",
+            Some("Toronto"),
+            Some("ON"),
+            false,
+            "55501",
+        ),
+        (
+            "CA",
+            "1",
+            "514",
+            Some("Montreal"),
+            Some("QC"),
+            false,
+            "55501",
+        ),
         ("CA", "1", "844", None, None, true, "55501"),
-        ("GB", "44", "20", Some("London"), Some("England"), false, "794600"),
-        ("GB", "44", "161", Some("Manchester"), Some("England"), false, "49600"),
+        (
+            "GB",
+            "44",
+            "20",
+            Some("London"),
+            Some("England"),
+            false,
+            "794600",
+        ),
+        (
+            "GB",
+            "44",
+            "161",
+            Some("Manchester"),
+            Some("England"),
+            false,
+            "49600",
+        ),
         ("GB", "44", "808", None, None, true, "15700"),
     ];
     let mut out = Vec::new();
@@ -842,23 +1131,45 @@ fn available_json(a: &Available) -> Value {
 }
 
 /// GET /phone-numbers/available
-async fn available(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+async fn available(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     if let Err(r) = auth::latest_guard(&app, &headers) {
         return r;
     }
     let params = paging::parse_query(query.as_deref());
     if let Err(m) = only_params(
         &params,
-        &["country", "areaCode", "city", "region", "contains", "tollFree", "maxResults", "pageToken"],
+        &[
+            "country",
+            "areaCode",
+            "city",
+            "region",
+            "contains",
+            "tollFree",
+            "maxResults",
+            "pageToken",
+        ],
     ) {
         return bad(m);
     }
-    let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string());
+    let get = |k: &str| {
+        params
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.trim().to_string())
+    };
     let Some(country) = get("country") else {
-        return bad("Query parameter `country` (ISO 3166-1 alpha-2, upper case, e.g. `US`) is required");
+        return bad(
+            "Query parameter `country` (ISO 3166-1 alpha-2, upper case, e.g. `US`) is required",
+        );
     };
     if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
-        return bad(format!("`country` must be an ISO 3166-1 alpha-2 code in upper case (^[A-Z]{{2}}$); got `{country}`"));
+        return bad(format!(
+            "`country` must be an ISO 3166-1 alpha-2 code in upper case (^[A-Z]{{2}}$); got `{country}`"
+        ));
     }
     let area = get("areaCode");
     if let Some(a) = &area
@@ -885,10 +1196,16 @@ async fn available(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(que
         None => None,
         Some("true") => Some(true),
         Some("false") => Some(false),
-        Some(other) => return bad(format!("`tollFree` must be `true` or `false`; got `{other}`")),
+        Some(other) => {
+            return bad(format!(
+                "`tollFree` must be `true` or `false`; got `{other}`"
+            ));
+        }
     };
     if toll_free == Some(true) && (city.is_some() || region.is_some()) {
-        return bad("`tollFree=true` cannot be combined with `city` or `region`: toll-free numbers have no locality");
+        return bad(
+            "`tollFree=true` cannot be combined with `city` or `region`: toll-free numbers have no locality",
+        );
     }
     let max = match paging::max_results(get("maxResults").as_deref(), 10, 50) {
         Ok(m) => m,
@@ -908,7 +1225,12 @@ async fn available(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(que
         .filter(|a| area.as_deref().map(|x| x == a.area_code).unwrap_or(true))
         .filter(|a| eq_ci(a.city, &city))
         .filter(|a| eq_ci(a.region, &region))
-        .filter(|a| contains.as_deref().map(|c| a.e164[1..].contains(c)).unwrap_or(true))
+        .filter(|a| {
+            contains
+                .as_deref()
+                .map(|c| a.e164[1..].contains(c))
+                .unwrap_or(true)
+        })
         .filter(|a| toll_free.map(|t| t == a.toll_free).unwrap_or(true))
         .map(available_json)
         .collect();

@@ -6,9 +6,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Base of the `docs` URLs of this service's errors.
 const DOCS_BASE: &str = "https://docs.second.example/errors";
@@ -27,7 +27,13 @@ pub fn trace_id() -> String {
 fn docs_url(status: StatusCode, title: &str) -> String {
     let slug: String = title
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect::<String>()
         .split('-')
         .filter(|s| !s.is_empty())
@@ -101,7 +107,13 @@ pub fn webhook(
 }
 
 /// One item of an `errors` array: `{path, message, value, schema: {type[, pattern]}}`.
-pub fn error_item(path: &str, message: &str, value: Value, schema_type: &str, pattern: Option<&str>) -> Value {
+pub fn error_item(
+    path: &str,
+    message: &str,
+    value: Value,
+    schema_type: &str,
+    pattern: Option<&str>,
+) -> Value {
     let mut schema = Map::new();
     schema.insert("type".into(), Value::String(schema_type.to_string()));
     if let Some(p) = pattern {
@@ -168,7 +180,11 @@ pub async fn method_not_allowed(uri: axum::http::Uri, method: axum::http::Method
     let path = uri.path();
     let message = format!("{} is not allowed on {}", method, path);
     if path == "/v1" || path.starts_with("/v1/") {
-        let seg = path.trim_start_matches("/v1/").split('/').next().unwrap_or("");
+        let seg = path
+            .trim_start_matches("/v1/")
+            .split('/')
+            .next()
+            .unwrap_or("");
         // Seven digits: the area's prefix and `405` (no row of the contract names this condition).
         let area = match seg {
             "calls" => "0100",
@@ -180,10 +196,24 @@ pub async fn method_not_allowed(uri: axum::http::Uri, method: axum::http::Method
             "users" => "1100",
             _ => "1200",
         };
-        v1(StatusCode::METHOD_NOT_ALLOWED, &format!("{area}405"), "Method Not Allowed", message)
+        v1(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("{area}405"),
+            "Method Not Allowed",
+            message,
+        )
     } else if path.starts_with("/webhooks") {
-        webhook(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed", message, Vec::new())
+        webhook(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method Not Allowed",
+            message,
+            Vec::new(),
+        )
     } else {
-        latest(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed", message)
+        latest(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method Not Allowed",
+            message,
+        )
     }
 }

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::app::App;
 use crate::webhooks::{self, Delivery, DeliveryStatus, Job, Trigger};
@@ -69,7 +69,12 @@ pub fn emit(
             app,
             &mut inner,
             &webhook_id,
-            Job::new(delivery_id, 0, Trigger::Initial, webhooks::deliver::INITIAL_DELAY),
+            Job::new(
+                delivery_id,
+                0,
+                Trigger::Initial,
+                webhooks::deliver::INITIAL_DELAY,
+            ),
         );
     }
 }
@@ -145,7 +150,12 @@ pub(crate) fn envelope(e: &Envelope<'_>) -> String {
 
 /// The API path that reads an event's resource, where there is one.
 fn resource_link(event_type: &str, resource: &Value) -> Value {
-    let s = |k: &str| resource.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+    let s = |k: &str| {
+        resource
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
     let call_id = s("callId").or_else(|| s("id").filter(|v| v.starts_with("AC")));
     let link = match event_type {
         t if t.starts_with("message.") => s("id").map(|id| format!("/messages/{id}")),
@@ -156,7 +166,9 @@ fn resource_link(event_type: &str, resource: &Value) -> Value {
         t if t.starts_with("call.") => call_id.map(|id| format!("/calls/{id}")),
         "contact.updated" => s("id").map(|id| format!("/contacts/{id}")),
         "task.deleted" | "contact.deleted" => None,
-        t if t.starts_with("task.") => s("taskId").or_else(|| s("id")).map(|id| format!("/v1/tasks/{id}")),
+        t if t.starts_with("task.") => s("taskId")
+            .or_else(|| s("id"))
+            .map(|id| format!("/v1/tasks/{id}")),
         _ => None,
     };
     link.map(Value::String).unwrap_or(Value::Null)

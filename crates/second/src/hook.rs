@@ -6,12 +6,12 @@
 
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
-use axum::Router;
 use serde_json::Value;
 
 use crate::app::App;
@@ -60,7 +60,7 @@ async fn activity(
         None => {
             return bad(
                 "`kind` is required: one of `inbound-message`, `call`, `delete-contact`".into(),
-            )
+            );
         }
     };
     match kind {

@@ -11,7 +11,9 @@ fn main() {
             "--profile-out" => profile_out = args.next(),
             "--fault" => faults.extend(args.next()),
             other => {
-                eprintln!("error: unknown argument `{other}` (use --listen ADDR, --profile-out FILE, --fault NAME)");
+                eprintln!(
+                    "error: unknown argument `{other}` (use --listen ADDR, --profile-out FILE, --fault NAME)"
+                );
                 std::process::exit(2);
             }
         }
@@ -20,7 +22,10 @@ fn main() {
         eprintln!("error: --listen needs an address such as 127.0.0.1:8090");
         std::process::exit(2);
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");
@@ -28,13 +33,16 @@ fn main() {
         }
     };
     rt.block_on(async move {
-        let running = match second_implementation::start(second_implementation::Options { listen, faults }).await {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("error: cannot listen on {listen}: {e}");
-                std::process::exit(2);
-            }
-        };
+        let running =
+            match second_implementation::start(second_implementation::Options { listen, faults })
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error: cannot listen on {listen}: {e}");
+                    std::process::exit(2);
+                }
+            };
         if let Some(path) = profile_out {
             if let Err(e) = std::fs::write(&path, &running.profile) {
                 eprintln!("error: cannot write {path}: {e}");

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use axum::Router;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::Router;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::app::App;
 use crate::auth::Caller;
@@ -167,7 +167,11 @@ impl Message {
         m.insert("createdAt".into(), json!(common::fmt(self.created)));
         m.insert("updatedAt".into(), json!(common::fmt(self.updated)));
         if !self.media.is_empty() {
-            let media: Vec<Value> = self.media.iter().map(|(u, t)| json!({"url": u, "type": t})).collect();
+            let media: Vec<Value> = self
+                .media
+                .iter()
+                .map(|(u, t)| json!({"url": u, "type": t}))
+                .collect();
             m.insert("media".into(), Value::Array(media));
         }
         if self.direction == Direction::Outbound {
@@ -270,7 +274,13 @@ impl Inner {
 
     /// The conversation of `number` with exactly the `participants` (any order), created when
     /// missing. Returns its index.
-    fn conversation_for(&mut self, org_id: &str, number_id: &str, participants: &[String], at: Ts) -> usize {
+    fn conversation_for(
+        &mut self,
+        org_id: &str,
+        number_id: &str,
+        participants: &[String],
+        at: Ts,
+    ) -> usize {
         let mut sorted = participants.to_vec();
         sorted.sort();
         sorted.dedup();
@@ -327,7 +337,10 @@ impl Store {
     /// The seeded store.
     pub fn seeded(directory: &Directory) -> Store {
         let (inner, fixtures) = seed::seed(directory);
-        Store { inner: Mutex::new(inner), fixtures }
+        Store {
+            inner: Mutex::new(inner),
+            fixtures,
+        }
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -341,7 +354,10 @@ impl Store {
 
     /// Whether the organization has a conversation with that id.
     pub fn conversation_in_org(&self, org_id: &str, id: &str) -> bool {
-        self.lock().conversations.iter().any(|c| c.id == id && c.org_id == org_id)
+        self.lock()
+            .conversations
+            .iter()
+            .any(|c| c.id == id && c.org_id == org_id)
     }
 
     /// A message of the organization (wire form).
@@ -384,13 +400,19 @@ fn outcome(to: &[String]) -> (Status, Option<Failure>) {
 /// Settles attempt `attempt` of message `id` later, and fires its event.
 pub(crate) fn schedule_delivery(app: &Arc<App>, id: String, attempt: u32, to: &[String]) {
     let (_, failure) = outcome(to);
-    let delay = if failure.is_some() { FAILURE_MS } else { DELIVERY_MS };
+    let delay = if failure.is_some() {
+        FAILURE_MS
+    } else {
+        DELIVERY_MS
+    };
     let app = Arc::clone(app);
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(delay)).await;
         let settled = {
             let mut inner = app.messaging.lock();
-            let Some(m) = inner.messages.iter_mut().find(|m| m.id == id) else { return };
+            let Some(m) = inner.messages.iter_mut().find(|m| m.id == id) else {
+                return;
+            };
             if m.status != Status::Queued || m.attempts != attempt {
                 return;
             }
@@ -486,14 +508,32 @@ pub async fn simulate_inbound(app: &Arc<App>, caller: &Caller, body: &Value) -> 
 fn simulate_inbound_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common::Answer {
     let g = Gen::Latest;
     let Some(m) = body.as_object() else {
-        return Err(g.invalid(Invalid::new("body", "must be a JSON object", body.clone(), "object")));
+        return Err(g.invalid(Invalid::new(
+            "body",
+            "must be a JSON object",
+            body.clone(),
+            "object",
+        )));
     };
-    common::only_fields(m, &["kind", "phoneNumberId", "from", "text", "media"]).map_err(|i| g.invalid(i))?;
+    common::only_fields(m, &["kind", "phoneNumberId", "from", "text", "media"])
+        .map_err(|i| g.invalid(i))?;
     let number_id = common::str_field(m, "phoneNumberId")
         .map_err(|i| g.invalid(i))?
-        .ok_or_else(|| g.invalid(Invalid::new("body.phoneNumberId", "is required", Value::Null, "string")))?;
+        .ok_or_else(|| {
+            g.invalid(Invalid::new(
+                "body.phoneNumberId",
+                "is required",
+                Value::Null,
+                "string",
+            ))
+        })?;
     if !common::id_shape(number_id, "PN") {
-        return Err(g.invalid(Invalid::new("body.phoneNumberId", "must be a phone number id (PN...)", json!(number_id), "string")));
+        return Err(g.invalid(Invalid::new(
+            "body.phoneNumberId",
+            "must be a phone number id (PN...)",
+            json!(number_id),
+            "string",
+        )));
     }
     let number = app
         .directory
@@ -502,33 +542,81 @@ fn simulate_inbound_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> comm
         .ok_or_else(|| g.not_found(format!("No phone number {number_id} in this workspace")))?;
     let from = common::str_field(m, "from")
         .map_err(|i| g.invalid(i))?
-        .ok_or_else(|| g.invalid(Invalid::new("body.from", "is required", Value::Null, "string")))?;
+        .ok_or_else(|| {
+            g.invalid(Invalid::new(
+                "body.from",
+                "is required",
+                Value::Null,
+                "string",
+            ))
+        })?;
     if !common::is_e164(from) {
-        return Err(g.invalid(Invalid::new("body.from", "must be an E.164 number", json!(from), "string")));
+        return Err(g.invalid(Invalid::new(
+            "body.from",
+            "must be an E.164 number",
+            json!(from),
+            "string",
+        )));
     }
     if from == number.number {
-        return Err(g.invalid(Invalid::new("body.from", "must not be the receiving number itself", json!(from), "string")));
+        return Err(g.invalid(Invalid::new(
+            "body.from",
+            "must not be the receiving number itself",
+            json!(from),
+            "string",
+        )));
     }
     let text = common::str_field(m, "text")
         .map_err(|i| g.invalid(i))?
-        .ok_or_else(|| g.invalid(Invalid::new("body.text", "is required", Value::Null, "string")))?;
+        .ok_or_else(|| {
+            g.invalid(Invalid::new(
+                "body.text",
+                "is required",
+                Value::Null,
+                "string",
+            ))
+        })?;
     if text.trim().is_empty() || text.chars().count() > 1600 {
-        return Err(g.invalid(Invalid::new("body.text", "must hold 1 to 1600 characters, not only whitespace", json!(text), "string")));
+        return Err(g.invalid(Invalid::new(
+            "body.text",
+            "must hold 1 to 1600 characters, not only whitespace",
+            json!(text),
+            "string",
+        )));
     }
     let mut media = Vec::new();
     if let Some(v) = m.get("media") {
         let Some(items) = v.as_array() else {
-            return Err(g.invalid(Invalid::new("body.media", "must be an array of {url, type}", v.clone(), "array")));
+            return Err(g.invalid(Invalid::new(
+                "body.media",
+                "must be an array of {url, type}",
+                v.clone(),
+                "array",
+            )));
         };
         if items.len() > 10 {
-            return Err(g.invalid(Invalid::new("body.media", "takes at most 10 items", v.clone(), "array")));
+            return Err(g.invalid(Invalid::new(
+                "body.media",
+                "takes at most 10 items",
+                v.clone(),
+                "array",
+            )));
         }
         for it in items {
             let url = it.get("url").and_then(Value::as_str);
             let ty = it.get("type").and_then(Value::as_str);
             match (url, ty) {
-                (Some(u), Some(t)) if u.starts_with("https://") && t.contains('/') => media.push((u.to_string(), t.to_string())),
-                _ => return Err(g.invalid(Invalid::new("body.media", "each item needs an https `url` and a MIME `type`", it.clone(), "object"))),
+                (Some(u), Some(t)) if u.starts_with("https://") && t.contains('/') => {
+                    media.push((u.to_string(), t.to_string()))
+                }
+                _ => {
+                    return Err(g.invalid(Invalid::new(
+                        "body.media",
+                        "each item needs an https `url` and a MIME `type`",
+                        it.clone(),
+                        "object",
+                    )));
+                }
             }
         }
     }
@@ -561,7 +649,14 @@ fn simulate_inbound_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> comm
         msg
     };
     let ctx = message_context(app, &msg, &participants);
-    crate::events::emit(app, &caller.org_id, "message.received", msg.json(), ctx, Some(number_id));
+    crate::events::emit(
+        app,
+        &caller.org_id,
+        "message.received",
+        msg.json(),
+        ctx,
+        Some(number_id),
+    );
     Ok(common::data(StatusCode::CREATED, msg.json()))
 }
 
@@ -574,10 +669,28 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/messages/{messageId}/retry", post(api::latest_retry))
         .route("/v1/conversations", get(conversations::v1_list))
         .route("/conversations", get(conversations::latest_list))
-        .route("/v1/conversations/{conversationId}/mark-as-done", post(conversations::v1_done))
-        .route("/v1/conversations/{conversationId}/mark-as-open", post(conversations::v1_open))
-        .route("/v1/conversations/{conversationId}/mark-as-read", post(conversations::v1_read))
-        .route("/conversations/{conversationId}/mark-as-done", post(conversations::latest_done))
-        .route("/conversations/{conversationId}/mark-as-open", post(conversations::latest_open))
-        .route("/conversations/{conversationId}/mark-as-read", post(conversations::latest_read))
+        .route(
+            "/v1/conversations/{conversationId}/mark-as-done",
+            post(conversations::v1_done),
+        )
+        .route(
+            "/v1/conversations/{conversationId}/mark-as-open",
+            post(conversations::v1_open),
+        )
+        .route(
+            "/v1/conversations/{conversationId}/mark-as-read",
+            post(conversations::v1_read),
+        )
+        .route(
+            "/conversations/{conversationId}/mark-as-done",
+            post(conversations::latest_done),
+        )
+        .route(
+            "/conversations/{conversationId}/mark-as-open",
+            post(conversations::latest_open),
+        )
+        .route(
+            "/conversations/{conversationId}/mark-as-read",
+            post(conversations::latest_read),
+        )
 }

@@ -9,7 +9,7 @@
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The keyed hasher of this process's tokens (random keys per process).
 fn secret() -> &'static RandomState {
@@ -32,7 +32,10 @@ fn mac(offset: usize, key: &str) -> u64 {
 fn issue(offset: usize, key: &str) -> String {
     use base64::Engine;
     let raw = format!("{offset}:{:016x}:{key}", mac(offset, key));
-    format!("pt_{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw))
+    format!(
+        "pt_{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    )
 }
 
 /// (offset, key) of a token this process issued; None for anything else.
@@ -42,7 +45,9 @@ fn parse(token: &str) -> Option<(usize, String)> {
     if b64.is_empty() || b64.len() > 2048 {
         return None;
     }
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64).ok()?;
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(b64)
+        .ok()?;
     let raw = String::from_utf8(raw).ok()?;
     let mut parts = raw.splitn(3, ':');
     let offset: usize = parts.next()?.parse().ok()?;
@@ -254,7 +259,11 @@ pub fn parse_list_query(
                 let desc = match dir {
                     "asc" => false,
                     "desc" => true,
-                    _ => return Err(format!("sort direction must be `asc` or `desc`, got `{dir}`")),
+                    _ => {
+                        return Err(format!(
+                            "sort direction must be `asc` or `desc`, got `{dir}`"
+                        ));
+                    }
                 };
                 sort = (field.to_string(), desc);
             }
@@ -299,7 +308,12 @@ pub fn parse_list_query(
         }
     }
     let max = max_results(max_raw, spec.default_max, spec.max)?;
-    Ok(ListQuery { max, token, filters, sort })
+    Ok(ListQuery {
+        max,
+        token,
+        filters,
+        sort,
+    })
 }
 
 fn check_value(field: &Field, op: Op, value: &str) -> Result<(), String> {
@@ -320,7 +334,9 @@ fn check_value(field: &Field, op: Op, value: &str) -> Result<(), String> {
                 return Err("this field takes only exact and [in] filters".into());
             }
             if !is_e164(value) {
-                return Err(format!("`{value}` is not an E.164 phone number (^\\+[1-9]\\d{{1,14}}$)"));
+                return Err(format!(
+                    "`{value}` is not an E.164 phone number (^\\+[1-9]\\d{{1,14}}$)"
+                ));
             }
         }
         FieldKind::Enum(allowed) => {
@@ -346,8 +362,11 @@ fn matches(item: &Value, field: &Field, op: Op, values: &[String]) -> bool {
     };
     match field.kind {
         FieldKind::Time => {
-            let Some(h) = parse_time(have) else { return false };
-            let parsed: Vec<time::OffsetDateTime> = values.iter().filter_map(|v| parse_time(v)).collect();
+            let Some(h) = parse_time(have) else {
+                return false;
+            };
+            let parsed: Vec<time::OffsetDateTime> =
+                values.iter().filter_map(|v| parse_time(v)).collect();
             match op {
                 Op::Eq | Op::In => parsed.contains(&h),
                 Op::Gt => parsed.iter().all(|p| h > *p),
@@ -361,7 +380,11 @@ fn matches(item: &Value, field: &Field, op: Op, values: &[String]) -> bool {
 }
 
 fn sort_key(item: &Value, field: &str) -> (Option<i128>, String) {
-    let s = item.get(field).and_then(Value::as_str).unwrap_or("").to_string();
+    let s = item
+        .get(field)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let t = parse_time(&s).map(|t| t.unix_timestamp_nanos());
     (t, s)
 }
@@ -372,24 +395,23 @@ impl ListQuery {
     pub fn apply(&self, items: Vec<Value>) -> Result<Value, String> {
         let mut items: Vec<Value> = items
             .into_iter()
-            .filter(|i| self.filters.iter().all(|(f, op, vs)| matches(i, f, *op, vs)))
+            .filter(|i| {
+                self.filters
+                    .iter()
+                    .all(|(f, op, vs)| matches(i, f, *op, vs))
+            })
             .collect();
         let (field, desc) = (&self.sort.0, self.sort.1);
         items.sort_by(|a, b| {
             let ka = sort_key(a, field);
             let kb = sort_key(b, field);
-            let ord = ka
-                .cmp(&kb)
-                .then_with(|| item_key(a).cmp(&item_key(b)));
-            if desc {
-                ord.reverse()
-            } else {
-                ord
-            }
+            let ord = ka.cmp(&kb).then_with(|| item_key(a).cmp(&item_key(b)));
+            if desc { ord.reverse() } else { ord }
         });
         let total = items.len();
-        let (page_items, next) = page(items, self.token.as_deref(), self.max)
-            .map_err(|_| "pageToken is not a token this service issued for this query".to_string())?;
+        let (page_items, next) = page(items, self.token.as_deref(), self.max).map_err(|_| {
+            "pageToken is not a token this service issued for this query".to_string()
+        })?;
         Ok(list_body(page_items, total, next))
     }
 }

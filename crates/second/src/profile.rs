@@ -8,7 +8,7 @@
 
 use std::net::SocketAddr;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::app::App;
 use crate::directory as d;
@@ -91,11 +91,23 @@ fn core_fixtures() -> Map<String, Value> {
     m.insert("phone_number".into(), json!(d::MAIN_E164));
     m.insert("other_phone_number_id".into(), json!(d::SECOND_NUMBER));
     m.insert("restricted_api_key".into(), json!(d::RESTRICTED_KEY));
-    m.insert("international_disabled_api_key".into(), json!(d::INTL_DISABLED_KEY));
-    m.insert("international_disabled_phone_number".into(), json!(d::INTL_DISABLED_E164));
+    m.insert(
+        "international_disabled_api_key".into(),
+        json!(d::INTL_DISABLED_KEY),
+    );
+    m.insert(
+        "international_disabled_phone_number".into(),
+        json!(d::INTL_DISABLED_E164),
+    );
     m.insert("subscription_expired_api_key".into(), json!(d::EXPIRED_KEY));
-    m.insert("subscription_expired_phone_number".into(), json!(d::EXPIRED_E164));
-    m.insert("a2p_unapproved_phone_number".into(), json!(d::A2P_UNAPPROVED_E164));
+    m.insert(
+        "subscription_expired_phone_number".into(),
+        json!(d::EXPIRED_E164),
+    );
+    m.insert(
+        "a2p_unapproved_phone_number".into(),
+        json!(d::A2P_UNAPPROVED_E164),
+    );
     m.insert("a2p_capped_phone_number".into(), json!(d::A2P_CAPPED_E164));
     m.insert("available_number_country".into(), json!("US"));
     m.insert("activity_trigger_path".into(), json!(crate::hook::PATH));

@@ -14,12 +14,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use axum::Router;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::app::App;
 use crate::directory::{self, Directory};
 
-pub(crate) use deliver::{enqueue_initial, Job, Trigger};
+pub(crate) use deliver::{Job, Trigger, enqueue_initial};
 
 /// The one payload version a webhook can pin.
 pub(crate) const PAYLOAD_VERSION: &str = "2026-03-30";
@@ -157,7 +157,10 @@ impl Webhook {
         m.insert("id".into(), json!(self.id));
         m.insert("orgId".into(), json!(self.org_id));
         m.insert("label".into(), json!(self.label));
-        m.insert("status".into(), json!(if self.enabled { "enabled" } else { "disabled" }));
+        m.insert(
+            "status".into(),
+            json!(if self.enabled { "enabled" } else { "disabled" }),
+        );
         m.insert("url".into(), json!(self.url));
         m.insert("createdAt".into(), json!(self.created_at));
         m.insert("updatedAt".into(), json!(self.updated_at));
@@ -174,7 +177,14 @@ impl Webhook {
             .filter(|p| p.until > std::time::Instant::now())
             .map(|p| p.until_text.clone());
         m.insert("previousSecretExpiresAt".into(), json!(grace));
-        m.insert("signatureScheme".into(), json!(if self.legacy.is_some() { "service-signature" } else { "standard-webhooks" }));
+        m.insert(
+            "signatureScheme".into(),
+            json!(if self.legacy.is_some() {
+                "service-signature"
+            } else {
+                "standard-webhooks"
+            }),
+        );
         if let Some(k) = self.legacy {
             m.insert("legacyKind".into(), json!(k.name()));
         }
@@ -307,7 +317,10 @@ impl Delivery {
         m.insert("createdAt".into(), json!(self.created_at));
         m.insert("updatedAt".into(), json!(self.updated_at));
         m.insert("attemptCount".into(), json!(self.attempts.len()));
-        m.insert("lastAttemptAt".into(), json!(self.attempts.last().map(|a| a.started_at.clone())));
+        m.insert(
+            "lastAttemptAt".into(),
+            json!(self.attempts.last().map(|a| a.started_at.clone())),
+        );
         m.insert("nextAttemptAt".into(), json!(self.next_attempt_at));
         m.insert("deliveredAt".into(), json!(self.delivered_at));
         m.insert(
@@ -346,7 +359,10 @@ impl Inner {
     }
 
     pub(crate) fn count_of_org(&self, org_id: &str) -> usize {
-        self.webhooks.values().filter(|w| w.org_id == org_id).count()
+        self.webhooks
+            .values()
+            .filter(|w| w.org_id == org_id)
+            .count()
     }
 
     /// Records a new delivery on its webhook (dropping the oldest beyond the history bound).
@@ -412,7 +428,10 @@ impl Store {
             created_at: "2025-02-03T15:27:44.612Z".to_string(),
             updated_at: "2025-09-18T08:02:19.370Z".to_string(),
             api_version: Some(PAYLOAD_VERSION.to_string()),
-            events: vec!["message.received".to_string(), "message.delivered".to_string()],
+            events: vec![
+                "message.received".to_string(),
+                "message.delivered".to_string(),
+            ],
             resource_ids: vec![directory::A2P_UNAPPROVED_NUMBER.to_string()],
             secret: "whsec_c2VlZGVkLXdlYmhvb2stc2lnbmluZy1zZWNyZXQtMDE=".to_string(),
             secret_rotated_at: None,
@@ -467,9 +486,14 @@ impl Store {
                 trigger: Trigger::Initial,
                 started_at: at.to_string(),
                 duration_ms: 212,
-                url: "https://crm-sync.harborview-dental.invalid/hooks/workspace-messages".to_string(),
+                url: "https://crm-sync.harborview-dental.invalid/hooks/workspace-messages"
+                    .to_string(),
                 status_code: Some(status),
-                response_body: Some(if status == 200 { "ok".into() } else { "Service Unavailable".into() }),
+                response_body: Some(if status == 200 {
+                    "ok".into()
+                } else {
+                    "Service Unavailable".into()
+                }),
                 response_truncated: false,
                 error: None,
                 succeeded: status == 200,
@@ -488,7 +512,11 @@ impl Store {
                 status: st,
                 attempts: vec![attempt],
                 next_attempt_at: None,
-                delivered_at: if status == 200 { Some(at.to_string()) } else { None },
+                delivered_at: if status == 200 {
+                    Some(at.to_string())
+                } else {
+                    None
+                },
                 generation: 0,
             });
         }
@@ -564,12 +592,18 @@ pub(crate) fn random_id(prefix: &str, n: usize) -> String {
 pub(crate) fn new_secret() -> String {
     use base64::Engine;
     let bytes: [u8; 32] = rand::random();
-    format!("whsec_{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }
 
 /// A fresh legacy signing key: `lwk_` + base64 of 32 random bytes (not a `whsec_` secret).
 pub(crate) fn new_legacy_key() -> String {
     use base64::Engine;
     let bytes: [u8; 32] = rand::random();
-    format!("lwk_{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+    format!(
+        "lwk_{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }

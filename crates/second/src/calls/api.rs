@@ -8,12 +8,14 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::{Call, CALL_DIRECTIONS, CALL_STATUSES};
+use super::{CALL_DIRECTIONS, CALL_STATUSES, Call};
 use crate::app::App;
 use crate::auth;
-use crate::messaging::common::{self, id_shape, Answer, Gen, Invalid, Key, Query, Range, CALLS, RECORDINGS};
+use crate::messaging::common::{
+    self, Answer, CALLS, Gen, Invalid, Key, Query, RECORDINGS, Range, id_shape,
+};
 
 /// Default page size of `GET /v1/calls`.
 const V1_DEFAULT_PAGE: usize = 15;
@@ -34,13 +36,28 @@ fn number_owner(app: &App, number_id: &str) -> Option<String> {
 }
 
 /// A call of the organization the caller may read: Err 400 (shape), 404 or 403.
-fn readable_call(app: &App, g: Gen, org_id: &str, user_id: &str, id: &str) -> Result<Call, Response> {
+fn readable_call(
+    app: &App,
+    g: Gen,
+    org_id: &str,
+    user_id: &str,
+    id: &str,
+) -> Result<Call, Response> {
     if !id_shape(id, "AC") {
-        return Err(g.invalid(Invalid::new("path.callId", "must be a call id (AC...)", json!(id), "string")));
+        return Err(g.invalid(Invalid::new(
+            "path.callId",
+            "must be a call id (AC...)",
+            json!(id),
+            "string",
+        )));
     }
     let call = {
         let inner = app.calls.lock();
-        inner.calls.iter().find(|c| c.id == id && c.org_id == org_id).cloned()
+        inner
+            .calls
+            .iter()
+            .find(|c| c.id == id && c.org_id == org_id)
+            .cloned()
     }
     .ok_or_else(|| g.not_found(format!("No call {id} in this workspace")))?;
     if !common::can_use_number(app, user_id, &call.phone_number_id) {
@@ -56,7 +73,11 @@ fn readable_call(app: &App, g: Gen, org_id: &str, user_id: &str, id: &str) -> Re
 // v1
 
 /// `GET /v1/calls`: the calls of one number with one other party (chronological).
-pub async fn v1_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+pub async fn v1_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     v1_list_inner(&app, &headers, raw.as_deref()).unwrap_or_else(|e| e)
 }
 
@@ -88,22 +109,41 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         ));
     }
     let participant = *participants.first().ok_or_else(|| {
-        inv(Invalid::query("participants", "is required: exactly one E.164 number, the other party", ""))
+        inv(Invalid::query(
+            "participants",
+            "is required: exactly one E.164 number, the other party",
+            "",
+        ))
     })?;
     if !common::is_e164(participant) {
-        return Err(inv(Invalid::query("participants", "must be an E.164 number such as +14155550100", participant)));
+        return Err(inv(Invalid::query(
+            "participants",
+            "must be an E.164 number such as +14155550100",
+            participant,
+        )));
     }
-    let number_id = q
-        .one("phoneNumberId")
-        .map_err(inv)?
-        .ok_or_else(|| inv(Invalid::query("phoneNumberId", "is required (the workspace number, PN...)", "")))?;
+    let number_id = q.one("phoneNumberId").map_err(inv)?.ok_or_else(|| {
+        inv(Invalid::query(
+            "phoneNumberId",
+            "is required (the workspace number, PN...)",
+            "",
+        ))
+    })?;
     if !id_shape(number_id, "PN") {
-        return Err(inv(Invalid::query("phoneNumberId", "must be a phone number id (PN...)", number_id)));
+        return Err(inv(Invalid::query(
+            "phoneNumberId",
+            "must be a phone number id (PN...)",
+            number_id,
+        )));
     }
     let user_id = q.one("userId").map_err(inv)?;
     if let Some(u) = user_id {
         if !id_shape(u, "US") {
-            return Err(inv(Invalid::query("userId", "must be a user id (US...)", u)));
+            return Err(inv(Invalid::query(
+                "userId",
+                "must be a user id (US...)",
+                u,
+            )));
         }
     }
     let since = q.instant("since").map_err(inv)?;
@@ -122,11 +162,19 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         .filter(|n| n.org_id == caller.org_id)
         .ok_or_else(|| g.not_found(format!("No phone number {number_id} in this workspace")))?;
     if participant == number.number {
-        return Err(inv(Invalid::query("participants", "is the other party, not the workspace number itself", participant)));
+        return Err(inv(Invalid::query(
+            "participants",
+            "is the other party, not the workspace number itself",
+            participant,
+        )));
     }
     let scope_user = match user_id {
         Some(u) => {
-            if app.directory.user(u).is_none_or(|x| x.org_id != caller.org_id) {
+            if app
+                .directory
+                .user(u)
+                .is_none_or(|x| x.org_id != caller.org_id)
+            {
                 return Err(g.not_found(format!("No user {u} in this workspace")));
             }
             u.to_string()
@@ -134,7 +182,10 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         None => number_owner(app, number_id).unwrap_or_else(|| caller.user_id.clone()),
     };
     if !common::can_use_number(app, &caller.user_id, number_id) {
-        return Err(g.not_number_user(format!("You are not a user of phone number {}", number.number)));
+        return Err(g.not_number_user(format!(
+            "You are not a user of phone number {}",
+            number.number
+        )));
     }
     // Calls accessible to the scoping user: those of a number the user may use.
     let visible = common::can_use_number(app, &scope_user, number_id);
@@ -168,7 +219,9 @@ pub async fn v1_get(
     let g = Gen::V1(&CALLS);
     let run = || -> Answer {
         let caller = auth::authenticate(&app, &headers).ok_or_else(|| g.unauthorized())?;
-        Query::parse(raw.as_deref()).only(&[]).map_err(|i| g.invalid(i))?;
+        Query::parse(raw.as_deref())
+            .only(&[])
+            .map_err(|i| g.invalid(i))?;
         let call = readable_call(&app, g, &caller.org_id, &caller.user_id, &id)?;
         Ok(common::data(StatusCode::OK, call.json()))
     };
@@ -186,9 +239,14 @@ pub async fn v1_recordings(
     let g = Gen::V1(&RECORDINGS);
     let run = || -> Answer {
         let caller = auth::authenticate(&app, &headers).ok_or_else(|| g.unauthorized())?;
-        Query::parse(raw.as_deref()).only(&[]).map_err(|i| g.invalid(i))?;
+        Query::parse(raw.as_deref())
+            .only(&[])
+            .map_err(|i| g.invalid(i))?;
         let call = readable_call(&app, g, &caller.org_id, &caller.user_id, &id)?;
-        Ok(common::data(StatusCode::OK, Value::Array(call.recordings_json())))
+        Ok(common::data(
+            StatusCode::OK,
+            Value::Array(call.recordings_json()),
+        ))
     };
     run().unwrap_or_else(|e| e)
 }
@@ -205,7 +263,13 @@ fn read_include(q: &Query) -> Result<(bool, bool), Invalid> {
             match v {
                 "summary" => summary = true,
                 "voicemail" => voicemail = true,
-                _ => return Err(Invalid::query("include", "values must be among summary, voicemail", raw)),
+                _ => {
+                    return Err(Invalid::query(
+                        "include",
+                        "values must be among summary, voicemail",
+                        raw,
+                    ));
+                }
             }
         }
     }
@@ -213,7 +277,11 @@ fn read_include(q: &Query) -> Result<(bool, bool), Invalid> {
 }
 
 /// `GET /calls`: the calls of the numbers the caller may use, newest first, with filters.
-pub async fn latest_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+pub async fn latest_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     latest_list_inner(&app, &headers, raw.as_deref()).unwrap_or_else(|e| e)
 }
 
@@ -264,13 +332,17 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
     let token = q.one("pageToken").map_err(inv)?;
     if let Some(ns) = &numbers {
         for n in ns {
-            let ours = app.directory.number(n).is_some_and(|x| x.org_id == caller.org_id);
+            let ours = app
+                .directory
+                .number(n)
+                .is_some_and(|x| x.org_id == caller.org_id);
             if ours && !common::can_use_number(app, &caller.user_id, n) {
                 return Err(g.not_number_user(format!("You are not a user of phone number {n}")));
             }
         }
     }
-    let has = |set: &Option<Vec<String>>, v: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == v));
+    let has =
+        |set: &Option<Vec<String>>, v: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == v));
     let items: Vec<(Key, Value)> = {
         let inner = app.calls.lock();
         inner
@@ -279,7 +351,11 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
             .filter(|c| c.org_id == caller.org_id)
             .filter(|c| common::can_use_number(app, &caller.user_id, &c.phone_number_id))
             .filter(|c| has(&numbers, &c.phone_number_id))
-            .filter(|c| actors.as_ref().is_none_or(|s| c.actor_ids().iter().any(|a| s.contains(a))))
+            .filter(|c| {
+                actors
+                    .as_ref()
+                    .is_none_or(|s| c.actor_ids().iter().any(|a| s.contains(a)))
+            })
             .filter(|c| parts.iter().all(|p| c.participants.contains(p)))
             .filter(|c| has(&direction, if c.inbound { "inbound" } else { "outbound" }))
             .filter(|c| has(&status, c.status))
@@ -319,7 +395,13 @@ enum Segments {
     Transcripts,
 }
 
-fn segments(app: &Arc<App>, headers: &HeaderMap, id: &str, raw: Option<&str>, what: Segments) -> Answer {
+fn segments(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    id: &str,
+    raw: Option<&str>,
+    what: Segments,
+) -> Answer {
     let g = Gen::Latest;
     let caller = auth::latest_guard(app, headers)?;
     let inv = |i: Invalid| g.invalid(i);
@@ -344,7 +426,10 @@ fn segments(app: &Arc<App>, headers: &HeaderMap, id: &str, raw: Option<&str>, wh
         Segments::Recordings => "recordings",
         Segments::Transcripts => "transcripts",
     };
-    let scope = q.fingerprint(&format!("calls/{kind}|{}|{}|{}", caller.org_id, caller.user_id, call.id));
+    let scope = q.fingerprint(&format!(
+        "calls/{kind}|{}|{}|{}",
+        caller.org_id, caller.user_id, call.id
+    ));
     let (page, total, next) = common::keyset_page(items, false, token, &scope, max).map_err(inv)?;
     Ok(common::list(page, total, next))
 }

@@ -1,6 +1,6 @@
 //! The seeded calls and the profile fixtures they make. OWNER: messaging-calls.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::*;
 use crate::directory::{self as dir, Directory};
@@ -47,7 +47,11 @@ impl Seeder {
             status: s.status,
             answered_at: answered,
             answered_by: answered.map(|_| s.user.to_string()),
-            initiated_by: if s.inbound { None } else { Some(s.user.to_string()) },
+            initiated_by: if s.inbound {
+                None
+            } else {
+                Some(s.user.to_string())
+            },
             completed_at: Some(end),
             created,
             updated: end + ms(1_250),
@@ -96,7 +100,13 @@ impl Seeder {
 
 /// The seeded store and its fixtures.
 pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
-    let mut s = Seeder { inner: Inner { calls: Vec::new(), seq: 0 }, now: common::now() };
+    let mut s = Seeder {
+        inner: Inner {
+            calls: Vec::new(),
+            seq: 0,
+        },
+        now: common::now(),
+    };
     let (org, num) = (dir::PRIMARY_ORG, dir::MAIN_NUMBER);
     let owner = dir::OWNER_USER;
 
@@ -115,16 +125,44 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         status: "completed",
         route: "direct",
     });
-    s.record(&mut main, &[(0, 95_000), (130_000, 80_000), (230_000, 36_000)]);
+    s.record(
+        &mut main,
+        &[(0, 95_000), (130_000, 80_000), (230_000, 36_000)],
+    );
     s.transcribe(
         &mut main,
         &[
-            (500, 4_200, owner, "Good morning, Harborview Dental, Maya speaking."),
-            (5_100, 7_900, CALL_PARTICIPANT, "Hi Maya, I chipped a tooth last night and it's sensitive."),
-            (13_600, 6_300, owner, "I'm sorry to hear that. Let me check today's openings; one moment."),
-            (131_000, 8_800, owner, "Thanks for holding. Dr. Osei can see you at 1:40 today."),
+            (
+                500,
+                4_200,
+                owner,
+                "Good morning, Harborview Dental, Maya speaking.",
+            ),
+            (
+                5_100,
+                7_900,
+                CALL_PARTICIPANT,
+                "Hi Maya, I chipped a tooth last night and it's sensitive.",
+            ),
+            (
+                13_600,
+                6_300,
+                owner,
+                "I'm sorry to hear that. Let me check today's openings; one moment.",
+            ),
+            (
+                131_000,
+                8_800,
+                owner,
+                "Thanks for holding. Dr. Osei can see you at 1:40 today.",
+            ),
             (140_500, 3_100, CALL_PARTICIPANT, "That works, thank you."),
-            (231_200, 5_600, owner, "You're all set. Avoid very cold drinks until then."),
+            (
+                231_200,
+                5_600,
+                owner,
+                "You're all set. Avoid very cold drinks until then.",
+            ),
         ],
     );
     main.summary = Some(Summary {
@@ -154,7 +192,9 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
     vm.answered_by = None;
     vm.voicemail = Some(Voicemail {
         duration_ms: 31_000,
-        transcript: "Hi, it's Jordan again. Could you call me back about the x-ray results? Thanks.".to_string(),
+        transcript:
+            "Hi, it's Jordan again. Could you call me back about the x-ray results? Thanks."
+                .to_string(),
         completed: vm.updated + time::Duration::seconds(20),
     });
 
@@ -210,7 +250,10 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
     ai.answered_by = None;
     ai.ai_agent = Some(AI_AGENT.to_string());
     ai.summary = Some(Summary {
-        points: vec!["The caller asked for the office hours on Saturday; the agent answered 9am to 1pm.".to_string()],
+        points: vec![
+            "The caller asked for the office hours on Saturday; the agent answered 9am to 1pm."
+                .to_string(),
+        ],
         next_steps: Vec::new(),
         completed: ai.updated + time::Duration::seconds(25),
     });

@@ -1,6 +1,6 @@
 //! Contacts, their entries and the workspace's custom field definitions. OWNER: contacts-tasks.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
 use super::util::fmt_ts;
@@ -79,10 +79,14 @@ impl Content {
     pub fn same_as(&self, o: &Content) -> bool {
         let entries = |a: &[Entry], b: &[Entry]| {
             a.len() == b.len()
-                && a.iter().zip(b).all(|(x, y)| x.name == y.name && x.value == y.value)
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.name == y.name && x.value == y.value)
         };
         let customs = |a: &[FieldValue], b: &[FieldValue]| {
-            a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| y.key == x.key && y.value == x.value))
+            a.len() == b.len()
+                && a.iter()
+                    .all(|x| b.iter().any(|y| y.key == x.key && y.value == x.value))
         };
         self.external_id == o.external_id
             && self.source == o.source
@@ -122,7 +126,9 @@ pub struct Contact {
 }
 
 fn opt(s: &Option<String>) -> Value {
-    s.as_ref().map(|v| Value::String(v.clone())).unwrap_or(Value::Null)
+    s.as_ref()
+        .map(|v| Value::String(v.clone()))
+        .unwrap_or(Value::Null)
 }
 
 fn entries(list: &[Entry]) -> Value {

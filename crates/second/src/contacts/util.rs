@@ -4,7 +4,7 @@
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
-use axum::http::{header, HeaderMap};
+use axum::http::{HeaderMap, header};
 use rand::Rng;
 use serde_json::{Map, Value};
 use time::format_description::well_known::Rfc3339;
@@ -37,7 +37,9 @@ pub fn parse_ts(s: &str) -> Option<OffsetDateTime> {
     if s.len() > 40 || s.contains('t') || s.contains('z') || s.contains(' ') {
         return None;
     }
-    let t = OffsetDateTime::parse(s, &Rfc3339).ok()?.to_offset(UtcOffset::UTC);
+    let t = OffsetDateTime::parse(s, &Rfc3339)
+        .ok()?
+        .to_offset(UtcOffset::UTC);
     if !(2000..=2199).contains(&t.year()) {
         return None;
     }
@@ -92,7 +94,9 @@ pub fn is_email(s: &str) -> bool {
     };
     if local.is_empty()
         || local.len() > 64
-        || local.chars().any(|c| c.is_whitespace() || c.is_control() || c == '@' || c == '<' || c == '>')
+        || local
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '@' || c == '<' || c == '>')
     {
         return false;
     }
@@ -165,7 +169,10 @@ impl BodyError {
 
 /// The JSON object of a request body; `Ok(None)` for an empty body (no bytes, or only
 /// whitespace). A non-empty body must be labelled JSON.
-pub fn json_object(headers: &HeaderMap, body: &[u8]) -> Result<Option<Map<String, Value>>, BodyError> {
+pub fn json_object(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Option<Map<String, Value>>, BodyError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
@@ -175,7 +182,8 @@ pub fn json_object(headers: &HeaderMap, body: &[u8]) -> Result<Option<Map<String
         .unwrap_or("")
         .to_ascii_lowercase();
     let mime = ct.split(';').next().unwrap_or("").trim().to_string();
-    if mime != "application/json" && !(mime.starts_with("application/") && mime.ends_with("+json")) {
+    if mime != "application/json" && !(mime.starts_with("application/") && mime.ends_with("+json"))
+    {
         return Err(BodyError::ContentType);
     }
     match serde_json::from_slice::<Value>(body) {
@@ -237,7 +245,10 @@ fn mac(fp: u64, ts: i128, seq: u64) -> u64 {
 pub fn issue_token(prefix: &str, fp: u64, ts: i128, seq: u64) -> String {
     use base64::Engine;
     let raw = format!("{fp:016x}~{ts}~{seq}~{:016x}", mac(fp, ts, seq));
-    format!("{prefix}{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw))
+    format!(
+        "{prefix}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    )
 }
 
 /// The sort key a token names, when this process issued it for the query of fingerprint `fp`.
@@ -247,7 +258,9 @@ pub fn read_token(prefix: &str, token: &str, fp: u64) -> Option<(i128, u64)> {
     if b64.is_empty() || b64.len() > 400 {
         return None;
     }
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64).ok()?;
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(b64)
+        .ok()?;
     let raw = String::from_utf8(raw).ok()?;
     let parts: Vec<&str> = raw.split('~').collect();
     if parts.len() != 4 {
@@ -281,7 +294,11 @@ pub fn keyset_page<T>(
     };
     let more = rest.len() > max;
     rest.truncate(max);
-    let last = if more { rest.last().map(|(k, _)| *k) } else { None };
+    let last = if more {
+        rest.last().map(|(k, _)| *k)
+    } else {
+        None
+    };
     (rest.into_iter().map(|(_, t)| t).collect(), last)
 }
 
@@ -289,12 +306,19 @@ pub fn keyset_page<T>(
 /// within `1..=max`.
 pub fn max_results(raw: Option<&str>, default: Option<usize>, max: usize) -> Result<usize, String> {
     match raw {
-        None => default.ok_or_else(|| format!("maxResults is required: an integer from 1 to {max}")),
+        None => {
+            default.ok_or_else(|| format!("maxResults is required: an integer from 1 to {max}"))
+        }
         Some(s) => {
-            let ok = !s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit()) && !(s.len() > 1 && s.starts_with('0'));
+            let ok = !s.is_empty()
+                && s.len() <= 4
+                && s.bytes().all(|b| b.is_ascii_digit())
+                && !(s.len() > 1 && s.starts_with('0'));
             match s.parse::<usize>() {
                 Ok(n) if ok && (1..=max).contains(&n) => Ok(n),
-                _ => Err(format!("maxResults must be an integer from 1 to {max}, got `{s}`")),
+                _ => Err(format!(
+                    "maxResults must be an integer from 1 to {max}, got `{s}`"
+                )),
             }
         }
     }

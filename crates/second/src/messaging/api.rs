@@ -8,10 +8,10 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::common::{self, id_shape, Answer, Gen, Invalid, Query, Range, MESSAGES};
-use super::{Direction, Status, DIRECTIONS, STATUSES};
+use super::common::{self, Answer, Gen, Invalid, MESSAGES, Query, Range, id_shape};
+use super::{DIRECTIONS, Direction, STATUSES, Status};
 use crate::app::App;
 use crate::auth;
 use crate::directory::{A2p, PhoneNumber};
@@ -29,7 +29,11 @@ pub const MAX_TO: usize = 10;
 // GET /v1/messages
 
 /// `GET /v1/messages`: the messages of one number with an exact participant set, chronological.
-pub async fn v1_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+pub async fn v1_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     v1_list_inner(&app, &headers, raw.as_deref()).unwrap_or_else(|e| e)
 }
 
@@ -49,18 +53,29 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         "pageToken",
     ])
     .map_err(inv)?;
-    let number_id = q
-        .one("phoneNumberId")
-        .map_err(inv)?
-        .ok_or_else(|| inv(Invalid::query("phoneNumberId", "is required (the workspace number, PN...)", "")))?;
+    let number_id = q.one("phoneNumberId").map_err(inv)?.ok_or_else(|| {
+        inv(Invalid::query(
+            "phoneNumberId",
+            "is required (the workspace number, PN...)",
+            "",
+        ))
+    })?;
     if !id_shape(number_id, "PN") {
-        return Err(inv(Invalid::query("phoneNumberId", "must be a phone number id (PN...)", number_id)));
+        return Err(inv(Invalid::query(
+            "phoneNumberId",
+            "must be a phone number id (PN...)",
+            number_id,
+        )));
     }
     let participants = read_participants(&q, "participants", MAX_TO).map_err(inv)?;
     let user_id = q.one("userId").map_err(inv)?;
     if let Some(u) = user_id {
         if !id_shape(u, "US") {
-            return Err(inv(Invalid::query("userId", "must be a user id (US...)", u)));
+            return Err(inv(Invalid::query(
+                "userId",
+                "must be a user id (US...)",
+                u,
+            )));
         }
     }
     let since = q.instant("since").map_err(inv)?;
@@ -74,7 +89,8 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
     let max = q.max_results(V1_DEFAULT_PAGE, 100).map_err(inv)?;
     let token = q.one("pageToken").map_err(inv)?;
 
-    let number = org_number(app, &caller.org_id, number_id).ok_or_else(|| g.not_found(format!("No phone number {number_id} in this workspace")))?;
+    let number = org_number(app, &caller.org_id, number_id)
+        .ok_or_else(|| g.not_found(format!("No phone number {number_id} in this workspace")))?;
     if participants.contains(&number.number) {
         return Err(inv(Invalid::query(
             "participants",
@@ -83,7 +99,11 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         )));
     }
     if let Some(u) = user_id {
-        if app.directory.user(u).is_none_or(|x| x.org_id != caller.org_id) {
+        if app
+            .directory
+            .user(u)
+            .is_none_or(|x| x.org_id != caller.org_id)
+        {
             return Err(g.not_found(format!("No user {u} in this workspace")));
         }
     }
@@ -119,18 +139,30 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
 fn read_participants(q: &Query, name: &str, max: usize) -> Result<Vec<String>, Invalid> {
     let values = q.all(name)?;
     if values.is_empty() {
-        return Err(Invalid::query(name, "is required: repeat the key once per E.164 number", ""));
+        return Err(Invalid::query(
+            name,
+            "is required: repeat the key once per E.164 number",
+            "",
+        ));
     }
     for v in &values {
         if !common::is_e164(v) {
-            return Err(Invalid::query(name, "each value must be an E.164 number such as +14155550100", v));
+            return Err(Invalid::query(
+                name,
+                "each value must be an E.164 number such as +14155550100",
+                v,
+            ));
         }
     }
     let mut set: Vec<String> = values.iter().map(|s| s.to_string()).collect();
     set.sort();
     set.dedup();
     if set.len() > max {
-        return Err(Invalid::query(name, format!("takes at most {max} numbers"), &set.join(",")));
+        return Err(Invalid::query(
+            name,
+            format!("takes at most {max} numbers"),
+            &set.join(","),
+        ));
     }
     Ok(set)
 }
@@ -151,7 +183,10 @@ pub async fn v1_send(State(app): State<Arc<App>>, headers: HeaderMap, body: Byte
 fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
     let g = Gen::V1(&MESSAGES);
     let caller = auth::authenticate(app, headers).ok_or_else(|| g.unauthorized())?;
-    let org = app.directory.org(&caller.org_id).ok_or_else(|| g.unauthorized())?;
+    let org = app
+        .directory
+        .org(&caller.org_id)
+        .ok_or_else(|| g.unauthorized())?;
     // A workspace whose subscription expired sends nothing, whatever the request holds.
     if !org.subscription_active {
         return Err(g.expired());
@@ -161,9 +196,14 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
     common::only_fields(&m, &["to", "from", "phoneNumberId", "text", "userId"]).map_err(inv)?;
 
     // text
-    let text = common::str_field(&m, "text")
-        .map_err(inv)?
-        .ok_or_else(|| inv(Invalid::new("body.text", "is required", Value::Null, "string")))?;
+    let text = common::str_field(&m, "text").map_err(inv)?.ok_or_else(|| {
+        inv(Invalid::new(
+            "body.text",
+            "is required",
+            Value::Null,
+            "string",
+        ))
+    })?;
     if text.trim().is_empty() {
         return Err(inv(Invalid::new(
             "body.text",
@@ -173,26 +213,53 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
         )));
     }
     if text.chars().count() > MAX_TEXT {
-        return Err(inv(Invalid::new("body.text", format!("must be at most {MAX_TEXT} characters"), json!(text), "string")));
+        return Err(inv(Invalid::new(
+            "body.text",
+            format!("must be at most {MAX_TEXT} characters"),
+            json!(text),
+            "string",
+        )));
     }
 
     // to
-    let to_v = m.get("to").ok_or_else(|| inv(Invalid::new("body.to", "is required", Value::Null, "array")))?;
+    let to_v = m
+        .get("to")
+        .ok_or_else(|| inv(Invalid::new("body.to", "is required", Value::Null, "array")))?;
     let Some(items) = to_v.as_array() else {
-        return Err(inv(Invalid::new("body.to", "must be an array of E.164 numbers", to_v.clone(), "array")));
+        return Err(inv(Invalid::new(
+            "body.to",
+            "must be an array of E.164 numbers",
+            to_v.clone(),
+            "array",
+        )));
     };
     if items.is_empty() {
-        return Err(inv(Invalid::new("body.to", "must hold at least one recipient", to_v.clone(), "array")));
+        return Err(inv(Invalid::new(
+            "body.to",
+            "must hold at least one recipient",
+            to_v.clone(),
+            "array",
+        )));
     }
     if items.len() > MAX_TO {
-        return Err(inv(Invalid::new("body.to", format!("takes at most {MAX_TO} recipients"), to_v.clone(), "array")));
+        return Err(inv(Invalid::new(
+            "body.to",
+            format!("takes at most {MAX_TO} recipients"),
+            to_v.clone(),
+            "array",
+        )));
     }
     let mut to: Vec<String> = Vec::with_capacity(items.len());
     for (i, it) in items.iter().enumerate() {
         match it.as_str() {
             Some(s) if common::is_e164(s) => {
                 if to.iter().any(|x| x == s) {
-                    return Err(inv(Invalid::new(format!("body.to[{i}]"), "repeats a recipient", it.clone(), "string")));
+                    return Err(inv(Invalid::new(
+                        format!("body.to[{i}]"),
+                        "repeats a recipient",
+                        it.clone(),
+                        "string",
+                    )));
                 }
                 to.push(s.to_string());
             }
@@ -202,7 +269,7 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
                     "must be an E.164 number such as +14155550100",
                     it.clone(),
                     "string",
-                )))
+                )));
             }
         }
     }
@@ -212,32 +279,59 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
     let pn = common::str_field(&m, "phoneNumberId").map_err(inv)?;
     if let Some(f) = from {
         if !common::is_e164(f) && !id_shape(f, "PN") {
-            return Err(inv(Invalid::new("body.from", "must be the sending number: E.164, or its id (PN...)", json!(f), "string")));
+            return Err(inv(Invalid::new(
+                "body.from",
+                "must be the sending number: E.164, or its id (PN...)",
+                json!(f),
+                "string",
+            )));
         }
     }
     if let Some(p) = pn {
         if !id_shape(p, "PN") {
-            return Err(inv(Invalid::new("body.phoneNumberId", "must be a phone number id (PN...)", json!(p), "string")));
+            return Err(inv(Invalid::new(
+                "body.phoneNumberId",
+                "must be a phone number id (PN...)",
+                json!(p),
+                "string",
+            )));
         }
     }
     let user_id = common::str_field(&m, "userId").map_err(inv)?;
     if let Some(u) = user_id {
         if !id_shape(u, "US") {
-            return Err(inv(Invalid::new("body.userId", "must be a user id (US...)", json!(u), "string")));
+            return Err(inv(Invalid::new(
+                "body.userId",
+                "must be a user id (US...)",
+                json!(u),
+                "string",
+            )));
         }
     }
     let resolve = |s: &str| -> Option<&PhoneNumber> {
-        let n = if s.starts_with('+') { app.directory.number_by_e164(s) } else { app.directory.number(s) };
+        let n = if s.starts_with('+') {
+            app.directory.number_by_e164(s)
+        } else {
+            app.directory.number(s)
+        };
         n.filter(|n| n.org_id == caller.org_id)
     };
     let number = match (from, pn) {
         (None, None) => {
-            return Err(inv(Invalid::new("body.from", "is required (the sending number)", Value::Null, "string")));
+            return Err(inv(Invalid::new(
+                "body.from",
+                "is required (the sending number)",
+                Value::Null,
+                "string",
+            )));
         }
-        (Some(f), None) => resolve(f).ok_or_else(|| g.not_found(format!("No phone number {f} in this workspace")))?,
-        (None, Some(p)) => resolve(p).ok_or_else(|| g.not_found(format!("No phone number {p} in this workspace")))?,
+        (Some(f), None) => resolve(f)
+            .ok_or_else(|| g.not_found(format!("No phone number {f} in this workspace")))?,
+        (None, Some(p)) => resolve(p)
+            .ok_or_else(|| g.not_found(format!("No phone number {p} in this workspace")))?,
         (Some(f), Some(p)) => {
-            let a = resolve(f).ok_or_else(|| g.not_found(format!("No phone number {f} in this workspace")))?;
+            let a = resolve(f)
+                .ok_or_else(|| g.not_found(format!("No phone number {f} in this workspace")))?;
             if a.id != p {
                 return Err(inv(Invalid::new(
                     "body.phoneNumberId",
@@ -250,26 +344,49 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
         }
     };
     if let Some(i) = to.iter().position(|t| *t == number.number) {
-        return Err(inv(Invalid::new(format!("body.to[{i}]"), "is the sending number itself", json!(number.number), "string")));
+        return Err(inv(Invalid::new(
+            format!("body.to[{i}]"),
+            "is the sending number itself",
+            json!(number.number),
+            "string",
+        )));
     }
     let sender = match user_id {
         None => caller.user_id.clone(),
         Some(u) => {
-            if app.directory.user(u).is_none_or(|x| x.org_id != caller.org_id) {
+            if app
+                .directory
+                .user(u)
+                .is_none_or(|x| x.org_id != caller.org_id)
+            {
                 return Err(g.not_found(format!("No user {u} in this workspace")));
             }
             if !common::can_use_number(app, u, &number.id) {
-                return Err(g.not_number_user(format!("User {u} is not a user of phone number {}", number.number)));
+                return Err(g.not_number_user(format!(
+                    "User {u} is not a user of phone number {}",
+                    number.number
+                )));
             }
             u.to_string()
         }
     };
     if !common::can_use_number(app, &caller.user_id, &number.id) {
-        return Err(g.not_number_user(format!("You are not a user of phone number {}", number.number)));
+        return Err(g.not_number_user(format!(
+            "You are not a user of phone number {}",
+            number.number
+        )));
     }
     sendable(app, g, number, &to)?;
-    let msg = super::record_outbound(app, &caller.org_id, &number.id, &number.number, &to, text, &sender)
-        .map_err(|()| cap_reached(g, number))?;
+    let msg = super::record_outbound(
+        app,
+        &caller.org_id,
+        &number.id,
+        &number.number,
+        &to,
+        text,
+        &sender,
+    )
+    .map_err(|()| cap_reached(g, number))?;
     super::schedule_delivery(app, msg.id.clone(), msg.attempts, &msg.to);
     Ok(common::data(StatusCode::ACCEPTED, msg.json()))
 }
@@ -288,7 +405,10 @@ fn sendable(app: &App, g: Gen, number: &PhoneNumber, to: &[String]) -> Result<()
         }
         A2p::CapReached => return Err(cap_reached(g, number)),
     }
-    let intl_ok = app.directory.org(&number.org_id).is_some_and(|o| o.international_messaging);
+    let intl_ok = app
+        .directory
+        .org(&number.org_id)
+        .is_some_and(|o| o.international_messaging);
     if !intl_ok {
         let home = common::country_code(&number.number);
         if let Some(t) = to.iter().find(|t| common::country_code(t) != home) {
@@ -306,7 +426,10 @@ fn cap_reached(g: Gen, number: &PhoneNumber) -> Response {
     g.forbidden_coded(
         "0204403",
         "A2P 10DLC Daily Message Cap Reached",
-        format!("{} has reached its daily A2P 10DLC message cap; try again tomorrow (UTC)", number.number),
+        format!(
+            "{} has reached its daily A2P 10DLC message cap; try again tomorrow (UTC)",
+            number.number
+        ),
     )
 }
 
@@ -314,7 +437,11 @@ fn cap_reached(g: Gen, number: &PhoneNumber) -> Response {
 // GET /messages
 
 /// `GET /messages`: the workspace's messages, newest first, with filters.
-pub async fn latest_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+pub async fn latest_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     latest_list_inner(&app, &headers, raw.as_deref()).unwrap_or_else(|e| e)
 }
 
@@ -356,7 +483,11 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
             for raw in v {
                 for t in common::comma_set("to", raw).map_err(inv)? {
                     if !common::is_e164(t) {
-                        return Err(inv(Invalid::query("to", "each recipient must be an E.164 number", raw)));
+                        return Err(inv(Invalid::query(
+                            "to",
+                            "each recipient must be an E.164 number",
+                            raw,
+                        )));
                     }
                     set.push(t.to_string());
                 }
@@ -364,7 +495,11 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
             set.sort();
             set.dedup();
             if set.len() > MAX_TO {
-                return Err(inv(Invalid::query("to", format!("a message has at most {MAX_TO} recipients"), &set.join(","))));
+                return Err(inv(Invalid::query(
+                    "to",
+                    format!("a message has at most {MAX_TO} recipients"),
+                    &set.join(","),
+                )));
             }
             Some(set)
         }
@@ -379,7 +514,8 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
     let max = q.max_results(LATEST_DEFAULT_PAGE, 100).map_err(inv)?;
     let token = q.one("pageToken").map_err(inv)?;
 
-    let has = |set: &Option<Vec<String>>, v: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == v));
+    let has =
+        |set: &Option<Vec<String>>, v: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == v));
     let items: Vec<(common::Key, Value)> = {
         let inner = app.messaging.lock();
         inner
@@ -398,7 +534,11 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
             .filter(|m| has(&status, m.status.as_str()))
             .filter(|m| has(&direction, m.direction.as_str()))
             .filter(|m| has(&numbers, &m.phone_number_id))
-            .filter(|m| users.as_ref().is_none_or(|s| m.user_id.as_ref().is_some_and(|u| s.contains(u))))
+            .filter(|m| {
+                users
+                    .as_ref()
+                    .is_none_or(|s| m.user_id.as_ref().is_some_and(|u| s.contains(u)))
+            })
             .filter(|m| has(&convs, &m.conversation_id))
             .filter(|m| created.holds(m.created))
             .map(|m| (m.key(), m.json()))
@@ -422,7 +562,11 @@ fn e164_filter(q: &Query, field: &str) -> Result<Option<Vec<String>>, Invalid> {
     if let Some(v) = q.one(&name)? {
         let set = common::comma_set(&name, v)?;
         if set.iter().any(|s| !common::is_e164(s)) {
-            return Err(Invalid::query(&name, "each value must be an E.164 number", v));
+            return Err(Invalid::query(
+                &name,
+                "each value must be an E.164 number",
+                v,
+            ));
         }
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
         out = Some(match out {
@@ -452,7 +596,12 @@ fn latest_get_inner(app: &Arc<App>, headers: &HeaderMap, id: &str, raw: Option<&
     let caller = auth::latest_guard(app, headers)?;
     Query::parse(raw).only(&[]).map_err(|i| g.invalid(i))?;
     if !id_shape(id, "AC") {
-        return Err(g.invalid(Invalid::new("path.messageId", "must be a message id (AC...)", json!(id), "string")));
+        return Err(g.invalid(Invalid::new(
+            "path.messageId",
+            "must be a message id (AC...)",
+            json!(id),
+            "string",
+        )));
     }
     let m = app
         .messaging
@@ -477,29 +626,53 @@ pub async fn latest_retry(
     latest_retry_inner(&app, &headers, &id, raw.as_deref(), &body).unwrap_or_else(|e| e)
 }
 
-fn latest_retry_inner(app: &Arc<App>, headers: &HeaderMap, id: &str, raw: Option<&str>, body: &[u8]) -> Answer {
+fn latest_retry_inner(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    id: &str,
+    raw: Option<&str>,
+    body: &[u8],
+) -> Answer {
     let g = Gen::Latest;
     let caller = auth::latest_guard(app, headers)?;
-    let org = app.directory.org(&caller.org_id).ok_or_else(|| g.unauthorized())?;
+    let org = app
+        .directory
+        .org(&caller.org_id)
+        .ok_or_else(|| g.unauthorized())?;
     if !org.subscription_active {
         return Err(g.expired());
     }
     Query::parse(raw).only(&[]).map_err(|i| g.invalid(i))?;
     if !id_shape(id, "AC") {
-        return Err(g.invalid(Invalid::new("path.messageId", "must be a message id (AC...)", json!(id), "string")));
+        return Err(g.invalid(Invalid::new(
+            "path.messageId",
+            "must be a message id (AC...)",
+            json!(id),
+            "string",
+        )));
     }
     common::empty_body(headers, body).map_err(|e| e.answer(g))?;
     let current = {
         let inner = app.messaging.lock();
-        inner.messages.iter().find(|m| m.id == id && m.org_id == caller.org_id).cloned()
+        inner
+            .messages
+            .iter()
+            .find(|m| m.id == id && m.org_id == caller.org_id)
+            .cloned()
     }
     .ok_or_else(|| g.not_found(format!("No message {id} in this workspace")))?;
     if !common::can_use_number(app, &caller.user_id, &current.phone_number_id) {
-        return Err(g.not_number_user(format!("You are not a user of phone number {}", current.phone_number_id)));
+        return Err(g.not_number_user(format!(
+            "You are not a user of phone number {}",
+            current.phone_number_id
+        )));
     }
     refuse_retry(g, &current)?;
-    let number = org_number(app, &caller.org_id, &current.phone_number_id)
-        .ok_or_else(|| g.not_found(format!("The number of message {id} is no longer in this workspace")))?;
+    let number = org_number(app, &caller.org_id, &current.phone_number_id).ok_or_else(|| {
+        g.not_found(format!(
+            "The number of message {id} is no longer in this workspace"
+        ))
+    })?;
     sendable(app, g, number, &current.to)?;
     if !super::count_send(app, &number.id) {
         return Err(cap_reached(g, number));
@@ -524,7 +697,10 @@ fn latest_retry_inner(app: &Arc<App>, headers: &HeaderMap, id: &str, raw: Option
 /// Err unless the message is failed with an error that is not permanent.
 fn refuse_retry(g: Gen, m: &super::Message) -> Result<(), Response> {
     if m.direction != Direction::Outbound {
-        return Err(g.unprocessable("Message Not Retryable", "Only an outbound message can be retried; this one was received"));
+        return Err(g.unprocessable(
+            "Message Not Retryable",
+            "Only an outbound message can be retried; this one was received",
+        ));
     }
     match (m.status, m.failure) {
         (Status::Failed, Some(f)) if !f.permanent => Ok(()),
@@ -538,7 +714,10 @@ fn refuse_retry(g: Gen, m: &super::Message) -> Result<(), Response> {
         )),
         (s, _) => Err(g.unprocessable(
             "Message Not Retryable",
-            format!("Only a failed message can be retried; this one is {}", s.as_str()),
+            format!(
+                "Only a failed message can be retried; this one is {}",
+                s.as_str()
+            ),
         )),
     }
 }

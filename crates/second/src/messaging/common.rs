@@ -4,9 +4,9 @@
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
 use crate::app::App;
@@ -101,7 +101,9 @@ pub fn seeded_id(prefix: &str, label: &str, len: usize) -> String {
 }
 
 /// A path id as sent; one that cannot be decoded is read as empty (refused as malformed later).
-pub fn path_id(p: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>) -> String {
+pub fn path_id(
+    p: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
+) -> String {
     match p {
         Ok(axum::extract::Path(s)) => s,
         Err(_) => String::new(),
@@ -114,7 +116,9 @@ pub fn id_shape(id: &str, prefix: &str) -> bool {
         Some(rest) => {
             !rest.is_empty()
                 && rest.len() <= 64
-                && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         }
         None => false,
     }
@@ -240,13 +244,28 @@ pub struct Invalid {
 
 impl Invalid {
     /// An invalid value at `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>, value: Value, ty: &'static str) -> Invalid {
-        Invalid { path: path.into(), message: message.into(), value, ty }
+    pub fn new(
+        path: impl Into<String>,
+        message: impl Into<String>,
+        value: Value,
+        ty: &'static str,
+    ) -> Invalid {
+        Invalid {
+            path: path.into(),
+            message: message.into(),
+            value,
+            ty,
+        }
     }
 
     /// An invalid query parameter (string-typed).
     pub fn query(name: &str, message: impl Into<String>, value: &str) -> Invalid {
-        Invalid::new(format!("query.{name}"), message, Value::String(value.to_string()), "string")
+        Invalid::new(
+            format!("query.{name}"),
+            message,
+            Value::String(value.to_string()),
+            "string",
+        )
     }
 }
 
@@ -299,8 +318,15 @@ impl Gen {
     pub fn expired(self) -> Response {
         let msg = "The workspace's subscription has expired; renew it to send messages";
         match self {
-            Gen::V1(a) => errors::v1(StatusCode::PAYMENT_REQUIRED, a.c402, "Subscription Expired", msg),
-            Gen::Latest => errors::latest(StatusCode::PAYMENT_REQUIRED, "Subscription Expired", msg),
+            Gen::V1(a) => errors::v1(
+                StatusCode::PAYMENT_REQUIRED,
+                a.c402,
+                "Subscription Expired",
+                msg,
+            ),
+            Gen::Latest => {
+                errors::latest(StatusCode::PAYMENT_REQUIRED, "Subscription Expired", msg)
+            }
         }
     }
 
@@ -332,8 +358,17 @@ impl Gen {
     pub fn unsupported_media(self) -> Response {
         let msg = "The request body must be JSON (Content-Type: application/json)";
         match self {
-            Gen::V1(a) => errors::v1(StatusCode::UNSUPPORTED_MEDIA_TYPE, a.c415, "Unsupported Media Type", msg),
-            Gen::Latest => errors::latest(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type", msg),
+            Gen::V1(a) => errors::v1(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                a.c415,
+                "Unsupported Media Type",
+                msg,
+            ),
+            Gen::Latest => errors::latest(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Unsupported Media Type",
+                msg,
+            ),
         }
     }
 
@@ -356,7 +391,10 @@ pub fn data(status: StatusCode, value: Value) -> Response {
 
 /// A list answer.
 pub fn list(items: Vec<Value>, total: usize, next: Option<String>) -> Response {
-    errors::json_response(StatusCode::OK, &crate::paging::list_body(items, total, next))
+    errors::json_response(
+        StatusCode::OK,
+        &crate::paging::list_body(items, total, next),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,7 +408,9 @@ pub struct Query {
 impl Query {
     /// Parses a raw query string (a `+` is a literal plus).
     pub fn parse(raw: Option<&str>) -> Query {
-        Query { pairs: crate::paging::parse_query(raw) }
+        Query {
+            pairs: crate::paging::parse_query(raw),
+        }
     }
 
     /// Refuses a parameter not in `allowed`.
@@ -380,7 +420,10 @@ impl Query {
                 let msg = if allowed.is_empty() {
                     format!("unknown query parameter `{k}`; this route takes none")
                 } else {
-                    format!("unknown query parameter `{k}`; accepted: {}", allowed.join(", "))
+                    format!(
+                        "unknown query parameter `{k}`; accepted: {}",
+                        allowed.join(", ")
+                    )
                 };
                 return Err(Invalid::query(k, msg, v));
             }
@@ -423,9 +466,13 @@ impl Query {
     pub fn instant(&self, name: &str) -> Result<Option<Ts>, Invalid> {
         match self.one(name)? {
             None => Ok(None),
-            Some(v) => parse_instant(v)
-                .map(Some)
-                .ok_or_else(|| Invalid::query(name, "must be an RFC 3339 date-time with a time zone, e.g. 2025-01-31T12:00:00Z", v)),
+            Some(v) => parse_instant(v).map(Some).ok_or_else(|| {
+                Invalid::query(
+                    name,
+                    "must be an RFC 3339 date-time with a time zone, e.g. 2025-01-31T12:00:00Z",
+                    v,
+                )
+            }),
         }
     }
 
@@ -434,11 +481,20 @@ impl Query {
         let raw = self.one("maxResults")?;
         if let Some(v) = raw {
             if v.len() > 1 && v.starts_with('0') {
-                return Err(Invalid::query("maxResults", format!("must be an integer from 1 to {max}"), v));
+                return Err(Invalid::query(
+                    "maxResults",
+                    format!("must be an integer from 1 to {max}"),
+                    v,
+                ));
             }
         }
-        crate::paging::max_results(raw, default, max)
-            .map_err(|m| Invalid::query("maxResults", m.trim_start_matches("maxResults "), raw.unwrap_or("")))
+        crate::paging::max_results(raw, default, max).map_err(|m| {
+            Invalid::query(
+                "maxResults",
+                m.trim_start_matches("maxResults "),
+                raw.unwrap_or(""),
+            )
+        })
     }
 
     /// A canonical text of the query without `pageToken` and `maxResults`, for page tokens.
@@ -464,7 +520,11 @@ impl Query {
 pub fn comma_set<'a>(name: &str, v: &'a str) -> Result<Vec<&'a str>, Invalid> {
     let items: Vec<&str> = v.split(',').collect();
     if items.iter().any(|i| i.is_empty()) {
-        return Err(Invalid::query(name, "must be a comma-separated list of non-empty values", v));
+        return Err(Invalid::query(
+            name,
+            "must be a comma-separated list of non-empty values",
+            v,
+        ));
     }
     if items.len() > 100 {
         return Err(Invalid::query(name, "takes at most 100 values", v));
@@ -518,7 +578,9 @@ pub fn read_sort(
     fields: &[&'static str],
     default: (&'static str, bool),
 ) -> Result<(&'static str, bool), Invalid> {
-    let Some(v) = q.one("sort")? else { return Ok(default) };
+    let Some(v) = q.one("sort")? else {
+        return Ok(default);
+    };
     let bad = || {
         let allowed: Vec<String> = fields
             .iter()
@@ -538,11 +600,19 @@ pub fn read_sort(
 
 /// A filter on an enumerated field: `field` (one value) and `field[in]` (a set); every value
 /// must be one of `allowed`, written exactly. None: no filter.
-pub fn enum_filter(q: &Query, field: &str, allowed: &[&str]) -> Result<Option<Vec<String>>, Invalid> {
+pub fn enum_filter(
+    q: &Query,
+    field: &str,
+    allowed: &[&str],
+) -> Result<Option<Vec<String>>, Invalid> {
     let mut out: Option<Vec<String>> = None;
     if let Some(v) = q.one(field)? {
         if !allowed.contains(&v) {
-            return Err(Invalid::query(field, format!("must be one of {}", allowed.join(", ")), v));
+            return Err(Invalid::query(
+                field,
+                format!("must be one of {}", allowed.join(", ")),
+                v,
+            ));
         }
         out = Some(vec![v.to_string()]);
     }
@@ -551,7 +621,11 @@ pub fn enum_filter(q: &Query, field: &str, allowed: &[&str]) -> Result<Option<Ve
         let set = comma_set(&name, v)?;
         for s in &set {
             if !allowed.contains(s) {
-                return Err(Invalid::query(&name, format!("values must be among {}", allowed.join(", ")), v));
+                return Err(Invalid::query(
+                    &name,
+                    format!("values must be among {}", allowed.join(", ")),
+                    v,
+                ));
             }
         }
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
@@ -564,7 +638,11 @@ pub fn enum_filter(q: &Query, field: &str, allowed: &[&str]) -> Result<Option<Ve
 }
 
 /// A filter on an id field: `field` and `field[in]`, each value with the `prefix`.
-pub fn id_filter(q: &Query, field: &str, prefixes: &[&str]) -> Result<Option<Vec<String>>, Invalid> {
+pub fn id_filter(
+    q: &Query,
+    field: &str,
+    prefixes: &[&str],
+) -> Result<Option<Vec<String>>, Invalid> {
     let ok = |s: &str| prefixes.iter().any(|p| id_shape(s, p));
     let msg = format!("must be an id starting with {}", prefixes.join(" or "));
     let mut out: Option<Vec<String>> = None;
@@ -608,8 +686,16 @@ fn token_mac(scope_hash: u64, key: Key) -> u64 {
 fn issue_token(scope: &str, key: Key) -> String {
     use base64::Engine;
     let sh = secret().hash_one(scope);
-    let raw = format!("{sh:016x}.{:x}.{:x}.{:016x}", key.0, key.1, token_mac(sh, key));
-    format!("ks{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw))
+    let raw = format!(
+        "{sh:016x}.{:x}.{:x}.{:016x}",
+        key.0,
+        key.1,
+        token_mac(sh, key)
+    );
+    format!(
+        "ks{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    )
 }
 
 fn read_token(scope: &str, token: &str) -> Option<Key> {
@@ -618,7 +704,9 @@ fn read_token(scope: &str, token: &str) -> Option<Key> {
     if b64.is_empty() || b64.len() > 200 {
         return None;
     }
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64).ok()?;
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(b64)
+        .ok()?;
     let raw = String::from_utf8(raw).ok()?;
     let mut parts = raw.split('.');
     let sh = u64::from_str_radix(parts.next()?, 16).ok()?;
@@ -671,7 +759,11 @@ pub fn keyset_page(
         .collect();
     let more = rest.len() > max;
     let page: Vec<(Key, Value)> = rest.into_iter().take(max).collect();
-    let next = if more { page.last().map(|(k, _)| issue_token(scope, *k)) } else { None };
+    let next = if more {
+        page.last().map(|(k, _)| issue_token(scope, *k))
+    } else {
+        None
+    };
     Ok((page.into_iter().map(|(_, v)| v).collect(), total, next))
 }
 
@@ -702,8 +794,14 @@ fn json_content_type(headers: &HeaderMap) -> bool {
         None => true,
         Some(Err(_)) => false,
         Some(Ok(ct)) => {
-            let base = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            base == "application/json" || (base.starts_with("application/") && base.ends_with("+json"))
+            let base = ct
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            base == "application/json"
+                || (base.starts_with("application/") && base.ends_with("+json"))
         }
     }
 }
@@ -711,14 +809,24 @@ fn json_content_type(headers: &HeaderMap) -> bool {
 /// A body that must be a JSON object.
 pub fn object_body(headers: &HeaderMap, body: &[u8]) -> Result<Map<String, Value>, BodyError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(BodyError::Invalid(Invalid::new("body", "a JSON object is required", Value::Null, "object")));
+        return Err(BodyError::Invalid(Invalid::new(
+            "body",
+            "a JSON object is required",
+            Value::Null,
+            "object",
+        )));
     }
     if !json_content_type(headers) {
         return Err(BodyError::MediaType);
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(BodyError::Invalid(Invalid::new("body", "must be a JSON object", other, "object"))),
+        Ok(other) => Err(BodyError::Invalid(Invalid::new(
+            "body",
+            "must be a JSON object",
+            other,
+            "object",
+        ))),
         Err(e) => Err(BodyError::Invalid(Invalid::new(
             "body",
             format!("is not valid JSON: {e}"),
@@ -765,6 +873,11 @@ pub fn str_field<'a>(m: &'a Map<String, Value>, name: &str) -> Result<Option<&'a
     match m.get(name) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(other) => Err(Invalid::new(format!("body.{name}"), "must be a string", other.clone(), "string")),
+        Some(other) => Err(Invalid::new(
+            format!("body.{name}"),
+            "must be a string",
+            other.clone(),
+            "string",
+        )),
     }
 }

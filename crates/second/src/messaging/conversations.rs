@@ -8,10 +8,10 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::common::{self, id_shape, Answer, Gen, Invalid, Key, Query, Range, CONVERSATIONS};
 use super::Conversation;
+use super::common::{self, Answer, CONVERSATIONS, Gen, Invalid, Key, Query, Range, id_shape};
 use crate::app::App;
 use crate::auth;
 
@@ -31,7 +31,11 @@ const LATEST_DEFAULT_PAGE: usize = 30;
 // GET /v1/conversations
 
 /// `GET /v1/conversations`: newest first (by creation).
-pub async fn v1_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+pub async fn v1_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     v1_list_inner(&app, &headers, raw.as_deref()).unwrap_or_else(|e| e)
 }
 
@@ -56,23 +60,39 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
     let number_ref_ok = |s: &str| id_shape(s, "PN") || common::is_e164(s);
     let phone_numbers = q.all("phoneNumbers").map_err(inv)?;
     if phone_numbers.len() > 100 {
-        return Err(inv(Invalid::query("phoneNumbers", "takes 1 to 100 items", &phone_numbers.len().to_string())));
+        return Err(inv(Invalid::query(
+            "phoneNumbers",
+            "takes 1 to 100 items",
+            &phone_numbers.len().to_string(),
+        )));
     }
     for p in &phone_numbers {
         if !number_ref_ok(p) {
-            return Err(inv(Invalid::query("phoneNumbers", "each item must be a phone number id (PN...) or an E.164 number", p)));
+            return Err(inv(Invalid::query(
+                "phoneNumbers",
+                "each item must be a phone number id (PN...) or an E.164 number",
+                p,
+            )));
         }
     }
     let phone_number = q.one("phoneNumber").map_err(inv)?;
     if let Some(p) = phone_number {
         if !number_ref_ok(p) {
-            return Err(inv(Invalid::query("phoneNumber", "must be a phone number id (PN...) or an E.164 number", p)));
+            return Err(inv(Invalid::query(
+                "phoneNumber",
+                "must be a phone number id (PN...) or an E.164 number",
+                p,
+            )));
         }
     }
     let user_id = q.one("userId").map_err(inv)?;
     if let Some(u) = user_id {
         if !id_shape(u, "US") {
-            return Err(inv(Invalid::query("userId", "must be a user id (US...)", u)));
+            return Err(inv(Invalid::query(
+                "userId",
+                "must be a user id (US...)",
+                u,
+            )));
         }
     }
     let created_after = q.instant("createdAfter").map_err(inv)?;
@@ -83,7 +103,13 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         None => false,
         Some("true") => true,
         Some("false") => false,
-        Some(v) => return Err(inv(Invalid::query(EXCLUDE_INACTIVE_PARAM, "must be true or false", v))),
+        Some(v) => {
+            return Err(inv(Invalid::query(
+                EXCLUDE_INACTIVE_PARAM,
+                "must be true or false",
+                v,
+            )));
+        }
     };
     let max = q.max_results(V1_DEFAULT_PAGE, 100).map_err(inv)?;
     let token = q.one("pageToken").map_err(inv)?;
@@ -98,12 +124,18 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
     if !refs.is_empty() {
         let mut ids = Vec::new();
         for r in refs {
-            let n = if r.starts_with('+') { app.directory.number_by_e164(r) } else { app.directory.number(r) };
+            let n = if r.starts_with('+') {
+                app.directory.number_by_e164(r)
+            } else {
+                app.directory.number(r)
+            };
             let n = n
                 .filter(|n| n.org_id == caller.org_id)
                 .ok_or_else(|| g.not_found(format!("No phone number {r} in this workspace")))?;
             if !common::can_use_number(app, &caller.user_id, &n.id) {
-                return Err(g.not_number_user(format!("You are not a user of phone number {}", n.number)));
+                return Err(
+                    g.not_number_user(format!("You are not a user of phone number {}", n.number))
+                );
             }
             if !ids.contains(&n.id) {
                 ids.push(n.id.clone());
@@ -112,7 +144,11 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         number_ids = Some(ids);
     }
     if let Some(u) = user_id {
-        if app.directory.user(u).is_none_or(|x| x.org_id != caller.org_id) {
+        if app
+            .directory
+            .user(u)
+            .is_none_or(|x| x.org_id != caller.org_id)
+        {
             return Err(g.not_found(format!("No user {u} in this workspace")));
         }
     }
@@ -123,7 +159,11 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
             .conversations
             .iter()
             .filter(|c| c.org_id == caller.org_id)
-            .filter(|c| number_ids.as_ref().is_none_or(|s| s.contains(&c.phone_number_id)))
+            .filter(|c| {
+                number_ids
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&c.phone_number_id))
+            })
             .filter(|c| user_id.is_none_or(|u| common::can_use_number(app, u, &c.phone_number_id)))
             .filter(|c| created_after.is_none_or(|t| c.created > t))
             .filter(|c| created_before.is_none_or(|t| c.created < t))
@@ -133,7 +173,10 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
             .map(|c| (Key(common::nanos(c.created), c.seq), c.json()))
             .collect()
     };
-    let scope = q.fingerprint(&format!("v1/conversations|{}|{}", caller.org_id, caller.user_id));
+    let scope = q.fingerprint(&format!(
+        "v1/conversations|{}|{}",
+        caller.org_id, caller.user_id
+    ));
     let (page, total, next) = common::keyset_page(items, true, token, &scope, max).map_err(inv)?;
     Ok(common::list(page, total, next))
 }
@@ -143,7 +186,11 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
 
 /// `GET /conversations`: filter by phone number ids and creation/update time; sort by
 /// `createdAt` or `updatedAt` (default `updatedAt:desc`).
-pub async fn latest_list(State(app): State<Arc<App>>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+pub async fn latest_list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     latest_list_inner(&app, &headers, raw.as_deref()).unwrap_or_else(|e| e)
 }
 
@@ -152,10 +199,17 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
     let caller = auth::latest_guard(app, headers)?;
     let inv = |i: Invalid| g.invalid(i);
     let q = Query::parse(raw);
-    let mut allowed: Vec<String> = ["phoneNumberId", "phoneNumberId[in]", "phoneNumberIds", "sort", "maxResults", "pageToken"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut allowed: Vec<String> = [
+        "phoneNumberId",
+        "phoneNumberId[in]",
+        "phoneNumberIds",
+        "sort",
+        "maxResults",
+        "pageToken",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     allowed.extend(Range::names("createdAt"));
     allowed.extend(Range::names("updatedAt"));
     let allowed_refs: Vec<&str> = allowed.iter().map(String::as_str).collect();
@@ -167,7 +221,11 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
         for raw in many {
             for p in common::comma_set("phoneNumberIds", raw).map_err(inv)? {
                 if !id_shape(p, "PN") {
-                    return Err(inv(Invalid::query("phoneNumberIds", "each value must be a phone number id (PN...)", raw)));
+                    return Err(inv(Invalid::query(
+                        "phoneNumberIds",
+                        "each value must be a phone number id (PN...)",
+                        raw,
+                    )));
                 }
                 set.push(p.to_string());
             }
@@ -179,7 +237,8 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
     }
     let created = Range::read(&q, "createdAt").map_err(inv)?;
     let updated = Range::read(&q, "updatedAt").map_err(inv)?;
-    let (field, desc) = common::read_sort(&q, &["createdAt", "updatedAt"], ("updatedAt", true)).map_err(inv)?;
+    let (field, desc) =
+        common::read_sort(&q, &["createdAt", "updatedAt"], ("updatedAt", true)).map_err(inv)?;
     let max = q.max_results(LATEST_DEFAULT_PAGE, 100).map_err(inv)?;
     let token = q.one("pageToken").map_err(inv)?;
     let items: Vec<(Key, Value)> = {
@@ -188,11 +247,19 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
             .conversations
             .iter()
             .filter(|c| c.org_id == caller.org_id)
-            .filter(|c| numbers.as_ref().is_none_or(|s| s.contains(&c.phone_number_id)))
+            .filter(|c| {
+                numbers
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&c.phone_number_id))
+            })
             .filter(|c| created.holds(c.created))
             .filter(|c| updated.holds(c.updated))
             .map(|c| {
-                let t = if field == "createdAt" { c.created } else { c.updated };
+                let t = if field == "createdAt" {
+                    c.created
+                } else {
+                    c.updated
+                };
                 (Key(common::nanos(t), c.seq), c.json())
             })
             .collect()
@@ -212,14 +279,27 @@ enum Mark {
     Read,
 }
 
-fn mark(app: &Arc<App>, g: Gen, headers: &HeaderMap, id: &str, raw: Option<&str>, body: &[u8], what: Mark) -> Answer {
+fn mark(
+    app: &Arc<App>,
+    g: Gen,
+    headers: &HeaderMap,
+    id: &str,
+    raw: Option<&str>,
+    body: &[u8],
+    what: Mark,
+) -> Answer {
     let caller = match g {
         Gen::V1(_) => auth::authenticate(app, headers).ok_or_else(|| g.unauthorized())?,
         Gen::Latest => auth::latest_guard(app, headers)?,
     };
     Query::parse(raw).only(&[]).map_err(|i| g.invalid(i))?;
     if !id_shape(id, "CN") {
-        return Err(g.invalid(Invalid::new("path.conversationId", "must be a conversation id (CN...)", json!(id), "string")));
+        return Err(g.invalid(Invalid::new(
+            "path.conversationId",
+            "must be a conversation id (CN...)",
+            json!(id),
+            "string",
+        )));
     }
     common::empty_body(headers, body).map_err(|e| e.answer(g))?;
     let number_id = {
@@ -232,7 +312,9 @@ fn mark(app: &Arc<App>, g: Gen, headers: &HeaderMap, id: &str, raw: Option<&str>
     }
     .ok_or_else(|| g.not_found(format!("No conversation {id} in this workspace")))?;
     if !common::can_use_number(app, &caller.user_id, &number_id) {
-        return Err(g.not_number_user(format!("You are not a user of phone number {number_id}, the number of this conversation")));
+        return Err(g.not_number_user(format!(
+            "You are not a user of phone number {number_id}, the number of this conversation"
+        )));
     }
     let value = {
         let mut inner = app.messaging.lock();

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::common::{self, Ts};
 use super::*;
@@ -27,11 +27,29 @@ struct M<'a> {
 }
 
 fn out<'a>(label: &'a str, ago_minutes: i64, user: &'a str, text: &'a str) -> M<'a> {
-    M { label, ago_minutes, inbound_from: None, user: Some(user), text, status: Status::Delivered, media: None, failure: None }
+    M {
+        label,
+        ago_minutes,
+        inbound_from: None,
+        user: Some(user),
+        text,
+        status: Status::Delivered,
+        media: None,
+        failure: None,
+    }
 }
 
 fn inb<'a>(label: &'a str, ago_minutes: i64, from: &'a str, text: &'a str) -> M<'a> {
-    M { label, ago_minutes, inbound_from: Some(from), user: None, text, status: Status::Received, media: None, failure: None }
+    M {
+        label,
+        ago_minutes,
+        inbound_from: Some(from),
+        user: None,
+        text,
+        status: Status::Received,
+        media: None,
+        failure: None,
+    }
 }
 
 const DAY: i64 = 24 * 60;
@@ -85,7 +103,12 @@ impl Seeder {
             let (from, to, direction) = match m.inbound_from {
                 Some(f) => {
                     let mut to = vec![number_e164.to_string()];
-                    to.extend(participants.iter().filter(|p| **p != f).map(|p| p.to_string()));
+                    to.extend(
+                        participants
+                            .iter()
+                            .filter(|p| **p != f)
+                            .map(|p| p.to_string()),
+                    );
                     (f.to_string(), to, Direction::Inbound)
                 }
                 None => (
@@ -94,7 +117,11 @@ impl Seeder {
                     Direction::Outbound,
                 ),
             };
-            let settled = if direction == Direction::Outbound { at + time::Duration::milliseconds(2_350) } else { at };
+            let settled = if direction == Direction::Outbound {
+                at + time::Duration::milliseconds(2_350)
+            } else {
+                at
+            };
             let seq = self.inner.next_seq();
             self.inner.messages.push(Message {
                 id: mid.clone(),
@@ -110,9 +137,17 @@ impl Seeder {
                 created: at,
                 updated: settled,
                 seq,
-                media: m.media.iter().map(|(u, t)| (u.to_string(), t.to_string())).collect(),
+                media: m
+                    .media
+                    .iter()
+                    .map(|(u, t)| (u.to_string(), t.to_string()))
+                    .collect(),
                 failure: m.failure,
-                attempts: if direction == Direction::Outbound { 1 } else { 0 },
+                attempts: if direction == Direction::Outbound {
+                    1
+                } else {
+                    0
+                },
             });
             conv.last_activity_at = Some(at);
             conv.last_activity_id = Some(mid.clone());
@@ -127,7 +162,12 @@ impl Seeder {
 /// The seeded store and its fixtures.
 pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
     let mut s = Seeder {
-        inner: Inner { messages: Vec::new(), conversations: Vec::new(), seq: 0, sends: HashMap::new() },
+        inner: Inner {
+            messages: Vec::new(),
+            conversations: Vec::new(),
+            seq: 0,
+            sends: HashMap::new(),
+        },
         now: common::now(),
     };
     let (o, mem) = (dir::OWNER_USER, dir::MEMBER_USER);
@@ -146,16 +186,49 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         false,
         1,
         vec![
-            inb("m1", 20 * DAY, MESSAGE_PARTICIPANT, "Hi, is Dr. Osei taking new patients this spring?"),
-            out("m2", 20 * DAY - 14, o, "She is! Would a Tuesday morning work for a first visit?"),
+            inb(
+                "m1",
+                20 * DAY,
+                MESSAGE_PARTICIPANT,
+                "Hi, is Dr. Osei taking new patients this spring?",
+            ),
+            out(
+                "m2",
+                20 * DAY - 14,
+                o,
+                "She is! Would a Tuesday morning work for a first visit?",
+            ),
             M {
-                media: Some(("https://media.second.example/mms/7Qd2Lx/insurance-card.jpg", "image/jpeg")),
-                ..inb("m3", 16 * DAY, MESSAGE_PARTICIPANT, "Tuesday works. Here is my insurance card.")
+                media: Some((
+                    "https://media.second.example/mms/7Qd2Lx/insurance-card.jpg",
+                    "image/jpeg",
+                )),
+                ..inb(
+                    "m3",
+                    16 * DAY,
+                    MESSAGE_PARTICIPANT,
+                    "Tuesday works. Here is my insurance card.",
+                )
             },
-            out("m4", 13 * DAY, mem, "Thanks, we have it on file. You're booked for Tuesday at 9:30."),
-            inb("m5", 7 * DAY, MESSAGE_PARTICIPANT, "Could we move it to 10:15?"),
+            out(
+                "m4",
+                13 * DAY,
+                mem,
+                "Thanks, we have it on file. You're booked for Tuesday at 9:30.",
+            ),
+            inb(
+                "m5",
+                7 * DAY,
+                MESSAGE_PARTICIPANT,
+                "Could we move it to 10:15?",
+            ),
             out("m6", 7 * DAY - 31, o, "Done: Tuesday 10:15."),
-            out("m7", DAY + 120, mem, "Reminder: your visit is tomorrow at 10:15."),
+            out(
+                "m7",
+                DAY + 120,
+                mem,
+                "Reminder: your visit is tomorrow at 10:15.",
+            ),
             inb("m8", 180, MESSAGE_PARTICIPANT, "See you then!"),
         ],
     );
@@ -174,9 +247,19 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         false,
         1,
         vec![
-            out("g1", 9 * DAY, o, "Both kids' cleanings are confirmed for Friday at 3pm."),
+            out(
+                "g1",
+                9 * DAY,
+                o,
+                "Both kids' cleanings are confirmed for Friday at 3pm.",
+            ),
             inb("g2", 8 * DAY + 300, GROUP_A, "Great, I'll drive them."),
-            inb("g3", 2 * DAY, GROUP_B, "Can we add a fluoride treatment for Sam?"),
+            inb(
+                "g3",
+                2 * DAY,
+                GROUP_B,
+                "Can we add a fluoride treatment for Sam?",
+            ),
         ],
     );
     let (_superset, _) = s.conversation(
@@ -190,7 +273,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         false,
         0,
         vec![
-            out("s1", 6 * DAY, mem, "The office is closed Monday for the holiday."),
+            out(
+                "s1",
+                6 * DAY,
+                mem,
+                "The office is closed Monday for the holiday.",
+            ),
             inb("s2", 5 * DAY + 44, GROUP_C, "Thanks for letting us know."),
         ],
     );
@@ -207,8 +295,18 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         true,
         0,
         vec![
-            inb("i1", 241 * DAY, INACTIVE_PARTICIPANT, "Do you take walk-ins?"),
-            out("i2", 240 * DAY, o, "We don't, but we have openings Thursday."),
+            inb(
+                "i1",
+                241 * DAY,
+                INACTIVE_PARTICIPANT,
+                "Do you take walk-ins?",
+            ),
+            out(
+                "i2",
+                240 * DAY,
+                o,
+                "We don't, but we have openings Thursday.",
+            ),
         ],
     );
 
@@ -224,7 +322,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         false,
         0,
         vec![
-            inb("x1", 5 * DAY, SANDBOX_PARTICIPANT, "Testing the front desk line."),
+            inb(
+                "x1",
+                5 * DAY,
+                SANDBOX_PARTICIPANT,
+                "Testing the front desk line.",
+            ),
             out("x2", 5 * DAY - 3, o, "Received, thanks!"),
         ],
     );
@@ -240,7 +343,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         Some(mem),
         false,
         1,
-        vec![inb("t1", DAY - 90, TASK_PARTICIPANT, "Please send my x-rays to Dr. Haddad.")],
+        vec![inb(
+            "t1",
+            DAY - 90,
+            TASK_PARTICIPANT,
+            "Please send my x-rays to Dr. Haddad.",
+        )],
     );
 
     // Failed messages that may be retried (the recipient is a landline: each retry fails again).
@@ -260,11 +368,19 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         false,
         0,
         vec![
-            failed("f1", 3 * DAY + 60, "Your crown is ready; please call to book a fitting."),
+            failed(
+                "f1",
+                3 * DAY + 60,
+                "Your crown is ready; please call to book a fitting.",
+            ),
             failed("f2", 3 * DAY, "Second try: your crown is ready."),
             failed("f3", 2 * DAY + 200, "Please call us about your crown."),
             failed("f4", 2 * DAY, "Last reminder about your crown."),
-            failed("f5", DAY + 400, "Your crown fitting: please call the office."),
+            failed(
+                "f5",
+                DAY + 400,
+                "Your crown fitting: please call the office.",
+            ),
         ],
     );
     let (_, perm_ids) = s.conversation(
@@ -296,7 +412,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         vec![M {
             status: Status::Undelivered,
             failure: Some(F_BLOCKED),
-            ..out("u1", 4 * DAY - 90, o, "Spring whitening special: 20% off this month.")
+            ..out(
+                "u1",
+                4 * DAY - 90,
+                o,
+                "Spring whitening special: 20% off this month.",
+            )
         }],
     );
 
@@ -312,8 +433,18 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         false,
         0,
         vec![
-            out("c1", 15 * DAY, o, "Sorry we missed your call; how can we help?"),
-            inb("c2", 15 * DAY - 12, super::super::calls::CALL_PARTICIPANT, "I'll call back later."),
+            out(
+                "c1",
+                15 * DAY,
+                o,
+                "Sorry we missed your call; how can we help?",
+            ),
+            inb(
+                "c2",
+                15 * DAY - 12,
+                super::super::calls::CALL_PARTICIPANT,
+                "I'll call back later.",
+            ),
         ],
     );
 
@@ -330,7 +461,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         0,
         vec![
             inb("b1", 11 * DAY, "+14085550163", "Is my balance paid off?"),
-            out("b2", 11 * DAY - 25, dir::RESTRICTED_USER, "Yes, your balance is zero."),
+            out(
+                "b2",
+                11 * DAY - 25,
+                dir::RESTRICTED_USER,
+                "Yes, your balance is zero.",
+            ),
         ],
     );
     s.conversation(
@@ -343,7 +479,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         None,
         false,
         1,
-        vec![inb("l1", 3 * DAY, "+13125550190", "The sink in 4B is leaking again.")],
+        vec![inb(
+            "l1",
+            3 * DAY,
+            "+13125550190",
+            "The sink in 4B is leaking again.",
+        )],
     );
     s.conversation(
         "expired-org",
@@ -355,7 +496,12 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
         None,
         false,
         0,
-        vec![out("e1", 100 * DAY, dir::EXPIRED_USER, "Your spring cleanup is scheduled for Monday.")],
+        vec![out(
+            "e1",
+            100 * DAY,
+            dir::EXPIRED_USER,
+            "Your spring cleanup is scheduled for Monday.",
+        )],
     );
 
     let group_recipients: Vec<String> = (124..=126).map(|n| format!("+1718555{n:04}")).collect();
@@ -367,21 +513,42 @@ pub(super) fn seed(_directory: &Directory) -> (Inner, Map<String, Value>) {
     f.insert("conversation_id".into(), json!(one_to_one));
     f.insert("group_participants".into(), json!([GROUP_A, GROUP_B]));
     f.insert("group_conversation_id".into(), json!(group));
-    f.insert("group_superset_participants".into(), json!([GROUP_A, GROUP_B, GROUP_C]));
+    f.insert(
+        "group_superset_participants".into(),
+        json!([GROUP_A, GROUP_B, GROUP_C]),
+    );
     f.insert("inactive_conversation_id".into(), json!(inactive));
     f.insert("sandbox_conversation_id".into(), json!(sandbox));
-    f.insert("sandbox_conversation_participant".into(), json!(SANDBOX_PARTICIPANT));
+    f.insert(
+        "sandbox_conversation_participant".into(),
+        json!(SANDBOX_PARTICIPANT),
+    );
     f.insert("sandbox_failed_message_id".into(), json!(failed_ids));
     f.insert("permanent_failed_message_id".into(), json!(perm_ids[0]));
     f.insert("undelivered_message_id".into(), json!(undel_ids[0]));
     f.insert("media_message_id".into(), json!(media_id));
-    f.insert("conversations_exclude_inactive_param".into(), json!(conversations::EXCLUDE_INACTIVE_PARAM));
-    f.insert("conversations_updated_after_param".into(), json!(conversations::UPDATED_AFTER_PARAM));
-    f.insert("conversations_updated_before_param".into(), json!(conversations::UPDATED_BEFORE_PARAM));
+    f.insert(
+        "conversations_exclude_inactive_param".into(),
+        json!(conversations::EXCLUDE_INACTIVE_PARAM),
+    );
+    f.insert(
+        "conversations_updated_after_param".into(),
+        json!(conversations::UPDATED_AFTER_PARAM),
+    );
+    f.insert(
+        "conversations_updated_before_param".into(),
+        json!(conversations::UPDATED_BEFORE_PARAM),
+    );
     f.insert("sandbox_recipient_number".into(), json!(SANDBOX_RECIPIENT));
-    f.insert("sandbox_group_recipient_numbers".into(), json!(group_recipients));
+    f.insert(
+        "sandbox_group_recipient_numbers".into(),
+        json!(group_recipients),
+    );
     f.insert("sandbox_eleven_recipient_numbers".into(), json!(eleven));
-    f.insert("sandbox_international_number".into(), json!(SANDBOX_INTERNATIONAL));
+    f.insert(
+        "sandbox_international_number".into(),
+        json!(SANDBOX_INTERNATIONAL),
+    );
     f.insert("task_conversation_id".into(), json!(task_conv));
     (s.inner, f)
 }

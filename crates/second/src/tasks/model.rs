@@ -1,6 +1,6 @@
 //! The task resource. OWNER: contacts-tasks.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
 use crate::contacts::util::{fmt_ts, new_id, now};
@@ -40,7 +40,9 @@ pub fn revision(changes: u64) -> String {
 }
 
 fn opt(s: &Option<String>) -> Value {
-    s.as_ref().map(|v| Value::String(v.clone())).unwrap_or(Value::Null)
+    s.as_ref()
+        .map(|v| Value::String(v.clone()))
+        .unwrap_or(Value::Null)
 }
 
 impl Task {
@@ -67,8 +69,14 @@ impl Task {
         m.insert("conversationId".into(), opt(&self.conversation_id));
         m.insert("activityId".into(), opt(&self.activity_id));
         m.insert("phoneNumberGroupId".into(), Value::Null);
-        m.insert("dueDate".into(), self.due.map(|d| json!(fmt_ts(d))).unwrap_or(Value::Null));
-        m.insert("isOverdue".into(), json!(self.is_open() && self.due.is_some_and(|d| d <= now())));
+        m.insert(
+            "dueDate".into(),
+            self.due.map(|d| json!(fmt_ts(d))).unwrap_or(Value::Null),
+        );
+        m.insert(
+            "isOverdue".into(),
+            json!(self.is_open() && self.due.is_some_and(|d| d <= now())),
+        );
         m.insert("assignedTo".into(), opt(&self.assignees.last().cloned()));
         m.insert("assignees".into(), json!(self.assignees));
         m.insert("assignedBy".into(), opt(&self.assigned_by));
@@ -76,7 +84,12 @@ impl Task {
         m.insert("createdAt".into(), json!(fmt_ts(self.created_at)));
         m.insert("updatedAt".into(), json!(fmt_ts(self.updated_at)));
         m.insert("completed".into(), json!(self.completed_at.is_some()));
-        m.insert("completedAt".into(), self.completed_at.map(|d| json!(fmt_ts(d))).unwrap_or(Value::Null));
+        m.insert(
+            "completedAt".into(),
+            self.completed_at
+                .map(|d| json!(fmt_ts(d)))
+                .unwrap_or(Value::Null),
+        );
         m.insert("completedBy".into(), opt(&self.completed_by));
         m.insert("isDeleted".into(), json!(self.deleted));
         m.insert("revision".into(), json!(self.revision));

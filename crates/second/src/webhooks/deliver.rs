@@ -12,7 +12,7 @@
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::{Attempt, DeliveryStatus, Inner};
 use crate::app::App;
@@ -72,7 +72,12 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    pub(crate) fn new(delivery_id: String, generation: u64, trigger: Trigger, delay: Duration) -> Job {
+    pub(crate) fn new(
+        delivery_id: String,
+        generation: u64,
+        trigger: Trigger,
+        delay: Duration,
+    ) -> Job {
         Job {
             delivery_id,
             generation,
@@ -209,7 +214,10 @@ async fn attempt(app: &Arc<App>, job: &Job) -> Option<Job> {
         // A manual retry took the delivery over; its own attempt decides the status.
         return None;
     }
-    let automatic = matches!(job.trigger, Trigger::Initial | Trigger::Test | Trigger::Automatic);
+    let automatic = matches!(
+        job.trigger,
+        Trigger::Initial | Trigger::Test | Trigger::Automatic
+    );
     if automatic && job.retries_before < RETRY_DELAYS.len() {
         let delay = RETRY_DELAYS[job.retries_before];
         d.status = DeliveryStatus::Retrying;
@@ -238,7 +246,13 @@ struct Outcome {
 
 impl Outcome {
     fn error(message: impl Into<String>) -> Outcome {
-        Outcome { ok: false, status: None, body: None, truncated: false, error: Some(message.into()) }
+        Outcome {
+            ok: false,
+            status: None,
+            body: None,
+            truncated: false,
+            error: Some(message.into()),
+        }
     }
 }
 
@@ -268,7 +282,11 @@ pub(crate) fn build_client() -> Result<reqwest::Client, String> {
 }
 
 /// Sends one attempt.
-async fn send(client: Result<&reqwest::Client, String>, p: &Prepared, delivery_id: &str) -> Outcome {
+async fn send(
+    client: Result<&reqwest::Client, String>,
+    p: &Prepared,
+    delivery_id: &str,
+) -> Outcome {
     let url = match reqwest::Url::parse(&p.url) {
         Ok(u) => u,
         Err(e) => return Outcome::error(format!("the webhook URL does not parse: {e}")),
@@ -301,7 +319,8 @@ async fn send(client: Result<&reqwest::Client, String>, p: &Prepared, delivery_i
         }
     } else {
         let sign = |secret: &str| {
-            standardwebhooks::Webhook::new(secret).and_then(|w| w.sign(delivery_id, ts, p.payload.as_bytes()))
+            standardwebhooks::Webhook::new(secret)
+                .and_then(|w| w.sign(delivery_id, ts, p.payload.as_bytes()))
         };
         // The current secret's signature first; a rotated-out secret's after it, space-separated.
         let signature = sign(&p.secret).map(|current| match p.previous.as_deref().map(sign) {
@@ -353,7 +372,9 @@ async fn send(client: Result<&reqwest::Client, String>, p: &Prepared, delivery_i
         error: if ok {
             None
         } else if status.is_redirection() {
-            Some(format!("the receiver answered {status}; redirects are not followed"))
+            Some(format!(
+                "the receiver answered {status}; redirects are not followed"
+            ))
         } else {
             Some(format!("the receiver answered {status}"))
         },
@@ -373,7 +394,12 @@ fn describe(e: &reqwest::Error) -> String {
 
 /// The legacy `Service-Signature` header: `hmac;1;{unix seconds};{base64 HMAC-SHA256}` of
 /// `{delivery id}.{unix seconds}.{body}`, keyed with the base64-decoded legacy key.
-fn legacy_signature(key: &str, delivery_id: &str, ts: i64, payload: &str) -> Result<String, String> {
+fn legacy_signature(
+    key: &str,
+    delivery_id: &str,
+    ts: i64,
+    payload: &str,
+) -> Result<String, String> {
     use base64::Engine;
     let raw = key.strip_prefix("lwk_").unwrap_or(key);
     let bytes = base64::engine::general_purpose::STANDARD
@@ -387,6 +413,10 @@ fn legacy_signature(key: &str, delivery_id: &str, ts: i64, payload: &str) -> Res
 }
 
 /// The instance's client, built on first use.
-pub(crate) fn client_of(cell: &OnceLock<Result<reqwest::Client, String>>) -> Result<&reqwest::Client, String> {
-    cell.get_or_init(build_client).as_ref().map_err(|e| e.clone())
+pub(crate) fn client_of(
+    cell: &OnceLock<Result<reqwest::Client, String>>,
+) -> Result<&reqwest::Client, String> {
+    cell.get_or_init(build_client)
+        .as_ref()
+        .map_err(|e| e.clone())
 }

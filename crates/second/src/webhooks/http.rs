@@ -10,21 +10,21 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::Router;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::deliver::{spawn_single, Job, Trigger, MANUAL_DELAY, TEST_DELAY};
+use super::deliver::{Job, MANUAL_DELAY, TEST_DELAY, Trigger, spawn_single};
 use super::validate::{self, Fields, Mode, Refusal};
 use super::{
-    enqueue_initial, new_legacy_key, new_secret, now_rfc3339, random_id, rfc3339_in, Delivery,
-    DeliveryStatus, Inner, PreviousSecret, Webhook, EVENT_TYPES, ROTATION_GRACE, MAX_WEBHOOKS_PER_ORG, PAYLOAD_VERSION,
-    TEST_EVENT_TYPE,
+    Delivery, DeliveryStatus, EVENT_TYPES, Inner, MAX_WEBHOOKS_PER_ORG, PAYLOAD_VERSION,
+    PreviousSecret, ROTATION_GRACE, TEST_EVENT_TYPE, Webhook, enqueue_initial, new_legacy_key,
+    new_secret, now_rfc3339, random_id, rfc3339_in,
 };
 use crate::app::App;
 use crate::auth::{self, Caller};
@@ -39,13 +39,19 @@ pub(super) fn routes() -> Router<Arc<App>> {
         .route("/webhooks", get(list_webhooks).post(create_webhook))
         .route(
             "/webhooks/{webhookId}",
-            get(get_webhook).patch(patch_webhook).put(put_webhook).delete(delete_webhook),
+            get(get_webhook)
+                .patch(patch_webhook)
+                .put(put_webhook)
+                .delete(delete_webhook),
         )
         .route("/webhooks/{webhookId}/rotate", post(rotate))
         .route("/webhooks/{webhookId}/events", get(list_deliveries))
         .route("/webhooks/{webhookId}/events/test", post(test_delivery))
         .route("/webhooks/{webhookId}/events/{eventId}", get(get_delivery))
-        .route("/webhooks/{webhookId}/events/{eventId}/retry", post(retry_delivery))
+        .route(
+            "/webhooks/{webhookId}/events/{eventId}/retry",
+            post(retry_delivery),
+        )
 }
 
 /// A refusal in the webhook error body.
@@ -69,7 +75,9 @@ fn guard(app: &App, headers: &HeaderMap) -> Result<Caller, Response> {
         ));
     };
     if !auth::version_ok(headers) {
-        let sent = headers.get("service-api-version").map(|v| json!(v.to_str().unwrap_or("(not text)")));
+        let sent = headers
+            .get("service-api-version")
+            .map(|v| json!(v.to_str().unwrap_or("(not text)")));
         let message = auth::version_message(headers);
         return Err(errors::webhook(
             StatusCode::BAD_REQUEST,
@@ -91,17 +99,29 @@ fn guard(app: &App, headers: &HeaderMap) -> Result<Caller, Response> {
 fn webhook_id(path: Result<Path<String>, PathRejection>) -> Result<String, Response> {
     let raw = match path {
         Ok(Path(raw)) => raw,
-        Err(e) => return Err(refuse(Refusal::bad_request(format!("Invalid path: {e}"), Vec::new()))),
+        Err(e) => {
+            return Err(refuse(Refusal::bad_request(
+                format!("Invalid path: {e}"),
+                Vec::new(),
+            )));
+        }
     };
     validate::webhook_id(&raw).map_err(refuse)?;
     Ok(raw)
 }
 
 /// The checked path `webhookId` and the delivery id.
-fn webhook_and_delivery(path: Result<Path<(String, String)>, PathRejection>) -> Result<(String, String), Response> {
+fn webhook_and_delivery(
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(String, String), Response> {
     let (wid, did) = match path {
         Ok(Path(p)) => p,
-        Err(e) => return Err(refuse(Refusal::bad_request(format!("Invalid path: {e}"), Vec::new()))),
+        Err(e) => {
+            return Err(refuse(Refusal::bad_request(
+                format!("Invalid path: {e}"),
+                Vec::new(),
+            )));
+        }
     };
     validate::webhook_id(&wid).map_err(refuse)?;
     Ok((wid, did))
@@ -123,11 +143,18 @@ fn find<'a>(inner: &'a Inner, caller: &Caller, id: &str) -> Result<&'a Webhook, 
 }
 
 fn not_found(id: &str) -> Response {
-    errors::webhook(StatusCode::NOT_FOUND, "Not Found", format!("No webhook with id {id}"), Vec::new())
+    errors::webhook(
+        StatusCode::NOT_FOUND,
+        "Not Found",
+        format!("No webhook with id {id}"),
+        Vec::new(),
+    )
 }
 
 fn no_query(q: &RawQuery) -> Result<(), Response> {
-    validate::query(q.0.as_deref(), &[]).map(|_| ()).map_err(refuse)
+    validate::query(q.0.as_deref(), &[])
+        .map(|_| ())
+        .map_err(refuse)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +210,11 @@ async fn list_webhooks(State(app): State<Arc<App>>, headers: HeaderMap, q: RawQu
             )]));
         }
     }
-    let scope = format!("webhooks|{}|status={}", caller.org_id, status.unwrap_or("*"));
+    let scope = format!(
+        "webhooks|{}|status={}",
+        caller.org_id,
+        status.unwrap_or("*")
+    );
     let inner = app.webhooks.lock();
     let mut items: Vec<&Webhook> = inner
         .webhooks
@@ -229,7 +260,9 @@ async fn create_webhook(
             let message = if more.is_some() {
                 "x-service-api-version is given more than once".to_string()
             } else {
-                format!("x-service-api-version `{sent}` is not a payload version; the only one is {PAYLOAD_VERSION}")
+                format!(
+                    "x-service-api-version `{sent}` is not a payload version; the only one is {PAYLOAD_VERSION}"
+                )
             };
             return refuse(Refusal::from_items(vec![errors::error_item(
                 "/header/x-service-api-version",
@@ -242,10 +275,22 @@ async fn create_webhook(
     };
     let body = match validate::body_object(&headers, &body, false) {
         Ok(Some(b)) => b,
-        Ok(None) => return refuse(Refusal::bad_request("A JSON object body is required", Vec::new())),
+        Ok(None) => {
+            return refuse(Refusal::bad_request(
+                "A JSON object body is required",
+                Vec::new(),
+            ));
+        }
         Err(r) => return refuse(r),
     };
-    let f = match validate::fields(&body, Mode::Create, None, &app.directory, &caller.org_id, None) {
+    let f = match validate::fields(
+        &body,
+        Mode::Create,
+        None,
+        &app.directory,
+        &caller.org_id,
+        None,
+    ) {
         Ok(f) => f,
         Err(r) => return refuse(r),
     };
@@ -305,12 +350,23 @@ pub(super) fn limit_message(count: usize) -> String {
 }
 
 fn limit_reached(count: usize) -> Response {
-    errors::webhook(StatusCode::CONFLICT, "Webhook Limit Reached", limit_message(count), Vec::new())
+    errors::webhook(
+        StatusCode::CONFLICT,
+        "Webhook Limit Reached",
+        limit_message(count),
+        Vec::new(),
+    )
 }
 
 /// Applies checked fields to a webhook; returns whether anything changed.
 pub(super) fn apply(w: &mut Webhook, f: &Fields, replace: bool) -> bool {
-    let before = (w.url.clone(), w.events.clone(), w.resource_ids.clone(), w.label.clone(), w.enabled);
+    let before = (
+        w.url.clone(),
+        w.events.clone(),
+        w.resource_ids.clone(),
+        w.label.clone(),
+        w.enabled,
+    );
     if let Some(u) = &f.url {
         w.url = u.clone();
     }
@@ -330,7 +386,14 @@ pub(super) fn apply(w: &mut Webhook, f: &Fields, replace: bool) -> bool {
         (None, true) => w.enabled = true,
         (None, false) => {}
     }
-    before != (w.url.clone(), w.events.clone(), w.resource_ids.clone(), w.label.clone(), w.enabled)
+    before
+        != (
+            w.url.clone(),
+            w.events.clone(),
+            w.resource_ids.clone(),
+            w.label.clone(),
+            w.enabled,
+        )
 }
 
 async fn update(
@@ -363,11 +426,23 @@ async fn update(
     };
     let body = match validate::body_object(&headers, &body, false) {
         Ok(Some(b)) => b,
-        Ok(None) => return refuse(Refusal::bad_request("A JSON object body is required", Vec::new())),
+        Ok(None) => {
+            return refuse(Refusal::bad_request(
+                "A JSON object body is required",
+                Vec::new(),
+            ));
+        }
         Err(r) => return refuse(r),
     };
     let mode = if replace { Mode::Replace } else { Mode::Patch };
-    let f = match validate::fields(&body, mode, legacy, &app.directory, &caller.org_id, Some(&current)) {
+    let f = match validate::fields(
+        &body,
+        mode,
+        legacy,
+        &app.directory,
+        &caller.org_id,
+        Some(&current),
+    ) {
         Ok(f) => f,
         Err(r) => return refuse(r),
     };
@@ -383,7 +458,13 @@ async fn update(
         }
         return refuse(Refusal::bad_request(
             "The update changes nothing: every field sent already has that value",
-            vec![errors::error_item("", "no field of the update differs from the webhook", Value::Object(body), "object", None)],
+            vec![errors::error_item(
+                "",
+                "no field of the update differs from the webhook",
+                Value::Object(body),
+                "object",
+                None,
+            )],
         ));
     }
     next.updated_at = now_rfc3339();
@@ -485,7 +566,11 @@ async fn rotate(
     };
     // Only the secret changes (and when it did); events, apiVersion, updatedAt stay. A Standard
     // Webhooks secret rotated out keeps signing, as a second signature, for a grace period.
-    let fresh = if w.legacy.is_some() { new_legacy_key() } else { new_secret() };
+    let fresh = if w.legacy.is_some() {
+        new_legacy_key()
+    } else {
+        new_secret()
+    };
     let old = std::mem::replace(&mut w.secret, fresh);
     w.previous_secret = if w.legacy.is_some() {
         None
@@ -579,7 +664,12 @@ async fn test_delivery(
     };
     let answer = d.to_json(false);
     inner.add_delivery(d);
-    enqueue_initial(&app, &mut inner, &id, Job::new(delivery_id, 0, Trigger::Test, TEST_DELAY));
+    enqueue_initial(
+        &app,
+        &mut inner,
+        &id,
+        Job::new(delivery_id, 0, Trigger::Test, TEST_DELAY),
+    );
     data(StatusCode::ACCEPTED, answer)
 }
 
@@ -588,7 +678,9 @@ fn disabled(id: &str, what: &str) -> Response {
     errors::webhook(
         StatusCode::CONFLICT,
         "Webhook Disabled",
-        format!("Cannot {what}: webhook {id} is disabled; enable it first (PATCH status `enabled`)"),
+        format!(
+            "Cannot {what}: webhook {id} is disabled; enable it first (PATCH status `enabled`)"
+        ),
         Vec::new(),
     )
 }
@@ -609,7 +701,13 @@ async fn list_deliveries(
     };
     let pairs = match validate::query(
         q.0.as_deref(),
-        &["maxResults", "pageToken", "resourceId", "status", "eventType"],
+        &[
+            "maxResults",
+            "pageToken",
+            "resourceId",
+            "status",
+            "eventType",
+        ],
     ) {
         Ok(p) => p,
         Err(r) => return refuse(r),
@@ -716,7 +814,10 @@ fn delivery_not_found(id: &str, did: &str) -> Response {
     errors::webhook(
         StatusCode::NOT_FOUND,
         "Not Found",
-        format!("Webhook {id} has no delivery with id {}", Value::String(did.to_string())),
+        format!(
+            "Webhook {id} has no delivery with id {}",
+            Value::String(did.to_string())
+        ),
         Vec::new(),
     )
 }
@@ -748,7 +849,11 @@ async fn retry_delivery(
         Ok(w) => w.enabled,
         Err(r) => return r,
     };
-    if inner.deliveries.get(&did).is_none_or(|d| d.webhook_id != id) {
+    if inner
+        .deliveries
+        .get(&did)
+        .is_none_or(|d| d.webhook_id != id)
+    {
         return delivery_not_found(&id, &did);
     }
     if let Err(r) = validate::empty_body(&headers, &body) {
@@ -779,7 +884,10 @@ async fn retry_delivery(
 fn token(salt: u64, scope: &str, seq: u64) -> String {
     use base64::Engine;
     let raw = format!("{seq}.{:016x}", mac(salt, scope, seq));
-    format!("whp_{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw))
+    format!(
+        "whp_{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    )
 }
 
 fn mac(salt: u64, scope: &str, seq: u64) -> u64 {
@@ -794,7 +902,9 @@ fn parse_token(salt: u64, scope: &str, t: &str) -> Option<u64> {
     if b64.is_empty() || b64.len() > 200 {
         return None;
     }
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(b64).ok()?;
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(b64)
+        .ok()?;
     let raw = String::from_utf8(raw).ok()?;
     let (seq, m) = raw.split_once('.')?;
     let seq: u64 = seq.parse().ok()?;
@@ -803,7 +913,13 @@ fn parse_token(salt: u64, scope: &str, t: &str) -> Option<u64> {
 }
 
 /// One page of `items` (sorted newest first, keyed by sequence number) after the token.
-fn page_answer(app: &App, scope: &str, items: Vec<(u64, Value)>, token_in: Option<&str>, max: usize) -> Response {
+fn page_answer(
+    app: &App,
+    scope: &str,
+    items: Vec<(u64, Value)>,
+    token_in: Option<&str>,
+    max: usize,
+) -> Response {
     let salt = app.webhooks.token_salt;
     let total = items.len();
     let after = match token_in {
@@ -817,7 +933,7 @@ fn page_answer(app: &App, scope: &str, items: Vec<(u64, Value)>, token_in: Optio
                     json!(t),
                     "string",
                     None,
-                )]))
+                )]));
             }
         },
     };
@@ -827,7 +943,11 @@ fn page_answer(app: &App, scope: &str, items: Vec<(u64, Value)>, token_in: Optio
         .collect();
     let more = rest.len() > max;
     let page: Vec<(u64, Value)> = rest.into_iter().take(max).collect();
-    let next = if more { page.last().map(|(seq, _)| token(salt, scope, *seq)) } else { None };
+    let next = if more {
+        page.last().map(|(seq, _)| token(salt, scope, *seq))
+    } else {
+        None
+    };
     let body = crate::paging::list_body(page.into_iter().map(|(_, v)| v).collect(), total, next);
     errors::json_response(StatusCode::OK, &body)
 }

@@ -9,17 +9,17 @@
 
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::post;
-use axum::Router;
 use serde_json::json;
 
 use super::validate::{self, Mode, Refusal};
-use super::{new_legacy_key, now_rfc3339, LegacyKind, Webhook, MAX_WEBHOOKS_PER_ORG};
+use super::{LegacyKind, MAX_WEBHOOKS_PER_ORG, Webhook, new_legacy_key, now_rfc3339};
 use crate::app::App;
 use crate::auth;
 use crate::errors;
@@ -61,7 +61,7 @@ async fn create_legacy(
                 code(StatusCode::NOT_FOUND),
                 "Not Found",
                 "No legacy webhook kind by that name; the kinds are messages, calls, call-summaries and call-transcripts",
-            )
+            );
         }
     };
     let Some(caller) = auth::authenticate(&app, &headers) else {
@@ -81,10 +81,22 @@ async fn create_legacy(
     };
     let body = match validate::body_object(&headers, &body, false) {
         Ok(Some(b)) => b,
-        Ok(None) => return refuse(Refusal::bad_request("A JSON object body is required", Vec::new())),
+        Ok(None) => {
+            return refuse(Refusal::bad_request(
+                "A JSON object body is required",
+                Vec::new(),
+            ));
+        }
         Err(r) => return refuse(r),
     };
-    let f = match validate::fields(&body, Mode::LegacyCreate, Some(kind), &app.directory, &caller.org_id, None) {
+    let f = match validate::fields(
+        &body,
+        Mode::LegacyCreate,
+        Some(kind),
+        &app.directory,
+        &caller.org_id,
+        None,
+    ) {
         Ok(f) => f,
         Err(r) => return refuse(r),
     };
@@ -115,7 +127,10 @@ async fn create_legacy(
             .events
             .clone()
             .unwrap_or_else(|| kind.events().iter().map(|e| e.to_string()).collect()),
-        resource_ids: f.resource_ids.clone().unwrap_or_else(|| vec!["*".to_string()]),
+        resource_ids: f
+            .resource_ids
+            .clone()
+            .unwrap_or_else(|| vec!["*".to_string()]),
         secret: new_legacy_key(),
         secret_rotated_at: None,
         previous_secret: None,

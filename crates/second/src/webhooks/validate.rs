@@ -7,9 +7,9 @@
 use std::collections::BTreeSet;
 
 use axum::http::{HeaderMap, StatusCode};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use super::{LegacyKind, EVENT_TYPES, PAYLOAD_VERSION};
+use super::{EVENT_TYPES, LegacyKind, PAYLOAD_VERSION};
 use crate::directory::Directory;
 use crate::errors::error_item;
 
@@ -35,7 +35,12 @@ pub(crate) struct Refusal {
 
 impl Refusal {
     pub(crate) fn bad_request(message: impl Into<String>, errors: Vec<Value>) -> Refusal {
-        Refusal { status: StatusCode::BAD_REQUEST, title: "Bad Request", message: message.into(), errors }
+        Refusal {
+            status: StatusCode::BAD_REQUEST,
+            title: "Bad Request",
+            message: message.into(),
+            errors,
+        }
     }
 
     /// 400 from a list of error items: the message sums them up.
@@ -44,12 +49,23 @@ impl Refusal {
             .first()
             .map(|e| {
                 let path = e.get("path").and_then(Value::as_str).unwrap_or("");
-                let msg = e.get("message").and_then(Value::as_str).unwrap_or("is invalid");
-                if path.is_empty() { msg.to_string() } else { format!("{path}: {msg}") }
+                let msg = e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("is invalid");
+                if path.is_empty() {
+                    msg.to_string()
+                } else {
+                    format!("{path}: {msg}")
+                }
             })
             .unwrap_or_else(|| "The request is invalid".to_string());
         let message = if errors.len() > 1 {
-            format!("{first} (and {} more problem{}; see `errors`)", errors.len() - 1, if errors.len() > 2 { "s" } else { "" })
+            format!(
+                "{first} (and {} more problem{}; see `errors`)",
+                errors.len() - 1,
+                if errors.len() > 2 { "s" } else { "" }
+            )
         } else {
             first
         };
@@ -69,17 +85,29 @@ pub(crate) fn webhook_id(raw: &str) -> Result<(), Refusal> {
     );
     Err(Refusal::bad_request(
         message.clone(),
-        vec![error_item("/webhookId", &message, json!(raw), "string", Some(WEBHOOK_ID_PATTERN))],
+        vec![error_item(
+            "/webhookId",
+            &message,
+            json!(raw),
+            "string",
+            Some(WEBHOOK_ID_PATTERN),
+        )],
     ))
 }
 
 /// The body's bytes, or the refusal of a body that could not be read (too large, cut short).
-pub(crate) fn read_body(body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>) -> Result<axum::body::Bytes, Refusal> {
+pub(crate) fn read_body(
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<axum::body::Bytes, Refusal> {
     body.map_err(|e| {
         let status = e.status();
         Refusal {
             status,
-            title: if status == StatusCode::PAYLOAD_TOO_LARGE { "Payload Too Large" } else { "Bad Request" },
+            title: if status == StatusCode::PAYLOAD_TOO_LARGE {
+                "Payload Too Large"
+            } else {
+                "Bad Request"
+            },
             message: format!("The body could not be read: {}", e.body_text()),
             errors: Vec::new(),
         }
@@ -96,7 +124,10 @@ pub(crate) fn body_object(
         return Err(Refusal {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             title: "Payload Too Large",
-            message: format!("The body has {} bytes; at most {MAX_BODY_BYTES} are accepted", body.len()),
+            message: format!(
+                "The body has {} bytes; at most {MAX_BODY_BYTES} are accepted",
+                body.len()
+            ),
             errors: Vec::new(),
         });
     }
@@ -106,36 +137,58 @@ pub(crate) fn body_object(
         }
         return Err(Refusal::bad_request(
             "A JSON object body is required",
-            vec![error_item("", "A JSON object body is required", Value::Null, "object", None)],
+            vec![error_item(
+                "",
+                "A JSON object body is required",
+                Value::Null,
+                "object",
+                None,
+            )],
         ));
     }
     let ct = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     // No Content-Type: the body is read as JSON; another media type is refused.
-    let json_type = essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"));
+    let json_type = essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"));
     if !ct.is_empty() && !json_type {
         return Err(Refusal {
             status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
             title: "Unsupported Media Type",
             message: format!(
                 "The body must be sent as application/json (Content-Type was {})",
-                if ct.is_empty() { "absent".to_string() } else { format!("`{ct}`") }
+                if ct.is_empty() {
+                    "absent".to_string()
+                } else {
+                    format!("`{ct}`")
+                }
             ),
             errors: Vec::new(),
         });
     }
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         let m = format!("The body is not valid JSON: {e}");
-        Refusal::bad_request(m.clone(), vec![error_item("", &m, Value::Null, "object", None)])
+        Refusal::bad_request(
+            m.clone(),
+            vec![error_item("", &m, Value::Null, "object", None)],
+        )
     })?;
     match value {
         Value::Object(m) => Ok(Some(m)),
         other => {
             let m = format!("The body must be a JSON object, not {}", kind_of(&other));
-            Err(Refusal::bad_request(m.clone(), vec![error_item("", &m, other, "object", None)]))
+            Err(Refusal::bad_request(
+                m.clone(),
+                vec![error_item("", &m, other, "object", None)],
+            ))
         }
     }
 }
@@ -146,7 +199,13 @@ pub(crate) fn empty_body(headers: &HeaderMap, body: &[u8]) -> Result<(), Refusal
         let errors: Vec<Value> = m
             .iter()
             .map(|(k, v)| {
-                error_item(&pointer(k), "unknown field: this operation takes no body fields", v.clone(), "null", None)
+                error_item(
+                    &pointer(k),
+                    "unknown field: this operation takes no body fields",
+                    v.clone(),
+                    "null",
+                    None,
+                )
             })
             .collect();
         if !errors.is_empty() {
@@ -168,13 +227,22 @@ pub(crate) fn query(raw: Option<&str>, known: &[&str]) -> Result<Vec<(String, St
             let msg = if known.is_empty() {
                 format!("unknown query parameter `{k}`: this operation takes none")
             } else {
-                format!("unknown query parameter `{k}`; accepted: {}", known.join(", "))
+                format!(
+                    "unknown query parameter `{k}`; accepted: {}",
+                    known.join(", ")
+                )
             };
             errors.push(error_item(&path, &msg, json!(v), "null", None));
             continue;
         }
         if !seen.insert(k.clone()) {
-            errors.push(error_item(&path, "the parameter is given more than once", json!(v), "string", None));
+            errors.push(error_item(
+                &path,
+                "the parameter is given more than once",
+                json!(v),
+                "string",
+                None,
+            ));
             continue;
         }
         out.push((k, v));
@@ -198,7 +266,13 @@ pub(crate) fn max_results(raw: Option<&str>, default: usize, max: usize) -> Resu
         Some(n) if (1..=max).contains(&n) => Ok(n),
         _ => {
             let m = format!("maxResults must be an integer from 1 to {max}");
-            Err(Refusal::from_items(vec![error_item("/query/maxResults", &m, json!(raw), "integer", None)]))
+            Err(Refusal::from_items(vec![error_item(
+                "/query/maxResults",
+                &m,
+                json!(raw),
+                "integer",
+                None,
+            )]))
         }
     }
 }
@@ -239,7 +313,14 @@ const READ_ONLY: &[&str] = &[
     "signatureScheme",
     "legacyKind",
 ];
-const WRITABLE: &[&str] = &["url", "events", "resourceIds", "label", "status", "apiVersion"];
+const WRITABLE: &[&str] = &[
+    "url",
+    "events",
+    "resourceIds",
+    "label",
+    "status",
+    "apiVersion",
+];
 
 /// Reads and checks the fields of a webhook body. `current` is the webhook's resource on
 /// PUT and PATCH (read-only fields may repeat its values).
@@ -268,7 +349,13 @@ pub(crate) fn fields(
         } else if READ_ONLY.contains(&k.as_str()) {
             let same = current.and_then(|c| c.get(k)).is_some_and(|c| c == v);
             if !same {
-                errors.push(error_item(&pointer(k), "the field is read-only", v.clone(), "null", None));
+                errors.push(error_item(
+                    &pointer(k),
+                    "the field is read-only",
+                    v.clone(),
+                    "null",
+                    None,
+                ));
             }
         } else {
             errors.push(error_item(
@@ -288,13 +375,22 @@ pub(crate) fn fields(
     for r in required {
         if !body.contains_key(*r) {
             let t = if *r == "url" { "string" } else { "array" };
-            errors.push(error_item(&pointer(r), "the field is required", Value::Null, t, None));
+            errors.push(error_item(
+                &pointer(r),
+                "the field is required",
+                Value::Null,
+                t,
+                None,
+            ));
         }
     }
     if mode == Mode::Patch && !body.keys().any(|k| WRITABLE.contains(&k.as_str())) {
         errors.push(error_item(
             "",
-            &format!("an update must set at least one of: {}", WRITABLE.join(", ")),
+            &format!(
+                "an update must set at least one of: {}",
+                WRITABLE.join(", ")
+            ),
             Value::Object(body.clone()),
             "object",
             None,
@@ -374,14 +470,20 @@ fn url(v: &Value) -> Result<String, Value> {
         return Err(schema_err("url must not be empty"));
     }
     if s.len() > MAX_URL_LEN {
-        return Err(schema_err(&format!("url is longer than {MAX_URL_LEN} characters")));
+        return Err(schema_err(&format!(
+            "url is longer than {MAX_URL_LEN} characters"
+        )));
     }
     if s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(schema_err("url must not contain whitespace or control characters"));
+        return Err(schema_err(
+            "url must not contain whitespace or control characters",
+        ));
     }
     let lower = s.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return Err(schema_err("url must be an absolute http:// or https:// URL"));
+        return Err(schema_err(
+            "url must be an absolute http:// or https:// URL",
+        ));
     }
     let parsed = match reqwest::Url::parse(s) {
         Ok(u) => u,
@@ -391,10 +493,14 @@ fn url(v: &Value) -> Result<String, Value> {
         return Err(schema_err("url must name a host"));
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(schema_err("url must not carry credentials (user:password@)"));
+        return Err(schema_err(
+            "url must not carry credentials (user:password@)",
+        ));
     }
     if parsed.fragment().is_some() {
-        return Err(schema_err("url must not carry a fragment (#...): it is never sent"));
+        return Err(schema_err(
+            "url must not carry a fragment (#...): it is never sent",
+        ));
     }
     if parsed.port() == Some(0) {
         return Err(schema_err("url must not name port 0"));
@@ -409,11 +515,23 @@ fn events(v: &Value, legacy: Option<LegacyKind>, errors: &mut Vec<Value>) -> Opt
         None => EVENT_TYPES.to_vec(),
     };
     let Some(items) = v.as_array() else {
-        errors.push(error_item("/events", "events must be an array of event names", v.clone(), "array", None));
+        errors.push(error_item(
+            "/events",
+            "events must be an array of event names",
+            v.clone(),
+            "array",
+            None,
+        ));
         return None;
     };
     if items.is_empty() {
-        errors.push(error_item("/events", "events must hold at least 1 event name", v.clone(), "array", None));
+        errors.push(error_item(
+            "/events",
+            "events must hold at least 1 event name",
+            v.clone(),
+            "array",
+            None,
+        ));
         return None;
     }
     let before = errors.len();
@@ -424,7 +542,13 @@ fn events(v: &Value, legacy: Option<LegacyKind>, errors: &mut Vec<Value>) -> Opt
         match item.as_str() {
             Some(s) if allowed.contains(&s) => {
                 if !seen.insert(s.to_string()) {
-                    errors.push(error_item(&path, "the event is listed more than once", item.clone(), "string", None));
+                    errors.push(error_item(
+                        &path,
+                        "the event is listed more than once",
+                        item.clone(),
+                        "string",
+                        None,
+                    ));
                 } else {
                     out.push(s.to_string());
                 }
@@ -436,18 +560,31 @@ fn events(v: &Value, legacy: Option<LegacyKind>, errors: &mut Vec<Value>) -> Opt
                         k.name(),
                         allowed.join(", ")
                     ),
-                    None => format!("`{s}` is not an event name of this service (names are lower case, as listed in Events)"),
+                    None => format!(
+                        "`{s}` is not an event name of this service (names are lower case, as listed in Events)"
+                    ),
                 };
                 errors.push(error_item(&path, &msg, item.clone(), "string", None));
             }
-            None => errors.push(error_item(&path, "an event name must be a string", item.clone(), "string", None)),
+            None => errors.push(error_item(
+                &path,
+                "an event name must be a string",
+                item.clone(),
+                "string",
+                None,
+            )),
         }
     }
     (errors.len() == before).then_some(out)
 }
 
 /// `resourceIds`: `["*"]`, or 1 to 100 distinct ids of phone numbers of the workspace.
-fn resource_ids(v: &Value, directory: &Directory, org_id: &str, errors: &mut Vec<Value>) -> Option<Vec<String>> {
+fn resource_ids(
+    v: &Value,
+    directory: &Directory,
+    org_id: &str,
+    errors: &mut Vec<Value>,
+) -> Option<Vec<String>> {
     let Some(items) = v.as_array() else {
         errors.push(error_item(
             "/resourceIds",
@@ -498,11 +635,23 @@ fn resource_ids(v: &Value, directory: &Directory, org_id: &str, errors: &mut Vec
     for (i, item) in items.iter().enumerate() {
         let path = format!("/resourceIds/{i}");
         let Some(s) = item.as_str() else {
-            errors.push(error_item(&path, "a phone number id must be a string", item.clone(), "string", Some("^PN(.*)$")));
+            errors.push(error_item(
+                &path,
+                "a phone number id must be a string",
+                item.clone(),
+                "string",
+                Some("^PN(.*)$"),
+            ));
             continue;
         };
         if !s.starts_with("PN") {
-            errors.push(error_item(&path, "a phone number id starts with PN", item.clone(), "string", Some("^PN(.*)$")));
+            errors.push(error_item(
+                &path,
+                "a phone number id starts with PN",
+                item.clone(),
+                "string",
+                Some("^PN(.*)$"),
+            ));
             continue;
         }
         if directory.number(s).is_none_or(|n| n.org_id != org_id) {
@@ -516,7 +665,13 @@ fn resource_ids(v: &Value, directory: &Directory, org_id: &str, errors: &mut Vec
             continue;
         }
         if !seen.insert(s.to_string()) {
-            errors.push(error_item(&path, "the phone number id is listed more than once", item.clone(), "string", None));
+            errors.push(error_item(
+                &path,
+                "the phone number id is listed more than once",
+                item.clone(),
+                "string",
+                None,
+            ));
             continue;
         }
         out.push(s.to_string());
@@ -531,17 +686,41 @@ fn label(v: &Value) -> Result<Option<String>, Value> {
         Value::String(s) => {
             let t = s.trim();
             if t.is_empty() {
-                return Err(error_item("/label", "label must not be empty or only whitespace (send null to clear it)", v.clone(), "string", None));
+                return Err(error_item(
+                    "/label",
+                    "label must not be empty or only whitespace (send null to clear it)",
+                    v.clone(),
+                    "string",
+                    None,
+                ));
             }
             if t.chars().count() > MAX_LABEL_LEN {
-                return Err(error_item("/label", &format!("label is longer than {MAX_LABEL_LEN} characters"), v.clone(), "string", None));
+                return Err(error_item(
+                    "/label",
+                    &format!("label is longer than {MAX_LABEL_LEN} characters"),
+                    v.clone(),
+                    "string",
+                    None,
+                ));
             }
             if t.chars().any(char::is_control) {
-                return Err(error_item("/label", "label must not contain control characters", v.clone(), "string", None));
+                return Err(error_item(
+                    "/label",
+                    "label must not contain control characters",
+                    v.clone(),
+                    "string",
+                    None,
+                ));
             }
             Ok(Some(t.to_string()))
         }
-        _ => Err(error_item("/label", "label must be a string or null", v.clone(), "string", None)),
+        _ => Err(error_item(
+            "/label",
+            "label must be a string or null",
+            v.clone(),
+            "string",
+            None,
+        )),
     }
 }
 
