@@ -543,7 +543,14 @@ fn simulate_call_inner(app: &Arc<App>, caller: &Caller, body: &Value) -> common:
             call.forwarded_from = Some(handler.clone());
             call.forwarded_to = Some(FORWARD_TARGET.to_string());
             call.updated = call.created + ms(ring + menu);
-            events.push(("call.forwarded", call.json()));
+            let mut forwarded = call.json();
+            if app.faults.on("b16-events-call-forwarded-without-fields") {
+                if let Value::Object(o) = &mut forwarded {
+                    o.remove("forwardedFrom");
+                    o.remove("forwardedTo");
+                }
+            }
+            events.push(("call.forwarded", forwarded));
             call.completed_at = Some(now);
             call.duration_ms = Some(ring + menu);
             call.updated = now;

@@ -419,6 +419,47 @@ fn ok(status: StatusCode, data: Value) -> Response {
     errors::json_response(status, &json!({ "data": data }))
 }
 
+/// The contact as answered to a client (faults may change how it is shown).
+fn render(app: &App, c: &Contact) -> Value {
+    let mut v = c.render();
+    if app.faults.on("b16-contacts-timestamps-local-offset") {
+        let local = time::UtcOffset::from_hms(2, 0, 0).unwrap_or(time::UtcOffset::UTC);
+        let fmt = time::macros::format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3][offset_hour sign:mandatory]:[offset_minute]"
+        );
+        if let Value::Object(m) = &mut v {
+            for (k, t) in [("createdAt", c.created_at), ("updatedAt", c.updated_at)] {
+                if let Ok(s) = t.to_offset(local).format(&fmt) {
+                    m.insert(k.into(), Value::String(s));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// An invalid custom field item refused with the generic 400 (fault).
+fn field_fault(app: &App, e: CErr) -> CErr {
+    match e {
+        CErr::Field(m, errs) if app.faults.on("b16-contacts-custom-field-generic-400") => {
+            CErr::Bad(m, errs)
+        }
+        other => other,
+    }
+}
+
+/// Missing or invalid credentials on the header-versioned contact routes answered 403 (fault).
+fn latest_auth_fault(app: &App, headers: &HeaderMap) -> Option<Response> {
+    if app.faults.on("b16-auth-contacts-latest-403") && auth::authenticate(app, headers).is_none() {
+        return Some(errors::latest(
+            StatusCode::FORBIDDEN,
+            "Forbidden",
+            "Not allowed to read contacts",
+        ));
+    }
+    None
+}
+
 fn not_found(id: &str) -> CErr {
     let shown: String = id.chars().take(80).collect();
     CErr::NotFound(format!(
@@ -492,7 +533,7 @@ fn bounded(v: &str, name: &str) -> Result<String, CErr> {
     Ok(t.to_string())
 }
 
-fn v1_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CErr> {
+fn v1_query(app: &App, raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CErr> {
     let pairs = query_pairs(raw);
     for (k, _) in &pairs {
         if !["externalIds", "sources", "maxResults", "pageToken"].contains(&k.as_str()) {
@@ -514,14 +555,24 @@ fn v1_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CEr
             .filter(|(k, _)| k == key)
             .map(|(_, v)| bounded(v, key))
             .collect::<Result<_, _>>()?;
+        let vals = if key == "externalIds" && app.faults.on("b16-contacts-externalids-last-only") {
+            vals.into_iter().last().into_iter().collect()
+        } else {
+            vals
+        };
         if !vals.is_empty() {
             into.push(vals);
         }
     }
+    let max_page = if app.faults.on("b16-contacts-maxresults-50-refused") {
+        MAX_PAGE - 1
+    } else {
+        MAX_PAGE
+    };
     let max = util::max_results(
         one_of(&pairs, "maxResults")?.as_deref(),
         Some(DEFAULT_PAGE),
-        MAX_PAGE,
+        max_page,
     )
     .map_err(|m| CErr::Bad(m, Vec::new()))?;
     let token = one_of(&pairs, "pageToken")?;
@@ -537,7 +588,7 @@ fn v1_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CEr
     ))
 }
 
-fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CErr> {
+fn latest_query(app: &App, raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>), CErr> {
     let pairs = query_pairs(raw);
     let mut filter = Filter::default();
     let mut seen: Vec<&str> = Vec::new();
@@ -568,7 +619,7 @@ fn latest_query(raw: Option<&str>) -> Result<(ListQuery, Vec<(String, String)>),
                 }
                 if k.starts_with("externalId") {
                     filter.external.push(set);
-                } else {
+                } else if !app.faults.on("b16-contacts-latest-source-in-ignored") {
                     filter.sources.push(set);
                 }
             }
@@ -676,7 +727,7 @@ fn list(
         .collect();
     let total = items.len();
     let (page, last) = util::keyset_page(items, q.desc, after, q.max);
-    let data: Vec<Value> = page.iter().map(|c| c.render()).collect();
+    let data: Vec<Value> = page.iter().map(|c| render(app, c)).collect();
     drop(inner);
     let next = last.map(|(ts, seq)| util::issue_token(TOKEN_PREFIX, fp, ts, seq));
     Ok(json!({ "data": data, "totalItems": total, "nextPageToken": next }))
@@ -690,7 +741,8 @@ async fn v1_list(
     let Some(caller) = auth::authenticate(&app, &headers) else {
         return v1_unauthorized();
     };
-    match v1_query(raw.as_deref()).and_then(|(q, pairs)| list(&app, &caller, "v1", q, &pairs)) {
+    match v1_query(&app, raw.as_deref()).and_then(|(q, pairs)| list(&app, &caller, "v1", q, &pairs))
+    {
         Ok(body) => errors::json_response(StatusCode::OK, &body),
         Err(e) => v1_err(e),
     }
@@ -701,11 +753,14 @@ async fn latest_list(
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    if let Some(r) = latest_auth_fault(&app, &headers) {
+        return r;
+    }
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
     };
-    match latest_query(raw.as_deref())
+    match latest_query(&app, raw.as_deref())
         .and_then(|(q, pairs)| list(&app, &caller, "latest", q, &pairs))
     {
         Ok(body) => errors::json_response(StatusCode::OK, &body),
@@ -738,7 +793,7 @@ async fn v1_get(
         return v1_unauthorized();
     };
     match find(&app, &caller, &id) {
-        Ok(c) => ok(StatusCode::OK, c.render()),
+        Ok(c) => ok(StatusCode::OK, render(&app, &c)),
         Err(e) => v1_err(e),
     }
 }
@@ -749,6 +804,9 @@ async fn latest_get(
     RawQuery(raw): RawQuery,
     Path(id): Path<String>,
 ) -> Response {
+    if let Some(r) = latest_auth_fault(&app, &headers) {
+        return r;
+    }
     let caller = match auth::latest_guard(&app, &headers) {
         Ok(c) => c,
         Err(r) => return r,
@@ -761,7 +819,7 @@ async fn latest_get(
         );
     }
     match find(&app, &caller, &id) {
-        Ok(c) => ok(StatusCode::OK, c.render()),
+        Ok(c) => ok(StatusCode::OK, render(&app, &c)),
         Err(e) => latest_err(e),
     }
 }
@@ -813,7 +871,17 @@ async fn v1_create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes)
     };
     let result = (|| {
         let body = body_object(&headers, &body)?;
-        let (content, created_by) = validate::create(app.contacts.defs(&caller.org_id), &body)?;
+        let rules = validate::SourceRules {
+            max: if app.faults.on("b16-contacts-create-source-75") {
+                75
+            } else {
+                72
+            },
+            prefixes: !app.faults.on("b16-contacts-reserved-prefix-allowed"),
+        };
+        let (content, created_by) =
+            validate::create(app.contacts.defs(&caller.org_id), &body, &rules)
+                .map_err(|e| field_fault(&app, e))?;
         if let Some(u) = &created_by {
             if app
                 .directory
@@ -858,7 +926,7 @@ async fn v1_create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes)
                 event_context(&c, &caller),
                 None,
             );
-            ok(StatusCode::CREATED, data)
+            ok(StatusCode::CREATED, render(&app, &c))
         }
         Err(e) => v1_err(e),
     }
@@ -876,7 +944,28 @@ async fn v1_patch(
     let result = (|| {
         let body = body_object(&headers, &body)?;
         let old = find(&app, &caller, &id)?;
-        let content = validate::update(app.contacts.defs(&caller.org_id), &body, &old)?;
+        let mut content = validate::update(app.contacts.defs(&caller.org_id), &body, &old)
+            .map_err(|e| field_fault(&app, e))?;
+        if app.faults.on("b16-contacts-patch-keeps-omitted-entries") {
+            // Entries of a kind the body does not name are kept as they were.
+            let df = body.get("defaultFields");
+            if df.and_then(|d| d.get("emails")).is_none() {
+                content.emails = old.content.emails.clone();
+            }
+            if df.and_then(|d| d.get("phoneNumbers")).is_none() {
+                content.phones = old.content.phones.clone();
+            }
+        }
+        if app
+            .faults
+            .on("b16-contacts-patch-keeps-omitted-custom-fields")
+        {
+            for f in &old.content.custom {
+                if !content.custom.iter().any(|n| n.key == f.key) {
+                    content.custom.push(f.clone());
+                }
+            }
+        }
         let mut inner = app.contacts.lock();
         conflict_external(
             &inner,
@@ -901,15 +990,17 @@ async fn v1_patch(
     match result {
         Ok(c) => {
             let data = c.render();
-            crate::events::emit(
-                &app,
-                &caller.org_id,
-                "contact.updated",
-                data.clone(),
-                event_context(&c, &caller),
-                None,
-            );
-            ok(StatusCode::OK, data)
+            if !app.faults.on("b16-contacts-patch-no-event") {
+                crate::events::emit(
+                    &app,
+                    &caller.org_id,
+                    "contact.updated",
+                    data.clone(),
+                    event_context(&c, &caller),
+                    None,
+                );
+            }
+            ok(StatusCode::OK, render(&app, &c))
         }
         Err(e) => v1_err(e),
     }
@@ -943,10 +1034,15 @@ pub async fn simulate_delete(app: &Arc<App>, caller: &Caller, body: &Value) -> R
         m.insert("deletedAt".into(), json!(fmt_ts(now())));
         m.insert("isDeleted".into(), json!(true));
     }
+    let event = if app.faults.on("b16-events-contact-deleted-as-updated") {
+        "contact.updated"
+    } else {
+        "contact.deleted"
+    };
     crate::events::emit(
         app,
         &caller.org_id,
-        "contact.deleted",
+        event,
         data.clone(),
         event_context(&removed, caller),
         None,

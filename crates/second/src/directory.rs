@@ -386,6 +386,16 @@ impl Directory {
         self.keys.get(key)
     }
 
+    /// The record of a key whose first `n` characters equal those of `key` (an injected fault:
+    /// keys compared on a prefix only).
+    pub fn key_by_prefix(&self, key: &str, n: usize) -> Option<&ApiKey> {
+        let head = key.get(..n)?;
+        self.keys
+            .iter()
+            .find(|(k, _)| k.get(..n) == Some(head))
+            .map(|(_, v)| v)
+    }
+
     /// An organization by id.
     pub fn org(&self, id: &str) -> Option<&Org> {
         self.orgs.iter().find(|o| o.id == id)
@@ -718,9 +728,14 @@ async fn v1_get_user(
     p: Result<Path<String>, PathRejection>,
 ) -> Response {
     let Some(caller) = auth::authenticate(&app, &headers) else {
+        let code = if app.faults.on("b16-users-v1-401-calls-code") {
+            "0100401"
+        } else {
+            "1100401"
+        };
         return errors::v1(
             StatusCode::UNAUTHORIZED,
-            "1100401",
+            code,
             "Unauthorized",
             "Missing or invalid API key in the Authorization header",
         );
@@ -782,6 +797,16 @@ async fn list_users(
         .into_iter()
         .map(user_json)
         .collect();
+    if app.faults.on("b16-users-list-page-repeats") {
+        let q = match paging::parse_list_query(&params, &USERS, &[]) {
+            Ok(q) => q,
+            Err(m) => return bad(m),
+        };
+        return match q.apply_opts(items, true) {
+            Ok(body) => ok(body),
+            Err(m) => bad(m),
+        };
+    }
     list(&USERS, &params, &[], items)
 }
 
@@ -896,6 +921,15 @@ async fn list_numbers(
         .into_iter()
         .map(|n| number_json(dir, n, restr))
         .collect();
+    if app.faults.on("b16-phone-numbers-e164-filter-ignored") {
+        // The filter is read, then left out of the query that lists.
+        let rest: Vec<(String, String)> = params
+            .iter()
+            .filter(|(k, _)| k != "phoneNumber")
+            .cloned()
+            .collect();
+        return list(&NUMBERS, &rest, &["include"], items);
+    }
     list(&NUMBERS, &params, &["include"], items)
 }
 
@@ -923,7 +957,17 @@ async fn get_number(
         Err(m) => return bad(m),
     };
     match number_for(&app.directory, &caller, &id) {
-        Ok(n) => ok(json!({ "data": number_json(&app.directory, n, restr) })),
+        Ok(n) => {
+            let mut v = number_json(&app.directory, n, restr);
+            if app.faults.on("b16-phone-numbers-get-number-field") {
+                if let Some(o) = v.as_object_mut() {
+                    if let Some(p) = o.remove("phoneNumber") {
+                        o.insert("number".into(), p);
+                    }
+                }
+            }
+            ok(json!({ "data": v }))
+        }
         Err(r) => r,
     }
 }
@@ -973,7 +1017,15 @@ async fn organization(
         return bad(m);
     }
     match app.directory.org(&caller.org_id) {
-        Some(o) => ok(json!({ "data": org_json(o) })),
+        Some(o) => {
+            let mut v = org_json(o);
+            if app.faults.on("b16-organization-id-without-prefix") {
+                if let Some(m) = v.as_object_mut() {
+                    m.insert("id".into(), json!(o.id.strip_prefix("OR").unwrap_or(&o.id)));
+                }
+            }
+            ok(json!({ "data": v }))
+        }
         None => errors::latest(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Unknown Error",

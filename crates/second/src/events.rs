@@ -29,7 +29,15 @@ pub fn emit(
     let targets: Vec<(String, Option<String>)> = inner
         .webhooks
         .values()
-        .filter(|w| w.org_id == org_id && w.subscribed(event_type, phone_number_id))
+        .filter(|w| {
+            w.org_id == org_id
+                && if app.faults.on("b16-webhooks-resourceids-ignored") {
+                    // Fault: the phone number filter of the subscription is not applied.
+                    w.enabled && w.events.iter().any(|e| e == event_type)
+                } else {
+                    w.subscribed(event_type, phone_number_id)
+                }
+        })
         .map(|w| (w.id.clone(), w.api_version.clone()))
         .collect();
     for (webhook_id, api_version) in targets {

@@ -1,4 +1,5 @@
-//! `second-implementation [--listen ADDR] [--profile-out FILE]`: serves a seeded instance.
+//! `second-implementation [--listen ADDR] [--profile-out FILE] [--fault NAME]...`: serves a seeded
+//! instance, with the injected faults named (blind sets); `--list-faults` prints their catalog.
 
 fn main() {
     let mut listen = "127.0.0.1:8090".to_string();
@@ -10,9 +11,15 @@ fn main() {
             "--listen" => listen = args.next().unwrap_or_default(),
             "--profile-out" => profile_out = args.next(),
             "--fault" => faults.extend(args.next()),
+            "--list-faults" => {
+                for (name, what) in second_implementation::faults::CATALOG {
+                    println!("{name}  {what}");
+                }
+                return;
+            }
             other => {
                 eprintln!(
-                    "error: unknown argument `{other}` (use --listen ADDR, --profile-out FILE, --fault NAME)"
+                    "error: unknown argument `{other}` (use --listen ADDR, --profile-out FILE, --fault NAME, --list-faults)"
                 );
                 std::process::exit(2);
             }

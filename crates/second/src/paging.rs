@@ -67,6 +67,18 @@ pub fn page(
     token: Option<&str>,
     max: usize,
 ) -> Result<(Vec<Value>, Option<String>), ()> {
+    page_opts(items, token, max, false)
+}
+
+/// `page`; with `overlap` (an injected fault), a page after a token starts again with the last
+/// item of the page before it (only when `max` > 1, so that a walk still ends).
+#[allow(clippy::result_unit_err)]
+pub fn page_opts(
+    items: Vec<Value>,
+    token: Option<&str>,
+    max: usize,
+    overlap: bool,
+) -> Result<(Vec<Value>, Option<String>), ()> {
     let max = max.max(1);
     let start = match token {
         None => 0,
@@ -91,6 +103,11 @@ pub fn page(
                 pos + 1
             }
         }
+    };
+    let start = if overlap && token.is_some() && max > 1 {
+        start.saturating_sub(1)
+    } else {
+        start
     };
     let total = items.len();
     let end = (start + max).min(total);
@@ -393,6 +410,11 @@ impl ListQuery {
     /// Filters, sorts and pages `items`: the list body, or Err (a 400 message) for a token this
     /// process did not issue for this query.
     pub fn apply(&self, items: Vec<Value>) -> Result<Value, String> {
+        self.apply_opts(items, false)
+    }
+
+    /// `apply`; with `overlap`, pages after a token repeat the previous page's last item (fault).
+    pub fn apply_opts(&self, items: Vec<Value>, overlap: bool) -> Result<Value, String> {
         let mut items: Vec<Value> = items
             .into_iter()
             .filter(|i| {
@@ -409,9 +431,10 @@ impl ListQuery {
             if desc { ord.reverse() } else { ord }
         });
         let total = items.len();
-        let (page_items, next) = page(items, self.token.as_deref(), self.max).map_err(|_| {
-            "pageToken is not a token this service issued for this query".to_string()
-        })?;
+        let (page_items, next) = page_opts(items, self.token.as_deref(), self.max, overlap)
+            .map_err(|_| {
+                "pageToken is not a token this service issued for this query".to_string()
+            })?;
         Ok(list_body(page_items, total, next))
     }
 }

@@ -611,6 +611,13 @@ fn list_inner(app: &App, caller: &Caller, raw: Option<&str>) -> Result<Value, TE
             plain("`pageToken` is not a token this service issued for this query")
         })?),
     };
+    // Fault: continue from the last task of the previous page again (keys are unique sequences).
+    let after = match after {
+        Some((ts, seq)) if max > 1 && seq > 0 && app.faults.on("b16-tasks-list-page-repeats") => {
+            Some((ts, seq - 1))
+        }
+        other => other,
+    };
     let inner = app.tasks.lock();
     let items: Vec<((i128, u64), &Task)> = inner
         .tasks
@@ -726,7 +733,13 @@ fn create_inner(
         user_of_org(app, caller, u, "assignedTo")?;
     }
     let mut inner = app.tasks.lock();
-    if open_count(&inner, &caller.org_id) >= OPEN_TASK_LIMIT {
+    let open = open_count(&inner, &caller.org_id);
+    let over = if app.faults.on("b16-tasks-open-limit-off-by-one") {
+        open > OPEN_TASK_LIMIT
+    } else {
+        open >= OPEN_TASK_LIMIT
+    };
+    if over {
         return Err(limit_reached());
     }
     let t = now();
@@ -799,7 +812,9 @@ where
         Ok((t, event)) => {
             if let Some((name, extra)) = event {
                 fire(app, &caller, name, &t, &extra);
-                if matches!(name, "task.duedate.updated" | "task.reopened") {
+                let due_changed =
+                    name == "task.updated" && app.faults.on("b16-tasks-duedate-event-type");
+                if due_changed || matches!(name, "task.duedate.updated" | "task.reopened") {
                     schedule_overdue(app, &caller, &t);
                 }
             }
@@ -827,7 +842,9 @@ async fn put(
                 return Ok(false);
             }
             t.title = title;
-            t.description = Some(description);
+            if !app.faults.on("b16-tasks-put-ignores-description") {
+                t.description = Some(description);
+            }
             changed = true;
             Ok(true)
         })?;
@@ -845,7 +862,9 @@ async fn delete(
     operate(&app, &headers, &id, &body, |app, caller, b| {
         only(b, &["revision"], "deleting a task")?;
         let t = with_task(app, caller, &id, guard(b)?.as_deref(), |t, _| {
-            t.deleted = true;
+            if !app.faults.on("b16-tasks-delete-not-persisted") {
+                t.deleted = true;
+            }
             Ok(true)
         })?;
         Ok((t, Some(("task.deleted", Vec::new()))))
@@ -896,7 +915,9 @@ async fn reopen(
             if open >= OPEN_TASK_LIMIT {
                 return Err(limit_reached());
             }
-            t.completed_at = None;
+            if !app.faults.on("b16-tasks-reopen-stays-completed") {
+                t.completed_at = None;
+            }
             t.completed_by = None;
             Ok(true)
         })?;
@@ -952,7 +973,9 @@ async fn unassign(
         only(&b, &["userId", "revision"], "unassigning a task")?;
         let user = require(id_field(&b, "userId", "US")?, "userId", "string")?;
         let rev = guard(&b)?;
+        let mut before = String::new();
         with_task(&app, &caller, &id, rev.as_deref(), |t, _| {
+            before = t.revision.clone();
             user_of_org(&app, &caller, &user, "userId")?;
             let Some(i) = t.assignees.iter().position(|u| *u == user) else {
                 return Err(plain(format!(
@@ -963,10 +986,10 @@ async fn unassign(
             t.assignees.remove(i);
             Ok(true)
         })
-        .map(|t| (t, user))
+        .map(|t| (t, user, before))
     })();
     match result {
-        Ok((t, user)) => {
+        Ok((t, user, before)) => {
             fire(
                 &app,
                 &caller,
@@ -974,8 +997,13 @@ async fn unassign(
                 &t,
                 &[("assigneeId", json!(user))],
             );
+            let revision = if app.faults.on("b16-tasks-unassign-stale-revision") {
+                before
+            } else {
+                t.revision.clone()
+            };
             ok(
-                json!({ "taskId": t.id, "revision": t.revision }),
+                json!({ "taskId": t.id, "revision": revision }),
                 StatusCode::OK,
             )
         }
@@ -1002,7 +1030,12 @@ async fn change_due_date(
             t.due = Some(due);
             Ok(true)
         })?;
-        Ok((t, Some(("task.duedate.updated", Vec::new()))))
+        let event = if app.faults.on("b16-tasks-duedate-event-type") {
+            "task.updated"
+        } else {
+            "task.duedate.updated"
+        };
+        Ok((t, Some((event, Vec::new()))))
     })
     .await
 }

@@ -61,6 +61,14 @@ fn readable_call(
     }
     .ok_or_else(|| g.not_found(format!("No call {id} in this workspace")))?;
     if !common::can_use_number(app, user_id, &call.phone_number_id) {
+        let v1_calls = matches!(g, Gen::V1(a) if a.c403 == CALLS.c403);
+        if v1_calls && app.faults.on("b16-calls-v1-get-forbidden-title") {
+            return Err(g.forbidden_coded(
+                "0100403",
+                "Forbidden",
+                format!("You are not allowed to read call {id}"),
+            ));
+        }
         return Err(g.not_number_user(format!(
             "You are not a user of phone number {}, the number of this call",
             call.phone_number_id
@@ -97,25 +105,45 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         "pageToken",
     ])
     .map_err(inv)?;
-    let participants = q.all("participants").map_err(inv)?;
+    // Fault: an empty `participants` value is taken as "no participant filter".
+    let lax_empty = app.faults.on("b16-calls-empty-participants-accepted");
+    let participants = match q.all("participants") {
+        Err(_) if lax_empty => Vec::new(),
+        other => other.map_err(inv)?,
+    };
+    let any_participant = lax_empty
+        && participants.is_empty()
+        && raw.is_some_and(|r| {
+            r.split('&')
+                .any(|p| p == "participants" || p == "participants=")
+        });
+    let too_many_title = if app.faults.on("b16-calls-too-many-participants-title") {
+        "Bad Request"
+    } else {
+        "Too Many Participants"
+    };
     if participants.len() > 1 {
         return Err(g.bad_coded(
             "0101400",
-            "Too Many Participants",
+            too_many_title,
             format!(
                 "Calls are listed for exactly one other participant (1:1 calls only); {} were given",
                 participants.len()
             ),
         ));
     }
-    let participant = *participants.first().ok_or_else(|| {
-        inv(Invalid::query(
-            "participants",
-            "is required: exactly one E.164 number, the other party",
-            "",
-        ))
-    })?;
-    if !common::is_e164(participant) {
+    let participant = match participants.first() {
+        Some(p) => *p,
+        None if any_participant => "",
+        None => {
+            return Err(inv(Invalid::query(
+                "participants",
+                "is required: exactly one E.164 number, the other party",
+                "",
+            )));
+        }
+    };
+    if !any_participant && !common::is_e164(participant) {
         return Err(inv(Invalid::query(
             "participants",
             "must be an E.164 number such as +14155550100",
@@ -147,6 +175,11 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         }
     }
     let since = q.instant("since").map_err(inv)?;
+    let since = if app.faults.on("b16-calls-since-ignored") {
+        None
+    } else {
+        since
+    };
     let after = q.instant("createdAfter").map_err(inv)?;
     let before = q.instant("createdBefore").map_err(inv)?;
     let before = match (before, since) {
@@ -197,7 +230,9 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
             .calls
             .iter()
             .filter(|c| c.org_id == caller.org_id && c.phone_number_id == number_id)
-            .filter(|c| c.participants.len() == 1 && c.participants[0] == participant)
+            .filter(|c| {
+                any_participant || (c.participants.len() == 1 && c.participants[0] == participant)
+            })
             .filter(|c| after.is_none_or(|t| c.created > t))
             .filter(|c| before.is_none_or(|t| c.created < t))
             .map(|c| (c.key(), c.json()))
@@ -243,10 +278,11 @@ pub async fn v1_recordings(
             .only(&[])
             .map_err(|i| g.invalid(i))?;
         let call = readable_call(&app, g, &caller.org_id, &caller.user_id, &id)?;
-        Ok(common::data(
-            StatusCode::OK,
-            Value::Array(call.recordings_json()),
-        ))
+        let mut segments = call.recordings_json();
+        if app.faults.on("b16-recordings-v1-newest-first") {
+            segments.reverse();
+        }
+        Ok(common::data(StatusCode::OK, Value::Array(segments)))
     };
     run().unwrap_or_else(|e| e)
 }
@@ -411,11 +447,22 @@ fn segments(
     let token = q.one("pageToken").map_err(inv)?;
     let call = readable_call(app, g, &caller.org_id, &caller.user_id, id)?;
     let items: Vec<(Key, Value)> = match what {
-        Segments::Recordings => call
-            .recordings
-            .iter()
-            .map(|r| (Key(common::nanos(r.start), r.seq), r.json(&call.id)))
-            .collect(),
+        Segments::Recordings => {
+            let strip = app.faults.on("b16-recordings-latest-id-without-prefix");
+            call.recordings
+                .iter()
+                .map(|r| {
+                    let mut v = r.json(&call.id);
+                    if strip {
+                        if let Some(o) = v.as_object_mut() {
+                            let bare = r.id.strip_prefix("CR").unwrap_or(&r.id).to_string();
+                            o.insert("id".into(), Value::String(bare));
+                        }
+                    }
+                    (Key(common::nanos(r.start), r.seq), v)
+                })
+                .collect()
+        }
         Segments::Transcripts => call
             .transcript
             .iter()

@@ -101,7 +101,7 @@ fn source_url(v: &Value) -> Result<String, CErr> {
 
 /// Refuses a reserved source: the contract's words, the brand and integration names (whole,
 /// any letter case) and the reserved prefixes.
-fn check_source(s: &str, v: &Value) -> Result<(), CErr> {
+fn check_source(s: &str, v: &Value, prefixes: bool) -> Result<(), CErr> {
     let lower = s.to_lowercase();
     let brand = BRAND_NAME.to_lowercase();
     let whole = RESERVED_WORDS.iter().any(|w| *w == lower)
@@ -120,7 +120,7 @@ fn check_source(s: &str, v: &Value) -> Result<(), CErr> {
             v,
         ));
     }
-    if lower.starts_with("csv") || lower.starts_with(&brand) {
+    if prefixes && (lower.starts_with("csv") || lower.starts_with(&brand)) {
         return Err(bad(
             "/source",
             format!("`source` `{s}` starts with a reserved prefix (`csv`, `{BRAND_NAME}`)"),
@@ -574,10 +574,29 @@ fn default_fields(v: &Value, old: Option<&Content>, into: &mut Content) -> Resul
     Ok(())
 }
 
+/// How strictly a create body's `source` is checked (the conforming service: 72 characters and
+/// the reserved prefixes).
+pub struct SourceRules {
+    /// Longest source accepted.
+    pub max: usize,
+    /// Whether the reserved prefixes are refused.
+    pub prefixes: bool,
+}
+
+impl Default for SourceRules {
+    fn default() -> Self {
+        SourceRules {
+            max: 72,
+            prefixes: true,
+        }
+    }
+}
+
 /// A create body: the contact's content and the `createdByUserId` it names, if any.
 pub fn create(
     defs: &[FieldDef],
     body: &Map<String, Value>,
+    rules: &SourceRules,
 ) -> Result<(Content, Option<String>), CErr> {
     unknown_keys(
         body,
@@ -605,8 +624,8 @@ pub fn create(
     c.source = Some(match body.get("source") {
         None => API_SOURCE.to_string(),
         Some(v) => {
-            let s = ident(v, "/source", "source", 72)?;
-            check_source(&s, v)?;
+            let s = ident(v, "/source", "source", rules.max)?;
+            check_source(&s, v, rules.prefixes)?;
             s
         }
     });
@@ -692,7 +711,7 @@ pub fn update(
         Some(v) => {
             let s = ident(v, "/source", "source", 75)?;
             if o.source.as_deref() != Some(s.as_str()) {
-                check_source(&s, v)?;
+                check_source(&s, v, true)?;
             }
             c.source = Some(s);
         }

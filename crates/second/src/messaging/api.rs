@@ -81,6 +81,16 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
     let since = q.instant("since").map_err(inv)?;
     let after = q.instant("createdAfter").map_err(inv)?;
     let before = q.instant("createdBefore").map_err(inv)?;
+    // Fault: `since` taken as a lower bound (createdAfter).
+    let (after, since) = if app.faults.on("b16-messages-since-as-created-after") {
+        let after = match (after, since) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        (after, None)
+    } else {
+        (after, since)
+    };
     // `since` is deprecated and behaves as `createdBefore`; with both, the earlier bound holds.
     let before = match (before, since) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -131,7 +141,10 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
         }
     };
     let scope = q.fingerprint(&format!("v1/messages|{}|{}", caller.org_id, caller.user_id));
-    let (page, total, next) = common::keyset_page(items, false, token, &scope, max).map_err(inv)?;
+    let desc = app.faults.on("b16-messages-v1-newest-first");
+    let skip = app.faults.on("b16-messages-v1-page-skips");
+    let (page, total, next) =
+        common::keyset_page_opts(items, desc, token, &scope, max, skip).map_err(inv)?;
     Ok(common::list(page, total, next))
 }
 
@@ -189,6 +202,14 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
         .ok_or_else(|| g.unauthorized())?;
     // A workspace whose subscription expired sends nothing, whatever the request holds.
     if !org.subscription_active {
+        if app.faults.on("b16-messages-expired-title") {
+            return Err(crate::errors::v1(
+                StatusCode::PAYMENT_REQUIRED,
+                MESSAGES.c402,
+                "Payment Required",
+                "The workspace's subscription has expired; renew it to send messages",
+            ));
+        }
         return Err(g.expired());
     }
     let inv = |i: Invalid| g.invalid(i);
@@ -204,7 +225,12 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
             "string",
         ))
     })?;
-    if text.trim().is_empty() {
+    let blank = if app.faults.on("b16-messages-whitespace-text-accepted") {
+        text.is_empty()
+    } else {
+        text.trim().is_empty()
+    };
+    if blank {
         return Err(inv(Invalid::new(
             "body.text",
             "must contain at least one character that is not whitespace",
@@ -241,7 +267,12 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
             "array",
         )));
     }
-    if items.len() > MAX_TO {
+    let max_to = if app.faults.on("b16-messages-eleven-recipients-accepted") {
+        MAX_TO + 1
+    } else {
+        MAX_TO
+    };
+    if items.len() > max_to {
         return Err(inv(Invalid::new(
             "body.to",
             format!("takes at most {MAX_TO} recipients"),
@@ -277,6 +308,12 @@ fn v1_send_inner(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Answer {
     // from / phoneNumberId (deprecated)
     let from = common::str_field(&m, "from").map_err(inv)?;
     let pn = common::str_field(&m, "phoneNumberId").map_err(inv)?;
+    // Fault: the deprecated field is no longer read.
+    let pn = if app.faults.on("b16-messages-phonenumberid-ignored") {
+        None
+    } else {
+        pn
+    };
     if let Some(f) = from {
         if !common::is_e164(f) && !id_shape(f, "PN") {
             return Err(inv(Invalid::new(
@@ -447,7 +484,13 @@ pub async fn latest_list(
 
 fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answer {
     let g = Gen::Latest;
-    let caller = auth::latest_guard(app, headers)?;
+    let caller = if app.faults.on("b16-auth-messages-version-optional")
+        && headers.get("service-api-version").is_none()
+    {
+        auth::authenticate(app, headers).ok_or_else(|| g.unauthorized())?
+    } else {
+        auth::latest_guard(app, headers)?
+    };
     let inv = |i: Invalid| g.invalid(i);
     let q = Query::parse(raw);
     let mut allowed: Vec<String> = [
@@ -516,6 +559,7 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
 
     let has =
         |set: &Option<Vec<String>>, v: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == v));
+    let superset = app.faults.on("b16-messages-to-filter-superset");
     let items: Vec<(common::Key, Value)> = {
         let inner = app.messaging.lock();
         inner
@@ -528,7 +572,11 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
                     let mut mine = m.to.clone();
                     mine.sort();
                     mine.dedup();
-                    mine == *set
+                    if superset {
+                        set.iter().all(|t| mine.contains(t))
+                    } else {
+                        mine == *set
+                    }
                 })
             })
             .filter(|m| has(&status, m.status.as_str()))
@@ -603,10 +651,15 @@ fn latest_get_inner(app: &Arc<App>, headers: &HeaderMap, id: &str, raw: Option<&
             "string",
         )));
     }
-    let m = app
+    let mut m = app
         .messaging
         .message_json(&caller.org_id, id)
         .ok_or_else(|| g.not_found(format!("No message {id} in this workspace")))?;
+    if app.faults.on("b16-messages-get-no-conversationid") {
+        if let Value::Object(o) = &mut m {
+            o.remove("conversationId");
+        }
+    }
     Ok(common::data(StatusCode::OK, m))
 }
 
@@ -667,7 +720,8 @@ fn latest_retry_inner(
             current.phone_number_id
         )));
     }
-    refuse_retry(g, &current)?;
+    let lax = app.faults.on("b16-messages-retry-undelivered");
+    refuse_retry(g, &current, lax)?;
     let number = org_number(app, &caller.org_id, &current.phone_number_id).ok_or_else(|| {
         g.not_found(format!(
             "The number of message {id} is no longer in this workspace"
@@ -683,7 +737,7 @@ fn latest_retry_inner(
             return Err(g.not_found(format!("No message {id} in this workspace")));
         };
         // Checked again under the lock: two retries at once re-attempt once.
-        refuse_retry(g, m)?;
+        refuse_retry(g, m, lax)?;
         m.status = Status::Queued;
         m.failure = None;
         m.attempts += 1;
@@ -695,7 +749,7 @@ fn latest_retry_inner(
 }
 
 /// Err unless the message is failed with an error that is not permanent.
-fn refuse_retry(g: Gen, m: &super::Message) -> Result<(), Response> {
+fn refuse_retry(g: Gen, m: &super::Message, undelivered_ok: bool) -> Result<(), Response> {
     if m.direction != Direction::Outbound {
         return Err(g.unprocessable(
             "Message Not Retryable",
@@ -704,6 +758,7 @@ fn refuse_retry(g: Gen, m: &super::Message) -> Result<(), Response> {
     }
     match (m.status, m.failure) {
         (Status::Failed, Some(f)) if !f.permanent => Ok(()),
+        (Status::Undelivered, _) if undelivered_ok => Ok(()),
         (Status::Failed, _) => Err(g.unprocessable(
             "Message Not Retryable",
             "The message failed with a permanent error; a retry cannot deliver it",

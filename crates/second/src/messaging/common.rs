@@ -726,11 +726,24 @@ fn read_token(scope: &str, token: &str) -> Option<Key> {
 /// One page of `items` in key order (descending when `desc`), after the token's key.
 /// Returns (page, total matching, next token); Err for a token not issued for this query.
 pub fn keyset_page(
+    items: Vec<(Key, Value)>,
+    desc: bool,
+    token: Option<&str>,
+    scope: &str,
+    max: usize,
+) -> Result<(Vec<Value>, usize, Option<String>), Invalid> {
+    keyset_page_opts(items, desc, token, scope, max, false)
+}
+
+/// `keyset_page`; with `skip_one`, the next token continues after the item that follows the
+/// page's last one (an injected fault).
+pub fn keyset_page_opts(
     mut items: Vec<(Key, Value)>,
     desc: bool,
     token: Option<&str>,
     scope: &str,
     max: usize,
+    skip_one: bool,
 ) -> Result<(Vec<Value>, usize, Option<String>), Invalid> {
     items.sort_by(|a, b| if desc { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) });
     let total = items.len();
@@ -758,9 +771,16 @@ pub fn keyset_page(
         })
         .collect();
     let more = rest.len() > max;
+    let skipped = if skip_one && rest.len() > max + 1 {
+        rest.get(max).map(|(k, _)| *k)
+    } else {
+        None
+    };
     let page: Vec<(Key, Value)> = rest.into_iter().take(max).collect();
     let next = if more {
-        page.last().map(|(k, _)| issue_token(scope, *k))
+        skipped
+            .or_else(|| page.last().map(|(k, _)| *k))
+            .map(|k| issue_token(scope, k))
     } else {
         None
     };

@@ -111,11 +111,20 @@ fn v1_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> Answ
             )));
         }
     };
-    let max = q.max_results(V1_DEFAULT_PAGE, 100).map_err(inv)?;
+    let v1_max = if app.faults.on("b16-conversations-maxresults-100-refused") {
+        99
+    } else {
+        100
+    };
+    let max = q.max_results(V1_DEFAULT_PAGE, v1_max).map_err(inv)?;
     let token = q.one("pageToken").map_err(inv)?;
+    let exclude_inactive =
+        exclude_inactive && !app.faults.on("b16-conversations-exclude-inactive-ignored");
 
     // `phoneNumber` (deprecated) is ignored when `phoneNumbers` is given.
-    let refs: Vec<&str> = if !phone_numbers.is_empty() {
+    let deprecated_wins =
+        phone_number.is_some() && app.faults.on("b16-conversations-phonenumber-wins");
+    let refs: Vec<&str> = if !phone_numbers.is_empty() && !deprecated_wins {
         phone_numbers
     } else {
         phone_number.into_iter().collect()
@@ -239,6 +248,8 @@ fn latest_list_inner(app: &Arc<App>, headers: &HeaderMap, raw: Option<&str>) -> 
     let updated = Range::read(&q, "updatedAt").map_err(inv)?;
     let (field, desc) =
         common::read_sort(&q, &["createdAt", "updatedAt"], ("updatedAt", true)).map_err(inv)?;
+    let desc = desc
+        || (field == "createdAt" && app.faults.on("b16-conversations-sort-created-asc-ignored"));
     let max = q.max_results(LATEST_DEFAULT_PAGE, 100).map_err(inv)?;
     let token = q.one("pageToken").map_err(inv)?;
     let items: Vec<(Key, Value)> = {
@@ -311,7 +322,9 @@ fn mark(
             .map(|c| c.phone_number_id.clone())
     }
     .ok_or_else(|| g.not_found(format!("No conversation {id} in this workspace")))?;
-    if !common::can_use_number(app, &caller.user_id, &number_id) {
+    let unchecked =
+        matches!(what, Mark::Read) && app.faults.on("b16-conversations-mark-read-no-access-check");
+    if !unchecked && !common::can_use_number(app, &caller.user_id, &number_id) {
         return Err(g.not_number_user(format!(
             "You are not a user of phone number {number_id}, the number of this conversation"
         )));

@@ -151,6 +151,10 @@ struct Prepared {
     legacy: bool,
     payload: String,
     number: usize,
+    /// The value of the `webhook-id` header (the delivery id; the event id under a fault).
+    header_id: String,
+    /// Fault: sign over the timestamp in milliseconds.
+    sign_millis: bool,
 }
 
 /// One attempt: sends, records the answer, and returns the automatic retry to make, if any.
@@ -180,12 +184,17 @@ async fn attempt(app: &Arc<App>, job: &Job) -> Option<Job> {
             legacy: w.legacy.is_some(),
             payload: d.payload.clone(),
             number: d.attempts.len() + 1,
+            header_id: match &d.event_id {
+                Some(e) if app.faults.on("b16-webhooks-id-header-event-id") => e.clone(),
+                _ => d.id.clone(),
+            },
+            sign_millis: app.faults.on("b16-webhooks-signature-millis"),
         }
     };
     let started_at = super::now_rfc3339();
     let t0 = std::time::Instant::now();
     let client = app.webhooks.client();
-    let outcome = send(client, &prepared, &job.delivery_id).await;
+    let outcome = send(client, &prepared, &prepared.header_id).await;
     let duration_ms = t0.elapsed().as_millis().min(u64::MAX as u128) as u64;
 
     let mut inner = app.webhooks.lock();
@@ -217,7 +226,7 @@ async fn attempt(app: &Arc<App>, job: &Job) -> Option<Job> {
     let automatic = matches!(
         job.trigger,
         Trigger::Initial | Trigger::Test | Trigger::Automatic
-    );
+    ) && !app.faults.on("b16-webhooks-no-automatic-retry");
     if automatic && job.retries_before < RETRY_DELAYS.len() {
         let delay = RETRY_DELAYS[job.retries_before];
         d.status = DeliveryStatus::Retrying;
@@ -318,9 +327,10 @@ async fn send(
             Err(e) => return Outcome::error(e),
         }
     } else {
+        let signed_ts = if p.sign_millis { ts * 1000 } else { ts };
         let sign = |secret: &str| {
             standardwebhooks::Webhook::new(secret)
-                .and_then(|w| w.sign(delivery_id, ts, p.payload.as_bytes()))
+                .and_then(|w| w.sign(delivery_id, signed_ts, p.payload.as_bytes()))
         };
         // The current secret's signature first; a rotated-out secret's after it, space-separated.
         let signature = sign(&p.secret).map(|current| match p.previous.as_deref().map(sign) {

@@ -170,14 +170,27 @@ async fn get_webhook(
         Ok(c) => c,
         Err(r) => return r,
     };
-    let id = match webhook_id(path) {
-        Ok(id) => id,
-        Err(r) => return r,
+    // Fault: an id that is not all digits is looked up (and not found) instead of refused.
+    let lenient = app.faults.on("b16-webhooks-get-bad-id-404");
+    let id = match path {
+        Ok(Path(raw)) if lenient => raw,
+        other => match webhook_id(other) {
+            Ok(id) => id,
+            Err(r) => return r,
+        },
     };
     if let Err(r) = no_query(&q) {
         return r;
     }
     let inner = app.webhooks.lock();
+    if app.faults.on("b16-webhooks-404-v1-body") && !inner.webhooks.contains_key(&id) {
+        return errors::v1(
+            StatusCode::NOT_FOUND,
+            "1200404",
+            "Not Found",
+            format!("No webhook with id {id}"),
+        );
+    }
     match find(&inner, &caller, &id) {
         Ok(w) => data(StatusCode::OK, w.to_json()),
         Err(r) => r,
@@ -308,7 +321,12 @@ async fn create_webhook(
     let now = now_rfc3339();
     let mut inner = app.webhooks.lock();
     let count = inner.count_of_org(&caller.org_id);
-    if count >= MAX_WEBHOOKS_PER_ORG {
+    let full = if app.faults.on("b16-webhooks-limit-51") {
+        count > MAX_WEBHOOKS_PER_ORG
+    } else {
+        count >= MAX_WEBHOOKS_PER_ORG
+    };
+    if full {
         return limit_reached(count);
     }
     let id = inner.new_webhook_id();
@@ -322,7 +340,11 @@ async fn create_webhook(
         url: f.url.clone().unwrap_or_default(),
         created_at: now.clone(),
         updated_at: now,
-        api_version: Some(pinned),
+        api_version: if app.faults.on("b16-webhooks-apiversion-not-pinned") {
+            None
+        } else {
+            Some(pinned)
+        },
         events: f.events.clone().unwrap_or_default(),
         resource_ids: f.resource_ids.clone().unwrap_or_default(),
         secret: new_secret(),
@@ -561,8 +583,15 @@ async fn rotate(
     if let Err(r) = validate::empty_body(&headers, &body) {
         return refuse(r);
     }
-    let Some(w) = inner.webhooks.get_mut(&id) else {
+    let Some(stored) = inner.webhooks.get_mut(&id) else {
         return not_found(&id);
+    };
+    // Fault: the rotation is made on a copy that is answered but never stored.
+    let mut copy = stored.clone();
+    let w = if app.faults.on("b16-webhooks-rotate-not-persisted") {
+        &mut copy
+    } else {
+        stored
     };
     // Only the secret changes (and when it did); events, apiVersion, updatedAt stay. A Standard
     // Webhooks secret rotated out keeps signing, as a second signature, for a grace period.
@@ -644,14 +673,18 @@ async fn test_delivery(
         phone_number_id: None,
         test: true,
     });
+    let with_ids = app.faults.on("b16-webhooks-test-delivery-has-ids");
+    let payload_id = serde_json::from_str::<Value>(&payload)
+        .ok()
+        .and_then(|p| p.get("id").and_then(Value::as_str).map(str::to_string));
     let seq = inner.new_seq();
     let d = Delivery {
         id: delivery_id.clone(),
         seq,
         webhook_id: id.clone(),
-        event_id: None,
+        event_id: if with_ids { payload_id } else { None },
         event_type: TEST_EVENT_TYPE.to_string(),
-        resource_id: None,
+        resource_id: if with_ids { Some(id.clone()) } else { None },
         test: true,
         payload,
         created_at: now.clone(),
@@ -757,6 +790,7 @@ async fn list_deliveries(
     if !problems.is_empty() {
         return refuse(Refusal::from_items(problems));
     }
+    let null_matches = app.faults.on("b16-webhooks-resourceid-filter-matches-null");
     let inner = app.webhooks.lock();
     let w = match find(&inner, &caller, &id) {
         Ok(w) => w,
@@ -766,7 +800,11 @@ async fn list_deliveries(
         .deliveries
         .iter()
         .filter_map(|did| inner.deliveries.get(did))
-        .filter(|d| resource_id.is_none_or(|r| d.resource_id.as_deref() == Some(r)))
+        .filter(|d| {
+            resource_id.is_none_or(|r| {
+                d.resource_id.as_deref() == Some(r) || (null_matches && d.resource_id.is_none())
+            })
+        })
         .filter(|d| status.is_none_or(|s| d.status.name() == s))
         .filter(|d| event_type.is_none_or(|t| d.event_type == t))
         .map(|d| (d.seq, d.to_json(false)))
