@@ -1,7 +1,8 @@
 //! The crates and their modules read top to bottom, with no cycle:
 //! - the crate borders are the architecture: the contract crate depends on none of ours, the
-//!   reference and the suite each on the contract only, the binary on all three (it starts the
-//!   reference as the default target). The compiler refuses an import across a border no manifest
+//!   reference and the suite each on the contract only, the second implementation on none, the
+//!   binary on the first three (it starts the reference as the default target) and its tests on
+//!   the second implementation too. The compiler refuses an import across a border no manifest
 //!   names; this test refuses a manifest that would name one.
 //! - inside the suite and the binary, each top-level module imports only modules of the layers
 //!   above it. The layers are written here once; a new module gets a place in them, and an import
@@ -26,6 +27,8 @@ const BORDERS: &[(&str, &str, &[&str])] = &[
         "conformance-suite",
         &["conformance-contract"],
     ),
+    // The second implementation, written blind: no crate of ours, and only the tests use it.
+    ("crates/second/Cargo.toml", "second-implementation", &[]),
     (
         "crates/bench/Cargo.toml",
         "conformance-bench",
@@ -38,6 +41,7 @@ const BORDERS: &[(&str, &str, &[&str])] = &[
             "conformance-contract",
             "conformance-reference",
             "conformance-suite",
+            "second-implementation",
         ],
     ),
 ];

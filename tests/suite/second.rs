@@ -10,9 +10,9 @@ use workspace_conformance::app::{Certification, certify as certify_with, new_run
 use crate::common;
 
 /// A fresh instance and the profile its documentation asks for, read as a user's file is.
-fn start(rt: &tokio::runtime::Runtime) -> (second_implementation::Running, Profile) {
-    let running = rt
-        .block_on(second_implementation::start(Default::default()))
+async fn start() -> (second_implementation::Running, Profile) {
+    let running = second_implementation::start(Default::default())
+        .await
         .expect("the second implementation starts");
     let dir = std::env::temp_dir().join(format!("second-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -23,44 +23,60 @@ fn start(rt: &tokio::runtime::Runtime) -> (second_implementation::Running, Profi
     (running, profile)
 }
 
+/// Instances certified side by side, each by its own seeds one after another (a run against
+/// this implementation waits on its asynchronous deliveries much of its time).
+const LANES: u64 = 2;
+
 /// The default run, seeds 1 to 20 (`SECOND_SEEDS` sets how many), one after another against
-/// one served instance: no failed trial, and every trial it cannot run is ignored with a reason.
+/// each of two served instances: no failed trial, and every trial it cannot run is ignored with
+/// a reason.
 #[test]
 fn the_default_run_against_the_second_implementation_fails_nothing_over_20_seeds() {
     let (contract, cases) = common::catalog();
     let rt = common::runtime();
-    let (running, profile) = start(&rt);
     let seeds: u64 = std::env::var("SECOND_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
-    let mut broken = Vec::new();
-    for seed in 1..=seeds {
-        let results = rt
-            .block_on(certify_with(
-                contract.clone(),
-                &cases,
-                Certification::target(&running.base_url(), profile.clone())
-                    .seed(seed)
-                    .run_id(&new_run_id()),
-            ))
-            .expect("run");
-        let failed = common::failure_report(&results);
-        if !failed.is_empty() {
-            broken.push(format!("seed {seed}:\n{failed}"));
-        }
-        for (case, r) in &results {
-            if let Verdict::Ignored(why) = &r.verdict {
-                if why.trim().is_empty() {
-                    broken.push(format!(
-                        "seed {seed}: {} ignored without a reason",
-                        case.name
-                    ));
+    let lanes = (0..LANES).map(|lane| {
+        let (contract, cases) = (contract.clone(), cases.clone());
+        async move {
+            let (running, profile) = start().await;
+            let mut broken = Vec::new();
+            for seed in (1..=seeds).filter(|s| s % LANES == lane) {
+                let results = certify_with(
+                    contract.clone(),
+                    &cases,
+                    Certification::target(&running.base_url(), profile.clone())
+                        .seed(seed)
+                        .run_id(&new_run_id()),
+                )
+                .await
+                .expect("run");
+                let failed = common::failure_report(&results);
+                if !failed.is_empty() {
+                    broken.push(format!("seed {seed}:\n{failed}"));
+                }
+                for (case, r) in &results {
+                    if let Verdict::Ignored(why) = &r.verdict {
+                        if why.trim().is_empty() {
+                            broken.push(format!(
+                                "seed {seed}: {} ignored without a reason",
+                                case.name
+                            ));
+                        }
+                    }
                 }
             }
+            running.stop().await;
+            broken
         }
-    }
-    rt.block_on(running.stop());
+    });
+    let broken: Vec<String> = rt
+        .block_on(futures_util::future::join_all(lanes))
+        .into_iter()
+        .flatten()
+        .collect();
     assert!(
         broken.is_empty(),
         "the suite fails the second implementation:\n{}",
@@ -76,7 +92,7 @@ fn the_default_run_against_the_second_implementation_fails_nothing_over_20_seeds
 fn the_second_implementation_serves_every_operation_of_the_route_table() {
     let (contract, _) = common::catalog();
     let rt = common::runtime();
-    let (running, profile) = start(&rt);
+    let (running, profile) = rt.block_on(start());
     let key = profile.api_key.clone().expect("its profile gives the key");
     let client = reqwest::Client::new();
     let mut unserved = Vec::new();
@@ -114,4 +130,34 @@ fn the_second_implementation_serves_every_operation_of_the_route_table() {
         "the route table has 59 operations"
     );
     assert!(unserved.is_empty(), "not served: {unserved:#?}");
+}
+
+/// Its documentation lists its choices on open points, one line each (the brief asks for them),
+/// and the decisions where the suite and it disagreed, each with the clause that decided.
+#[test]
+fn the_second_implementation_lists_its_choices_and_the_decisions() {
+    let choices = [
+        include_str!("../../crates/second/choices/core.md"),
+        include_str!("../../crates/second/choices/contacts-tasks.md"),
+        include_str!("../../crates/second/choices/messaging-calls.md"),
+        include_str!("../../crates/second/choices/webhooks.md"),
+    ];
+    let lines = |text: &str| text.lines().filter(|l| l.starts_with("- **")).count();
+    let total: usize = choices.iter().map(|c| lines(c)).sum();
+    assert!(total >= 40, "{total} choices listed, fewer than 40");
+    let decisions = include_str!("../../crates/second/choices/decisions.md");
+    assert!(lines(decisions) >= 1, "no decision recorded");
+    let lib = include_str!("../../crates/second/src/lib.rs");
+    for f in [
+        "core",
+        "contacts-tasks",
+        "messaging-calls",
+        "webhooks",
+        "decisions",
+    ] {
+        assert!(
+            lib.contains(&format!("include_str!(\"../choices/{f}.md\")")),
+            "the crate's documentation leaves out choices/{f}.md"
+        );
+    }
 }

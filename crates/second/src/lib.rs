@@ -6,6 +6,7 @@
 #![doc = include_str!("../choices/contacts-tasks.md")]
 #![doc = include_str!("../choices/messaging-calls.md")]
 #![doc = include_str!("../choices/webhooks.md")]
+#![doc = include_str!("../choices/decisions.md")]
 // Handlers return `Result<_, Response>` to answer early with an error body; the size of
 // `Response` is no concern here.
 #![allow(clippy::result_large_err)]

@@ -16,10 +16,6 @@ use crate::redact::compact;
 use crate::results::plural;
 use conformance_contract::Route;
 
-/// The checks of a walk that an item moved by a change in flight during the walk can fail (it
-/// may be missed or repeated, READINGS 7.2): open, not judged, where one was.
-pub const MOVED_ITEM_CHECKS: &[&str] = &["no duplicates", "page includes"];
-
 const LAST_PAGE: &str = "Pagination and collection conventions > last page";
 const PAGE_TOKEN: &str = "Pagination and collection conventions > pageToken";
 const MAX_RESULTS: &str = "Pagination and collection conventions > maxResults";
@@ -97,13 +93,14 @@ pub async fn walk<F, Fut>(
     limit: Option<u64>,
     spec: &PageExpect,
     clauses: &[String],
+    moved: &dyn Fn(&str) -> bool,
 ) -> Walk
 where
     F: FnMut(String) -> Fut,
     Fut: Future<Output = (Arc<Exchange>, Vec<Finding>)>,
 {
     let max_pages = spec.max_pages.unwrap_or(100);
-    let mut walker = Walker::new(spec, clauses);
+    let mut walker = Walker::new(spec, clauses, moved);
     let mut full = first;
     let mut by_rules = Vec::new();
     let mut number = 1;
@@ -155,6 +152,9 @@ fn next_page_token(body: &Value) -> Option<String> {
 struct Walker<'a> {
     spec: &'a PageExpect,
     clauses: &'a [String],
+    /// Whether a change in flight during the walk named the item (READINGS 7.2): it may be
+    /// repeated.
+    moved: &'a dyn Fn(&str) -> bool,
     /// Where an item's id is (`/id` unless the spec says).
     id_pointer: String,
     seen: HashSet<String>,
@@ -162,10 +162,11 @@ struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    fn new(spec: &'a PageExpect, clauses: &'a [String]) -> Self {
+    fn new(spec: &'a PageExpect, clauses: &'a [String], moved: &'a dyn Fn(&str) -> bool) -> Self {
         Walker {
             spec,
             clauses,
+            moved,
             id_pointer: spec.id.clone().unwrap_or_else(|| "/id".to_string()),
             seen: HashSet::new(),
             walk: Walk {
@@ -289,7 +290,11 @@ impl<'a> Walker<'a> {
         let Some(id) = item.pointer(&self.id_pointer) else {
             return;
         };
-        if !self.seen.insert(id.to_string()) {
+        let key = match id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        if !self.seen.insert(id.to_string()) && !(self.moved)(&key) {
             self.walk.findings.push((
                 Finding::new(
                     PAGE_TOKEN,
@@ -375,7 +380,11 @@ impl<'a> Walker<'a> {
             .collect();
         let mut findings = Vec::new();
         for want in &self.spec.includes {
-            if !ids.contains(&want) {
+            let key = match want {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            if !ids.contains(&want) && !(self.moved)(&key) {
                 findings.push(
                     Finding::new(
                         "",

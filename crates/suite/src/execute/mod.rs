@@ -235,9 +235,9 @@ impl Executor {
         let ticket = self.model.before(out);
         let renamed = self.rename_fields(out);
         let sent = renamed.as_ref().unwrap_or(out);
-        let touched = self.flights.begin(&self.contract, out);
+        let flight = self.flights.begin(&self.contract, out);
         let ex = self.client.send(sent).await;
-        self.flights.end(&touched);
+        self.flights.end(flight, &ex);
         self.shown.observe(&ex);
         self.cleanup.observe(&ex);
         standing::observe(&self.contract, &ex);
@@ -1007,15 +1007,14 @@ impl Executor {
                 next.query.push(("pageToken".to_string(), token));
                 async move { self.send(&next).await.into_parts() }
             };
-            // A change that could add, remove or move an item in flight during the walk may
-            // make it miss or repeat that item (READINGS 7.2): those findings are then open.
-            let mark = route.and_then(|r| self.flights.mark(r));
-            let mut walk = pagination::walk(ex.clone(), fetch, limit, page, step.cites(case)).await;
+            // A change in flight during the walk may make it miss or repeat the item it names
+            // (READINGS 7.2): such an item is not judged.
+            let mark = self.flights.mark();
+            let moved =
+                |id: &str| route.is_some_and(|r| self.flights.moved_since(&mark, r).contains(id));
+            let mut walk =
+                pagination::walk(ex.clone(), fetch, limit, page, step.cites(case), &moved).await;
             self.lost_or_unlisted(outgoing, page, &mut walk).await;
-            if !self.flights.quiet_since(&mark) {
-                walk.findings
-                    .retain(|(f, _)| !pagination::MOVED_ITEM_CHECKS.contains(&f.check.as_str()));
-            }
             for (name, n) in &walk.tally {
                 vars.set(name.clone(), Value::from(*n));
             }

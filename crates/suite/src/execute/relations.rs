@@ -1050,6 +1050,16 @@ impl Reader<'_> {
         self.walk_or_last(path, query, size, pages).await.0
     }
 
+    /// Of the items a walk of `path` missed, those no change in flight since `mark` named: an
+    /// item such a change added, removed or moved may be missed or repeated (READINGS 7.2).
+    fn unmoved(&self, ids: Vec<String>, mark: &super::flights::Mark, path: &str) -> Vec<String> {
+        let Some(route) = self.exec.contract.route("GET", path) else {
+            return ids;
+        };
+        let moved = self.exec.flights.moved_since(mark, route);
+        ids.into_iter().filter(|id| !moved.contains(id)).collect()
+    }
+
     /// Items both `before` and `after` list that `middle` does not.
     fn lost(before: &Walk, middle: &Walk, after: &Walk) -> Vec<String> {
         let mid: BTreeSet<&String> = middle.ids.iter().collect();
@@ -1069,7 +1079,7 @@ impl Reader<'_> {
         }
         // A change that could add, remove or move an item in flight during the walks leaves a
         // missing item open (READINGS 7.2).
-        let mark = sized.and_then(|r| self.exec.flights.mark(r));
+        let mark = self.exec.flights.mark();
         let Some(before) = self.walk(path, query, 50, MAX_PAGES).await else {
             return;
         };
@@ -1087,8 +1097,8 @@ impl Reader<'_> {
         let Some(after) = self.walk(path, query, 50, MAX_PAGES).await else {
             return;
         };
-        let lost = Self::lost(&before, &small, &after);
-        if !lost.is_empty() && self.exec.flights.quiet_since(&mark) {
+        let lost = self.unmoved(Self::lost(&before, &small, &after), &mark, path);
+        if !lost.is_empty() {
             // Which rule the walk broke: where every item it lost comes after every item it
             // listed, a page said "null" before the last result (last page); otherwise a token
             // did not continue where its page ended (pageToken). The list's own clause, which
@@ -1330,11 +1340,7 @@ impl Reader<'_> {
         }
         let mut q: Vec<(&str, String)> = base.to_vec();
         q.push((param, FAR_PAST.to_string()));
-        let mark = self
-            .exec
-            .contract
-            .route("GET", path)
-            .and_then(|r| self.exec.flights.mark(r));
+        let mark = self.exec.flights.mark();
         let (bounded, _) = self.walk_or_last(path, &q, 50, MAX_PAGES).await;
         let Some(bounded) = bounded else {
             return false;
@@ -1348,8 +1354,8 @@ impl Reader<'_> {
             .filter(|id| after.ids.contains(id) && !bounded.ids.contains(id))
             .cloned()
             .collect();
-        // An item moved by a change in flight meanwhile may be missed (READINGS 7.2).
-        if missing.is_empty() || !self.exec.flights.quiet_since(&mark) {
+        let missing = self.unmoved(missing, &mark, path);
+        if missing.is_empty() {
             return false;
         }
         self.found.push((
@@ -1370,11 +1376,7 @@ impl Reader<'_> {
         let Some(numbers) = self.walk("/phone-numbers", &[], 50, 2).await else {
             return;
         };
-        let mark = self
-            .exec
-            .contract
-            .route("GET", path)
-            .and_then(|r| self.exec.flights.mark(r));
+        let mark = self.exec.flights.mark();
         let mut alone: Vec<(String, Walk)> = Vec::new();
         for n in numbers.ids.iter().take(5) {
             if let Some(w) = self.walk(path, &[(param, n.clone())], 50, MAX_PAGES).await {
@@ -1396,7 +1398,8 @@ impl Reader<'_> {
             .filter(|id| !listed.contains(id))
             .cloned()
             .collect();
-        if !lost.is_empty() && self.exec.flights.quiet_since(&mark) {
+        let lost = self.unmoved(lost, &mark, path);
+        if !lost.is_empty() {
             let values: Vec<&str> = alone.iter().map(|(n, _)| n.as_str()).collect();
             self.found.push((
                 Finding::new(
@@ -1438,11 +1441,7 @@ impl Reader<'_> {
         };
         let given = query(&mut values.iter());
         let reversed = query(&mut values.iter().rev());
-        let mark = self
-            .exec
-            .contract
-            .route("GET", path)
-            .and_then(|r| self.exec.flights.mark(r));
+        let mark = self.exec.flights.mark();
         let Some(before) = self.walk(path, &given, 50, MAX_PAGES).await else {
             return;
         };
@@ -1452,8 +1451,8 @@ impl Reader<'_> {
         let Some(after) = self.walk(path, &given, 50, MAX_PAGES).await else {
             return;
         };
-        let lost = Self::lost(&before, &middle, &after);
-        if !lost.is_empty() && self.exec.flights.quiet_since(&mark) {
+        let lost = self.unmoved(Self::lost(&before, &middle, &after), &mark, path);
+        if !lost.is_empty() {
             self.found.push((
                 Finding::new(
                     clause,
