@@ -27,6 +27,8 @@ pub struct Certification {
     in_flight: usize,
     /// The rules every exchange is judged by.
     rules: Registry,
+    /// Where the run records what it required to succeed (READINGS 6.12), for a test.
+    must_accept: Option<Arc<conformance_suite::execute::MustAccept>>,
 }
 
 /// The target of a library certification.
@@ -69,7 +71,15 @@ impl Certification {
             run_id: new_run_id(),
             in_flight: plan::DEFAULT_TRIALS_IN_FLIGHT,
             rules: Registry::standard(),
+            must_accept: None,
         }
+    }
+
+    /// The run records in `sink` every generated request it holds to a success and every
+    /// string the target showed, for a test that judges them apart from the run.
+    pub fn recording(mut self, sink: Arc<conformance_suite::execute::MustAccept>) -> Certification {
+        self.must_accept = Some(sink);
+        self
     }
 
     /// The seed of the generated inputs (an exact replay with the same run id).
@@ -184,6 +194,10 @@ async fn run(
         missing_reasons,
         rules: how.rules.clone(),
     });
+    let exec = match &how.must_accept {
+        Some(sink) => exec.record(sink.clone()),
+        None => exec,
+    };
     let exec = Arc::new(exec);
     let results = plan::run_all(cases, exec.clone(), how.in_flight).await;
     // What the run made and did not delete goes, as a run of the binary leaves the target: a

@@ -31,6 +31,7 @@ mod second;
 mod secrets;
 mod self_test;
 mod snapshots;
+mod stated;
 mod steps;
 mod variants;
 mod webhooks;

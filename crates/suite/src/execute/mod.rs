@@ -13,6 +13,7 @@ mod sequences;
 mod setup;
 mod standing;
 mod stated;
+pub use stated::MustAccept;
 mod values;
 
 use std::sync::Arc;
@@ -98,6 +99,8 @@ pub struct Executor {
     flights: flights::Flights,
     /// The trials' own values handed out so far (`cell` in [`Executor::vars`]).
     cells: std::sync::atomic::AtomicU64,
+    /// Where the run records what it required to succeed, for a test ([`Executor::record`]).
+    must_accept: Option<Arc<MustAccept>>,
 }
 
 /// Control reads by request: a control GET shows that the target serves the request as the run
@@ -132,8 +135,33 @@ impl Executor {
             shown: Default::default(),
             flights: Default::default(),
             cells: Default::default(),
+            must_accept: None,
         }
         .documented()
+    }
+
+    /// From now on, every generated request the run holds to a success, and every string of
+    /// every success, go to `sink` (a test judges them apart from the run: READINGS 6.12).
+    pub fn record(mut self, sink: Arc<MustAccept>) -> Executor {
+        for v in self.profile.fixtures.values() {
+            let mut found = Vec::new();
+            if let Value::String(s) = v {
+                found.push(s.clone());
+            }
+            sink.shown
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(found);
+        }
+        self.must_accept = Some(sink);
+        self
+    }
+
+    /// `out` is held to a success: recorded where the run records it.
+    pub(crate) fn held_to_success(&self, out: &Outgoing) {
+        if let Some(sink) = &self.must_accept {
+            sink.request(out);
+        }
     }
 
     /// The profile's fixtures are the target's own documentation: what they name was shown.
@@ -239,6 +267,9 @@ impl Executor {
         let ex = self.client.send(sent).await;
         self.flights.end(flight, &ex);
         self.shown.observe(&ex);
+        if let Some(sink) = &self.must_accept {
+            sink.answer(&ex);
+        }
         self.cleanup.observe(&ex);
         standing::observe(&self.contract, &ex);
         let (now, later) = self.rules.judge(&self.contract, out, &ex);

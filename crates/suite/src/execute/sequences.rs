@@ -346,7 +346,10 @@ impl<'a> Explorer<'a> {
         match want {
             Want::Success | Want::SuccessOr400 => match self.exec.unstated(out) {
                 Some(why) => Want::Open(why),
-                None => want,
+                None => {
+                    self.exec.held_to_success(out);
+                    want
+                }
             },
             _ => want,
         }
@@ -1181,6 +1184,8 @@ struct Page {
     items: Vec<Value>,
     /// Why its request is not one a target must accept (READINGS 6.12), if it is not.
     unstated: Option<String>,
+    /// Its request.
+    out: Outgoing,
 }
 
 /// A walk of a list: its pages, and whether it reached the page whose token is null.
@@ -1223,6 +1228,7 @@ async fn walk(exec: &Executor, out: Outgoing, pages: usize) -> Walked {
             by_rules,
             items,
             unstated,
+            out: o,
         });
         match next {
             Some(t) if answered => token = Some(t),
@@ -2245,6 +2251,10 @@ impl Explorer<'_> {
         for page in walked.pages {
             let want = match (want, page.unstated) {
                 (Want::Success | Want::SuccessOr400, Some(why)) => Want::Open(why),
+                (Want::Success | Want::SuccessOr400, None) => {
+                    self.exec.held_to_success(&page.out);
+                    want.clone()
+                }
                 _ => want.clone(),
             };
             self.judge(&page.ex, page.by_rules, &want, clause);

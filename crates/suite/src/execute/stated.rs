@@ -79,6 +79,35 @@ fn strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
+/// What a run required to succeed, for a test that judges it apart from the run: every
+/// generated request held to a success, and every string the target showed in a success.
+#[derive(Default)]
+pub struct MustAccept {
+    pub requests: Mutex<Vec<Outgoing>>,
+    pub shown: Mutex<HashSet<String>>,
+}
+
+impl MustAccept {
+    pub(crate) fn request(&self, out: &Outgoing) {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(out.clone());
+    }
+
+    pub(crate) fn answer(&self, ex: &Exchange) {
+        let Ok(resp) = &ex.outcome else {
+            return;
+        };
+        if let (true, Some(Ok(body))) = ((200..300).contains(&resp.status), &resp.json) {
+            let mut found = Vec::new();
+            strings(body, &mut found);
+            let mut set = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+            set.extend(found.into_iter().map(str::to_string));
+        }
+    }
+}
+
 /// Why `out` is not a request the contract states a target accepts (READINGS 6.12), or `None`
 /// where every value in it is stated or was shown by the target. `extra_params` are the query
 /// names the profile gives for parameters the contract does not name (READINGS 6.1).
