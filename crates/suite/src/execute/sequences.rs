@@ -1903,10 +1903,7 @@ impl Explorer<'_> {
             let names = leaf
                 .get("pattern")
                 .and_then(Value::as_str)
-                .is_some_and(|p| {
-                    let rest = p.trim_start_matches('^');
-                    rest.len() >= 2 && rest[..2].chars().all(|c| c.is_ascii_uppercase())
-                });
+                .is_some_and(super::stated::id_prefix);
             for v in crate::cases::properties::generate::boundaries(&c, &ctx).invalid {
                 broken.push((pointer.clone(), c.describe(), v, own.clone(), names));
             }

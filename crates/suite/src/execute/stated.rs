@@ -100,11 +100,16 @@ impl MustAccept {
             return;
         };
         if let (true, Some(Ok(body))) = ((200..300).contains(&resp.status), &resp.json) {
-            let mut found = Vec::new();
-            strings(body, &mut found);
-            let mut set = self.shown.lock().unwrap_or_else(|e| e.into_inner());
-            set.extend(found.into_iter().map(str::to_string));
+            self.document(body);
         }
+    }
+
+    /// Keeps the strings of `v` as shown (a success's body, a profile fixture).
+    pub(crate) fn document(&self, v: &Value) {
+        let mut found = Vec::new();
+        strings(v, &mut found);
+        let mut set = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        set.extend(found.into_iter().map(str::to_string));
     }
 }
 
@@ -462,7 +467,7 @@ fn number(schema: &Value, n: f64) -> Option<String> {
 }
 
 /// Whether a pattern states an id's prefix (`^US`, `^PN(.*)$`, `^[0-9]+$` is not one).
-fn id_prefix(pattern: &str) -> bool {
+pub(crate) fn id_prefix(pattern: &str) -> bool {
     let rest = pattern.trim_start_matches('^');
     rest.len() >= 2 && rest[..2].chars().all(|c| c.is_ascii_uppercase())
 }
