@@ -960,6 +960,8 @@ enum Stale {
     CutAnswer,
     /// As `Close`, to the first GET that comes on a connection that already carried an answer.
     CloseGet,
+    /// Sends it upstream, where it takes effect, and closes without a byte of its answer.
+    MadeThenClose,
 }
 
 /// What the stale proxy saw.
@@ -1022,6 +1024,9 @@ async fn serve_kept(mut client: TcpStream, upstream: &str, stale: Stale, seen: &
             first
         };
         if is_victim {
+            if stale == Stale::MadeThenClose {
+                let _ = ask_upstream(upstream, &head, &body).await;
+            }
             if stale == Stale::CutAnswer {
                 let _ = client
                     .write_all(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"data\":")
@@ -1054,6 +1059,84 @@ cases:
       - request: { method: POST, path: /v1/contacts, body: { defaultFields: { firstName: Grace }, externalId: "{{run}}-grace" } }
         expect: { status: 201 }
 "#;
+
+/// One trial: a read, then two webhook creates; the second rides on the connection the first
+/// answer came on.
+const STALE_WEBHOOK_CASES: &str = r#"area: stale
+api: latest
+cases:
+  - id: webhook
+    clause: "Header-versioned API > webhook management"
+    steps:
+      - request: { method: GET, path: /webhooks }
+        expect: { status: 200 }
+      - request: { method: POST, path: /webhooks, body: { label: "{{run}} answered", url: "https://hooks.example.test/answered", events: [call.completed], resourceIds: ["*"] } }
+      - request: { method: POST, path: /webhooks, body: { label: "{{run}} lost", url: "https://hooks.example.test/lost", events: [call.completed], resourceIds: ["*"] } }
+"#;
+
+/// A create that got no answer may have taken effect (READINGS 7.2): the webhook the target
+/// made is found by the run tag of its label and deleted before the trial gives its place in
+/// the webhook budget back; the run never sends the create twice.
+#[test]
+fn a_create_that_got_no_answer_is_found_by_its_run_tag_and_deleted() {
+    let served = common::binary::serve("stale-made", &[]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (url, seen) = stale_proxy(&rt, &served.url, Stale::MadeThenClose);
+    let dir = case_dir_with(STALE_WEBHOOK_CASES);
+    let run_id = "rlost001";
+    let o = Command::new(BIN)
+        .args(["--target", &url, "--profile"])
+        .arg(&served.profile)
+        .arg("--case-dir")
+        .arg(&dir)
+        .args([
+            "--test-threads",
+            "1",
+            "--timeout",
+            "5",
+            "--run-id",
+            run_id,
+            "stale.",
+        ])
+        .env_remove("WORKSPACE_API_KEY")
+        .output()
+        .expect("the binary runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        seen.victim.lock().expect("lock").is_some(),
+        "no POST came on a reused connection:\n{out}\n{err}"
+    );
+    assert_eq!(seen.again.load(Ordering::SeqCst), 0, "{out}\n{err}");
+    // The reference made it; the run never learned its id, and still left none behind.
+    let profile: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&served.profile).expect("profile")).expect("json");
+    let key = profile["apiKey"].as_str().expect("key").to_string();
+    let upstream = served.url.trim_start_matches("http://");
+    let head = format!(
+        "GET /webhooks HTTP/1.1\r\nHost: {upstream}\r\nAuthorization: {key}\r\nService-Api-Version: 2026-03-30\r\n\r\n"
+    );
+    let answer = rt
+        .block_on(ask_upstream(upstream, &head, b""))
+        .expect("an answer");
+    let end = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    let listed: serde_json::Value = serde_json::from_slice(&answer[end + 4..]).expect("json");
+    let left: Vec<&serde_json::Value> = listed["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|w| w["label"].as_str().is_some_and(|l| l.contains(run_id)))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}\n{out}\n{err}");
+}
 
 /// The stale case alone, one trial at a time, through a stale proxy in front of the reference.
 /// Its second POST follows the first at once, so it rides on the connection the first answer

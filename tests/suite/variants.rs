@@ -290,6 +290,61 @@ fn every_fault_is_still_caught_with_all_variants_on() {
     );
 }
 
+/// Variant `in-flight-reversed` does reverse (READINGS 7.2): of two webhook creates in flight at
+/// once, the later one is made first (webhook ids count up); one at a time, they keep their order.
+#[test]
+fn in_flight_reversed_makes_the_later_of_two_changes_first() {
+    use conformance_reference::{Options, Variant, start};
+    let rt = common::runtime();
+    let ids = |variants: Vec<Variant>| {
+        rt.block_on(async {
+            let running = start(Options {
+                variants: VariantSet::new(variants),
+                ..Options::default()
+            })
+            .await
+            .expect("reference");
+            let client = reqwest::Client::new();
+            let key = running.profile.api_key.clone().expect("key");
+            let create = |label: &'static str| {
+                client
+                    .post(format!("{}/webhooks", running.base_url()))
+                    .header("Authorization", key.clone())
+                    .header("Service-Api-Version", "2026-03-30")
+                    .json(&serde_json::json!({
+                        "label": label, "url": "https://hooks.example.test/r",
+                        "events": ["call.completed"], "resourceIds": ["*"]
+                    }))
+                    .send()
+            };
+            let first = create("first");
+            let second = async {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                create("second").await
+            };
+            let (a, b) = tokio::join!(first, second);
+            let id = |r: reqwest::Response| async move {
+                let v: serde_json::Value = r.json().await.expect("json");
+                let id = &v["data"]["id"];
+                id.as_u64()
+                    .or_else(|| id.as_str().and_then(|s| s.parse().ok()))
+                    .expect("a numeric id")
+            };
+            (id(a.expect("answer")).await, id(b.expect("answer")).await)
+        })
+    };
+    let (first, second) = ids(vec![Variant::InFlightReversed]);
+    assert!(
+        second < first,
+        "the later create was not made first: {first}, {second}"
+    );
+    let (first, second) = ids(vec![]);
+    assert!(
+        first < second,
+        "by default they are made in order: {first}, {second}"
+    );
+}
+
 /// Status of one request to a reference with `variants` on; `key`: send the profile's API key.
 async fn status_with(
     variants: &[conformance_reference::Variant],
@@ -315,6 +370,9 @@ async fn status_with(
             "Authorization",
             running.profile.api_key.clone().expect("key"),
         );
+    }
+    if !path_and_query.starts_with("/v1") {
+        req = req.header("Service-Api-Version", "2026-03-30");
     }
     if let Some((content_type, text)) = body {
         req = req
@@ -416,6 +474,16 @@ fn each_demanding_variant_refuses_what_the_default_accepts() {
             None,
             false,
             404,
+        ),
+        // A filter value of a domain the contract does not give, in another letter case than
+        // any the target showed (READINGS 6.12).
+        (
+            V::UnstatedRefused,
+            "GET",
+            "/calls?status=COMPLETED&maxResults=10".into(),
+            None,
+            true,
+            400,
         ),
         (
             V::MessageTextContent,

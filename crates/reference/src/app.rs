@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::fixtures::{self, ApiKey};
+use super::seen::{Shown, Waiting};
 use super::store::Store;
 use super::strict::{self, Table};
 use super::switches::Switches;
@@ -21,6 +22,10 @@ struct Inner {
     strict: Option<Table>,
     /// Sends webhook deliveries (no proxy: receivers are often on loopback).
     delivery: reqwest::Client,
+    /// What the instance has shown, where variant `unstated-values-refused` reads it.
+    shown: Option<Shown>,
+    /// The change waiting for a later one, where variant `in-flight-reversed` is on.
+    waiting: Option<Waiting>,
 }
 
 impl App {
@@ -30,15 +35,33 @@ impl App {
             contact_uuid: switches.variant(Variant::ContactIdsUuid),
             entry_numeric: switches.variant(Variant::EntryIdsNumeric),
         };
-        let strict = [Variant::ContractStrict, Variant::UnknownFields400]
-            .into_iter()
-            .any(|v| switches.variant(v))
-            .then(|| {
-                let profile = fixtures::profile_for(&switches.variants);
-                strict::route_table().map(|c| Table::build(c, &profile))
-            })
-            .flatten();
+        let strict = [
+            Variant::ContractStrict,
+            Variant::UnknownFields400,
+            Variant::UnstatedRefused,
+        ]
+        .into_iter()
+        .any(|v| switches.variant(v))
+        .then(|| {
+            let profile = fixtures::profile_for(&switches.variants);
+            strict::route_table().map(|c| Table::build(c, &profile))
+        })
+        .flatten();
+        let shown = switches.variant(Variant::UnstatedRefused).then(|| {
+            let shown = Shown::default();
+            // The profile is the target's own documentation: its values count as shown.
+            let profile = fixtures::profile_for(&switches.variants);
+            if let Ok(v) = serde_json::to_value(&profile) {
+                shown.keep(&v);
+            }
+            shown
+        });
+        let waiting = switches
+            .variant(Variant::InFlightReversed)
+            .then(Waiting::default);
         App(Arc::new(Inner {
+            shown,
+            waiting,
             strict,
             switches,
             keys: fixtures::api_keys(),
@@ -54,6 +77,14 @@ impl App {
     /// The compiled checks of the route table, where a variant that reads them is on.
     pub fn strict(&self) -> Option<&Table> {
         self.0.strict.as_ref()
+    }
+
+    pub(crate) fn shown(&self) -> Option<&Shown> {
+        self.0.shown.as_ref()
+    }
+
+    pub(crate) fn waiting(&self) -> Option<&Waiting> {
+        self.0.waiting.as_ref()
     }
 
     pub(crate) fn delivery_client(&self) -> &reqwest::Client {

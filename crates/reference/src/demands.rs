@@ -142,6 +142,7 @@ pub(crate) async fn route_first(State(app): State<App>, req: Request, next: Next
         Variant::RouteBeforeAuth,
         Variant::IssuedIdsOnly,
         Variant::ContractStrict,
+        Variant::UnstatedRefused,
     ]
     .into_iter()
     .any(|v| s.variant(v));
@@ -165,7 +166,7 @@ pub(crate) async fn route_first(State(app): State<App>, req: Request, next: Next
             return error(&app, &path, StatusCode::NOT_FOUND, why);
         }
     }
-    if s.variant(Variant::ContractStrict) {
+    if s.variant(Variant::ContractStrict) || s.variant(Variant::UnstatedRefused) {
         let clauses = faulted_clauses(&s.faults);
         let faulted = |c: &str| clauses.contains(&c);
         if let Some(b) = app
@@ -255,7 +256,7 @@ fn refusal(
     }
     // `contract-strict` checks everything the route table states; `unknown-fields-400` only
     // the names, from the same table.
-    let scope = if on(Variant::ContractStrict) {
+    let scope = if on(Variant::ContractStrict) || on(Variant::UnstatedRefused) {
         Scope::All
     } else if on(Variant::UnknownFields400) {
         Scope::Names
@@ -265,10 +266,13 @@ fn refusal(
     let route = contract()?.route(method.as_str(), path)?;
     let clauses = faulted_clauses(&app.switches().faults);
     let faulted = |c: &str| clauses.contains(&c);
-    let breach = app
+    if let Some(breach) = app
         .strict()?
-        .request_breach(route, query, body, scope, &faulted)?;
-    Some(breach_error(app, route, path, breach))
+        .request_breach(route, query, body, scope, &faulted)
+    {
+        return Some(breach_error(app, route, path, breach));
+    }
+    super::unstated::refusal(app, contract()?, route, path, query, body, &faulted)
 }
 
 /// The demanding variants that look at a request before its handler: `json-body-415`,
@@ -283,6 +287,7 @@ pub(crate) async fn demand(State(app): State<App>, mut req: Request, next: Next)
         Variant::RequireListFilters,
         Variant::UnknownFields400,
         Variant::ContractStrict,
+        Variant::UnstatedRefused,
     ]
     .into_iter()
     .any(|v| s.variant(v))

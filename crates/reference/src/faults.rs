@@ -1799,6 +1799,8 @@ impl Fault {
             Fault::BodylessPost415 => (V::JsonBody415, false),
             Fault::GroupToTruncatedAt9 => (V::GroupRecipients10, true),
             Fault::RenamedTextDropped => (V::MessageTextContent, true),
+            // Caught only by a status value the target showed, sent as written (READINGS 6.12).
+            Fault::CallsStatusFilterIgnored => (V::UnstatedRefused, false),
             _ => return None,
         })
     }
@@ -1827,7 +1829,7 @@ impl Fault {
             Fault::TaskMalformedId422 => &[V::IssuedIdsOnly],
             // contract-strict checks every `to` item against E.164 before the handler reads the
             // body: the handler that checks only the first cannot show.
-            Fault::ToE164FirstOnly => &[V::ContractStrict],
+            Fault::ToE164FirstOnly => &[V::ContractStrict, V::UnstatedRefused],
             // A target that ignores the version header takes a versioning cell's retry of the
             // profile's one failed message; one that re-attempts it (retry-delivers) leaves no
             // failed message for the trials that retry it next, which are ignored with that

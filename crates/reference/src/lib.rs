@@ -27,10 +27,12 @@ mod quirks;
 mod reply;
 mod reshape;
 pub(crate) mod routes;
+mod seen;
 mod store;
 mod strict;
 mod switches;
 mod task_store;
+mod unstated;
 mod workspace;
 
 use std::net::SocketAddr;

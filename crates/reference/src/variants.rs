@@ -108,6 +108,8 @@ target {
         "a message sent through the API shows in GET /messages and GET /v1/messages only 400 ms after the send (queued sending)";
     RetryDelivers => "retry-delivers", "7.1",
         "a retried failed message is re-attempted and delivered: it reads `delivered` afterwards, so it is failed no more and a second retry is refused (the default leaves it failed)";
+    InFlightReversed => "in-flight-reversed", "7.2",
+        "of two changes in flight at once, the one sent later takes effect first: each change waits a short while for another to arrive, which then runs before it (READINGS 7.2)";
     // --- What a target may demand of a request (READINGS 6) ---
     MessageTextContent => "message-text-content", "6.1",
         "POST /v1/messages reads the text from `content` and refuses `text`; its profile (`--profile-out`) maps `message.text` to `content` in `requestFields`";
@@ -133,6 +135,8 @@ target {
         "every constraint the route table states, on every request: path parameters against their patterns (the stated id prefixes; 400 before the key is checked), query and body values against their types, ranges, lengths, patterns, enums, formats and item counts, a link (x-link) against URI syntax (READINGS 6.10), maxResults inside the stated range or else 1-50 (READINGS 4.4), the purpose fields of READINGS 6.3 (x-purpose; maxResults where no default page size is stated), and no query parameter or body field the table does not name";
     IssuedIdsOnly => "issued-ids-only", "6.8",
         "only the id shapes the reference issues are routed: a contact id other than 24 hex digits (or a UUID, as contact-ids-uuid issues them), a task id other than TK and 16 hex digits, or an id without the stated prefix of its kind answers 404 before the key is checked (READINGS 6.6)";
+    UnstatedRefused => "unstated-values-refused", "6.12",
+        "400 for every value the contract does not state as accepted and the reference never showed (READINGS 6.12): everything contract-strict refuses, a query value of a domain the contract does not give (another letter case included) or an id that no answer of the instance carried, an empty partial update, and more than one of the alternatives x-purpose lists";
 }
 profile {
     OwnWorkspaceKeys => "own-workspace-keys", "6.11",

@@ -25,6 +25,11 @@ pub struct Cleanup {
     created: Mutex<Vec<String>>,
     /// Created resources the API offers no delete for (path, run-tagged label).
     left: Mutex<Vec<String>>,
+    /// Every resource path an answer of the run named as created, deleted or not.
+    known: Mutex<std::collections::HashSet<String>>,
+    /// Creates of a deletable resource that got no answer (path, body): each may have taken
+    /// effect, so [`Cleanup::recover`] looks for what it made.
+    lost: Mutex<Vec<(String, Value)>>,
     interrupted: AtomicBool,
     stop: tokio::sync::watch::Sender<bool>,
 }
@@ -36,6 +41,8 @@ impl Cleanup {
             run_id,
             created: Mutex::default(),
             left: Mutex::default(),
+            known: Mutex::default(),
+            lost: Mutex::default(),
             interrupted: AtomicBool::new(false),
             stop: tokio::sync::watch::Sender::new(false),
         }
@@ -44,6 +51,7 @@ impl Cleanup {
     /// Registers what an answer created, or forgets what it deleted.
     pub(crate) fn observe(&self, ex: &Exchange) {
         let Ok(resp) = &ex.outcome else {
+            self.observe_lost(ex);
             return;
         };
         let path = ex.path.trim_end_matches('/');
@@ -70,6 +78,9 @@ impl Cleanup {
         };
         let resource = format!("{path}/{id}");
         if self.contract.route("DELETE", &resource).is_some() {
+            if let Ok(mut k) = self.known.lock() {
+                k.insert(resource.clone());
+            }
             if let Ok(mut v) = self.created.lock() {
                 if !v.contains(&resource) {
                     v.push(resource);
@@ -89,6 +100,115 @@ impl Cleanup {
                 v.push(format!("{resource}{tag}"));
             }
         }
+    }
+
+    /// A create of a deletable resource that got no answer, with a body that carries the run id:
+    /// kept, so that what it may have made is found by that tag.
+    fn observe_lost(&self, ex: &Exchange) {
+        // Only a connection lost after the request went out leaves the effect unknown: a
+        // timeout is a target that stopped answering (the run's cleanup's), an answer too large
+        // or cut short came from a target that did answer.
+        if !matches!(
+            ex.outcome,
+            Err(crate::client::TransportError::ClosedBeforeAnswer(_)
+                | crate::client::TransportError::Reset { received: None })
+        ) {
+            return;
+        }
+        let path = ex.path.trim_end_matches('/');
+        if !ex.method.eq_ignore_ascii_case("POST")
+            || self.contract.route("POST", path).is_none()
+            || self
+                .contract
+                .route("GET", path)
+                .is_none_or(|r| !r.list && !r.template.ends_with("webhooks"))
+        {
+            return;
+        }
+        let Some(body) = ex
+            .request_body
+            .as_deref()
+            .and_then(|b| serde_json::from_str::<Value>(b).ok())
+        else {
+            return;
+        };
+        if !tags(&body, &self.run_id).is_empty() {
+            if let Ok(mut lost) = self.lost.lock() {
+                lost.push((path.to_string(), body));
+            }
+        }
+    }
+
+    /// Finds what the creates that got no answer made (READINGS 7.2: they may have taken
+    /// effect): the items of their list that carry each run-tagged field of the lost body and
+    /// that no answer of the run named. Each is registered as created, so that it is deleted
+    /// like what the run made, and its path given back. `list` sends one read and gives its
+    /// answer's body. A lost create whose item the list does not show is left alone (nothing is
+    /// known of it); the end of the run looks again.
+    pub(crate) async fn recover<F, Fut>(&self, list: F) -> Vec<String>
+    where
+        F: Fn(Outgoing) -> Fut,
+        Fut: std::future::Future<Output = Option<Value>>,
+    {
+        let lost: Vec<(String, Value)> = self.lost.lock().map(|l| l.clone()).unwrap_or_default();
+        let mut found = Vec::new();
+        for (path, body) in lost {
+            let wanted = tags(&body, &self.run_id);
+            let mut token: Option<String> = None;
+            let mut matched = false;
+            // Bounded: a list of 20 pages is read whole; a longer one is left to the end of the run.
+            for _ in 0..20 {
+                let mut out = delete(&path);
+                out.method = "GET".into();
+                if let Some(t) = &token {
+                    out.query.push(("pageToken".into(), t.clone()));
+                }
+                let Some(page) = list(out).await else { break };
+                let items = page
+                    .get("data")
+                    .and_then(Value::as_array)
+                    .or_else(|| page.as_array())
+                    .cloned()
+                    .unwrap_or_default();
+                for item in items {
+                    let Some(id) = item.get("id").and_then(|v| match v {
+                        Value::String(s) => Some(s.clone()),
+                        Value::Number(n) => Some(n.to_string()),
+                        _ => None,
+                    }) else {
+                        continue;
+                    };
+                    let resource = format!("{path}/{id}");
+                    let known = self.known.lock().is_ok_and(|k| k.contains(&resource));
+                    let fits = wanted
+                        .iter()
+                        .all(|(pointer, v)| item.pointer(pointer) == Some(v));
+                    if !known && fits && self.contract.route("DELETE", &resource).is_some() {
+                        if let Ok(mut k) = self.known.lock() {
+                            k.insert(resource.clone());
+                        }
+                        if let Ok(mut v) = self.created.lock() {
+                            v.push(resource.clone());
+                        }
+                        found.push(resource);
+                        matched = true;
+                    }
+                }
+                token = page
+                    .get("nextPageToken")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                if token.is_none() {
+                    break;
+                }
+            }
+            if matched {
+                if let Ok(mut l) = self.lost.lock() {
+                    l.retain(|(p, b)| !(p == &path && b == &body));
+                }
+            }
+        }
+        found
     }
 
     /// A contact the activity hook deleted (docs/reference.md, "Simulated activity") is no longer left.
@@ -285,6 +405,22 @@ pub(crate) fn created_id(contract: &Contract, path: &str, body: &Value) -> Optio
 
 pub fn cleanup_bound(timeout: std::time::Duration) -> std::time::Duration {
     (timeout * 3).max(std::time::Duration::from_secs(1))
+}
+
+/// The top-level string fields of a request body that carry the run id (a label, a title, a
+/// URL), as pointers with their values.
+fn tags(body: &Value, run_id: &str) -> Vec<(String, Value)> {
+    body.as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, v)| v.as_str().is_some_and(|s| s.contains(run_id)))
+        .map(|(k, v)| {
+            (
+                format!("/{}", k.replace('~', "~0").replace('/', "~1")),
+                v.clone(),
+            )
+        })
+        .collect()
 }
 
 /// The `DELETE` of a registered resource, with the version header of its generation.

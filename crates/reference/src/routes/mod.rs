@@ -74,6 +74,16 @@ pub(crate) fn router(app: App) -> Router {
             wire::accept_exact_tasks,
         ));
     }
+    if app
+        .switches()
+        .variant(super::variants::Variant::InFlightReversed)
+    {
+        // Innermost, so that only changes the handlers apply wait (READINGS 7.2).
+        router = router.layer(middleware::from_fn_with_state(
+            app.clone(),
+            super::unstated::reverse,
+        ));
+    }
     router = router
         // Demanding variants (READINGS 6): after authentication, in front of the handlers.
         .layer(middleware::from_fn_with_state(
@@ -122,6 +132,16 @@ pub(crate) fn router(app: App) -> Router {
     if app.switches().faults.has(Fault::WrongContentType) {
         // Outermost, so that the 401s of contact paths are mislabelled too.
         router = router.layer(middleware::from_fn(label_contact_answers_as_text));
+    }
+    if app
+        .switches()
+        .variant(super::variants::Variant::UnstatedRefused)
+    {
+        // Outermost: what the instance shows is what leaves it (READINGS 6.12).
+        router = router.layer(middleware::from_fn_with_state(
+            app.clone(),
+            super::unstated::observe,
+        ));
     }
     router.with_state(app)
 }

@@ -259,7 +259,8 @@ impl Discoverer<'_> {
     }
 
     /// `voicemail_call_id` or `summary_call_id`: a call listed with the `field`, whose
-    /// read-back with `include=` shows it.
+    /// read-back with `include=summary,voicemail` (as the contract writes it: one part alone is
+    /// not stated, READINGS 6.12) shows it.
     async fn call_with(
         &mut self,
         pn: &str,
@@ -281,13 +282,13 @@ impl Discoverer<'_> {
             field,
         };
         for id in candidates.iter().take(2) {
-            let at = Request::new(format!("/calls/{id}"), &[("include", field)]);
+            let at = Request::new(format!("/calls/{id}"), &[("include", "summary,voicemail")]);
             match self.get(&at).await {
                 Ok(v) if present(v.pointer(&format!("/data/{field}"))) => {
                     self.found(
                         fixture,
                         json!(id),
-                        format!("GET /calls?phoneNumberId={pn}&include=summary,voicemail, then GET /calls/{id}?include={field}: a {field}"),
+                        format!("GET /calls?phoneNumberId={pn}&include=summary,voicemail, then GET /calls/{id}?include=summary,voicemail: a {field}"),
                     );
                     break;
                 }

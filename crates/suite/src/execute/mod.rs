@@ -367,11 +367,27 @@ impl Executor {
         let mut result = recorded(result);
         result.held = self.held(&result);
         let release = std::mem::take(&mut *release.lock().unwrap_or_else(|e| e.into_inner()));
-        // After a transport failure what the trial made is the run's cleanup's, which is
-        // bounded: the target may have stopped answering.
+        // After another transport failure (a connection closed or reset) the release is bounded
+        // as the run's cleanup is, and what it leaves stays in the cleanup's registry. It still
+        // runs, so that a lost create's resource is found and deleted before the trial gives its
+        // place in the budget back (READINGS 7.2).
         let answered = result.exchanges.iter().all(|ex| ex.outcome.is_ok());
-        if answered && !self.cleanup.is_interrupted() {
-            self.release(release).await;
+        // A target that let a request time out may have stopped answering altogether: what
+        // the trial made is then the run's cleanup's alone.
+        let silent = result.exchanges.iter().any(|ex| {
+            matches!(
+                ex.outcome,
+                Err(crate::client::TransportError::Timeout(_)
+                    | crate::client::TransportError::BodyTimeout { .. })
+            )
+        });
+        if !self.cleanup.is_interrupted() && !silent {
+            if answered {
+                self.release(release).await;
+            } else {
+                let bound = crate::cleanup::cleanup_bound(self.client.timeout());
+                let _ = tokio::time::timeout(bound, self.release(release)).await;
+            }
         }
         result
     }
@@ -381,7 +397,21 @@ impl Executor {
     /// trials hold these side by side within a budget, counting what a trial holds until it
     /// ends, so it must not hold them longer. Sent after the trial's verdict and outside it,
     /// as the run's cleanup sends its deletes (what fails stays in the cleanup's registry).
-    async fn release(&self, resources: Vec<String>) {
+    async fn release(&self, mut resources: Vec<String>) {
+        // A create that got no answer may have made its resource (READINGS 7.2): it is found by
+        // its run tag and deleted with the rest, before the trial gives its place back.
+        resources.extend(
+            self.cleanup
+                .recover(|out| async move {
+                    let (ex, _) = self.send(&out).await.into_parts();
+                    ex.outcome
+                        .as_ref()
+                        .ok()
+                        .filter(|r| (200..300).contains(&r.status))
+                        .and_then(|r| r.value().cloned())
+                })
+                .await,
+        );
         let outs: Vec<Outgoing> = resources
             .iter()
             .map(|path| crate::cleanup::delete(path))
@@ -1015,6 +1045,19 @@ impl Executor {
                     ex.clone(),
                 )),
             }
+        }
+        // A step held to a success whose request carries a value the contract does not state
+        // as accepted and the target never showed gets either answer (READINGS 6.12): refused,
+        // the generic checks judge the refusal and nothing else is asked of it.
+        let held_to_success = step
+            .expect
+            .status
+            .as_ref()
+            .is_none_or(|s| !(400..500).any(|c| s.allows(c)));
+        let refused = (400..500).contains(&resp.status) && !matches!(resp.status, 401 | 403);
+        if held_to_success && refused && self.unstated(outgoing).is_some() {
+            record_in(&ex, exchanges, &mut found);
+            return Ok(found);
         }
         let expectation = render_expect(&step.expect, vars)?;
         found.extend(
