@@ -481,6 +481,35 @@ fn situation_coverage_is_reported_and_the_default_run_covers_nine_tenths() {
         "the default run exercised {exercised} of {pairs} pairs: {sc:#}"
     );
     let operations = sc["operations"].as_array().expect("operations");
+    // Every operation of the route table, each with its situations or why it has none.
+    let (contract, _) = crate::common::catalog();
+    let table: std::collections::BTreeSet<(String, String)> = contract
+        .routes
+        .iter()
+        .filter(|r| r.operation_id.is_some())
+        .map(|r| (r.method.clone(), r.template.clone()))
+        .collect();
+    let reported: std::collections::BTreeSet<(String, String)> = operations
+        .iter()
+        .map(|o| {
+            (
+                o["method"].as_str().unwrap_or_default().to_string(),
+                o["path"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reported, table,
+        "the coverage's operations are the route table's"
+    );
+    for op in operations {
+        let none = op["situations"].as_array().is_none_or(|s| s.is_empty());
+        assert_eq!(
+            none,
+            op["reason"].as_str().is_some_and(|r| !r.is_empty()),
+            "an operation without situations says why, and only then: {op:#}"
+        );
+    }
     let mut with_values = 0;
     for op in operations {
         for row in op["situations"].as_array().expect("situations") {

@@ -28,10 +28,8 @@ impl Shown {
 
 fn keep_strings(v: &Value, set: &mut HashSet<String>) {
     match v {
-        Value::String(s) if s.chars().count() <= LONGEST => {
-            if !set.contains(s) {
-                set.insert(s.clone());
-            }
+        Value::String(s) if s.chars().count() <= LONGEST && !set.contains(s) => {
+            set.insert(s.clone());
         }
         Value::Array(items) => items.iter().for_each(|i| keep_strings(i, set)),
         Value::Object(m) => m.values().for_each(|i| keep_strings(i, set)),

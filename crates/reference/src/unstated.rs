@@ -147,10 +147,9 @@ fn text(
         return (!values.iter().any(|v| v.as_str() == Some(t)))
             .then(|| format!("`{t}` is not one of the stated values, as written"));
     }
-    match schema.get("type").and_then(Value::as_str) {
-        // Types, ranges and formats are contract-strict's.
-        Some("integer" | "number" | "boolean") => return None,
-        _ => {}
+    // Types, ranges and formats are contract-strict's.
+    if let Some("integer" | "number" | "boolean") = schema.get("type").and_then(Value::as_str) {
+        return None;
     }
     if schema.get("const").is_some() || schema.get("format").is_some() || shown.has(t) {
         return None;

@@ -218,6 +218,35 @@ pub fn applicable(contract: &Contract, route: &Route) -> Vec<Situation> {
     out
 }
 
+/// Why the operation table yields no situation for `route` (what it does gives none of them).
+pub fn none_because(contract: &Contract, route: &Route) -> String {
+    let e = &route.effect;
+    let does = match e.does {
+        Does::Create => "creates",
+        Does::Change => "changes",
+        Does::Delete => "deletes",
+        Does::Read => "reads",
+        Does::List => "lists",
+        _ => "acts on",
+    };
+    if !tracked(contract, route) {
+        format!(
+            "it {does} resources of kind `{}`, whose fields the operation table does not give, so the run neither makes nor follows one{}",
+            e.on,
+            if e.does == Does::List {
+                ", and the table names no filter of it"
+            } else {
+                ""
+            }
+        )
+    } else {
+        format!(
+            "it {does} {}s, and none of the situations fits what the table says it does",
+            e.on
+        )
+    }
+}
+
 /// The lanes of a sequence's round: its share of the pairs is dealt to them by kind, and they
 /// play side by side, each on resources of its own kinds, while the round's watchers hear them
 /// all. A round's chain of requests, one after the other, is what a run behind a slow

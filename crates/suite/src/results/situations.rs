@@ -67,11 +67,12 @@ impl SituationRecord {
         let r = self.lock();
         let mut operations = Vec::new();
         let (mut pairs, mut exercised) = (0, 0);
-        for (op, applicable) in situations::pairs(contract) {
-            let route = contract
-                .routes
-                .iter()
-                .find(|r| r.operation_id.as_deref() == Some(op.as_str()));
+        for route in &contract.routes {
+            let Some(op) = route.operation_id.clone() else {
+                continue;
+            };
+            let applicable = situations::applicable(contract, route);
+            let route = Some(route);
             let mut rows = Vec::new();
             for s in applicable {
                 pairs += 1;
@@ -100,7 +101,9 @@ impl SituationRecord {
                     reason,
                 });
             }
+            let none = applicable_none(contract, route, &rows);
             operations.push(OperationCoverage {
+                reason: none,
                 operation: op.clone(),
                 method: route.map(|r| r.method.clone()).unwrap_or_default(),
                 path: route.map(|r| r.template.clone()).unwrap_or_default(),
@@ -191,9 +194,22 @@ impl SituationCoverage {
     }
 }
 
+/// Why the operation table yields no situation for an operation, where it yields none.
+fn applicable_none(
+    contract: &Contract,
+    route: Option<&conformance_contract::Route>,
+    rows: &[SituationRow],
+) -> Option<String> {
+    let route = route.filter(|_| rows.is_empty())?;
+    Some(situations::none_because(contract, route))
+}
+
 /// One operation's situations and value classes.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct OperationCoverage {
+    /// Where the table yields no situation for the operation: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     pub operation: String,
     pub method: String,
     pub path: String,
