@@ -128,16 +128,8 @@ fn text(
     filter: bool,
 ) -> Option<String> {
     let schema = contract.resolve(schema);
-    if let Some(alts) = schema
-        .get("anyOf")
-        .or_else(|| schema.get("oneOf"))
-        .and_then(Value::as_array)
-    {
-        let whys: Vec<String> = alts
-            .iter()
-            .filter_map(|a| text(contract, a, t, shown, filter))
-            .collect();
-        return (whys.len() == alts.len()).then(|| whys.into_iter().next().unwrap_or_default());
+    if let Some(refused) = alternatives(schema, |a| text(contract, a, t, shown, filter)) {
+        return refused;
     }
     let listed = schema
         .get("enum")
@@ -165,6 +157,20 @@ fn text(
             "`{t}` is not a value this target showed, and the contract does not list the values"
         )
     })
+}
+
+/// Where `schema` offers alternatives (`anyOf`, `oneOf`): the first refusal when every
+/// alternative refuses (`check` gives an alternative's refusal), `Some(None)` when one accepts.
+fn alternatives(
+    schema: &Value,
+    check: impl Fn(&Value) -> Option<String>,
+) -> Option<Option<String>> {
+    let alts = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)?;
+    let whys: Vec<String> = alts.iter().filter_map(check).collect();
+    Some((whys.len() == alts.len()).then(|| whys.into_iter().next().unwrap_or_default()))
 }
 
 fn body_refusal(
@@ -205,16 +211,8 @@ fn body_refusal(
 
 fn walk(contract: &Contract, schema: &Value, v: &Value, shown: &Shown, at: &str) -> Option<String> {
     let schema = contract.resolve(schema);
-    if let Some(alts) = schema
-        .get("anyOf")
-        .or_else(|| schema.get("oneOf"))
-        .and_then(Value::as_array)
-    {
-        let whys: Vec<String> = alts
-            .iter()
-            .filter_map(|a| walk(contract, a, v, shown, at))
-            .collect();
-        return (whys.len() == alts.len()).then(|| whys.into_iter().next().unwrap_or_default());
+    if let Some(refused) = alternatives(schema, |a| walk(contract, a, v, shown, at)) {
+        return refused;
     }
     if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
         return all.iter().find_map(|a| walk(contract, a, v, shown, at));

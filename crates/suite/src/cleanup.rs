@@ -125,11 +125,7 @@ impl Cleanup {
         {
             return;
         }
-        let Some(body) = ex
-            .request_body
-            .as_deref()
-            .and_then(|b| serde_json::from_str::<Value>(b).ok())
-        else {
+        let Some(body) = request_json(ex) else {
             return;
         };
         if !tags(&body, &self.run_id).is_empty() {
@@ -144,18 +140,21 @@ impl Cleanup {
     /// that no answer of the run named. Each is registered as created, so that it is deleted
     /// like what the run made, and its path given back. `list` sends one read and gives its
     /// answer's body. A lost create whose item the list does not show is left alone (nothing is
-    /// known of it); the end of the run looks again.
+    /// known of it): each is looked for once, by the release of the trial that lost it.
     pub(crate) async fn recover<F, Fut>(&self, list: F) -> Vec<String>
     where
         F: Fn(Outgoing) -> Fut,
         Fut: std::future::Future<Output = Option<Value>>,
     {
-        let lost: Vec<(String, Value)> = self.lost.lock().map(|l| l.clone()).unwrap_or_default();
+        let lost: Vec<(String, Value)> = self
+            .lost
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default();
         let mut found = Vec::new();
         for (path, body) in lost {
             let wanted = tags(&body, &self.run_id);
             let mut token: Option<String> = None;
-            let mut matched = false;
             // Bounded: a list of 20 pages is read whole; a longer one is left to the end of the run.
             for _ in 0..20 {
                 let mut out = delete(&path);
@@ -191,7 +190,6 @@ impl Cleanup {
                             v.push(resource.clone());
                         }
                         found.push(resource);
-                        matched = true;
                     }
                 }
                 token = page
@@ -202,22 +200,13 @@ impl Cleanup {
                     break;
                 }
             }
-            if matched {
-                if let Ok(mut l) = self.lost.lock() {
-                    l.retain(|(p, b)| !(p == &path && b == &body));
-                }
-            }
         }
         found
     }
 
     /// A contact the activity hook deleted (docs/reference.md, "Simulated activity") is no longer left.
     fn observe_hook(&self, ex: &Exchange) {
-        let Some(body) = ex
-            .request_body
-            .as_deref()
-            .and_then(|b| serde_json::from_str::<Value>(b).ok())
-        else {
+        let Some(body) = request_json(ex) else {
             return;
         };
         if body["kind"] != "delete-contact" {
@@ -405,6 +394,11 @@ pub(crate) fn created_id(contract: &Contract, path: &str, body: &Value) -> Optio
 
 pub fn cleanup_bound(timeout: std::time::Duration) -> std::time::Duration {
     (timeout * 3).max(std::time::Duration::from_secs(1))
+}
+
+/// The JSON body `ex` sent, if it sent one.
+fn request_json(ex: &Exchange) -> Option<Value> {
+    serde_json::from_str(ex.request_body.as_deref()?).ok()
 }
 
 /// The top-level string fields of a request body that carry the run id (a label, a title, a
